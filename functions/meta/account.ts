@@ -1,0 +1,30 @@
+import type { Db } from '#lib/db/client.ts';
+import { listAccounts } from '#lib/db/tenant-repository.ts';
+import type { RouteHandler } from '#lib/http/api.ts';
+import { noParameters, parseInput } from '#lib/http/validate.ts';
+
+/** GET account (staff): every staff account as an array; credentials are separate records, never shown. */
+export const createListAccounts =
+  (db: Db): RouteHandler =>
+  async ({ input }) => {
+    parseInput(noParameters, input);
+    const accounts = (await listAccounts(db)).sort((a, b) => a.account_id - b.account_id);
+    return {
+      body: {
+        account: accounts.map((account) => ({
+          account_id: account.account_id,
+          first_name: account.first_name,
+          last_name: account.last_name,
+          email: account.email,
+          mobile_phone: account.mobile_phone,
+          nickname: account.nickname,
+          login_id: account.login_id,
+          enabled: account.enabled ? 1 : 0,
+          date_created: account.date_created,
+          date_last_login: account.date_last_login,
+          ip_last_login: account.ip_last_login,
+        })),
+      },
+      request: { records: accounts.length },
+    };
+  };

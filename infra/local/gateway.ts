@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { fullPath, type Group, matchRoute } from '#lib/http/routes.ts';
+
+/** A Lambda handler as the gateway calls it. */
+export type GatewayHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** API Gateway's own payload limit: larger requests never reach a function. */
+const API_GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+
+/** API Gateway base64-encodes every body that is not text. */
+const isTextMedia = (contentType: string | undefined): boolean => {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return (
+    type.startsWith('text/') ||
+    type === 'application/json' ||
+    type.endsWith('+json') ||
+    type === 'application/xml' ||
+    type.endsWith('+xml') ||
+    type === 'application/javascript'
+  );
+};
+
+/** Which group serves a request and the route key API Gateway would report ($default when none matches). */
+export function resolveGroup(
+  method: string,
+  path: string,
+): {
+  group: Group;
+  routeKey: string;
+  pathParameters?: Record<string, string>;
+} {
+  const match = matchRoute(method, path);
+  if (match.kind !== 'route') return { group: 'meta', routeKey: '$default' };
+  const trailing = path.endsWith('/') ? '/' : '';
+  return {
+    group: match.route.group,
+    routeKey: `${match.route.method} ${fullPath(match.route)}${trailing}`,
+    ...(Object.keys(match.params).length ? { pathParameters: match.params } : {}),
+  };
+}
+
+const headerValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(',') : value;
+
+/** Turns a Node request and its body into an HTTP API payload 2.0 event, as API Gateway builds it. */
+export function toEvent(request: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {
+  const url = request.url ?? '/';
+  const questionMark = url.indexOf('?');
+  const rawPath = questionMark < 0 ? url : url.slice(0, questionMark);
+  const rawQueryString = questionMark < 0 ? '' : url.slice(questionMark + 1);
+  const method = (request.method ?? 'GET').toUpperCase();
+  const { routeKey, pathParameters } = resolveGroup(method, rawPath);
+
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    const joined = headerValue(value);
+    if (joined !== undefined && name !== 'cookie') headers[name.toLowerCase()] = joined;
+  }
+  const cookies = (headerValue(request.headers.cookie) ?? '')
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+
+  const queryStringParameters: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(rawQueryString)) {
+    queryStringParameters[name] =
+      name in queryStringParameters ? `${queryStringParameters[name]},${value}` : value;
+  }
+
+  const requestId = randomUUID();
+  const now = Date.now();
+  const sourceIp = (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  const hasBody = body.length > 0;
+  const base64 = hasBody && !isTextMedia(headers['content-type']);
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath,
+    rawQueryString,
+    ...(cookies.length ? { cookies } : {}),
+    headers,
+    ...(rawQueryString ? { queryStringParameters } : {}),
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
+      http: {
+        method,
+        path: rawPath,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp,
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey,
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+    ...(pathParameters ? { pathParameters } : {}),
+    ...(hasBody ? { body: body.toString(base64 ? 'base64' : 'utf8') } : {}),
+    isBase64Encoded: base64,
+  };
+}
+
+const lambdaContext = (functionName: string, requestId: string): Context => {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+};
+
+const readBody = (request: IncomingMessage): Promise<Buffer | undefined> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > API_GATEWAY_MAX_BODY) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+
+const send = (
+  response: ServerResponse,
+  status: number,
+  headers: Record<string, string | string[]>,
+  body: string | Buffer,
+) => {
+  response.writeHead(status, headers);
+  response.end(body);
+};
+
+/** CORS as API Gateway answers it when the HTTP API has a CORS configuration. */
+export interface GatewayCors {
+  origins: string[];
+  headers: string[];
+  methods: string[];
+  maxAgeSeconds: number;
+}
+
+const corsHeaders = (cors: GatewayCors | undefined, origin: string | undefined): Record<string, string> =>
+  cors && origin && cors.origins.includes(origin)
+    ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' }
+    : {};
+
+/**
+ * The local gateway: serves the API over HTTP by turning each request into the event API Gateway would
+ * send to the group's Lambda function, and the function's result back into HTTP.
+ */
+export function createGateway(options: {
+  handlers: Record<Group, GatewayHandler>;
+  cors?: GatewayCors;
+}): Server {
+  return createServer(async (request, response) => {
+    try {
+      const origin = headerValue(request.headers.origin);
+      const cors = corsHeaders(options.cors, origin);
+      if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] && options.cors) {
+        send(
+          response,
+          204,
+          Object.keys(cors).length
+            ? {
+                ...cors,
+                'access-control-allow-methods': options.cors.methods.join(','),
+                'access-control-allow-headers': options.cors.headers.join(','),
+                'access-control-max-age': String(options.cors.maxAgeSeconds),
+              }
+            : {},
+          '',
+        );
+        return;
+      }
+      const body = await readBody(request);
+      if (!body) {
+        send(response, 413, { 'content-type': 'application/json' }, '{"message":"Request Entity Too Large"}');
+        return;
+      }
+      const event = toEvent(request, body);
+      const { group } = resolveGroup(event.requestContext.http.method, event.rawPath);
+      const result = await options.handlers[group](
+        event,
+        lambdaContext(group, event.requestContext.requestId),
+      );
+      const headers: Record<string, string | string[]> = { ...cors };
+      for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+      if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+      const payload = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
+      send(response, result.statusCode ?? 200, headers, payload);
+    } catch {
+      // What API Gateway answers when the integration itself fails.
+      send(response, 500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
+    }
+  });
+}

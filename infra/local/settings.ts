@@ -1,0 +1,69 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseTenant, type Tenant } from '#lib/config/tenant-schema.ts';
+import { createDb, type Db } from '#lib/db/client.ts';
+
+/** The local runner's knobs, from the environment (design §4). */
+export const localSettings = () => ({
+  port: Number(process.env.PORT ?? 3000),
+  host: process.env.HOST ?? '127.0.0.1',
+  dataDir: resolve(process.env.DATA_DIR ?? '.data'),
+  dynamoEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+  tenantFile: resolve(process.env.TENANT_FILE ?? 'infra/tenants/demo.json'),
+  adminKey: process.env.ADMIN_API_KEY || undefined,
+  adminSecret: process.env.ADMIN_API_SECRET || undefined,
+  sweepIntervalMs: Number(process.env.SWEEP_INTERVAL_MS ?? 15_000),
+  tableName: process.env.TABLE_NAME || undefined,
+});
+
+/** The table name of a tenant when TABLE_NAME does not say otherwise. */
+export const defaultTableName = (tenant: string): string => `booking-${tenant}`;
+
+/** Where a running `npm start` says its DynamoDB is, so the CLIs can reach it. */
+export const connectionFile = (dataDir: string): string => join(dataDir, 'connection.json');
+
+/** A tenant file problem list, printed one problem a line. */
+export class TenantFileError extends Error {
+  constructor(file: string, problems: { path: string; message: string }[]) {
+    super(
+      `${file} is not a valid tenant file:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
+    );
+    this.name = 'TenantFileError';
+  }
+}
+
+/** Reads and validates a tenant file, listing every problem by path when it is invalid. */
+export function readTenantFile(file: string): Tenant {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new TenantFileError(file, [{ path: '(file)', message: (error as Error).message }]);
+  }
+  const result = parseTenant(raw);
+  if (!result.ok) throw new TenantFileError(file, result.problems);
+  return result.tenant;
+}
+
+/**
+ * The table the CLIs work on: DYNAMODB_ENDPOINT and TABLE_NAME when set (AWS when no endpoint is set),
+ * otherwise the DynamoDB Local of the `npm start` running on DATA_DIR.
+ */
+export function connectForCli(): Db {
+  const settings = localSettings();
+  const file = connectionFile(settings.dataDir);
+  if (!settings.dynamoEndpoint && !settings.tableName && existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { endpoint: string; tableName: string };
+    return createDb({ endpoint: saved.endpoint, tableName: saved.tableName });
+  }
+  if (!settings.tableName) {
+    throw new Error(
+      `Set TABLE_NAME (and DYNAMODB_ENDPOINT for a local table), or start the service (no ${file})`,
+    );
+  }
+  return createDb({
+    endpoint: settings.dynamoEndpoint,
+    tableName: settings.tableName,
+    region: process.env.AWS_REGION,
+  });
+}

@@ -1,0 +1,155 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createAllHandlers } from '#functions/index.ts';
+import { createSweeper } from '#functions/sweeper/app.ts';
+import { createCredential, ensureCredential } from '#lib/auth/credential-admin.ts';
+import type { Tenant } from '#lib/config/tenant-schema.ts';
+import { createDb, type Db } from '#lib/db/client.ts';
+import { getCredential } from '#lib/db/credential-repository.ts';
+import { ensureTable } from '#lib/db/table-admin.ts';
+import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { hasJava, JAVA_MISSING, type LocalDynamo, startLocalDynamo } from './dynamodb.ts';
+import { createGateway } from './gateway.ts';
+import {
+  connectionFile,
+  defaultTableName,
+  localSettings,
+  readTenantFile,
+  TenantFileError,
+} from './settings.ts';
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** The staff credential of `npm start`: from ADMIN_API_KEY/SECRET, or generated once and kept in DATA_DIR. */
+async function ensureAdminCredential(db: Db, tenant: Tenant, settings: ReturnType<typeof localSettings>) {
+  const account = tenant.accounts.find((entry) => entry.enabled);
+  if (!account) throw new Error('The tenant file has no enabled staff account');
+  const now = Date.now();
+  if (settings.adminKey && settings.adminSecret) {
+    await ensureCredential(db, {
+      key: settings.adminKey,
+      secret: settings.adminSecret,
+      accountId: account.account_id,
+      onBehalf: true,
+      label: 'ADMIN_API_KEY',
+      now,
+    });
+    say(`admin credential: ADMIN_API_KEY ${settings.adminKey} (account ${account.account_id})`);
+    return;
+  }
+  const file = join(settings.dataDir, 'admin-credential.json');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { key: string; secret: string };
+    if (await getCredential(db, saved.key)) {
+      await ensureCredential(db, {
+        ...saved,
+        accountId: account.account_id,
+        onBehalf: true,
+        label: 'generated admin',
+        now,
+      });
+      say(`admin credential: key ${saved.key}, secret in ${file}`);
+      return;
+    }
+  }
+  const created = await createCredential(db, {
+    accountId: account.account_id,
+    onBehalf: true,
+    label: 'generated admin',
+    now,
+  });
+  writeFileSync(file, `${JSON.stringify(created, null, 2)}\n`, { mode: 0o600 });
+  say(`admin credential created (kept in ${file}): key ${created.key} secret ${created.secret}`);
+}
+
+let dynamo: LocalDynamo | undefined;
+let stopping = false;
+const timers: NodeJS.Timeout[] = [];
+const server = { current: undefined as ReturnType<typeof createGateway> | undefined };
+
+/** Stops serving, the sweeper and DynamoDB Local (no Java process is left behind), then exits. */
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  for (const timer of timers) clearInterval(timer);
+  await new Promise<void>((done) =>
+    server.current?.listening ? server.current.close(() => done()) : done(),
+  );
+  server.current?.closeAllConnections();
+  await dynamo?.stop();
+  rmSync(connectionFile(localSettings().dataDir), { force: true });
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  const settings = localSettings();
+  let tenant: Tenant;
+  try {
+    tenant = readTenantFile(settings.tenantFile);
+  } catch (error) {
+    if (error instanceof TenantFileError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  if (!settings.dynamoEndpoint && !hasJava()) {
+    process.stderr.write(`${JAVA_MISSING}\n`);
+    process.exit(1);
+  }
+  mkdirSync(settings.dataDir, { recursive: true });
+
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+
+  if (!settings.dynamoEndpoint) {
+    dynamo = await startLocalDynamo({ dataDir: join(settings.dataDir, 'dynamodb') });
+    dynamo.process.once('exit', (code) => {
+      if (!stopping) {
+        process.stderr.write(`DynamoDB Local stopped unexpectedly (code ${code})\n`);
+        void shutdown(1);
+      }
+    });
+  }
+  const endpoint = settings.dynamoEndpoint ?? (dynamo as LocalDynamo).endpoint;
+  const tableName = settings.tableName ?? defaultTableName(tenant.tenant);
+  const db = createDb({ endpoint, tableName });
+  await ensureTable(db);
+  const summary = await writeTenant(db, tenant, Date.now());
+  say(
+    `tenant ${tenant.tenant} loaded into ${tableName}: ${summary.items} items, ${summary.accounts} accounts`,
+  );
+  await ensureAdminCredential(db, tenant, settings);
+  writeFileSync(connectionFile(settings.dataDir), `${JSON.stringify({ endpoint, tableName })}\n`);
+
+  const handlers = createAllHandlers({ db, provider: 'local' });
+  server.current = createGateway({
+    handlers,
+    cors: {
+      origins: tenant.settings.cors_origins,
+      headers: ['authorization', 'content-type', 'x-on-behalf', 'idempotency-key'],
+      methods: ['GET', 'POST', 'OPTIONS'],
+      maxAgeSeconds: 600,
+    },
+  });
+  const sweep = createSweeper({ db });
+  let sweeping = false;
+  timers.push(
+    setInterval(() => {
+      if (sweeping || stopping) return;
+      sweeping = true;
+      sweep()
+        .catch((error: unknown) => process.stderr.write(`sweep failed: ${(error as Error).message}\n`))
+        .finally(() => {
+          sweeping = false;
+        });
+    }, settings.sweepIntervalMs),
+  );
+  await new Promise<void>((done) => server.current?.listen(settings.port, settings.host, done));
+  say(`listening on http://${settings.host}:${settings.port}/api/3.0`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`npm start failed: ${(error as Error).message}\n`);
+  void shutdown(1);
+});

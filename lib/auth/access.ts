@@ -1,0 +1,131 @@
+import { ApiError, AuthError } from '../http/errors.ts';
+import { hashToken, MIN_SECRET_LENGTH, verifySecret } from './secrets.ts';
+
+/** Who is calling: a customer (the public widget surface) or a staff account. */
+export type Caller =
+  | { kind: 'customer'; credentialKey?: string }
+  | { kind: 'staff'; accountId: number; credentialKey: string; credentialAccountId: number };
+
+/** The stored facts access checks need, behind an interface so the rules stay free of I/O details. */
+export interface AccessStore {
+  getCredential(key: string): Promise<
+    | {
+        key: string;
+        account_id: number;
+        on_behalf: boolean;
+        status: 'active' | 'revoked';
+        secret_hash: string;
+        salt: string;
+        last_used_at: number;
+      }
+    | undefined
+  >;
+  getToken(tokenHash: string): Promise<{ key: string; expires_at: number } | undefined>;
+  getAccount(accountId: number): Promise<{ enabled: boolean } | undefined>;
+  recordUse(options: { key: string; accountId: number; ip: string; at: number }): Promise<void>;
+}
+
+/** What the caller presented. */
+export interface Presented {
+  authorization?: string;
+  accessToken?: unknown;
+  onBehalf?: string;
+  sourceIp: string;
+}
+
+/** How often a credential's last use (and its account's last sign-in) is written. */
+export const RECORD_USE_INTERVAL_MS = 15 * 60_000;
+
+type Proof = { kind: 'basic'; key: string; secret: string } | { kind: 'bearer'; token: string };
+
+const readProof = (presented: Presented): Proof | undefined => {
+  const header = presented.authorization?.trim();
+  if (header) {
+    const space = header.indexOf(' ');
+    const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
+    const value = space < 0 ? '' : header.slice(space + 1).trim();
+    if (scheme === 'basic') {
+      const decoded = Buffer.from(value, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon <= 0) throw new AuthError('unauthorized', 'Malformed Basic credentials');
+      return { kind: 'basic', key: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+    }
+    if (scheme === 'bearer') {
+      if (!value) throw new AuthError('invalid_token', 'Empty bearer token');
+      return { kind: 'bearer', token: value };
+    }
+    throw new AuthError('unauthorized', 'Unsupported authorization scheme; use Basic or Bearer');
+  }
+  if (presented.accessToken === undefined) return undefined;
+  if (typeof presented.accessToken !== 'string' || presented.accessToken === '') {
+    throw new AuthError('invalid_token', 'access_token must be one non-empty string');
+  }
+  return { kind: 'bearer', token: presented.accessToken };
+};
+
+const credentialOf = async (store: AccessStore, proof: Proof, now: number) => {
+  if (proof.kind === 'basic') {
+    const credential = await store.getCredential(proof.key);
+    const valid =
+      credential !== undefined &&
+      credential.status === 'active' &&
+      proof.secret.length >= MIN_SECRET_LENGTH &&
+      verifySecret(proof.secret, credential.salt, credential.secret_hash);
+    if (!valid) throw new AuthError('unauthorized', 'Invalid API key or secret');
+    return credential;
+  }
+  const token = await store.getToken(hashToken(proof.token));
+  if (!token) throw new AuthError('invalid_token', 'Unknown bearer token');
+  if (token.expires_at <= now) throw new AuthError('invalid_token', 'The bearer token has expired');
+  const credential = await store.getCredential(token.key);
+  if (!credential || credential.status !== 'active') {
+    throw new AuthError('invalid_token', 'The credential behind this token was revoked');
+  }
+  return credential;
+};
+
+/**
+ * Resolves the caller from the Authorization header (Basic or Bearer), the `access_token` parameter and
+ * `X-On-Behalf`. A present but invalid credential is always refused, never downgraded to a customer.
+ */
+export async function resolveCaller(store: AccessStore, presented: Presented, now: number): Promise<Caller> {
+  const proof = readProof(presented);
+  if (!proof) return { kind: 'customer' };
+  const credential = await credentialOf(store, proof, now);
+  const account = await store.getAccount(credential.account_id);
+  if (!account?.enabled) throw new AuthError('unauthorized', 'The account of this credential is disabled');
+
+  if (credential.last_used_at < now - RECORD_USE_INTERVAL_MS) {
+    await store.recordUse({
+      key: credential.key,
+      accountId: credential.account_id,
+      ip: presented.sourceIp,
+      at: now,
+    });
+  }
+
+  const onBehalf = presented.onBehalf?.trim().toLowerCase() ?? '';
+  if (onBehalf === 'off') return { kind: 'customer', credentialKey: credential.key };
+  const staff = {
+    kind: 'staff' as const,
+    credentialKey: credential.key,
+    credentialAccountId: credential.account_id,
+  };
+  if (onBehalf === '') return { ...staff, accountId: credential.account_id };
+  if (!/^\d{1,10}$/.test(onBehalf)) {
+    throw new ApiError('validation_error', {
+      details: 'X-On-Behalf must be an account id or "off"',
+      data: { 'X-On-Behalf': 'an account id or "off"' },
+    });
+  }
+  const accountId = Number(onBehalf);
+  if (accountId === credential.account_id) return { ...staff, accountId };
+  if (!credential.on_behalf) {
+    throw new ApiError('forbidden', { details: 'This credential may not act on behalf of other accounts' });
+  }
+  const target = await store.getAccount(accountId);
+  if (!target?.enabled) {
+    throw new ApiError('forbidden', { details: `Account ${accountId} does not exist or is disabled` });
+  }
+  return { ...staff, accountId };
+}

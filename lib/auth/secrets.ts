@@ -1,0 +1,33 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A new API key: an identifier, not a secret. */
+export const generateApiKey = (): string => `bk_${randomBytes(12).toString('base64url')}`;
+
+/** A new API secret: 256 random bits, shown once and stored only as a hash. */
+export const generateSecret = (): string => randomBytes(32).toString('base64url');
+
+/** A new bearer token: 256 random bits, shown once and stored only as a hash. */
+export const generateToken = (): string => `bt_${randomBytes(32).toString('base64url')}`;
+
+/** A new random salt for a secret hash. */
+export const generateSalt = (): string => randomBytes(16).toString('base64url');
+
+/** Secrets shorter than this are refused (also for ADMIN_API_SECRET). */
+export const MIN_SECRET_LENGTH = 16;
+
+/**
+ * Hashes a secret with its salt. A fast hash suffices because generated secrets carry 256 random bits
+ * (nothing to brute-force), and it keeps Basic authentication cheap on every request.
+ */
+export const hashSecret = (secret: string, salt: string): string =>
+  createHash('sha256').update(salt).update('\0').update(secret).digest('base64url');
+
+/** The lookup hash of a bearer token. */
+export const hashToken = (token: string): string => createHash('sha256').update(token).digest('base64url');
+
+/** Compares a presented secret with a stored hash in constant time. */
+export function verifySecret(secret: string, salt: string, expectedHash: string): boolean {
+  const actual = Buffer.from(hashSecret(secret, salt));
+  const expected = Buffer.from(expectedHash);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

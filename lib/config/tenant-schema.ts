@@ -1,0 +1,404 @@
+import { z } from 'zod';
+
+/** The default booking status set of the interface (§3); CANCELLED is reserved and always exists. */
+export const DEFAULT_STATUSES = [
+  { status_id: 'PEND', name: 'Pending' },
+  { status_id: 'HOLD', name: 'On hold' },
+  { status_id: 'PART', name: 'Partially paid' },
+  { status_id: 'PAID', name: 'Paid' },
+  { status_id: 'WAIT', name: 'Waiting' },
+  { status_id: 'STOP', name: 'Stopped' },
+  { status_id: 'VOID', name: 'Void' },
+];
+
+const isRealDate = (value: string): boolean => {
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(4, 6));
+  const day = Number(value.slice(6, 8));
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+};
+
+const isTimeZone = (value: string): boolean => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const ymd = z
+  .string()
+  .regex(/^\d{8}$/, 'a date as YYYYMMDD')
+  .refine(isRealDate, 'not a real calendar date');
+const money = z.string().regex(/^\d{1,9}(\.\d{1,4})?$/, 'a decimal amount as a string, such as "40.00"');
+const text = (max: number) => z.string().max(max);
+const positiveId = z.number().int().positive().max(2_147_483_647);
+const paramId = z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'lower case letters, digits and _');
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time as HH:MM');
+const dow = z.number().int().min(0).max(6);
+const originSchema = z
+  .string()
+  .regex(/^https?:\/\/[^/*\s]+$/, 'an origin such as "https://www.example.com" (no path, never *)');
+
+const companySchema = z.strictObject({
+  account_id: positiveId,
+  host_id: text(253).min(1),
+  name: text(200).min(1),
+  url: text(2000).default(''),
+  plan_id: z.number().int().nonnegative().default(1),
+  email: z.email(),
+  phone: text(50).default(''),
+  address: text(500).default(''),
+  city: text(200).default(''),
+  postal_zip: text(20).default(''),
+  region: text(200).default(''),
+  region_id: text(20).default(''),
+  country_id: z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code'),
+  timezone: z.string().refine(isTimeZone, 'an IANA time zone such as "America/Toronto"'),
+  date_format: text(40).default('m/d/Y'),
+  time_format: text(40).default('g:ia'),
+});
+
+const localeSchema = z.strictObject({
+  id: z.string().regex(/^[a-z]{2}(_[A-Z]{2})?$/, 'a locale such as "en_CA"'),
+  lang: z.string().regex(/^[a-z]{2}$/, 'an ISO 639-1 language code'),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 currency code'),
+  currency_symbol: text(8).min(1),
+  decimals: z.number().int().min(0).max(4).default(2),
+});
+
+const settingsSchema = z.strictObject({
+  hold_minutes: z.number().positive().max(1440).default(15),
+  public_api: z.boolean().default(true),
+  cors_origins: z.array(originSchema).max(20).default([]),
+  booking_code_prefix: z.string().regex(/^[A-Z]{2,6}$/, '2 to 6 upper case letters'),
+  throttle: z
+    .strictObject({
+      rate_limit: z.number().int().positive().max(10_000).default(50),
+      burst_limit: z.number().int().positive().max(5_000).default(100),
+    })
+    .default({ rate_limit: 50, burst_limit: 100 }),
+});
+
+const bookingParamSchema = z.strictObject({
+  lbl: text(100).min(1),
+  group: z.number().int().nonnegative().default(0),
+});
+
+const categorySchema = z.strictObject({
+  category_id: positiveId,
+  name: text(200).min(1),
+  description: text(5000).default(''),
+  pos: z.number().int().default(0),
+  image: text(2000).default(''),
+});
+
+const itemParamSchema = z.strictObject({
+  price: money.default('0.00'),
+  counts_stock: z.boolean().default(false),
+  def: z.number().int().min(0).max(999).default(0),
+  req: z.boolean().default(false),
+  min: z.number().int().min(0).max(999).default(0),
+  max: z.number().int().min(0).max(999).default(99),
+  range: z.boolean().default(false),
+  hide: z.boolean().default(false),
+});
+
+const rateSchema = z.strictObject({
+  name: text(100).min(1),
+  start_date: ymd.optional(),
+  end_date: ymd.optional(),
+  dow: z.array(dow).max(7).optional(),
+  price: z.strictObject({
+    item: money.optional(),
+    param: z.record(paramId, money).default({}),
+  }),
+});
+
+const rulesSchema = z.strictObject({
+  min_len: z.number().int().positive().optional(),
+  max_len: z.number().int().positive().optional(),
+  lead_days: z.number().int().nonnegative().optional(),
+  advance_days: z.number().int().positive().optional(),
+  closed_dates: z.array(ymd).max(1000).default([]),
+  closed_dow: z.array(dow).max(7).default([]),
+});
+
+const imageSchema = z.strictObject({
+  src: text(2000).min(1),
+  src2x: text(2000).optional(),
+  title: text(200).optional(),
+});
+
+const itemSchema = z.strictObject({
+  item_id: positiveId,
+  sku: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _'),
+  name: text(200).min(1),
+  unit: z.enum(['D', 'N', 'H']),
+  enabled: z.boolean().default(true),
+  visibility: z.enum(['*', 'S', 'P']).default('*'),
+  category_id: positiveId,
+  pos: z.number().int().default(0),
+  summary: text(5000).default(''),
+  details: text(20000).default(''),
+  url: text(2000).default(''),
+  video: z.strictObject({ id: text(2000), start: z.number().int().nonnegative().default(0) }).optional(),
+  images: z.array(imageSchema).max(20).default([]),
+  stock: z.number().int().nonnegative().max(100_000),
+  unlimited: z.boolean().default(false),
+  stock_overrides: z.record(ymd, z.number().int().nonnegative().max(100_000)).default({}),
+  hours: z.strictObject({ open: hhmm, close: hhmm }).optional(),
+  params: z.record(paramId, itemParamSchema).default({}),
+  price: z.strictObject({ item: money.optional() }).default({}),
+  rates: z.array(rateSchema).max(100).default([]),
+  rules: rulesSchema.default({ closed_dates: [], closed_dow: [] }),
+  package: z
+    .strictObject({
+      items: z
+        .array(
+          z.strictObject({
+            item_id: positiveId,
+            qty: z.number().int().positive().max(100).default(1),
+            optional: z.boolean().default(false),
+          }),
+        )
+        .min(1)
+        .max(20),
+    })
+    .optional(),
+});
+
+const discountSchema = z.strictObject({
+  code: z.string().regex(/^[A-Z0-9_-]{2,32}$/, 'upper case letters, digits, - and _'),
+  name: text(200).min(1),
+  type: z.enum(['percent', 'amount']),
+  value: money,
+  start_date: ymd.optional(),
+  end_date: ymd.optional(),
+  item_ids: z.array(positiveId).max(1000).optional(),
+});
+
+const giftcertSchema = z.strictObject({
+  code: z.string().regex(/^[A-Z0-9_-]{4,32}$/, 'upper case letters, digits, - and _'),
+  amount: money,
+  expires: ymd.optional(),
+});
+
+const taxSchema = z.strictObject({
+  tax_id: paramId,
+  name: text(100).min(1),
+  rate: z.number().min(0).max(100),
+  inclusive: z.boolean().default(false),
+  item_ids: z.array(positiveId).max(1000).optional(),
+});
+
+const statusSchema = z.strictObject({
+  status_id: z.string().regex(/^[A-Z]{2,12}$/, '2 to 12 upper case letters'),
+  name: text(100).min(1),
+});
+
+const formAudienceSchema = z.strictObject({
+  form: z.boolean().default(true),
+  required: z.boolean().default(false),
+  invoice: z.boolean().default(true),
+});
+
+const formFieldSchema = z.strictObject({
+  field_id: paramId,
+  lbl: text(200).min(1),
+  type: z.enum(['text', 'textarea', 'select', 'checkbox', 'radio', 'p']),
+  mask: z.enum(['email']).optional(),
+  options: z.record(z.string().max(64), text(200)).optional(),
+  value: text(2000).default(''),
+  max_length: z.number().int().positive().max(3000).default(500),
+  customer: formAudienceSchema.default({ form: true, required: false, invoice: true }),
+  staff: formAudienceSchema.default({ form: true, required: false, invoice: true }),
+});
+
+const accountSchema = z.strictObject({
+  account_id: positiveId,
+  first_name: text(100).min(1),
+  last_name: text(100).default(''),
+  email: z.email(),
+  mobile_phone: text(50).default(''),
+  nickname: text(100).default(''),
+  login_id: z.string().regex(/^[a-z0-9._-]{2,64}$/, 'lower case letters, digits, ., - and _'),
+  enabled: z.boolean().default(true),
+});
+
+const duplicates = <T>(values: readonly T[]): T[] =>
+  values.filter((value, index) => values.indexOf(value) !== index);
+
+/** The tenant file: one business's company, settings, catalogue, prices, form and staff accounts. */
+export const tenantSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    tenant: z.string().regex(/^[a-z][a-z0-9-]{1,39}$/, 'lower case letters, digits and -'),
+    company: companySchema,
+    locale: localeSchema,
+    settings: settingsSchema,
+    params: z.record(paramId, bookingParamSchema),
+    categories: z.array(categorySchema).max(500),
+    items: z.array(itemSchema).min(1).max(2000),
+    discounts: z.array(discountSchema).max(1000).default([]),
+    giftcerts: z.array(giftcertSchema).max(10_000).default([]),
+    taxes: z.array(taxSchema).max(20).default([]),
+    statuses: z.array(statusSchema).min(1).max(30).default(DEFAULT_STATUSES),
+    form: z.array(formFieldSchema).min(2).max(100),
+    policy: z
+      .strictObject({ body: text(20_000).default(''), tos_required: z.boolean().default(false) })
+      .default({ body: '', tos_required: false }),
+    accounts: z.array(accountSchema).min(1).max(500),
+  })
+  .superRefine((tenant, ctx) => {
+    const problem = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    const itemIds = tenant.items.map((item) => item.item_id);
+    const categoryIds = new Set(tenant.categories.map((category) => category.category_id));
+    const itemsById = new Map(tenant.items.map((item) => [item.item_id, item]));
+
+    for (const id of duplicates(itemIds)) problem(['items'], `item_id ${id} appears more than once`);
+    for (const sku of duplicates(tenant.items.map((item) => item.sku))) {
+      problem(['items'], `sku "${sku}" appears more than once`);
+    }
+    for (const id of duplicates(tenant.categories.map((category) => category.category_id))) {
+      problem(['categories'], `category_id ${id} appears more than once`);
+    }
+    for (const id of duplicates(tenant.accounts.map((account) => account.account_id))) {
+      problem(['accounts'], `account_id ${id} appears more than once`);
+    }
+    for (const login of duplicates(tenant.accounts.map((account) => account.login_id))) {
+      problem(['accounts'], `login_id "${login}" appears more than once`);
+    }
+    for (const id of duplicates(tenant.statuses.map((status) => status.status_id))) {
+      problem(['statuses'], `status_id ${id} appears more than once`);
+    }
+    for (const code of duplicates(tenant.discounts.map((discount) => discount.code))) {
+      problem(['discounts'], `discount code ${code} appears more than once`);
+    }
+    for (const code of duplicates(tenant.giftcerts.map((giftcert) => giftcert.code))) {
+      problem(['giftcerts'], `gift certificate code ${code} appears more than once`);
+    }
+    for (const id of duplicates(tenant.taxes.map((tax) => tax.tax_id))) {
+      problem(['taxes'], `tax_id ${id} appears more than once`);
+    }
+    for (const id of duplicates(tenant.form.map((field) => field.field_id))) {
+      problem(['form'], `field_id ${id} appears more than once`);
+    }
+
+    tenant.statuses.forEach((status, index) => {
+      if (status.status_id === 'CANCELLED') {
+        problem(['statuses', index, 'status_id'], 'CANCELLED is reserved and always exists');
+      }
+    });
+    if (!tenant.accounts.some((account) => account.enabled)) {
+      problem(['accounts'], 'at least one staff account must be enabled');
+    }
+    for (const required of ['customer_name', 'customer_email']) {
+      const index = tenant.form.findIndex((field) => field.field_id === required);
+      if (index < 0) problem(['form'], `the form must have a ${required} field`);
+      else if (!tenant.form[index]?.customer.required) {
+        problem(['form', index, 'customer', 'required'], `${required} must be required of customers`);
+      }
+    }
+    tenant.form.forEach((field, index) => {
+      if ((field.type === 'select' || field.type === 'radio') && !field.options) {
+        problem(['form', index, 'options'], `a ${field.type} field needs options`);
+      }
+    });
+
+    tenant.items.forEach((item, index) => {
+      const at = (...rest: PropertyKey[]) => ['items', index, ...rest];
+      if (!categoryIds.has(item.category_id)) {
+        problem(at('category_id'), `no category ${item.category_id}`);
+      }
+      for (const id of Object.keys(item.params)) {
+        if (!(id in tenant.params)) problem(at('params', id), `no booking parameter "${id}" in params`);
+        const param = item.params[id];
+        if (param && param.min > param.max) problem(at('params', id, 'min'), 'min is above max');
+      }
+      if (item.unit === 'H' && !item.hours) problem(at('hours'), 'an hourly item needs opening hours');
+      if (item.unit !== 'H' && item.hours) problem(at('hours'), 'only hourly items have hours');
+      if (item.hours && item.hours.open >= item.hours.close)
+        problem(at('hours'), 'open must be before close');
+      const { min_len: minLen, max_len: maxLen } = item.rules;
+      if (minLen !== undefined && maxLen !== undefined && minLen > maxLen) {
+        problem(at('rules', 'min_len'), 'min_len is above max_len');
+      }
+      item.rates.forEach((rate, rateIndex) => {
+        if (rate.start_date && rate.end_date && rate.start_date > rate.end_date) {
+          problem(at('rates', rateIndex, 'end_date'), 'end_date is before start_date');
+        }
+        for (const id of Object.keys(rate.price.param)) {
+          if (!(id in item.params))
+            problem(at('rates', rateIndex, 'price', 'param', id), `item has no "${id}"`);
+        }
+      });
+      item.package?.items.forEach((part, partIndex) => {
+        const sub = itemsById.get(part.item_id);
+        if (!sub) problem(at('package', 'items', partIndex, 'item_id'), `no item ${part.item_id}`);
+        else if (sub.item_id === item.item_id) {
+          problem(at('package', 'items', partIndex, 'item_id'), 'a package cannot contain itself');
+        } else if (sub.package) {
+          problem(at('package', 'items', partIndex, 'item_id'), 'a package cannot contain a package');
+        }
+      });
+      if (item.package && !item.package.items.some((part) => !part.optional)) {
+        problem(at('package', 'items'), 'a package needs at least one required item');
+      }
+    });
+
+    tenant.discounts.forEach((discount, index) => {
+      if (discount.type === 'percent' && Number(discount.value) > 100) {
+        problem(['discounts', index, 'value'], 'a percentage is at most 100');
+      }
+      if (discount.start_date && discount.end_date && discount.start_date > discount.end_date) {
+        problem(['discounts', index, 'end_date'], 'end_date is before start_date');
+      }
+      discount.item_ids?.forEach((id, idIndex) => {
+        if (!itemsById.has(id)) problem(['discounts', index, 'item_ids', idIndex], `no item ${id}`);
+      });
+    });
+    tenant.taxes.forEach((tax, index) => {
+      tax.item_ids?.forEach((id, idIndex) => {
+        if (!itemsById.has(id)) problem(['taxes', index, 'item_ids', idIndex], `no item ${id}`);
+      });
+    });
+  });
+
+/** A validated tenant file, with every default filled in. */
+export type Tenant = z.infer<typeof tenantSchema>;
+export type TenantItem = Tenant['items'][number];
+export type TenantCategory = Tenant['categories'][number];
+export type TenantAccount = Tenant['accounts'][number];
+
+/** One problem of a tenant file, located by its JSON path. */
+export interface TenantProblem {
+  path: string;
+  message: string;
+}
+
+/** The outcome of checking a tenant file: the tenant, or every problem found. */
+export type TenantParseResult = { ok: true; tenant: Tenant } | { ok: false; problems: TenantProblem[] };
+
+const formatPath = (path: readonly PropertyKey[]): string =>
+  path.reduce<string>(
+    (out, key) => (typeof key === 'number' ? `${out}[${key}]` : `${out}${out ? '.' : ''}${String(key)}`),
+    '',
+  ) || '(root)';
+
+/** Validates raw tenant JSON and lists every problem by path. */
+export function parseTenant(raw: unknown): TenantParseResult {
+  const result = tenantSchema.safeParse(raw, { reportInput: false });
+  if (result.success) return { ok: true, tenant: result.data };
+  return {
+    ok: false,
+    problems: result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })),
+  };
+}
+
+/** The tenant schema as JSON Schema, for editors and for the repository copy. */
+export function tenantJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(tenantSchema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+}

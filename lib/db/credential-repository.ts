@@ -1,0 +1,194 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Db } from './client.ts';
+import { CREDENTIAL_LIST, credentialKey, credentialListKey, tokenKey } from './keys.ts';
+
+/** A staff API credential as stored: the secret only as a salted hash. */
+export interface StoredCredential {
+  key: string;
+  account_id: number;
+  label: string;
+  on_behalf: boolean;
+  status: 'active' | 'revoked';
+  secret_hash: string;
+  salt: string;
+  created_at: number;
+  rotated_at: number;
+  revoked_at?: number;
+  last_used_at: number;
+}
+
+/** A bearer token as stored: only the hash of its value. */
+export interface StoredToken {
+  token_hash: string;
+  key: string;
+  expires_at: number;
+  created_at: number;
+}
+
+/** Thrown when a credential that must exist does not. */
+export class CredentialNotFoundError extends Error {
+  readonly code = 'not_found';
+
+  constructor(key: string, options?: { cause?: unknown }) {
+    super(`No active credential ${key}`, options);
+    this.name = 'CredentialNotFoundError';
+  }
+}
+
+const fromRecord = (record: Record<string, unknown>): StoredCredential => {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, entity: _entity, ...rest } = record;
+  return rest as unknown as StoredCredential;
+};
+
+/** Reads one credential by its key. */
+export async function getCredential(db: Db, key: string): Promise<StoredCredential | undefined> {
+  const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: credentialKey(key) }));
+  return Item ? fromRecord(Item) : undefined;
+}
+
+/** Stores a new credential; refuses to overwrite an existing key. */
+export async function putCredential(db: Db, credential: StoredCredential): Promise<void> {
+  await db.client.send(
+    new PutCommand({
+      TableName: db.tableName,
+      Item: {
+        ...credentialKey(credential.key),
+        ...credentialListKey(credential.key),
+        entity: 'credential',
+        ...credential,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+/** Writes a credential whatever was there (the operator's configured admin credential). */
+export async function replaceCredential(db: Db, credential: StoredCredential): Promise<void> {
+  await db.client.send(
+    new PutCommand({
+      TableName: db.tableName,
+      Item: {
+        ...credentialKey(credential.key),
+        ...credentialListKey(credential.key),
+        entity: 'credential',
+        ...credential,
+      },
+    }),
+  );
+}
+
+/** Lists every credential through its index (never a scan). */
+export async function listCredentials(db: Db): Promise<StoredCredential[]> {
+  const out: StoredCredential[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await db.client.send(
+      new QueryCommand({
+        TableName: db.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :list',
+        ExpressionAttributeValues: { ':list': CREDENTIAL_LIST },
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    out.push(...(page.Items ?? []).map(fromRecord));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return out;
+}
+
+const updateExisting = async (
+  db: Db,
+  key: string,
+  update: { expression: string; values: Record<string, unknown>; condition?: string },
+): Promise<void> => {
+  try {
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: credentialKey(key),
+        UpdateExpression: update.expression,
+        ConditionExpression: `attribute_exists(pk)${update.condition ? ` AND ${update.condition}` : ''}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: update.values,
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException)
+      throw new CredentialNotFoundError(key, { cause: error });
+    throw error;
+  }
+};
+
+/** Revokes a credential: its secret and every token issued for it stop working at once. */
+export async function revokeCredential(db: Db, options: { key: string; at: number }): Promise<void> {
+  await updateExisting(db, options.key, {
+    expression: 'SET #status = :revoked, revoked_at = :at',
+    values: { ':revoked': 'revoked', ':at': options.at },
+  });
+}
+
+/** Replaces a credential's secret hash; the old secret stops working at once. */
+export async function rotateCredentialSecret(
+  db: Db,
+  options: { key: string; secretHash: string; salt: string; at: number },
+): Promise<void> {
+  await updateExisting(db, options.key, {
+    expression: 'SET secret_hash = :hash, salt = :salt, rotated_at = :at',
+    values: { ':hash': options.secretHash, ':salt': options.salt, ':at': options.at, ':active': 'active' },
+    condition: '#status = :active',
+  });
+}
+
+/** Notes that a credential was used, at most once per interval (a conditional write, never backwards). */
+export async function recordCredentialUse(
+  db: Db,
+  options: { key: string; at: number; notBefore: number },
+): Promise<boolean> {
+  try {
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: credentialKey(options.key),
+        UpdateExpression: 'SET last_used_at = :at',
+        ConditionExpression: 'attribute_exists(pk) AND last_used_at < :notBefore',
+        ExpressionAttributeValues: { ':at': options.at, ':notBefore': options.notBefore },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Stores a bearer token; it expires by its own time, and DynamoDB TTL deletes it later. */
+export async function putToken(db: Db, token: StoredToken): Promise<void> {
+  await db.client.send(
+    new PutCommand({
+      TableName: db.tableName,
+      Item: {
+        ...tokenKey(token.token_hash),
+        entity: 'token',
+        ...token,
+        ttl: Math.ceil(token.expires_at / 1000) + 86_400,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+/** Reads a bearer token by the hash of its value. */
+export async function getToken(db: Db, tokenHash: string): Promise<StoredToken | undefined> {
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: tokenKey(tokenHash) }),
+  );
+  if (!Item) return undefined;
+  return {
+    token_hash: Item.token_hash,
+    key: Item.key,
+    expires_at: Item.expires_at,
+    created_at: Item.created_at,
+  };
+}

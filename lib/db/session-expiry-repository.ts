@@ -1,0 +1,41 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Db } from './client.ts';
+import { sessionExpiryShard } from './keys.ts';
+
+/** A session found in an expiry shard: its key and when it expires (Unix seconds). */
+export interface ExpiringSession {
+  pk: string;
+  sk: string;
+  expires_at: number;
+}
+
+/**
+ * Lists the sessions whose expiry falls in one UTC minute at or before `now`, through gsi1 (one partition
+ * per minute, so the sweeper never scans and never reads a hot partition).
+ */
+export async function listSessionsExpiringInMinute(
+  db: Db,
+  options: { minuteStart: number; now: number },
+): Promise<ExpiringSession[]> {
+  const found: ExpiringSession[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await db.client.send(
+      new QueryCommand({
+        TableName: db.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :shard AND gsi1sk <= :now',
+        ExpressionAttributeValues: {
+          ':shard': sessionExpiryShard(options.minuteStart),
+          ':now': String(options.now).padStart(12, '0'),
+        },
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      found.push({ pk: String(item.pk), sk: String(item.sk), expires_at: Number(item.expires_at) });
+    }
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return found;
+}

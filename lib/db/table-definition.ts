@@ -1,0 +1,31 @@
+/** One global secondary index of the tenant table. */
+export interface IndexDefinition {
+  name: string;
+  partitionKey: string;
+  sortKey: string;
+}
+
+/**
+ * The single tenant table, as data: CDK builds the AWS table from it and the local runner and the tests
+ * create DynamoDB Local tables from it, so the two cannot drift. Every key attribute is a string.
+ */
+export const TABLE_DEFINITION = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  ttlAttribute: 'ttl',
+  indexes: [
+    // gsi1: credentials list; session expiry by minute shard (sweeper); a customer's bookings.
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    // gsi2: bookings by status.
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    // gsi3: bookings by creation month; customers by email.
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+  ] satisfies IndexDefinition[],
+} as const;
+
+/** Every key attribute the table or an index uses. */
+export const KEY_ATTRIBUTES: string[] = [
+  TABLE_DEFINITION.partitionKey,
+  TABLE_DEFINITION.sortKey,
+  ...TABLE_DEFINITION.indexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+];

@@ -1,0 +1,9 @@
+import type { Caller } from '../auth/access.ts';
+
+/** Item visibility: `*` everyone, `S` staff, `P` private (only when asked for by id). */
+export type Visibility = '*' | 'S' | 'P';
+
+/** Whether a caller sees an item of this visibility in lists (private items never are listed). */
+export function isListedFor(caller: Caller, visibility: Visibility): boolean {
+  return visibility === '*' || (visibility === 'S' && caller.kind === 'staff');
+}

@@ -1,0 +1,292 @@
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import httpRouterHandler from '@middy/http-router';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { type Caller, resolveCaller } from '../auth/access.ts';
+import type { Db } from '../db/client.ts';
+import { getCredential, getToken, recordCredentialUse } from '../db/credential-repository.ts';
+import { getAccount, getConfig, recordAccountLogin, type StoredConfig } from '../db/tenant-repository.ts';
+import {
+  buildEnvelope,
+  buildErrorEnvelope,
+  type EnvelopeContext,
+  type EnvelopeTenant,
+  type RouteResult,
+  UNKNOWN_TENANT,
+} from './envelope.ts';
+import { ApiError, AuthError } from './errors.ts';
+import { logger } from './logger.ts';
+import { type Input, parseRequest } from './parse.ts';
+import { fullPath, type Group, matchRoute, type Route, routesOfGroup } from './routes.ts';
+
+/** What every endpoint group needs at run time, built once per process. */
+export interface ApiDeps {
+  db: Db;
+  /** Where the service runs, reported by `ping` (`aws:<region>` or `local`). */
+  provider: string;
+  /** Milliseconds since the epoch; tests inject a fixed clock. */
+  clock?: () => number;
+  /** How long the tenant configuration is cached in memory (default 15 s). */
+  configTtlMs?: number;
+}
+
+/** A parsed, authorised request as a route implementation sees it. */
+export interface ApiRequest {
+  route: Route;
+  params: Record<string, string>;
+  input: Input;
+  headers: Record<string, string>;
+  cookies: Record<string, string>;
+  caller: Caller;
+  config: StoredConfig;
+  requestId: string;
+  sourceIp: string;
+  /** Milliseconds since the epoch at the start of the request. */
+  now: number;
+}
+
+/** A route implementation: validated input in, one domain call, a body out. */
+export type RouteHandler = (request: ApiRequest) => Promise<RouteResult>;
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+
+interface RequestState {
+  requestId: string;
+  startedAt: number;
+  resource: string;
+  id: string;
+  config?: StoredConfig;
+}
+
+const states = new WeakMap<Event, RequestState>();
+
+const WWW_AUTHENTICATE = 'Basic realm="Booking API 3.0", Bearer realm="Booking API 3.0"';
+
+const envelopeTenant = (config: StoredConfig | undefined): EnvelopeTenant =>
+  config
+    ? {
+        account_id: config.company.account_id,
+        host_id: config.company.host_id,
+        name: config.company.name,
+        locale: { id: config.locale.id, lang: config.locale.lang, currency: config.locale.currency },
+      }
+    : UNKNOWN_TENANT;
+
+/** Caches the tenant configuration for a short time, so most requests read nothing for the envelope. */
+function createConfigCache(deps: ApiDeps) {
+  const ttl = deps.configTtlMs ?? 15_000;
+  let cached: { config: StoredConfig; until: number } | undefined;
+  return async (now: number): Promise<StoredConfig> => {
+    if (cached && cached.until > now) return cached.config;
+    const config = await getConfig(deps.db);
+    if (!config) throw new Error('No tenant is loaded into the table');
+    cached = { config, until: now + ttl };
+    return config;
+  };
+}
+
+const accessStore = (db: Db) => ({
+  getCredential: (key: string) => getCredential(db, key),
+  getToken: (hash: string) => getToken(db, hash),
+  getAccount: (accountId: number) => getAccount(db, accountId),
+  recordUse: async (options: { key: string; accountId: number; ip: string; at: number }) => {
+    const recorded = await recordCredentialUse(db, {
+      key: options.key,
+      at: options.at,
+      notBefore: options.at - 60_000,
+    });
+    if (recorded) {
+      await recordAccountLogin(db, {
+        accountId: options.accountId,
+        at: Math.floor(options.at / 1000),
+        ip: options.ip,
+      });
+    }
+  },
+});
+
+const jsonResponse = (
+  state: RequestState,
+  options: { status: number; body: unknown; headers?: Record<string, string>; cookies?: string[] },
+): Result => ({
+  statusCode: options.status,
+  headers: {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-request-id': state.requestId,
+    ...options.headers,
+  },
+  ...(options.cookies?.length ? { cookies: options.cookies } : {}),
+  body: JSON.stringify(options.body),
+});
+
+const firstSegment = (path: string): string => path.slice(`${'/api/3.0'}/`.length).split('/')[0] ?? '';
+
+/**
+ * Builds the middy handler of one endpoint group: routes from the route table, each with its access
+ * rule, input parsing and the envelope; every error becomes its envelope (or a 401 body) in one place.
+ * Routes of the group without an implementation answer 501 `not_implemented`.
+ */
+export function createApiHandler(options: {
+  group: Group;
+  routes: Partial<Record<string, RouteHandler>>;
+  deps: ApiDeps;
+}) {
+  const { group, routes, deps } = options;
+  const clock = deps.clock ?? Date.now;
+  const loadConfig = createConfigCache(deps);
+  const store = accessStore(deps.db);
+
+  const context = (state: RequestState, method: string): EnvelopeContext => ({
+    tenant: envelopeTenant(state.config),
+    resource: state.resource,
+    id: state.id,
+    method,
+    startedAt: state.startedAt,
+    now: clock(),
+  });
+
+  const serve =
+    (route: Route) =>
+    async (event: Event): Promise<Result> => {
+      const state = states.get(event) as RequestState;
+      const params = event.pathParameters ?? {};
+      state.resource = route.resource;
+      state.id = route.id || (Object.values(params)[0] ?? '');
+      state.config = await loadConfig(state.startedAt);
+      const parsed = parseRequest(event);
+      const { access_token: accessToken, ...input } = parsed.input;
+      const caller = await resolveCaller(
+        store,
+        {
+          authorization: parsed.headers.authorization,
+          accessToken,
+          onBehalf: parsed.headers['x-on-behalf'],
+          sourceIp: event.requestContext.http.sourceIp,
+        },
+        state.startedAt,
+      );
+      const credentialed = caller.kind === 'staff' || caller.credentialKey !== undefined;
+      if (route.access === 'staff' && caller.kind !== 'staff') {
+        throw new AuthError('unauthorized', 'Staff credentials are required');
+      }
+      if (route.access === 'public' && !state.config.settings.public_api && !credentialed) {
+        throw new AuthError('unauthorized', 'This API requires credentials');
+      }
+      if (route.access === 'token' && caller.kind !== 'staff' && typeof input.token !== 'string') {
+        throw new AuthError('unauthorized', 'Staff credentials or the booking token are required');
+      }
+      const implementation = routes[route.name];
+      if (!implementation) {
+        throw new ApiError('not_implemented', {
+          details: `${route.method} ${route.path} is not built yet`,
+          data: { route: `${route.method} ${route.path}` },
+        });
+      }
+      const result = await implementation({
+        route,
+        params: Object.fromEntries(Object.entries(params).map(([name, value]) => [name, value ?? ''])),
+        input,
+        headers: parsed.headers,
+        cookies: parsed.cookies,
+        caller,
+        config: state.config,
+        requestId: state.requestId,
+        sourceIp: event.requestContext.http.sourceIp,
+        now: state.startedAt,
+      });
+      const status = result.status ?? 200;
+      logger.info('request', { request_id: state.requestId, route: route.name, status });
+      return jsonResponse(state, {
+        status,
+        body: buildEnvelope(context(state, event.requestContext.http.method), result),
+        headers: result.headers,
+        cookies: result.cookies,
+      });
+    };
+
+  const notFound = ({ method, path }: { method: string; path: string }): never => {
+    const match = matchRoute(method, path);
+    if (match.kind === 'method_not_allowed') {
+      throw new ApiError('method_not_allowed', {
+        details: `${method} is not allowed here; use ${match.allowed.join(' or ')}`,
+        data: { allowed: match.allowed },
+        headers: { allow: match.allowed.join(', ') },
+      });
+    }
+    throw new ApiError('not_found', { details: `No endpoint at ${path}`, data: { path } });
+  };
+
+  const router = httpRouterHandler<Event, Result>({
+    routes: routesOfGroup(group).map((route) => ({
+      method: route.method,
+      path: fullPath(route),
+      handler: serve(route),
+    })),
+    notFoundResponse: notFound,
+  });
+
+  return middy<Event, Result>()
+    .use({
+      before: (request) => {
+        const path = request.event.requestContext?.http?.path ?? request.event.rawPath ?? '';
+        states.set(request.event, {
+          requestId: request.event.requestContext?.requestId || randomUUID(),
+          startedAt: clock(),
+          resource: firstSegment(path),
+          id: '',
+        });
+      },
+      onError: async (request) => {
+        const event = request.event;
+        const state = states.get(event) ?? {
+          requestId: randomUUID(),
+          startedAt: clock(),
+          resource: '',
+          id: '',
+        };
+        const error = request.error;
+        if (error instanceof AuthError) {
+          logger.info('request', { request_id: state.requestId, status: 401, reason: error.message });
+          request.response = jsonResponse(state, {
+            status: 401,
+            body: { error: error.error, error_description: error.message },
+            headers: {
+              'www-authenticate':
+                error.error === 'invalid_token'
+                  ? `${WWW_AUTHENTICATE}, error="invalid_token"`
+                  : WWW_AUTHENTICATE,
+            },
+          });
+          return;
+        }
+        const apiError =
+          error instanceof ApiError
+            ? error
+            : new ApiError('internal', {
+                details: `Something went wrong on our side. Quote request id ${state.requestId} when reporting it.`,
+                data: { request_id: state.requestId },
+              });
+        if (apiError.status >= 500) {
+          logger.error('request failed', { request_id: state.requestId, status: apiError.status, error });
+        } else {
+          logger.info('request', {
+            request_id: state.requestId,
+            status: apiError.status,
+            error_id: apiError.id,
+          });
+        }
+        if (!state.config) {
+          state.config = await loadConfig(clock()).catch(() => undefined);
+        }
+        const method = event.requestContext?.http?.method ?? 'GET';
+        request.response = jsonResponse(state, {
+          status: apiError.status,
+          body: buildErrorEnvelope(context(state, method), apiError),
+          headers: apiError.headers,
+        });
+      },
+    })
+    .handler(router);
+}

@@ -1,0 +1,273 @@
+/** The Lambda function (endpoint group) that serves a route. */
+export type Group = 'items' | 'session' | 'bookings' | 'meta';
+
+/**
+ * Who may call a route: `public` (the widget surface; `settings.public_api = false` makes it need
+ * credentials), `staff` (staff credentials only), or `token` (staff, or anyone holding the booking's token).
+ */
+export type Access = 'public' | 'staff' | 'token';
+
+/** The HTTP methods the API answers. */
+export type Method = 'GET' | 'POST';
+
+/** One row of the route table. */
+export interface Route {
+  /** Stable name, used to attach the implementation. */
+  name: string;
+  method: Method;
+  /** Path below the API prefix, with `{param}` segments. */
+  path: string;
+  group: Group;
+  access: Access;
+  /** The envelope's `request.resource`. */
+  resource: string;
+  /** The envelope's `request.id` when the path has no id of its own. */
+  id: string;
+}
+
+/** Every path answers under this prefix. */
+export const API_PREFIX = '/api/3.0';
+
+const both = (route: Omit<Route, 'method'>): Route[] => [
+  { ...route, method: 'GET' },
+  { ...route, method: 'POST' },
+];
+
+/**
+ * The one route table: the routers inside each Lambda, the CDK HTTP API routes and the local gateway
+ * are all built from it. Actions accept GET too, because client libraries send an empty POST as a GET.
+ */
+export const ROUTES: readonly Route[] = [
+  {
+    name: 'item.list',
+    method: 'GET',
+    path: 'item',
+    group: 'items',
+    access: 'public',
+    resource: 'item',
+    id: '',
+  },
+  {
+    name: 'item.cal',
+    method: 'GET',
+    path: 'item/cal',
+    group: 'items',
+    access: 'public',
+    resource: 'item',
+    id: 'cal',
+  },
+  {
+    name: 'item.get',
+    method: 'GET',
+    path: 'item/{item_id}',
+    group: 'items',
+    access: 'public',
+    resource: 'item',
+    id: '',
+  },
+  {
+    name: 'item.itemCal',
+    method: 'GET',
+    path: 'item/{item_id}/cal',
+    group: 'items',
+    access: 'public',
+    resource: 'item',
+    id: 'cal',
+  },
+  ...both({
+    name: 'session.write',
+    path: 'booking/session',
+    group: 'session',
+    access: 'public',
+    resource: 'booking',
+    id: 'session',
+  }),
+  ...both({
+    name: 'session.clear',
+    path: 'booking/session/clear',
+    group: 'session',
+    access: 'public',
+    resource: 'booking',
+    id: 'session',
+  }),
+  ...both({
+    name: 'session.end',
+    path: 'booking/session/end',
+    group: 'session',
+    access: 'public',
+    resource: 'booking',
+    id: 'session',
+  }),
+  {
+    name: 'booking.form',
+    method: 'GET',
+    path: 'booking/form',
+    group: 'bookings',
+    access: 'public',
+    resource: 'booking',
+    id: 'form',
+  },
+  {
+    name: 'booking.create',
+    method: 'POST',
+    path: 'booking/create',
+    group: 'bookings',
+    access: 'public',
+    resource: 'booking',
+    id: 'create',
+  },
+  {
+    name: 'booking.list',
+    method: 'GET',
+    path: 'booking',
+    group: 'bookings',
+    access: 'staff',
+    resource: 'booking',
+    id: 'index',
+  },
+  {
+    name: 'booking.index',
+    method: 'GET',
+    path: 'booking/index',
+    group: 'bookings',
+    access: 'staff',
+    resource: 'booking',
+    id: 'index',
+  },
+  {
+    name: 'booking.get',
+    method: 'GET',
+    path: 'booking/{booking_id}',
+    group: 'bookings',
+    access: 'staff',
+    resource: 'booking',
+    id: '',
+  },
+  {
+    name: 'booking.invoice',
+    method: 'GET',
+    path: 'booking/{booking_id}/invoice',
+    group: 'bookings',
+    access: 'token',
+    resource: 'booking',
+    id: '',
+  },
+  ...(['checkin', 'checkout', 'update', 'bookmark', 'note'] as const).flatMap((action) =>
+    both({
+      name: `booking.${action}`,
+      path: `booking/{booking_id}/${action}`,
+      group: 'bookings',
+      access: 'staff',
+      resource: 'booking',
+      id: '',
+    }),
+  ),
+  {
+    name: 'customer.find',
+    method: 'GET',
+    path: 'customer',
+    group: 'bookings',
+    access: 'staff',
+    resource: 'customer',
+    id: '',
+  },
+  {
+    name: 'customer.get',
+    method: 'GET',
+    path: 'customer/{customer_id}',
+    group: 'bookings',
+    access: 'staff',
+    resource: 'customer',
+    id: '',
+  },
+  {
+    name: 'company',
+    method: 'GET',
+    path: 'company',
+    group: 'meta',
+    access: 'public',
+    resource: 'company',
+    id: '',
+  },
+  {
+    name: 'category',
+    method: 'GET',
+    path: 'category',
+    group: 'meta',
+    access: 'public',
+    resource: 'category',
+    id: '',
+  },
+  {
+    name: 'account',
+    method: 'GET',
+    path: 'account',
+    group: 'meta',
+    access: 'staff',
+    resource: 'account',
+    id: '',
+  },
+  { name: 'ping', method: 'GET', path: 'ping', group: 'meta', access: 'public', resource: 'ping', id: '' },
+];
+
+/** The full path of a route as API Gateway and the routers see it. */
+export const fullPath = (route: Pick<Route, 'path'>): string => `${API_PREFIX}/${route.path}`;
+
+/** The routes served by one endpoint group. */
+export const routesOfGroup = (group: Group): Route[] => ROUTES.filter((route) => route.group === group);
+
+/** What a method and path resolve to in the route table. */
+export type RouteMatch =
+  | { kind: 'route'; route: Route; params: Record<string, string> }
+  | { kind: 'method_not_allowed'; allowed: Method[] }
+  | { kind: 'not_found' };
+
+const compiled = ROUTES.map((route) => {
+  const segments = route.path.split('/');
+  return { route, segments, isStatic: !route.path.includes('{') };
+});
+
+const matchSegments = (pattern: string[], actual: string[]): Record<string, string> | undefined => {
+  if (pattern.length !== actual.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [index, part] of pattern.entries()) {
+    const value = actual[index] ?? '';
+    if (part.startsWith('{')) {
+      if (value === '') return undefined;
+      params[part.slice(1, -1)] = value;
+    } else if (part !== value) {
+      return undefined;
+    }
+  }
+  return params;
+};
+
+/**
+ * Resolves a request path (with or without one trailing slash) against the route table; static
+ * segments win over parameters, as in API Gateway.
+ */
+export function matchRoute(method: string, rawPath: string): RouteMatch {
+  const prefix = `${API_PREFIX}/`;
+  if (!rawPath.startsWith(prefix)) return { kind: 'not_found' };
+  let rest = rawPath.slice(prefix.length);
+  if (rest.endsWith('/')) rest = rest.slice(0, -1);
+  const actual = rest.split('/').map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  });
+
+  const candidates = compiled
+    .map((entry) => ({ entry, params: matchSegments(entry.segments, actual) }))
+    .filter((candidate) => candidate.params !== undefined);
+  if (candidates.length === 0) return { kind: 'not_found' };
+
+  const staticHits = candidates.filter((candidate) => candidate.entry.isStatic);
+  const pool = staticHits.length > 0 ? staticHits : candidates;
+  const hit = pool.find((candidate) => candidate.entry.route.method === method.toUpperCase());
+  if (hit?.params) return { kind: 'route', route: hit.entry.route, params: hit.params };
+  const allowed = [...new Set(pool.map((candidate) => candidate.entry.route.method))];
+  return { kind: 'method_not_allowed', allowed };
+}

@@ -1,0 +1,21 @@
+import { createDb } from '../db/client.ts';
+import type { ApiDeps } from './api.ts';
+
+const required = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`Missing environment variable ${name}`);
+  return value;
+};
+
+/**
+ * The dependencies of a deployed function, read from its environment once at cold start: a missing
+ * variable fails the cold start, not a request.
+ */
+export function runtimeFromEnv(): ApiDeps {
+  const region = process.env.AWS_REGION;
+  return {
+    db: createDb({ tableName: required('TABLE_NAME'), endpoint: process.env.DYNAMODB_ENDPOINT, region }),
+    provider: region ? `aws:${region}` : 'local',
+    configTtlMs: Number(process.env.CONFIG_CACHE_MS ?? 15_000),
+  };
+}
