@@ -36,10 +36,9 @@ export function resolveGroup(
 } {
   const match = matchRoute(method, path);
   if (match.kind !== 'route') return { group: 'meta', routeKey: '$default' };
-  const trailing = path.endsWith('/') ? '/' : '';
   return {
     group: match.route.group,
-    routeKey: `${match.route.method} ${fullPath(match.route)}${trailing}`,
+    routeKey: `${match.route.method} ${fullPath(match.route)}`,
     ...(Object.keys(match.params).length ? { pathParameters: match.params } : {}),
   };
 }

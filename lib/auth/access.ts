@@ -78,7 +78,7 @@ const credentialOf = async (store: AccessStore, proof: Proof, now: number) => {
   if (!token) throw new AuthError('invalid_token', 'Unknown bearer token');
   if (token.expires_at <= now) throw new AuthError('invalid_token', 'The bearer token has expired');
   const credential = await store.getCredential(token.key);
-  if (!credential || credential.status !== 'active') {
+  if (credential?.status !== 'active') {
     throw new AuthError('invalid_token', 'The credential behind this token was revoked');
   }
   return credential;

@@ -160,7 +160,7 @@ export async function issueToken(
     );
   }
   const credential: StoredCredential | undefined = await getCredential(db, options.key);
-  if (!credential || credential.status !== 'active') {
+  if (credential?.status !== 'active') {
     throw new CredentialAdminError('not_found', `No active credential ${options.key}`);
   }
   const token = generateToken();

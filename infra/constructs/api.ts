@@ -1,0 +1,72 @@
+import { CfnOutput } from 'aws-cdk-lib';
+import {
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Construct } from 'constructs';
+import { fullPath, type Group, ROUTES } from '#lib/http/routes.ts';
+
+/** Props of the tenant's HTTP API. */
+export interface TenantApiProps {
+  functions: Readonly<Record<Group, NodejsFunction>>;
+  corsOrigins: string[];
+  throttle: { rateLimit: number; burstLimit: number };
+}
+
+/**
+ * The HTTP API: a route for every row of the route table, and a
+ * `$default` route to the meta function so unknown paths and methods still get the 404/405 envelope.
+ */
+export class TenantApi extends Construct {
+  readonly api: HttpApi;
+
+  constructor(scope: Construct, id: string, props: TenantApiProps) {
+    super(scope, id);
+    const integrations = Object.fromEntries(
+      Object.entries(props.functions).map(([group, fn]) => [
+        group,
+        new HttpLambdaIntegration(`${group}Integration`, fn, { scopePermissionToRoute: false }),
+      ]),
+    ) as Record<Group, HttpLambdaIntegration>;
+
+    this.api = new HttpApi(this, 'Api', {
+      createDefaultStage: false,
+      defaultIntegration: integrations.meta,
+      ...(props.corsOrigins.length
+        ? {
+            corsPreflight: {
+              allowOrigins: props.corsOrigins,
+              allowCredentials: true,
+              allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.OPTIONS],
+              allowHeaders: ['authorization', 'content-type', 'x-on-behalf', 'idempotency-key'],
+              exposeHeaders: ['x-request-id', 'retry-after'],
+            },
+          }
+        : {}),
+    });
+    const stage = new HttpStage(this, 'Stage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle,
+    });
+
+    // API Gateway routes `/item/` as `/item` (passing the raw path on), and the routers inside each
+    // function accept the trailing slash, so one route per row serves both.
+    for (const route of ROUTES) {
+      const path = fullPath(route);
+      new HttpRoute(this, `${route.method}${path.replace(/[^A-Za-z0-9]/g, '_')}`, {
+        httpApi: this.api,
+        routeKey: HttpRouteKey.with(path, HttpMethod[route.method]),
+        integration: integrations[route.group],
+      });
+    }
+    new CfnOutput(this, 'Url', { value: `${stage.url}api/3.0` });
+  }
+}

@@ -1,0 +1,91 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { ACCOUNT_PARTITION } from '#lib/db/keys.ts';
+import type { Group } from '#lib/http/routes.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Props of the tenant's functions. */
+export interface TenantFunctionsProps {
+  table: TableV2;
+  slipSecret: ISecret;
+  tenant: string;
+  removalPolicy: RemovalPolicy;
+  logRetention: RetentionDays;
+}
+
+/** The functions of a tenant: one per endpoint group, plus the sweeper. */
+export class TenantFunctions extends Construct {
+  readonly byGroup: Readonly<Record<Group, NodejsFunction>>;
+  readonly sweeper: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: TenantFunctionsProps) {
+    super(scope, id);
+    const make = (name: string, entry: string, environment: Record<string, string> = {}) =>
+      new NodejsFunction(this, name, {
+        entry: join(root, 'functions', entry, 'handler.ts'),
+        handler: 'handler',
+        runtime: Runtime.NODEJS_22_X,
+        architecture: Architecture.ARM_64,
+        memorySize: 512,
+        timeout: Duration.seconds(10),
+        projectRoot: root,
+        depsLockFilePath: join(root, 'package-lock.json'),
+        environment: {
+          TABLE_NAME: props.table.tableName,
+          TENANT: props.tenant,
+          POWERTOOLS_SERVICE_NAME: 'booking-api',
+          NODE_OPTIONS: '--enable-source-maps',
+          ...environment,
+        },
+        logGroup: new LogGroup(this, `${name}Logs`, {
+          retention: props.logRetention,
+          removalPolicy: props.removalPolicy,
+        }),
+        bundling: {
+          minify: true,
+          sourceMap: true,
+          sourcesContent: false,
+          target: 'node22',
+          format: OutputFormat.ESM,
+          mainFields: ['module', 'main'],
+          // Bundle the AWS SDK too: one pinned version, measured by the benchmark's bundle sizes.
+          externalModules: [],
+          banner:
+            "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        },
+      });
+
+    const slip = { SLIP_SECRET_ARN: props.slipSecret.secretArn };
+    const items = make('Items', 'items', slip);
+    const session = make('Session', 'session', slip);
+    const bookings = make('Bookings', 'bookings', slip);
+    const meta = make('Meta', 'meta');
+    this.sweeper = make('Sweeper', 'sweeper');
+    this.byGroup = { items, session, bookings, meta };
+
+    // Readers still record a credential's last use and its account's last sign-in: only those records.
+    const recordSignIn = new PolicyStatement({
+      effect: Effect.ALLOW,
+      actions: ['dynamodb:UpdateItem'],
+      resources: [props.table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [ACCOUNT_PARTITION, 'CREDENTIAL#*'] },
+      },
+    });
+    for (const reader of [items, meta]) {
+      props.table.grantReadData(reader);
+      reader.addToRolePolicy(recordSignIn);
+    }
+    for (const writer of [session, bookings, this.sweeper]) props.table.grantReadWriteData(writer);
+    for (const signer of [items, session, bookings]) props.slipSecret.grantRead(signer);
+  }
+}

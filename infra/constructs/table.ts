@@ -1,0 +1,33 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { TABLE_DEFINITION } from '#lib/db/table-definition.ts';
+
+/** Props of the tenant table. */
+export interface TenantTableProps {
+  removalPolicy: RemovalPolicy;
+}
+
+/** The tenant's one DynamoDB table, built from the same definition as the local and test tables. */
+export class TenantTable extends Construct {
+  readonly table: TableV2;
+
+  constructor(scope: Construct, id: string, props: TenantTableProps) {
+    super(scope, id);
+    const key = (name: string) => ({ name, type: AttributeType.STRING });
+    this.table = new TableV2(this, 'Table', {
+      partitionKey: key(TABLE_DEFINITION.partitionKey),
+      sortKey: key(TABLE_DEFINITION.sortKey),
+      billing: Billing.onDemand(),
+      timeToLiveAttribute: TABLE_DEFINITION.ttlAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: props.removalPolicy === RemovalPolicy.RETAIN,
+      removalPolicy: props.removalPolicy,
+      globalSecondaryIndexes: TABLE_DEFINITION.indexes.map((index) => ({
+        indexName: index.name,
+        partitionKey: key(index.partitionKey),
+        sortKey: key(index.sortKey),
+      })),
+    });
+  }
+}

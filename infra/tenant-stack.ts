@@ -1,0 +1,47 @@
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import type { Tenant } from '#lib/config/tenant-schema.ts';
+import { TenantApi } from './constructs/api.ts';
+import { TenantFunctions } from './constructs/functions.ts';
+import { SweepSchedule } from './constructs/schedule.ts';
+import { TenantTable } from './constructs/table.ts';
+
+/** Props of one tenant's stack. */
+export interface TenantStackProps extends StackProps {
+  tenant: Tenant;
+  /** `dev` stacks destroy their table and logs on delete; every other stage retains them. */
+  stage: string;
+}
+
+/** One tenant: table, functions, HTTP API, sweeper schedule and SLIP signing secret. */
+export class TenantStack extends Stack {
+  constructor(scope: Construct, id: string, props: TenantStackProps) {
+    super(scope, id, props);
+    const removalPolicy = props.stage === 'dev' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    const { table } = new TenantTable(this, 'Data', { removalPolicy });
+    const slipSecret = new Secret(this, 'SlipSigningKey', {
+      description: `SLIP signing key of tenant ${props.tenant.tenant}`,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
+    });
+    const functions = new TenantFunctions(this, 'Functions', {
+      table,
+      slipSecret,
+      tenant: props.tenant.tenant,
+      removalPolicy,
+      logRetention: props.stage === 'dev' ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS,
+    });
+    new TenantApi(this, 'Http', {
+      functions: functions.byGroup,
+      corsOrigins: props.tenant.settings.cors_origins,
+      throttle: {
+        rateLimit: props.tenant.settings.throttle.rate_limit,
+        burstLimit: props.tenant.settings.throttle.burst_limit,
+      },
+    });
+    new SweepSchedule(this, 'Sweep', { sweeper: functions.sweeper });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+  }
+}

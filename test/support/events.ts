@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { resolveGroup } from '#infra/local/gateway.ts';
+
+/** What a test request says. */
+export interface TestRequest {
+  method?: string;
+  path: string;
+  query?: string;
+  body?: string;
+  contentType?: string;
+  base64?: boolean;
+  headers?: Record<string, string>;
+  cookies?: string[];
+  sourceIp?: string;
+}
+
+/** An HTTP API payload 2.0 event for a path below /api/3.0, as API Gateway would send it. */
+export function makeEvent(request: TestRequest): APIGatewayProxyEventV2 {
+  const method = request.method ?? 'GET';
+  const rawPath = `/api/3.0/${request.path}`;
+  const { routeKey, pathParameters } = resolveGroup(method, rawPath);
+  const headers: Record<string, string> = { host: 'localhost', ...request.headers };
+  if (request.contentType) headers['content-type'] = request.contentType;
+  const now = Date.now();
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath,
+    rawQueryString: request.query ?? '',
+    ...(request.cookies ? { cookies: request.cookies } : {}),
+    headers,
+    requestContext: {
+      accountId: 'test',
+      apiId: 'test',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method,
+        path: rawPath,
+        protocol: 'HTTP/1.1',
+        sourceIp: request.sourceIp ?? '203.0.113.9',
+        userAgent: 'vitest',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+    ...(pathParameters ? { pathParameters } : {}),
+    ...(request.body !== undefined
+      ? { body: request.base64 ? Buffer.from(request.body).toString('base64') : request.body }
+      : {}),
+    isBase64Encoded: request.base64 ?? false,
+  };
+}
+
+/** A minimal Lambda context. */
+export const testContext = (): Context =>
+  ({
+    functionName: 'test',
+    awsRequestId: randomUUID(),
+    getRemainingTimeInMillis: () => 10_000,
+  }) as unknown as Context;
+
+/** A handler's response with its body parsed. */
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string>;
+  cookies: string[];
+  json: Record<string, any>;
+}
+
+/** Invokes a handler with a test request and parses the JSON body. */
+export async function invoke(
+  handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>,
+  request: TestRequest,
+): Promise<TestResponse> {
+  const result = await handler(makeEvent(request), testContext());
+  return {
+    status: result.statusCode ?? 200,
+    headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),
+    cookies: result.cookies ?? [],
+    json: JSON.parse(result.body ?? 'null'),
+  };
+}
+
+/** The Basic authorization header of a key and secret. */
+export const basic = (key: string, secret: string): string =>
+  `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`;

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { matchRoute, ROUTES } from '#lib/http/routes.ts';
+
+describe('the route table', () => {
+  it.each([
+    ['GET', 'item'],
+    ['GET', 'item/{item_id}'],
+    ['GET', 'item/{item_id}/cal'],
+    ['GET', 'item/cal'],
+    ['POST', 'booking/session'],
+    ['GET', 'booking/session'],
+    ['POST', 'booking/session/clear'],
+    ['POST', 'booking/session/end'],
+    ['GET', 'booking/form'],
+    ['POST', 'booking/create'],
+    ['GET', 'booking/{booking_id}'],
+    ['GET', 'booking/{booking_id}/invoice'],
+    ['POST', 'booking/{booking_id}/checkin'],
+    ['POST', 'booking/{booking_id}/checkout'],
+    ['POST', 'booking/{booking_id}/update'],
+    ['POST', 'booking/{booking_id}/bookmark'],
+    ['POST', 'booking/{booking_id}/note'],
+    ['GET', 'company'],
+    ['GET', 'account'],
+    ['GET', 'ping'],
+    ['GET', 'booking'],
+    ['GET', 'booking/index'],
+    ['GET', 'customer'],
+    ['GET', 'customer/{customer_id}'],
+    ['GET', 'category'],
+  ])('holds %s %s', (method, path) => {
+    expect(ROUTES.some((route) => route.method === method && route.path === path)).toBe(true);
+  });
+
+  it('accepts GET for every action a client library may send without a body', () => {
+    for (const path of [
+      'booking/session/clear',
+      'booking/session/end',
+      'booking/{booking_id}/checkin',
+      'booking/{booking_id}/checkout',
+    ]) {
+      expect(
+        ROUTES.filter((route) => route.path === path)
+          .map((route) => route.method)
+          .sort(),
+      ).toEqual(['GET', 'POST']);
+    }
+  });
+
+  it('has no duplicate method and path', () => {
+    const keys = ROUTES.map((route) => `${route.method} ${route.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('makes staff-only every booking record route and customers and accounts', () => {
+    const staff = ROUTES.filter((route) => route.access === 'staff').map((route) => route.path);
+    expect(staff).toEqual(
+      expect.arrayContaining([
+        'booking',
+        'booking/index',
+        'booking/{booking_id}',
+        'customer',
+        'customer/{customer_id}',
+        'account',
+      ]),
+    );
+    expect(ROUTES.find((route) => route.path === 'booking/{booking_id}/invoice')?.access).toBe('token');
+  });
+});
+
+describe('matchRoute', () => {
+  it('prefers a static segment over a parameter', () => {
+    const match = matchRoute('GET', '/api/3.0/booking/index');
+    expect(match.kind === 'route' && match.route.name).toBe('booking.index');
+    const cal = matchRoute('GET', '/api/3.0/item/cal');
+    expect(cal.kind === 'route' && cal.route.name).toBe('item.cal');
+  });
+
+  it('extracts and decodes path parameters', () => {
+    const match = matchRoute('GET', '/api/3.0/booking/LOON-2903%2017/invoice');
+    expect(match).toMatchObject({ kind: 'route', params: { booking_id: 'LOON-2903 17' } });
+  });
+
+  it('accepts one trailing slash', () => {
+    expect(matchRoute('GET', '/api/3.0/item/')).toMatchObject({
+      kind: 'route',
+      route: { name: 'item.list' },
+    });
+    expect(matchRoute('GET', '/api/3.0/item/18/cal/')).toMatchObject({
+      kind: 'route',
+      params: { item_id: '18' },
+    });
+  });
+
+  it('tells a wrong method from an unknown path', () => {
+    expect(matchRoute('DELETE', '/api/3.0/ping')).toEqual({ kind: 'method_not_allowed', allowed: ['GET'] });
+    expect(matchRoute('POST', '/api/3.0/booking/form')).toEqual({
+      kind: 'method_not_allowed',
+      allowed: ['GET'],
+    });
+    expect(matchRoute('GET', '/api/3.0/nothing')).toEqual({ kind: 'not_found' });
+    expect(matchRoute('GET', '/api/2.0/ping')).toEqual({ kind: 'not_found' });
+    expect(matchRoute('GET', '/api/3.0/item//cal')).toEqual({ kind: 'not_found' });
+  });
+});

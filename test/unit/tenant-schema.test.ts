@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseTenant, tenantJsonSchema } from '#lib/config/tenant-schema.ts';
+import { demoTenantJson, makeItem, makeTenantJson } from '#test/support/tenant.ts';
+
+describe('the tenant file', () => {
+  it('accepts the demo tenant and fills in defaults', () => {
+    const result = parseTenant(demoTenantJson());
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.tenant.statuses.map((status) => status.status_id)).toEqual([
+      'PEND',
+      'HOLD',
+      'PART',
+      'PAID',
+      'WAIT',
+      'STOP',
+      'VOID',
+    ]);
+    expect(result.tenant.settings.hold_minutes).toBe(15);
+  });
+
+  it('has what the demo needs: every unit, a stock-1 item, a package with an add-on, rates, codes, taxes', () => {
+    const result = parseTenant(demoTenantJson());
+    if (!result.ok) throw new Error('invalid demo');
+    const { items, discounts, giftcerts, taxes, accounts } = result.tenant;
+    expect(new Set(items.map((item) => item.unit))).toEqual(new Set(['D', 'N', 'H']));
+    expect(items.some((item) => item.stock === 1 && !item.unlimited)).toBe(true);
+    expect(items.some((item) => item.package?.items.some((part) => part.optional))).toBe(true);
+    expect(items.some((item) => item.rates.some((rate) => rate.dow))).toBe(true);
+    expect(items.some((item) => item.rates.some((rate) => rate.start_date))).toBe(true);
+    expect(items.some((item) => Object.values(item.params).some((param) => param.counts_stock))).toBe(true);
+    expect(discounts.length).toBeGreaterThan(0);
+    expect(giftcerts.length).toBeGreaterThan(0);
+    expect(taxes.length).toBeGreaterThan(0);
+    expect(accounts).toHaveLength(2);
+  });
+
+  it('lists every problem of an invalid file by path', () => {
+    const raw = makeTenantJson({
+      company: {
+        account_id: -1,
+        host_id: 'x',
+        name: 'X',
+        email: 'not-an-email',
+        country_id: 'CA',
+        timezone: 'Mars/Base',
+      },
+      items: [makeItem({ unit: 'W' }), makeItem({ item_id: 2, sku: 'bike', stock: -3 })],
+    });
+    const result = parseTenant(raw);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map((problem) => problem.path)).toEqual(
+      expect.arrayContaining([
+        'company.account_id',
+        'company.email',
+        'company.timezone',
+        'items[0].unit',
+        'items[1].stock',
+      ]),
+    );
+  });
+
+  it('refuses unknown keys, so a typo never passes silently', () => {
+    const result = parseTenant(makeTenantJson({ unknown_key: true } as Record<string, unknown>));
+    if (result.ok) throw new Error('expected problems');
+    const messages = result.problems.map((problem) => `${problem.path}: ${problem.message}`);
+    expect(messages.some((message) => message.startsWith('(root)') && message.includes('unknown_key'))).toBe(
+      true,
+    );
+  });
+
+  it('reports cross-reference problems once the structure is right', () => {
+    const raw = makeTenantJson({
+      items: [
+        makeItem({ category_id: 9, params: { kids: { price: '1.00' } } }),
+        makeItem({ item_id: 1, sku: 'other' }),
+        makeItem({ item_id: 3, sku: 'pkg', package: { items: [{ item_id: 3 }, { item_id: 42 }] } }),
+      ],
+    });
+    const result = parseTenant(raw);
+    if (result.ok) throw new Error('expected problems');
+    expect(result.problems).toEqual(
+      expect.arrayContaining([
+        { path: 'items', message: 'item_id 1 appears more than once' },
+        { path: 'items[0].category_id', message: 'no category 9' },
+        { path: 'items[0].params.kids', message: 'no booking parameter "kids" in params' },
+        { path: 'items[2].package.items[0].item_id', message: 'a package cannot contain itself' },
+        { path: 'items[2].package.items[1].item_id', message: 'no item 42' },
+      ]),
+    );
+  });
+
+  it('refuses a wildcard CORS origin, since the API sends credentials', () => {
+    const result = parseTenant(
+      makeTenantJson({ settings: { booking_code_prefix: 'TEST', cors_origins: ['*'] } }),
+    );
+    expect(result.ok).toBe(false);
+  });
+
+  it('keeps the JSON Schema in the repository in step with the zod schema', () => {
+    const stored = JSON.parse(readFileSync('infra/tenants/tenant.schema.json', 'utf8'));
+    expect(stored).toEqual(tenantJsonSchema());
+  });
+});
