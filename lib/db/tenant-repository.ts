@@ -105,7 +105,7 @@ export async function recordAccountLogin(
         Key: accountKey(options.accountId),
         UpdateExpression: 'SET date_last_login = :at, ip_last_login = :ip',
         ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(date_last_login) OR date_last_login < :at)',
+          'attribute_exists(pk) AND (attribute_not_exists(date_last_login) OR date_last_login <= :at)',
         ExpressionAttributeValues: { ':at': options.at, ':ip': options.ip },
       }),
     );
