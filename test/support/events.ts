@@ -89,3 +89,7 @@ export async function invoke(
 /** The Basic authorization header of a key and secret. */
 export const basic = (key: string, secret: string): string =>
   `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`;
+
+/** A fetch response's JSON body, loosely typed for assertions. */
+export const readJson = async (response: Response): Promise<TestResponse['json']> =>
+  (await response.json()) as TestResponse['json'];

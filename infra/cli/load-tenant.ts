@@ -1,0 +1,23 @@
+import { connectForCli, readTenantFile, TenantFileError } from '#infra/local/settings.ts';
+import { writeTenant } from '#lib/db/tenant-repository.ts';
+
+// Usage: npm run tenant:load -- [file]   (default TENANT_FILE, else infra/tenants/demo.json)
+// Validates the file (every problem listed by path) and writes it into the table idempotently.
+async function main(): Promise<void> {
+  const file = process.argv[2] ?? process.env.TENANT_FILE ?? 'infra/tenants/demo.json';
+  const tenant = readTenantFile(file);
+  const db = connectForCli();
+  const summary = await writeTenant(db, tenant, Date.now());
+  process.stdout.write(
+    [
+      `loaded ${file} into ${db.tableName}: ${summary.items} items, ${summary.categories} categories, ${summary.accounts} accounts`,
+      `disabled: items [${summary.disabledItems.join(', ')}], categories [${summary.disabledCategories.join(', ')}], accounts [${summary.disabledAccounts.join(', ')}]`,
+      `gift certificates: created [${summary.giftcertsCreated.join(', ')}], balance kept [${summary.giftcertsKept.join(', ')}]`,
+    ].join('\n') + '\n',
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof TenantFileError ? error.message : (error as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,123 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAllHandlers } from '#functions/index.ts';
+import { createGateway } from '#infra/local/gateway.ts';
+import { createCredential } from '#lib/auth/credential-admin.ts';
+import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { createTestDb } from '#test/support/dynamo.ts';
+import { basic, readJson } from '#test/support/events.ts';
+import { makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+
+let server: Server;
+let base: string;
+let authorization: string;
+
+beforeAll(async () => {
+  const db = await createTestDb('gateway');
+  await writeTenant(
+    db,
+    makeTenant(
+      makeTenantJson({
+        settings: { booking_code_prefix: 'TEST', cors_origins: ['https://widget.example.com'] },
+      }),
+    ),
+    Date.now(),
+  );
+  const credential = await createCredential(db, {
+    accountId: 1,
+    onBehalf: false,
+    label: 'e2e',
+    now: Date.now(),
+  });
+  authorization = basic(credential.key, credential.secret);
+  server = createGateway({
+    handlers: createAllHandlers({ db, provider: 'local', configTtlMs: 0 }),
+    cors: {
+      origins: ['https://widget.example.com'],
+      headers: ['authorization'],
+      methods: ['GET', 'POST'],
+      maxAgeSeconds: 60,
+    },
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/3.0`;
+});
+
+afterAll(async () => {
+  await new Promise((done) => server.close(done));
+});
+
+describe('the local gateway over HTTP', () => {
+  it('serves ping with the caller address and a request id header', async () => {
+    const response = await fetch(`${base}/ping`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+    const json = await readJson(response);
+    expect(json.pong.remote_addr).toBe('127.0.0.1');
+  });
+
+  it('accepts a trailing slash before the query', async () => {
+    const response = await fetch(`${base}/company/?_=1`);
+    expect(response.status).toBe(200);
+  });
+
+  it('answers an unknown path, a wrong method, a malformed and an oversized body, and keeps serving', async () => {
+    const unknown = await fetch(`${base}/nowhere`);
+    expect(unknown.status).toBe(404);
+    expect((await readJson(unknown)).request.error.id).toBe('not_found');
+
+    const wrong = await fetch(`${base}/company`, { method: 'PUT' });
+    expect(wrong.status).toBe(405);
+
+    const broken = await fetch(`${base}/booking/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"oops"',
+    });
+    expect(broken.status).toBe(400);
+    expect((await readJson(broken)).request.error.id).toBe('validation_error');
+
+    const big = await fetch(`${base}/booking/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `slip=${'x'.repeat(70_000)}`,
+    });
+    expect(big.status).toBe(413);
+    expect((await readJson(big)).request.error.id).toBe('payload_too_large');
+
+    expect((await fetch(`${base}/ping`)).status).toBe(200);
+  });
+
+  it('parses a form body sent base64-encoded through the event, as API Gateway does', async () => {
+    const response = await fetch(`${base}/booking/session/clear`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'slip[]=abc&alter[1.1]=optout',
+    });
+    // The session capability is not built yet: the request got through parsing and routing to its 501.
+    expect(response.status).toBe(501);
+  });
+
+  it('reads credentials from headers in any case', async () => {
+    const response = await fetch(`${base}/account`, { headers: { AUTHORIZATION: authorization } });
+    expect(response.status).toBe(200);
+    const refused = await fetch(`${base}/account`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('Basic');
+  });
+
+  it('answers CORS for the tenant origins only', async () => {
+    const allowed = await fetch(`${base}/ping`, { headers: { origin: 'https://widget.example.com' } });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://widget.example.com');
+    expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+    const other = await fetch(`${base}/ping`, { headers: { origin: 'https://evil.example.com' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await fetch(`${base}/booking/session`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://widget.example.com', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+});
