@@ -8,13 +8,12 @@ async function main(): Promise<void> {
   const tenant = readTenantFile(file);
   const db = connectForCli();
   const summary = await writeTenant(db, tenant, Date.now());
-  process.stdout.write(
-    [
-      `loaded ${file} into ${db.tableName}: ${summary.items} items, ${summary.categories} categories, ${summary.accounts} accounts`,
-      `disabled: items [${summary.disabledItems.join(', ')}], categories [${summary.disabledCategories.join(', ')}], accounts [${summary.disabledAccounts.join(', ')}]`,
-      `gift certificates: created [${summary.giftcertsCreated.join(', ')}], balance kept [${summary.giftcertsKept.join(', ')}]`,
-    ].join('\n') + '\n',
-  );
+  const lines = [
+    `loaded ${file} into ${db.tableName}: ${summary.items} items, ${summary.categories} categories, ${summary.accounts} accounts`,
+    `disabled: items [${summary.disabledItems.join(', ')}], categories [${summary.disabledCategories.join(', ')}], accounts [${summary.disabledAccounts.join(', ')}]`,
+    `gift certificates: created [${summary.giftcertsCreated.join(', ')}], balance kept [${summary.giftcertsKept.join(', ')}]`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 main().catch((error: unknown) => {
