@@ -1,7 +1,9 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { JAVA_MISSING } from '#infra/local/dynamodb.ts';
 import { basic, readJson } from '#test/support/events.ts';
 import {
   groupAlive,
@@ -20,6 +22,13 @@ const env = (port: number) => ({
 });
 const port = 20_000 + Math.floor(Math.random() * 10_000);
 let running: RunningService | undefined;
+
+/** A PATH holding node and nothing else: no java. */
+const pathWithoutJava = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'nojava-'));
+  symlinkSync(process.execPath, join(dir, 'node'));
+  return dir;
+};
 
 afterAll(async () => {
   if (running) await stopService(running);
@@ -70,5 +79,37 @@ describe('npm start', () => {
     ).toBe(200);
     expect(await stopService(running)).toBe(true);
     running = undefined;
+  });
+
+  it('exits with one line saying how to install Java when java is missing', () => {
+    const result = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'infra/local/start.ts'], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        PATH: pathWithoutJava(),
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'runner-')),
+        DYNAMODB_ENDPOINT: '',
+      },
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe(JAVA_MISSING);
+  });
+
+  it('uses DYNAMODB_ENDPOINT instead of starting its own engine (no Java needed)', {
+    timeout: 120_000,
+  }, async () => {
+    const service = await startService({
+      ...env(port + 1),
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'runner-')),
+      DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+      TABLE_NAME: `runner-${port}`,
+      PATH: pathWithoutJava(),
+    });
+    try {
+      const company = await readJson(await fetch(`${service.base}/company`));
+      expect(company.company.name).toBe('Loon Lake Lodge');
+    } finally {
+      expect(await stopService(service)).toBe(true);
+    }
   });
 });

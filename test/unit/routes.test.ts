@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matchRoute, ROUTES } from '#lib/http/routes.ts';
+import { resolveGroup } from '#infra/local/gateway.ts';
+import { fullPath, matchRoute, ROUTES } from '#lib/http/routes.ts';
 
 describe('the route table', () => {
   it.each([
@@ -101,5 +102,25 @@ describe('matchRoute', () => {
     expect(matchRoute('GET', '/api/3.0/nothing')).toEqual({ kind: 'not_found' });
     expect(matchRoute('GET', '/api/2.0/ping')).toEqual({ kind: 'not_found' });
     expect(matchRoute('GET', '/api/3.0/item//cal')).toEqual({ kind: 'not_found' });
+  });
+});
+
+describe('the local gateway', () => {
+  it('sends every row to its group with the route key the CDK API declares', () => {
+    for (const route of ROUTES) {
+      const path = fullPath(route).replace(/\{[^}]+\}/g, 'X-1');
+      for (const variant of [path, `${path}/`]) {
+        expect(resolveGroup(route.method, variant), `${route.method} ${variant}`).toEqual({
+          group: route.group,
+          routeKey: `${route.method} ${fullPath(route)}`,
+          ...(route.path.includes('{') ? { pathParameters: expect.any(Object) } : {}),
+        });
+      }
+    }
+  });
+
+  it('sends unknown paths and methods to the meta group as $default', () => {
+    expect(resolveGroup('GET', '/api/3.0/nowhere')).toEqual({ group: 'meta', routeKey: '$default' });
+    expect(resolveGroup('PUT', '/api/3.0/item')).toEqual({ group: 'meta', routeKey: '$default' });
   });
 });
