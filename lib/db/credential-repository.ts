@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import { CREDENTIAL_LIST, credentialKey, credentialListKey, tokenKey } from './keys.ts';
+import { applyIfCondition, queryAll } from './operations.ts';
 
 /** A staff API credential as stored: the secret only as a salted hash. */
 export interface StoredCredential {
@@ -30,8 +30,8 @@ export interface StoredToken {
 export class CredentialNotFoundError extends Error {
   readonly code = 'not_found';
 
-  constructor(key: string, options?: { cause?: unknown }) {
-    super(`No active credential ${key}`, options);
+  constructor(key: string) {
+    super(`No active credential ${key}`);
     this.name = 'CredentialNotFoundError';
   }
 }
@@ -47,9 +47,8 @@ export async function getCredential(db: Db, key: string): Promise<StoredCredenti
   return Item ? fromRecord(Item) : undefined;
 }
 
-/** Stores a new credential; refuses to overwrite an existing key. */
-export async function putCredential(db: Db, credential: StoredCredential): Promise<void> {
-  await db.client.send(
+const writeCredential = (db: Db, credential: StoredCredential, options: { overwrite: boolean }) =>
+  db.client.send(
     new PutCommand({
       TableName: db.tableName,
       Item: {
@@ -58,44 +57,28 @@ export async function putCredential(db: Db, credential: StoredCredential): Promi
         entity: 'credential',
         ...credential,
       },
-      ConditionExpression: 'attribute_not_exists(pk)',
+      ...(options.overwrite ? {} : { ConditionExpression: 'attribute_not_exists(pk)' }),
     }),
   );
+
+/** Stores a new credential; refuses to overwrite an existing key. */
+export async function putCredential(db: Db, credential: StoredCredential): Promise<void> {
+  await writeCredential(db, credential, { overwrite: false });
 }
 
 /** Writes a credential whatever was there (the operator's configured admin credential). */
 export async function replaceCredential(db: Db, credential: StoredCredential): Promise<void> {
-  await db.client.send(
-    new PutCommand({
-      TableName: db.tableName,
-      Item: {
-        ...credentialKey(credential.key),
-        ...credentialListKey(credential.key),
-        entity: 'credential',
-        ...credential,
-      },
-    }),
-  );
+  await writeCredential(db, credential, { overwrite: true });
 }
 
 /** Lists every credential through its index (never a scan). */
 export async function listCredentials(db: Db): Promise<StoredCredential[]> {
-  const out: StoredCredential[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await db.client.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :list',
-        ExpressionAttributeValues: { ':list': CREDENTIAL_LIST },
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    out.push(...(page.Items ?? []).map(fromRecord));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return out;
+  const records = await queryAll(db, {
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :list',
+    ExpressionAttributeValues: { ':list': CREDENTIAL_LIST },
+  });
+  return records.map(fromRecord);
 }
 
 const updateExisting = async (
@@ -103,8 +86,8 @@ const updateExisting = async (
   key: string,
   update: { expression: string; values: Record<string, unknown>; condition?: string },
 ): Promise<void> => {
-  try {
-    await db.client.send(
+  const applied = await applyIfCondition(() =>
+    db.client.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: credentialKey(key),
@@ -113,12 +96,9 @@ const updateExisting = async (
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: update.values,
       }),
-    );
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException)
-      throw new CredentialNotFoundError(key, { cause: error });
-    throw error;
-  }
+    ),
+  );
+  if (!applied) throw new CredentialNotFoundError(key);
 };
 
 /** Revokes a credential: its secret and every token issued for it stop working at once. */
@@ -146,8 +126,8 @@ export async function recordCredentialUse(
   db: Db,
   options: { key: string; at: number; notBefore: number },
 ): Promise<boolean> {
-  try {
-    await db.client.send(
+  return applyIfCondition(() =>
+    db.client.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: credentialKey(options.key),
@@ -155,12 +135,8 @@ export async function recordCredentialUse(
         ConditionExpression: 'attribute_exists(pk) AND last_used_at < :notBefore',
         ExpressionAttributeValues: { ':at': options.at, ':notBefore': options.notBefore },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Stores a bearer token; it expires by its own time, and DynamoDB TTL deletes it later. */

@@ -1,6 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import { sessionExpiryShard } from './keys.ts';
+import { queryAll } from './operations.ts';
 
 /** A session found in an expiry shard: its key and when it expires (Unix seconds). */
 export interface ExpiringSession {
@@ -17,25 +17,17 @@ export async function listSessionsExpiringInMinute(
   db: Db,
   options: { minuteStart: number; now: number },
 ): Promise<ExpiringSession[]> {
-  const found: ExpiringSession[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await db.client.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :shard AND gsi1sk <= :now',
-        ExpressionAttributeValues: {
-          ':shard': sessionExpiryShard(options.minuteStart),
-          ':now': String(options.now).padStart(12, '0'),
-        },
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      found.push({ pk: String(item.pk), sk: String(item.sk), expires_at: Number(item.expires_at) });
-    }
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return found;
+  const records = await queryAll(db, {
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :shard AND gsi1sk <= :now',
+    ExpressionAttributeValues: {
+      ':shard': sessionExpiryShard(options.minuteStart),
+      ':now': String(options.now).padStart(12, '0'),
+    },
+  });
+  return records.map((item) => ({
+    pk: String(item.pk),
+    sk: String(item.sk),
+    expires_at: Number(item.expires_at),
+  }));
 }

@@ -1,5 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Tenant, TenantAccount, TenantCategory, TenantItem } from '../config/tenant-schema.ts';
 import type { Db } from './client.ts';
 import {
@@ -12,6 +11,7 @@ import {
   ITEM_PARTITION,
   itemKey,
 } from './keys.ts';
+import { applyIfCondition, queryAll } from './operations.ts';
 
 /** The tenant-wide configuration as stored: everything of the tenant file but the collections. */
 export type StoredConfig = Pick<
@@ -46,23 +46,8 @@ const RECORD_KEYS = new Set(['pk', 'sk', 'entity', 'created_at', 'updated_at', '
 const stripKeys = <T>(record: Record<string, unknown>): T =>
   Object.fromEntries(Object.entries(record).filter(([name]) => !RECORD_KEYS.has(name))) as T;
 
-const queryPartition = async (db: Db, pk: string): Promise<Record<string, unknown>[]> => {
-  const records: Record<string, unknown>[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await db.client.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    records.push(...(page.Items ?? []));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return records;
-};
+const queryPartition = (db: Db, pk: string): Promise<Record<string, unknown>[]> =>
+  queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } });
 
 /** Reads the tenant configuration, or undefined when no tenant has been loaded. */
 export async function getConfig(db: Db): Promise<StoredConfig | undefined> {
@@ -98,8 +83,8 @@ export async function recordAccountLogin(
   db: Db,
   options: { accountId: number; at: number; ip: string },
 ): Promise<void> {
-  try {
-    await db.client.send(
+  await applyIfCondition(() =>
+    db.client.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: accountKey(options.accountId),
@@ -108,10 +93,8 @@ export async function recordAccountLogin(
           'attribute_exists(pk) AND (attribute_not_exists(date_last_login) OR date_last_login <= :at)',
         ExpressionAttributeValues: { ':at': options.at, ':ip': options.ip },
       }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -251,8 +234,8 @@ export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<
   const giftcertsCreated: string[] = [];
   const giftcertsKept: string[] = [];
   await inBatches(giftcerts, 10, async (giftcert) => {
-    try {
-      await db.client.send(
+    const created = await applyIfCondition(() =>
+      db.client.send(
         new PutCommand({
           TableName: db.tableName,
           Item: {
@@ -265,12 +248,9 @@ export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-      giftcertsCreated.push(giftcert.code);
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      giftcertsKept.push(giftcert.code);
-    }
+      ),
+    );
+    (created ? giftcertsCreated : giftcertsKept).push(giftcert.code);
   });
 
   return {
