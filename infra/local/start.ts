@@ -8,6 +8,7 @@ import { createDb, type Db } from '#lib/db/client.ts';
 import { getCredential } from '#lib/db/credential-repository.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { generateSlipSecret, parseSlipKeys } from '#lib/slip/keys.ts';
 import { hasJava, JAVA_MISSING, type LocalDynamo, startLocalDynamo } from './dynamodb.ts';
 import { createGateway } from './gateway.ts';
 import {
@@ -60,6 +61,14 @@ async function ensureAdminCredential(db: Db, tenant: Tenant, settings: ReturnTyp
   });
   writeFileSync(file, `${JSON.stringify(created, null, 2)}\n`, { mode: 0o600 });
   say(`admin credential created (kept in ${file}): key ${created.key} secret ${created.secret}`);
+}
+
+/** SLIP keys from SLIP_KEYS, or generated once and kept in DATA_DIR (so SLIPs survive a restart). */
+function loadLocalSlipKeys(dataDir: string) {
+  if (process.env.SLIP_KEYS) return parseSlipKeys(process.env.SLIP_KEYS);
+  const file = join(dataDir, 'slip-keys.txt');
+  if (!existsSync(file)) writeFileSync(file, `${generateSlipSecret()}\n`, { mode: 0o600 });
+  return parseSlipKeys(readFileSync(file, 'utf8'));
 }
 
 let dynamo: LocalDynamo | undefined;
@@ -122,7 +131,8 @@ async function main(): Promise<void> {
   await ensureAdminCredential(db, tenant, settings);
   writeFileSync(connectionFile(settings.dataDir), `${JSON.stringify({ endpoint, tableName })}\n`);
 
-  const handlers = createAllHandlers({ db, provider: 'local' });
+  const slipKeys = loadLocalSlipKeys(settings.dataDir);
+  const handlers = createAllHandlers({ db, provider: 'local', slipKeys: async () => slipKeys });
   server.current = createGateway({
     handlers,
     cors: {

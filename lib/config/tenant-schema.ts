@@ -71,6 +71,7 @@ const localeSchema = z.strictObject({
 
 const settingsSchema = z.strictObject({
   hold_minutes: z.number().positive().max(1440).default(15),
+  slip_minutes: z.number().int().positive().max(10_080).default(120),
   public_api: z.boolean().default(true),
   cors_origins: z.array(originSchema).max(20).default([]),
   booking_code_prefix: z.string().regex(/^[A-Z]{2,6}$/, '2 to 6 upper case letters'),
@@ -342,6 +343,11 @@ export const tenantSchema = z
           problem(at('package', 'items', partIndex, 'item_id'), 'a package cannot contain itself');
         } else if (sub.package) {
           problem(at('package', 'items', partIndex, 'item_id'), 'a package cannot contain a package');
+        } else if (sub.unit !== item.unit) {
+          problem(
+            at('package', 'items', partIndex, 'item_id'),
+            `item ${sub.item_id} is not sold by the same unit`,
+          );
         }
       });
       if (item.package && !item.package.items.some((part) => !part.optional)) {

@@ -33,3 +33,7 @@ export const sessionExpiryShard = (epochSeconds: number): string => {
   const minute = new Date(Math.floor(epochSeconds / 60) * 60_000).toISOString().slice(0, 16);
   return `SESSION_EXPIRY#${minute}`;
 };
+
+/** The stock counter of one item slot (a date, or a UTC hour for hourly items), holding `used`. */
+export const stockPartition = (itemId: number) => `STOCK#${itemId}`;
+export const stockKey = (itemId: number, slot: string) => ({ pk: stockPartition(itemId), sk: slot });

@@ -28,8 +28,8 @@ export type StoredConfig = Pick<
   | 'discounts'
 > & { updated_at: number };
 
-/** An item as stored; items removed from the tenant file stay, disabled. */
-export type StoredItem = TenantItem;
+/** An item as stored (with its category's name, so listing needs one query); removed items stay, disabled. */
+export type StoredItem = TenantItem & { category_name?: string };
 
 /** A category as stored; categories removed from the tenant file stay, disabled. */
 export type StoredCategory = TenantCategory & { enabled: boolean };
@@ -172,10 +172,16 @@ export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<
     onCreate: { created_at: now },
   });
 
+  const categoryNames = new Map(categories.map((category) => [category.category_id, category.name]));
   await inBatches(items, 10, (item) =>
     upsert(db, {
       key: itemKey(item.item_id),
-      record: { ...item, entity: 'item', updated_at: now },
+      record: {
+        ...item,
+        category_name: categoryNames.get(item.category_id) ?? '',
+        entity: 'item',
+        updated_at: now,
+      },
       onCreate: { created_at: now },
       removeFields: OPTIONAL_ITEM_FIELDS.filter((field) => item[field] === undefined),
     }),

@@ -6,6 +6,7 @@ import { type Caller, resolveCaller } from '../auth/access.ts';
 import type { Db } from '../db/client.ts';
 import { getCredential, getToken, recordCredentialUse } from '../db/credential-repository.ts';
 import { getAccount, getConfig, recordAccountLogin, type StoredConfig } from '../db/tenant-repository.ts';
+import type { SlipKey } from '../slip/codec.ts';
 import {
   buildEnvelope,
   buildErrorEnvelope,
@@ -28,6 +29,8 @@ export interface ApiDeps {
   clock?: () => number;
   /** How long the tenant configuration is cached in memory (default 15 s). */
   configTtlMs?: number;
+  /** The SLIP signing keys, the first signing (needed by the items, session and bookings groups). */
+  slipKeys?: () => Promise<readonly SlipKey[]>;
 }
 
 /** A parsed, authorised request as a route implementation sees it. */

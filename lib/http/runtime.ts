@@ -1,4 +1,6 @@
 import { createDb } from '../db/client.ts';
+import { createSecretSlipKeys } from '../db/slip-key-store.ts';
+import { parseSlipKeys } from '../slip/keys.ts';
 import type { ApiDeps } from './api.ts';
 
 const required = (name: string): string => {
@@ -13,7 +15,15 @@ const required = (name: string): string => {
  */
 export function runtimeFromEnv(): ApiDeps {
   const region = process.env.AWS_REGION;
+  const inlineKeys = process.env.SLIP_KEYS ? parseSlipKeys(process.env.SLIP_KEYS) : undefined;
+  const secretArn = process.env.SLIP_SECRET_ARN;
+  const slipKeys = inlineKeys
+    ? async () => inlineKeys
+    : secretArn
+      ? createSecretSlipKeys({ secretArn, region })
+      : undefined;
   return {
+    ...(slipKeys ? { slipKeys } : {}),
     db: createDb({ tableName: required('TABLE_NAME'), endpoint: process.env.DYNAMODB_ENDPOINT, region }),
     provider: region ? `aws:${region}` : 'local',
     configTtlMs: Number(process.env.CONFIG_CACHE_MS ?? 15_000),

@@ -110,9 +110,9 @@ describe('errors', () => {
   });
 
   it('answers routes not built yet with 501 not_implemented, after access checks', async () => {
-    const item = await invoke(handlers.items, { path: 'item' });
-    expect(item.status).toBe(501);
-    expect(item.json.request.error.id).toBe('not_implemented');
+    const session = await invoke(handlers.session, { path: 'booking/session' });
+    expect(session.status).toBe(501);
+    expect(session.json.request.error.id).toBe('not_implemented');
     expect((await invoke(handlers.bookings, { path: 'booking/LOON-1' })).status).toBe(401);
     expect(
       (await invoke(handlers.bookings, { path: 'booking/LOON-1', headers: { authorization: staff } })).status,

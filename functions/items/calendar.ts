@@ -1,0 +1,49 @@
+import type { Caller } from '#lib/auth/access.ts';
+import type { Db } from '#lib/db/client.ts';
+import { listItems } from '#lib/db/tenant-repository.ts';
+import { calendarsOf, findVisibleItem, selectListedItems } from '#lib/domain/catalog.ts';
+import type { Ymd } from '#lib/domain/dates.ts';
+import type { RouteHandler } from '#lib/http/api.ts';
+import { notFoundError, validationError } from '#lib/http/errors.ts';
+import { readItemId } from './get-item.ts';
+import { readCalendarQuery } from './query.ts';
+
+/** Staff see how many are left; customers see only whether any is (1/0). */
+const forCaller = (calendar: Record<Ymd, number>, caller: Caller): Record<Ymd, number> =>
+  caller.kind === 'staff'
+    ? calendar
+    : Object.fromEntries(Object.entries(calendar).map(([date, available]) => [date, available > 0 ? 1 : 0]));
+
+/** GET item/{item_id}/cal: `item.cal{YYYYMMDD: available}` over a range of at most 366 days. */
+export const createItemCalendar =
+  (deps: { db: Db }): RouteHandler =>
+  async ({ input, params, config, caller, now }) => {
+    const itemId = readItemId(params.item_id);
+    const { first, last, filters } = readCalendarQuery(input, { config, now });
+    if (filters.itemIds || filters.categoryId) {
+      throw validationError({ [filters.itemIds ? 'item_id' : 'category_id']: 'unknown parameter' });
+    }
+    const all = await listItems(deps.db);
+    const item = findVisibleItem(all, caller, itemId);
+    if (!item) throw notFoundError(`Item ${itemId}`);
+    const calendars = await calendarsOf(deps.db, { items: [item], all, first, last, config, now });
+    const cal = forCaller(calendars.get(itemId) ?? {}, caller);
+    return {
+      body: { item: { item_id: itemId, cal } },
+      request: { id: String(itemId), records: Object.keys(cal).length, start_date: first, end_date: last },
+    };
+  };
+
+/** GET item/cal: `items{item_id: {YYYYMMDD: available}}` for the listed items, by id and category. */
+export const createItemsCalendar =
+  (deps: { db: Db }): RouteHandler =>
+  async ({ input, config, caller, now }) => {
+    const { first, last, filters } = readCalendarQuery(input, { config, now });
+    const all = await listItems(deps.db);
+    const items = selectListedItems(all, caller, filters);
+    const calendars = await calendarsOf(deps.db, { items, all, first, last, config, now });
+    const out = Object.fromEntries(
+      items.map((item) => [String(item.item_id), forCaller(calendars.get(item.item_id) ?? {}, caller)]),
+    );
+    return { body: { items: out }, request: { records: items.length, start_date: first, end_date: last } };
+  };

@@ -1,0 +1,43 @@
+import type { Db } from '#lib/db/client.ts';
+import { listItems } from '#lib/db/tenant-repository.ts';
+import { findVisibleItem } from '#lib/domain/catalog.ts';
+import type { RouteHandler } from '#lib/http/api.ts';
+import { notFoundError, validationError } from '#lib/http/errors.ts';
+import type { SlipKey } from '#lib/slip/codec.ts';
+import { presentItem } from './present.ts';
+import { readItemQuery } from './query.ts';
+import { rateAndPresent, ratedEcho } from './rate.ts';
+
+/** Reads the `{item_id}` path segment. */
+export const readItemId = (raw: string | undefined): number => {
+  if (!raw || !/^\d{1,10}$/.test(raw) || Number(raw) < 1)
+    throw validationError({ item_id: 'a positive whole number' });
+  return Number(raw);
+};
+
+/** GET item/{item_id}: one item under `item`, rated when dates are sent. */
+export const createGetItem =
+  (deps: { db: Db; slipKeys: () => Promise<readonly SlipKey[]> }): RouteHandler =>
+  async ({ input, params, config, caller, now }) => {
+    const itemId = readItemId(params.item_id);
+    const query = readItemQuery(input, { config, caller, now });
+    const all = await listItems(deps.db);
+    const item = findVisibleItem(all, caller, itemId);
+    if (!item) throw notFoundError(`Item ${itemId}`);
+    if (!query.rated)
+      return { body: { item: presentItem(item) }, request: { id: String(itemId), records: 1 } };
+    const [rated] = await rateAndPresent(deps.db, {
+      items: [item],
+      all,
+      request: query.rated,
+      config,
+      keys: await deps.slipKeys(),
+      now,
+    });
+    const echo = ratedEcho(query.rated);
+    return {
+      body: { item: rated?.wire },
+      query: echo.query,
+      request: { id: String(itemId), records: 1, ...echo.request },
+    };
+  };

@@ -1,0 +1,37 @@
+import type { Db } from '#lib/db/client.ts';
+import { listItems } from '#lib/db/tenant-repository.ts';
+import { selectListedItems } from '#lib/domain/catalog.ts';
+import type { RouteHandler } from '#lib/http/api.ts';
+import type { SlipKey } from '#lib/slip/codec.ts';
+import { presentItem } from './present.ts';
+import { readItemQuery } from './query.ts';
+import { rateAndPresent, ratedEcho } from './rate.ts';
+
+/** GET item: the enabled items the caller sees, keyed by id; rated (with SLIPs) when dates are sent. */
+export const createListItems =
+  (deps: { db: Db; slipKeys: () => Promise<readonly SlipKey[]> }): RouteHandler =>
+  async ({ input, config, caller, now }) => {
+    const query = readItemQuery(input, { config, caller, now });
+    const all = await listItems(deps.db);
+    const listed = selectListedItems(all, caller, query.filters);
+    if (!query.rated) {
+      const items = Object.fromEntries(listed.map((item) => [String(item.item_id), presentItem(item)]));
+      return { body: { items }, request: { records: listed.length } };
+    }
+    const rated = await rateAndPresent(deps.db, {
+      items: listed,
+      all,
+      request: query.rated,
+      config,
+      keys: await deps.slipKeys(),
+      now,
+    });
+    const minimum = query.minimumAvailable ?? 0;
+    const kept = rated.filter((entry) => entry.rated.available >= minimum);
+    const echo = ratedEcho(query.rated);
+    return {
+      body: { items: Object.fromEntries(kept.map((entry) => [String(entry.item.item_id), entry.wire])) },
+      query: echo.query,
+      request: { records: kept.length, ...echo.request },
+    };
+  };

@@ -1,0 +1,214 @@
+import { z } from 'zod/mini';
+import type { Caller } from '#lib/auth/access.ts';
+import type { StoredConfig } from '#lib/db/tenant-repository.ts';
+import type { ItemFilters } from '#lib/domain/catalog.ts';
+import {
+  addDays,
+  daysBetween,
+  parseDateParam,
+  parseTimeParam,
+  todayIn,
+  type Ymd,
+} from '#lib/domain/dates.ts';
+import { validationError } from '#lib/http/errors.ts';
+import { asList } from '#lib/http/parse.ts';
+import { parseInput } from '#lib/http/validate.ts';
+import type { RateRequest } from '#lib/rating/rate-item.ts';
+
+/** The longest span a rated query or a calendar may cover. */
+export const MAX_SPAN_DAYS = 366;
+/** The most item ids one request may name. */
+export const MAX_ITEM_IDS = 100;
+/** The largest quantity of one parameter. */
+export const MAX_QUANTITY = 999;
+
+const text = (max: number) => z.optional(z.string().check(z.maxLength(max)));
+const idList = z.optional(
+  z.union([z.string().check(z.maxLength(2000)), z.array(z.string()), z.record(z.string(), z.string())]),
+);
+
+const dateFields = {
+  start_date: text(20),
+  end_date: text(20),
+  date: text(20),
+};
+
+const itemQuerySchema = z.strictObject({
+  ...dateFields,
+  start_time: text(8),
+  end_time: text(8),
+  category_id: text(12),
+  packages: z.optional(z.enum(['0', '1', 'true', 'false'])),
+  available: text(8),
+  keyword: text(100),
+  item_id: idList,
+  discount_code: text(32),
+  giftcert_code: text(32),
+  rules: z.optional(z.enum(['on', 'soft', 'off'])),
+  param: z.optional(z.record(z.string(), z.string())),
+});
+
+const calendarQuerySchema = z.strictObject({ ...dateFields, item_id: idList, category_id: text(12) });
+
+type Problems = Record<string, string>;
+
+const positiveInt = (value: string | undefined, field: string, problems: Problems): number | undefined => {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) {
+    problems[field] = 'a positive whole number';
+    return undefined;
+  }
+  return Number(value);
+};
+
+const readIds = (value: unknown, problems: Problems): number[] | undefined => {
+  const raw = asList(value, { commas: true }).flatMap((entry) =>
+    typeof entry === 'string'
+      ? entry
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean)
+      : [entry],
+  );
+  if (raw.length === 0) return undefined;
+  if (raw.length > MAX_ITEM_IDS) {
+    problems.item_id = `at most ${MAX_ITEM_IDS} ids`;
+    return undefined;
+  }
+  const ids = raw.map((entry) =>
+    typeof entry === 'string' && /^\d{1,10}$/.test(entry) ? Number(entry) : Number.NaN,
+  );
+  if (ids.some((id) => !Number.isSafeInteger(id) || id < 1)) {
+    problems.item_id = 'item ids are positive whole numbers';
+    return undefined;
+  }
+  return ids;
+};
+
+/** A validated date range: start and (as sent) end. */
+export interface DateRange {
+  start: Ymd;
+  end?: Ymd;
+}
+
+const readDates = (
+  input: { start_date?: string; end_date?: string; date?: string },
+  today: Ymd,
+  problems: Problems,
+): DateRange | undefined => {
+  const read = (field: 'start_date' | 'end_date' | 'date'): Ymd | undefined => {
+    const value = input[field];
+    if (value === undefined || value === '') return undefined;
+    const parsed = parseDateParam(value, today);
+    if (!parsed) problems[field] = 'not a date: use YYYYMMDD, YYYY-MM-DD, today or tomorrow';
+    return parsed;
+  };
+  const startDate = read('start_date');
+  const date = read('date');
+  const end = read('end_date');
+  if (startDate && date && startDate !== date) problems.date = 'differs from start_date';
+  const start = startDate ?? date;
+  if (!start) {
+    if (end) problems.start_date = 'required with end_date';
+    return undefined;
+  }
+  if (end && end < start) problems.end_date = 'is before start_date';
+  else if (end && daysBetween(start, end) > MAX_SPAN_DAYS)
+    problems.end_date = `at most ${MAX_SPAN_DAYS} days after start_date`;
+  return { start, ...(end ? { end } : {}) };
+};
+
+/** A validated `GET item` query: filters, and the rated request when dates were sent. */
+export interface ItemQuery {
+  filters: ItemFilters;
+  rated?: RateRequest & { giftcertCode?: string; requestedParams: Record<string, number> };
+  minimumAvailable?: number;
+}
+
+/**
+ * Reads and validates the item query. Every problem is reported at once, named by the parameter as the
+ * client wrote it; `rules=soft|off` is for staff only.
+ */
+export function readItemQuery(
+  input: Record<string, unknown>,
+  context: { config: StoredConfig; caller: Caller; now: number },
+): ItemQuery {
+  const query = parseInput(itemQuerySchema, input);
+  const problems: Problems = {};
+  const today = todayIn(context.config.company.timezone, context.now);
+  const dates = readDates(query, today, problems);
+
+  const params: Record<string, number> = {};
+  for (const [id, value] of Object.entries(query.param ?? {})) {
+    if (!(id in context.config.params)) problems[`param[${id}]`] = 'unknown parameter';
+    else if (!/^\d{1,3}$/.test(value)) problems[`param[${id}]`] = `a whole number from 0 to ${MAX_QUANTITY}`;
+    else params[id] = Number(value);
+  }
+  const startTime = query.start_time ? parseTimeParam(query.start_time) : undefined;
+  const endTime = query.end_time ? parseTimeParam(query.end_time) : undefined;
+  if (query.start_time && startTime === undefined) problems.start_time = 'a time such as 1200 or 12:00';
+  if (query.end_time && endTime === undefined) problems.end_time = 'a time such as 1300 or 13:00';
+  if ((startTime === undefined) !== (endTime === undefined) && !problems.start_time && !problems.end_time) {
+    problems[startTime === undefined ? 'start_time' : 'end_time'] = 'start_time and end_time go together';
+  }
+  if (startTime !== undefined && endTime !== undefined && endTime <= startTime)
+    problems.end_time = 'must be after start_time';
+  if (startTime !== undefined && !dates && !problems.start_date && !problems.date)
+    problems.date = 'required with start_time';
+
+  const rules = query.rules ?? 'on';
+  if (rules !== 'on' && context.caller.kind !== 'staff') problems.rules = 'soft and off are for staff only';
+  let minimumAvailable: number | undefined;
+  if (query.available !== undefined) {
+    if (!/^\d{1,6}$/.test(query.available)) problems.available = 'a whole number';
+    else minimumAvailable = Number(query.available);
+  }
+  const categoryId = positiveInt(query.category_id, 'category_id', problems);
+  const itemIds = readIds(query.item_id, problems);
+  if (Object.keys(problems).length) throw validationError(problems);
+
+  const filters: ItemFilters = {
+    ...(categoryId !== undefined ? { categoryId } : {}),
+    ...(query.keyword ? { keyword: query.keyword } : {}),
+    ...(itemIds ? { itemIds } : {}),
+    ...(query.packages !== undefined
+      ? { packages: query.packages === '1' || query.packages === 'true' }
+      : {}),
+  };
+  if (!dates) return { filters };
+  return {
+    filters,
+    ...(minimumAvailable !== undefined ? { minimumAvailable } : {}),
+    rated: {
+      start: dates.start,
+      ...(dates.end ? { end: dates.end } : {}),
+      ...(startTime !== undefined && endTime !== undefined ? { startTime, endTime } : {}),
+      params,
+      requestedParams: params,
+      rules,
+      ...(query.discount_code ? { discountCode: query.discount_code } : {}),
+      ...(query.giftcert_code ? { giftcertCode: query.giftcert_code } : {}),
+    },
+  };
+}
+
+/** A validated calendar query: its date range (today and 30 days by default) and filters. */
+export function readCalendarQuery(
+  input: Record<string, unknown>,
+  context: { config: StoredConfig; now: number },
+): { first: Ymd; last: Ymd; filters: ItemFilters } {
+  const query = parseInput(calendarQuerySchema, input);
+  const problems: Problems = {};
+  const today = todayIn(context.config.company.timezone, context.now);
+  const dates = readDates(query, today, problems);
+  const categoryId = positiveInt(query.category_id, 'category_id', problems);
+  const itemIds = readIds(query.item_id, problems);
+  if (Object.keys(problems).length) throw validationError(problems);
+  const first = dates?.start ?? today;
+  const last = dates?.end ?? addDays(first, 30);
+  return {
+    first,
+    last,
+    filters: { ...(categoryId !== undefined ? { categoryId } : {}), ...(itemIds ? { itemIds } : {}) },
+  };
+}

@@ -1,0 +1,149 @@
+import type { Caller } from '../auth/access.ts';
+import type { Db } from '../db/client.ts';
+import { queryStockRanges } from '../db/stock-repository.ts';
+import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
+import { calendarOf, slotRangeOf } from '../rating/calendar.ts';
+import { type RatedItem, type RateRequest, type RatingTenant, rateItem } from '../rating/rate-item.ts';
+import { resolveSpan, SpanError } from '../rating/span.ts';
+import { todayIn, type Ymd } from './dates.ts';
+import { isListedFor } from './visibility.ts';
+
+/** The list filters of `GET item`. */
+export interface ItemFilters {
+  categoryId?: number;
+  keyword?: string;
+  itemIds?: number[];
+  /** true: only packages; false: no packages; absent: both. */
+  packages?: boolean;
+}
+
+/** A package part with its item. */
+export interface Part {
+  item: StoredItem;
+  qty: number;
+  optional: boolean;
+}
+
+/** The rating facts of the tenant configuration. */
+export const ratingTenant = (config: StoredConfig): RatingTenant => ({
+  timeZone: config.company.timezone,
+  decimals: config.locale.decimals,
+  discounts: config.discounts,
+});
+
+/** Labels of the booking parameters by id. */
+export const paramLabels = (config: StoredConfig): Record<string, string> =>
+  Object.fromEntries(Object.entries(config.params).map(([id, param]) => [id, param.lbl]));
+
+/** The enabled items a caller sees in the list, filtered and ordered by `pos` (then id). */
+export function selectListedItems(items: StoredItem[], caller: Caller, filters: ItemFilters): StoredItem[] {
+  const keyword = filters.keyword?.trim().toLowerCase();
+  return items
+    .filter((item) => item.enabled && isListedFor(caller, item.visibility))
+    .filter((item) => filters.categoryId === undefined || item.category_id === filters.categoryId)
+    .filter((item) => !keyword || item.name.toLowerCase().includes(keyword))
+    .filter((item) => !filters.itemIds || filters.itemIds.includes(item.item_id))
+    .filter((item) => filters.packages === undefined || Boolean(item.package) === filters.packages)
+    .sort((a, b) => a.pos - b.pos || a.item_id - b.item_id);
+}
+
+/** One enabled item by id as the caller may see it: staff see every one, customers all but staff-only. */
+export function findVisibleItem(items: StoredItem[], caller: Caller, itemId: number): StoredItem | undefined {
+  const item = items.find((entry) => entry.item_id === itemId && entry.enabled);
+  if (!item) return undefined;
+  return caller.kind === 'staff' || item.visibility !== 'S' ? item : undefined;
+}
+
+/** The parts of a package (enabled items only), or none for other items. */
+export function partsOf(item: StoredItem, items: StoredItem[]): Part[] {
+  return (item.package?.items ?? []).flatMap((part) => {
+    const sub = items.find((entry) => entry.item_id === part.item_id && entry.enabled);
+    return sub ? [{ item: sub, qty: part.qty, optional: part.optional }] : [];
+  });
+}
+
+type Range = { itemId: number; first: string; last: string };
+
+const mergeRanges = (ranges: Range[]): Range[] => {
+  const byItem = new Map<number, Range>();
+  for (const range of ranges) {
+    const seen = byItem.get(range.itemId);
+    byItem.set(
+      range.itemId,
+      seen
+        ? {
+            itemId: range.itemId,
+            first: seen.first < range.first ? seen.first : range.first,
+            last: seen.last > range.last ? seen.last : range.last,
+          }
+        : range,
+    );
+  }
+  return [...byItem.values()];
+};
+
+/**
+ * Rates items for one request: the counters of every item (and package part) that has any are read
+ * with one query per item, run concurrently, whatever the number of dates.
+ */
+export async function rateItems(
+  db: Db,
+  options: {
+    items: StoredItem[];
+    all: StoredItem[];
+    request: RateRequest;
+    config: StoredConfig;
+    now: number;
+  },
+): Promise<{ item: StoredItem; rated: RatedItem }[]> {
+  const tenant = ratingTenant(options.config);
+  const withParts = options.items.map((item) => ({ item, parts: partsOf(item, options.all) }));
+  const ranges: Range[] = [];
+  for (const { item, parts } of withParts) {
+    for (const entry of [item, ...parts.map((part) => part.item)]) {
+      if (entry.unlimited) continue;
+      try {
+        const span = resolveSpan(entry.unit, options.request, tenant.timeZone);
+        const first = span.slots[0]?.key;
+        const last = span.slots.at(-1)?.key;
+        if (first && last) ranges.push({ itemId: entry.item_id, first, last });
+      } catch (error) {
+        if (!(error instanceof SpanError)) throw error;
+      }
+    }
+  }
+  const stock = await queryStockRanges(db, mergeRanges(ranges));
+  const labels = paramLabels(options.config);
+  return withParts.map(({ item, parts }) => ({
+    item,
+    rated: rateItem({ item, parts, request: options.request, stock, tenant, labels, now: options.now }),
+  }));
+}
+
+/** Calendars of items over a date range: one counter query per item (and package part). */
+export async function calendarsOf(
+  db: Db,
+  options: {
+    items: StoredItem[];
+    all: StoredItem[];
+    first: Ymd;
+    last: Ymd;
+    config: StoredConfig;
+    now: number;
+  },
+): Promise<Map<number, Record<Ymd, number>>> {
+  const { timezone } = options.config.company;
+  const withParts = options.items.map((item) => ({ item, parts: partsOf(item, options.all) }));
+  const ranges = withParts
+    .flatMap(({ item, parts }) => [item, ...parts.filter((part) => !part.optional).map((part) => part.item)])
+    .filter((item) => !item.unlimited)
+    .map((item) => ({ itemId: item.item_id, ...slotRangeOf(item, options.first, options.last, timezone) }));
+  const stock = await queryStockRanges(db, mergeRanges(ranges));
+  const today = todayIn(timezone, options.now);
+  return new Map(
+    withParts.map(({ item, parts }) => [
+      item.item_id,
+      calendarOf({ item, parts, first: options.first, last: options.last, today, timeZone: timezone, stock }),
+    ]),
+  );
+}

@@ -1,0 +1,125 @@
+import { TZDate } from '@date-fns/tz';
+
+/** A calendar date as `YYYYMMDD`. */
+export type Ymd = string;
+
+const DAY_MS = 86_400_000;
+
+const toUtc = (ymd: Ymd): number =>
+  Date.UTC(Number(ymd.slice(0, 4)), Number(ymd.slice(4, 6)) - 1, Number(ymd.slice(6, 8)));
+
+const fromUtc = (ms: number): Ymd => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');
+
+/** Whether a `YYYYMMDD` string names a real calendar date. */
+export function isRealYmd(value: string): boolean {
+  if (!/^\d{8}$/.test(value)) return false;
+  return fromUtc(toUtc(value)) === value;
+}
+
+/** The date `days` after `ymd` (negative for before). */
+export const addDays = (ymd: Ymd, days: number): Ymd => fromUtc(toUtc(ymd) + days * DAY_MS);
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export const daysBetween = (from: Ymd, to: Ymd): number => Math.round((toUtc(to) - toUtc(from)) / DAY_MS);
+
+/** Day of the week, Sunday 0. */
+export const dayOfWeek = (ymd: Ymd): number => new Date(toUtc(ymd)).getUTCDay();
+
+/** Every date from `first` to `last`, both included. */
+export function datesFrom(first: Ymd, last: Ymd): Ymd[] {
+  const out: Ymd[] = [];
+  for (let day = first; day <= last; day = addDays(day, 1)) out.push(day);
+  return out;
+}
+
+/** Today's date in a time zone. */
+export function todayIn(timeZone: string, now: number): Ymd {
+  const local = new TZDate(now, timeZone);
+  return `${local.getFullYear()}${String(local.getMonth() + 1).padStart(2, '0')}${String(local.getDate()).padStart(2, '0')}`;
+}
+
+/** `MM/DD/YYYY`, the wire's local date form. */
+export const toLocalDate = (ymd: Ymd): string => `${ymd.slice(4, 6)}/${ymd.slice(6, 8)}/${ymd.slice(0, 4)}`;
+
+/** `YYYY-MM-DD`. */
+export const toIsoDate = (ymd: Ymd): string => `${ymd.slice(0, 4)}-${ymd.slice(4, 6)}-${ymd.slice(6, 8)}`;
+
+const longFormat = new Intl.DateTimeFormat('en-US', {
+  weekday: 'short',
+  month: 'short',
+  day: 'numeric',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
+const shortFormat = new Intl.DateTimeFormat('en-US', {
+  weekday: 'short',
+  month: 'short',
+  day: 'numeric',
+  timeZone: 'UTC',
+});
+
+/** A human date or range: "Thu Oct 5, 2027", "Thu Oct 5 - Sat Oct 7, 2027". */
+export function describeDates(first: Ymd, last: Ymd): string {
+  const end = longFormat.format(new Date(toUtc(last))).replace(/^(\w+),/, '$1');
+  if (first === last) return end;
+  const start = (first.slice(0, 4) === last.slice(0, 4) ? shortFormat : longFormat)
+    .format(new Date(toUtc(first)))
+    .replace(/^(\w+),/, '$1');
+  return `${start} - ${end}`;
+}
+
+/**
+ * Reads a date parameter: `YYYYMMDD`, `YYYY-MM-DD`, `today` or `tomorrow` (in the tenant's time zone).
+ * Returns undefined when it is not a real date.
+ */
+export function parseDateParam(value: string, today: Ymd): Ymd | undefined {
+  const text = value.trim().toLowerCase();
+  if (text === 'today') return today;
+  if (text === 'tomorrow') return addDays(today, 1);
+  const compact = /^\d{4}-\d{2}-\d{2}$/.test(text) ? text.replaceAll('-', '') : text;
+  return isRealYmd(compact) ? compact : undefined;
+}
+
+/** Reads a time of day ("1200", "12:00", "9:30") as minutes after midnight; undefined when invalid. */
+export function parseTimeParam(value: string): number | undefined {
+  const match = /^(\d{1,2}):?(\d{2})$/.exec(value.trim());
+  if (!match) return undefined;
+  const hours = Number(match[1]);
+  const minutes = Number(match[2]);
+  if (hours > 23 || minutes > 59) return undefined;
+  return hours * 60 + minutes;
+}
+
+/** The instant (ms) of a local wall-clock time on a date in a time zone (a skipped time moves forward). */
+export function localInstant(ymd: Ymd, minutes: number, timeZone: string): number {
+  return new TZDate(
+    Number(ymd.slice(0, 4)),
+    Number(ymd.slice(4, 6)) - 1,
+    Number(ymd.slice(6, 8)),
+    Math.floor(minutes / 60),
+    minutes % 60,
+    timeZone,
+  ).getTime();
+}
+
+/** The local date, minutes after midnight and ISO text with offset of an instant in a time zone. */
+export function localParts(instant: number, timeZone: string): { ymd: Ymd; minutes: number; iso: string } {
+  const local = new TZDate(instant, timeZone);
+  const ymd = `${local.getFullYear()}${String(local.getMonth() + 1).padStart(2, '0')}${String(local.getDate()).padStart(2, '0')}`;
+  const offset = -local.getTimezoneOffset();
+  const sign = offset < 0 ? '-' : '+';
+  const hh = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');
+  const mm = String(Math.abs(offset) % 60).padStart(2, '0');
+  const time = `${String(local.getHours()).padStart(2, '0')}:${String(local.getMinutes()).padStart(2, '0')}`;
+  return {
+    ymd,
+    minutes: local.getHours() * 60 + local.getMinutes(),
+    iso: `${toIsoDate(ymd)}T${time}${sign}${hh}:${mm}`,
+  };
+}
+
+/** The UTC hour key of an instant, `YYYYMMDDTHHZ`: the stock counter slot of an hourly item. */
+export const utcHourKey = (instant: number): string => {
+  const iso = new Date(instant).toISOString();
+  return `${iso.slice(0, 10).replaceAll('-', '')}T${iso.slice(11, 13)}Z`;
+};

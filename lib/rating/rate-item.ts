@@ -1,0 +1,370 @@
+import type { Tenant, TenantItem } from '../config/tenant-schema.ts';
+import { addDays, dayOfWeek, daysBetween, todayIn, type Ymd } from '../domain/dates.ts';
+import { percentOf, toMinor } from '../domain/money.ts';
+import { type RequestedSpan, resolveSpan, type Slot, type Span, SpanError } from './span.ts';
+
+/** How strictly rules apply: all, all but date-based ones (`soft`), or none (`off`); stock always. */
+export type RulesMode = 'on' | 'soft' | 'off';
+
+/** The outcome of rating an item: bookable, or why not. */
+export type RateStatus = 'AVAILABLE' | 'SOLDOUT' | 'UNAVAILABLE' | 'RULE';
+
+/** The tenant facts the engine needs. */
+export interface RatingTenant {
+  timeZone: string;
+  decimals: number;
+  discounts: Tenant['discounts'];
+}
+
+/** What is asked of one item. */
+export interface RateRequest extends RequestedSpan {
+  /** Requested quantities by parameter id; parameters not sent take the item's default. */
+  params: Record<string, number>;
+  discountCode?: string;
+  rules: RulesMode;
+  /** Optional package parts opted into, by item id. */
+  optIn?: number[];
+}
+
+/** Reads how much of an item's slot is used (live holds plus active bookings). */
+export type StockLookup = (itemId: number, slotKey: string) => number;
+
+/** The stock of one slot: T capacity, B used, A available. */
+export interface SlotStock {
+  T: number;
+  B: number;
+  A: number;
+}
+
+/** The rate of one slot (or, for hourly items, of one local date summed over its hours). */
+export interface SlotRate {
+  status: 'A' | 'S' | 'C';
+  /** Minor units per parameter for one unit of it, and `_item` for the per-item price. */
+  price: Record<string, number>;
+  /** The slot's total for the requested quantities, in minor units. */
+  subTotal: number;
+  stock: SlotStock;
+  /** The index (1-based) of the tenant rate that priced this slot, 0 for the base price. */
+  rate: number;
+  dow: number;
+}
+
+/** A rate event: the parameter prices a seasonal or day-of-week rate set, and on how many slots. */
+export type RateEvent = Record<string, { amount: number; days: number }>;
+
+/** A rated package part. */
+export interface RatedPart {
+  itemId: number;
+  name: string;
+  qty: number;
+  optional: boolean;
+  included: boolean;
+  subTotal: number;
+  available: number;
+}
+
+/** Everything the wire needs about one rated item. */
+export interface RatedItem {
+  status: RateStatus;
+  errors: string[];
+  span?: Span;
+  quantities: Record<string, number>;
+  /** Stock units one line of this item takes per slot. */
+  units: number;
+  slots: { slot: Slot; rate: SlotRate }[];
+  subTotal: number;
+  discount: number;
+  discountCode?: string;
+  discountError?: string;
+  total: number;
+  events: RateEvent[];
+  /** The least A over the span (capped stock for packages). */
+  available: number;
+  parts: RatedPart[];
+}
+
+const inWindow = (date: Ymd, start?: Ymd, end?: Ymd): boolean =>
+  (start === undefined || date >= start) && (end === undefined || date <= end);
+
+/** The quantities of an item's parameters: as requested, else the item's default. */
+export function quantitiesFor(item: TenantItem, requested: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(item.params).map(([id, param]) => [id, requested[id] ?? param.def]),
+  );
+}
+
+/**
+ * Stock units one line takes per slot: the sum of the quantities of the parameters that count toward
+ * stock, or 1 when none does.
+ */
+export function unitsFor(item: TenantItem, quantities: Record<string, number>): number {
+  const counting = Object.entries(item.params).filter(([, param]) => param.counts_stock);
+  if (counting.length === 0) return 1;
+  return counting.reduce((sum, [id]) => sum + (quantities[id] ?? 0), 0);
+}
+
+/** The prices of one slot's date: base prices, overridden by the last matching tenant rate. */
+export function pricesOn(
+  item: TenantItem,
+  date: Ymd,
+  decimals: number,
+): { price: Record<string, number>; rate: number } {
+  const price: Record<string, number> = {};
+  for (const [id, param] of Object.entries(item.params)) price[id] = toMinor(param.price, decimals);
+  if (item.price.item !== undefined) price._item = toMinor(item.price.item, decimals);
+  let applied = 0;
+  item.rates.forEach((rate, index) => {
+    if (!inWindow(date, rate.start_date, rate.end_date)) return;
+    if (rate.dow && !rate.dow.includes(dayOfWeek(date))) return;
+    applied = index + 1;
+    for (const [id, amount] of Object.entries(rate.price.param)) price[id] = toMinor(amount, decimals);
+    if (rate.price.item !== undefined) price._item = toMinor(rate.price.item, decimals);
+  });
+  return { price, rate: applied };
+}
+
+const slotTotal = (price: Record<string, number>, quantities: Record<string, number>): number =>
+  Object.entries(price).reduce(
+    (sum, [id, amount]) => sum + amount * (id === '_item' ? 1 : (quantities[id] ?? 0)),
+    0,
+  );
+
+/** The stock of an item's slot: capacity (per-date override or stock) less what is used. */
+export function stockOf(item: TenantItem, slot: Slot, used: StockLookup): SlotStock {
+  const capacity = item.stock_overrides[slot.date] ?? item.stock;
+  if (item.unlimited) return { T: capacity, B: 0, A: capacity };
+  const booked = used(item.item_id, slot.key);
+  return { T: capacity, B: booked, A: Math.max(0, capacity - booked) };
+}
+
+const isClosed = (item: TenantItem, date: Ymd): boolean =>
+  item.rules.closed_dates.includes(date) || item.rules.closed_dow.includes(dayOfWeek(date));
+
+const paramRuleErrors = (
+  item: TenantItem,
+  quantities: Record<string, number>,
+  labels: Record<string, string>,
+): string[] => {
+  const errors: string[] = [];
+  for (const [id, param] of Object.entries(item.params)) {
+    const qty = quantities[id] ?? 0;
+    const label = labels[id] ?? id;
+    if (param.req && qty < Math.max(1, param.min))
+      errors.push(`${label}: at least ${Math.max(1, param.min)} required`);
+    else if (qty > 0 && qty < param.min) errors.push(`${label}: at least ${param.min}`);
+    if (qty > param.max) errors.push(`${label}: at most ${param.max}`);
+  }
+  return errors;
+};
+
+const dateRuleErrors = (item: TenantItem, span: Span, today: Ymd): string[] => {
+  const errors: string[] = [];
+  const length = span.slots.length;
+  const noun = { D: 'day', N: 'night', H: 'hour' }[span.unit];
+  const { min_len: minLen, max_len: maxLen, lead_days: leadDays, advance_days: advanceDays } = item.rules;
+  if (minLen !== undefined && length < minLen) errors.push(`Minimum stay is ${minLen} ${noun}s`);
+  if (maxLen !== undefined && length > maxLen) errors.push(`Maximum stay is ${maxLen} ${noun}s`);
+  const lead = leadDays ?? 0;
+  if (span.start < addDays(today, lead)) {
+    errors.push(lead === 0 ? 'Dates in the past cannot be booked' : `Book at least ${lead} days ahead`);
+  }
+  if (advanceDays !== undefined && daysBetween(today, span.start) > advanceDays) {
+    errors.push(`Bookable at most ${advanceDays} days ahead`);
+  }
+  const closed = [
+    ...new Set(span.slots.filter((slot) => isClosed(item, slot.date)).map((slot) => slot.date)),
+  ];
+  if (closed.length) errors.push(`Closed on ${closed.join(', ')}`);
+  if (span.unit === 'H' && item.hours && span.from !== undefined) {
+    const open = Number(item.hours.open.slice(0, 2)) * 60 + Number(item.hours.open.slice(3));
+    const close = Number(item.hours.close.slice(0, 2)) * 60 + Number(item.hours.close.slice(3));
+    const startTime = span.slots[0] ? Number(span.slots[0].label?.slice(11, 13)) * 60 : open;
+    const lastTime = span.slots.at(-1) ? Number(span.slots.at(-1)?.label?.slice(11, 13)) * 60 + 60 : close;
+    if (startTime < open || lastTime > close) errors.push(`Open ${item.hours.open} to ${item.hours.close}`);
+  }
+  return errors;
+};
+
+const applyDiscount = (
+  item: TenantItem,
+  span: Span,
+  subTotal: number,
+  request: RateRequest,
+  tenant: RatingTenant,
+): { discount: number; code?: string; error?: string } => {
+  if (!request.discountCode) return { discount: 0 };
+  const code = request.discountCode.trim().toUpperCase();
+  const found = tenant.discounts.find((discount) => discount.code === code);
+  if (!found) return { discount: 0, error: `Discount code ${code} is not valid` };
+  if (!inWindow(span.start, found.start_date, found.end_date)) {
+    return { discount: 0, error: `Discount code ${code} is not valid for these dates` };
+  }
+  if (found.item_ids && !found.item_ids.includes(item.item_id)) {
+    return { discount: 0, error: `Discount code ${code} does not apply to ${item.name}` };
+  }
+  const discount =
+    found.type === 'percent'
+      ? percentOf(subTotal, found.value)
+      : Math.min(toMinor(found.value, tenant.decimals), subTotal);
+  return { discount, code };
+};
+
+const collectEvents = (item: TenantItem, slots: { rate: SlotRate }[], decimals: number): RateEvent[] => {
+  const counts = new Map<number, number>();
+  for (const { rate } of slots) if (rate.rate > 0) counts.set(rate.rate, (counts.get(rate.rate) ?? 0) + 1);
+  return [...counts.entries()].map(([index, days]) => {
+    const rate = item.rates[index - 1];
+    const event: RateEvent = {};
+    for (const [id, amount] of Object.entries(rate?.price.param ?? {}))
+      event[id] = { amount: toMinor(amount, decimals), days };
+    if (rate?.price.item !== undefined) event._item = { amount: toMinor(rate.price.item, decimals), days };
+    return event;
+  });
+};
+
+/** The inputs of rating one item. */
+export interface RateItemInput {
+  item: TenantItem;
+  /** For a package: its parts with their items. */
+  parts?: { item: TenantItem; qty: number; optional: boolean }[];
+  request: RateRequest;
+  stock: StockLookup;
+  tenant: RatingTenant;
+  /** Labels of the booking parameters, for messages. */
+  labels: Record<string, string>;
+  now: number;
+}
+
+const unrated = (
+  status: RateStatus,
+  errors: string[],
+  quantities: Record<string, number>,
+  units: number,
+): RatedItem => ({
+  status,
+  errors,
+  quantities,
+  units,
+  slots: [],
+  subTotal: 0,
+  discount: 0,
+  total: 0,
+  events: [],
+  available: 0,
+  parts: [],
+});
+
+/**
+ * Rates one item for a span: prices per slot (base, then the last matching seasonal or day-of-week rate),
+ * stock per slot from the counters, parameter and date rules (relaxed by `soft`/`off`, never stock), the
+ * discount per line (half-up), and for packages the parts' prices and the least availability they allow.
+ */
+export function rateItem(input: RateItemInput): RatedItem {
+  const { item, request, tenant } = input;
+  const quantities = quantitiesFor(item, request.params);
+  const units = unitsFor(item, quantities);
+  let span: Span;
+  try {
+    span = resolveSpan(item.unit, request, tenant.timeZone);
+  } catch (error) {
+    if (error instanceof SpanError) return unrated('UNAVAILABLE', [error.message], quantities, units);
+    throw error;
+  }
+  const today = todayIn(tenant.timeZone, input.now);
+
+  const ruleErrors: string[] = [];
+  if (request.rules !== 'off') ruleErrors.push(...paramRuleErrors(item, quantities, input.labels));
+  if (request.rules === 'on') ruleErrors.push(...dateRuleErrors(item, span, today));
+  if (units <= 0) ruleErrors.push('Choose at least one');
+
+  const partRates = (input.parts ?? []).map((part) => {
+    const included = !part.optional || (request.optIn ?? []).includes(part.item.item_id);
+    const partQuantities = quantitiesFor(part.item, request.params);
+    const perPackage = part.qty * unitsFor(part.item, partQuantities);
+    const slots = span.slots.map((slot) => {
+      const { price } = pricesOn(part.item, slot.date, tenant.decimals);
+      const stock = stockOf(part.item, slot, input.stock);
+      return {
+        slot,
+        subTotal: slotTotal(price, partQuantities) * part.qty,
+        stock,
+        closed: isClosed(part.item, slot.date),
+      };
+    });
+    return { part, included, perPackage, slots };
+  });
+
+  const slots = span.slots.map((slot, index) => {
+    const { price, rate } = pricesOn(item, slot.date, tenant.decimals);
+    let stock = stockOf(item, slot, input.stock);
+    let closed = isClosed(item, slot.date);
+    let partsLimit = Number.POSITIVE_INFINITY;
+    for (const part of partRates) {
+      const partSlot = part.slots[index];
+      if (!part.included || !partSlot) continue;
+      price._item = (price._item ?? 0) + partSlot.subTotal;
+      if (part.part.optional) continue;
+      closed ||= partSlot.closed;
+      partsLimit = Math.min(
+        partsLimit,
+        part.perPackage > 0 ? Math.floor(partSlot.stock.A / part.perPackage) : 0,
+      );
+    }
+    if (partsLimit !== Number.POSITIVE_INFINITY) {
+      // A package's A: what its required parts allow, capped by its own stock unless it is unlimited.
+      const A = item.unlimited ? partsLimit : Math.min(stock.A, partsLimit);
+      stock = item.unlimited ? { T: A, B: 0, A } : { T: stock.T, B: stock.T - A, A };
+    }
+    const enough = item.unlimited && !input.parts?.length ? true : stock.A >= units;
+    const status: SlotRate['status'] = closed && request.rules === 'on' ? 'C' : enough ? 'A' : 'S';
+    const slotRate: SlotRate = {
+      status,
+      price,
+      subTotal: slotTotal(price, quantities),
+      stock,
+      rate,
+      dow: dayOfWeek(slot.date),
+    };
+    return { slot, rate: slotRate };
+  });
+
+  const subTotal = slots.reduce((sum, entry) => sum + entry.rate.subTotal, 0);
+  const available = slots.length ? Math.min(...slots.map((entry) => entry.rate.stock.A)) : 0;
+  const soldOut = slots.some((entry) => entry.rate.status === 'S');
+  const closedDates = slots.some((entry) => entry.rate.status === 'C');
+  const discount = applyDiscount(item, span, subTotal, request, tenant);
+
+  const status: RateStatus = closedDates
+    ? 'UNAVAILABLE'
+    : ruleErrors.length
+      ? 'RULE'
+      : soldOut
+        ? 'SOLDOUT'
+        : 'AVAILABLE';
+  const errors = [...ruleErrors];
+  if (soldOut) errors.push(available > 0 ? `Only ${available} available` : 'Sold out for these dates');
+  return {
+    status,
+    errors,
+    span,
+    quantities,
+    units,
+    slots,
+    subTotal,
+    discount: discount.discount,
+    ...(discount.code ? { discountCode: discount.code } : {}),
+    ...(discount.error ? { discountError: discount.error } : {}),
+    total: subTotal - discount.discount,
+    events: collectEvents(item, slots, tenant.decimals),
+    available,
+    parts: partRates.map((part) => ({
+      itemId: part.part.item.item_id,
+      name: part.part.item.name,
+      qty: part.part.qty,
+      optional: part.part.optional,
+      included: part.included,
+      subTotal: part.slots.reduce((sum, slot) => sum + slot.subTotal, 0),
+      available: part.slots.length ? Math.min(...part.slots.map((slot) => slot.stock.A)) : 0,
+    })),
+  };
+}

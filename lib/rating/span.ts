@@ -1,0 +1,89 @@
+import { addDays, datesFrom, localInstant, localParts, utcHourKey, type Ymd } from '../domain/dates.ts';
+
+/** How an item is sold: by the day (inclusive span), by the night ([start, end)), or by the hour. */
+export type Unit = 'D' | 'N' | 'H';
+
+/** One unit of sale: a day, a night, or an hour, with the stock counter slot it takes. */
+export interface Slot {
+  /** The counter's sort key: `YYYYMMDD`, or `YYYYMMDDTHHZ` (UTC hour) for hourly items. */
+  key: string;
+  /** The local date the slot belongs to. */
+  date: Ymd;
+  /** For hourly slots: the local start with its UTC offset, e.g. `2027-03-14T01:00-05:00`. */
+  label?: string;
+}
+
+/** The dates (and times) a rated request asks for, as the client sent them, already validated. */
+export interface RequestedSpan {
+  start: Ymd;
+  /** As sent: the last day (daily), the departure date (nightly); absent when only `date` was sent. */
+  end?: Ymd;
+  /** Minutes after local midnight, for hourly items. */
+  startTime?: number;
+  endTime?: number;
+}
+
+/** A resolved span for one unit: its slots, and the start and end dates the wire reports. */
+export interface Span {
+  unit: Unit;
+  slots: Slot[];
+  /** The first date. */
+  start: Ymd;
+  /** The wire's end date: the last day (D), the departure date (N), the same date (H). */
+  end: Ymd;
+  /** For hourly spans: the start and end instants (ms). */
+  from?: number;
+  to?: number;
+}
+
+/** Why a span cannot be built for an item. */
+export class SpanError extends Error {
+  readonly code = 'span';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'SpanError';
+  }
+}
+
+/**
+ * Resolves a requested span for a unit. Daily: every day from start to end, inclusive (end defaults to
+ * start). Nightly: the nights from start up to, not including, end; `date` alone (or end = start) is one
+ * night. Hourly: every real hour from the local start time to the local end time of the start date, so
+ * both DST change days count the hours that actually pass.
+ */
+export function resolveSpan(unit: Unit, requested: RequestedSpan, timeZone: string): Span {
+  if (unit === 'D') {
+    const end = requested.end ?? requested.start;
+    return {
+      unit,
+      start: requested.start,
+      end,
+      slots: datesFrom(requested.start, end).map((date) => ({ key: date, date })),
+    };
+  }
+  if (unit === 'N') {
+    const end =
+      requested.end && requested.end > requested.start ? requested.end : addDays(requested.start, 1);
+    const nights = datesFrom(requested.start, addDays(end, -1));
+    return { unit, start: requested.start, end, slots: nights.map((date) => ({ key: date, date })) };
+  }
+  if (requested.startTime === undefined || requested.endTime === undefined) {
+    throw new SpanError('Hourly items need start_time and end_time');
+  }
+  if (requested.startTime % 60 !== 0 || requested.endTime % 60 !== 0) {
+    throw new SpanError('Hourly items are booked by whole hours');
+  }
+  const from = localInstant(requested.start, requested.startTime, timeZone);
+  const to = localInstant(requested.start, requested.endTime, timeZone);
+  const slots: Slot[] = [];
+  for (let instant = from; instant < to; instant += 3_600_000) {
+    const local = localParts(instant, timeZone);
+    slots.push({ key: utcHourKey(instant), date: local.ymd, label: local.iso });
+  }
+  return { unit, start: requested.start, end: requested.start, slots, from, to };
+}
+
+/** The counter key range a span reads: first and last slot keys. */
+export const slotRange = (span: Span): { first: string; last: string } | undefined =>
+  span.slots.length ? { first: span.slots[0]?.key ?? '', last: span.slots.at(-1)?.key ?? '' } : undefined;
