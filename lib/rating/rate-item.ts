@@ -44,8 +44,10 @@ export interface SlotRate {
   /** The slot's total for the requested quantities, in minor units. */
   subTotal: number;
   stock: SlotStock;
-  /** The index (1-based) of the tenant rate that priced this slot, 0 for the base price. */
+  /** The index (1-based) of the last tenant rate that applied to this slot, 0 for the base price. */
   rate: number;
+  /** Which rate priced each parameter (1-based; absent for the base price). */
+  sources: Record<string, number>;
   dow: number;
 }
 
@@ -103,13 +105,17 @@ export function unitsFor(item: TenantItem, quantities: Record<string, number>): 
   return counting.reduce((sum, [id]) => sum + (quantities[id] ?? 0), 0);
 }
 
-/** The prices of one slot's date: base prices, overridden by the last matching tenant rate. */
+/**
+ * The prices of one slot's date: base prices, each overridden by the last matching tenant rate that
+ * sets it. `sources` says which rate (1-based) priced each parameter; the base price has none.
+ */
 export function pricesOn(
   item: TenantItem,
   date: Ymd,
   decimals: number,
-): { price: Record<string, number>; rate: number } {
+): { price: Record<string, number>; rate: number; sources: Record<string, number> } {
   const price: Record<string, number> = {};
+  const sources: Record<string, number> = {};
   for (const [id, param] of Object.entries(item.params)) price[id] = toMinor(param.price, decimals);
   if (item.price.item !== undefined) price._item = toMinor(item.price.item, decimals);
   let applied = 0;
@@ -117,10 +123,16 @@ export function pricesOn(
     if (!inWindow(date, rate.start_date, rate.end_date)) return;
     if (rate.dow && !rate.dow.includes(dayOfWeek(date))) return;
     applied = index + 1;
-    for (const [id, amount] of Object.entries(rate.price.param)) price[id] = toMinor(amount, decimals);
-    if (rate.price.item !== undefined) price._item = toMinor(rate.price.item, decimals);
+    for (const [id, amount] of Object.entries(rate.price.param)) {
+      price[id] = toMinor(amount, decimals);
+      sources[id] = index + 1;
+    }
+    if (rate.price.item !== undefined) {
+      price._item = toMinor(rate.price.item, decimals);
+      sources._item = index + 1;
+    }
   });
-  return { price, rate: applied };
+  return { price, rate: applied, sources };
 }
 
 const slotTotal = (price: Record<string, number>, quantities: Record<string, number>): number =>
@@ -209,17 +221,19 @@ const applyDiscount = (
   return { discount, code };
 };
 
-const collectEvents = (item: TenantItem, slots: { rate: SlotRate }[], decimals: number): RateEvent[] => {
-  const counts = new Map<number, number>();
-  for (const { rate } of slots) if (rate.rate > 0) counts.set(rate.rate, (counts.get(rate.rate) ?? 0) + 1);
-  return [...counts.entries()].map(([index, days]) => {
-    const rate = item.rates[index - 1];
-    const event: RateEvent = {};
-    for (const [id, amount] of Object.entries(rate?.price.param ?? {}))
-      event[id] = { amount: toMinor(amount, decimals), days };
-    if (rate?.price.item !== undefined) event._item = { amount: toMinor(rate.price.item, decimals), days };
-    return event;
-  });
+/** One event per tenant rate used: each parameter it priced, at its amount, on how many slots. */
+const collectEvents = (slots: { rate: SlotRate }[]): RateEvent[] => {
+  const events = new Map<number, RateEvent>();
+  for (const { rate } of slots) {
+    for (const [id, index] of Object.entries(rate.sources)) {
+      const event = events.get(index) ?? {};
+      const entry = event[id] ?? { amount: rate.price[id] ?? 0, days: 0 };
+      entry.days += 1;
+      event[id] = entry;
+      events.set(index, event);
+    }
+  }
+  return [...events.entries()].sort(([a], [b]) => a - b).map(([, event]) => event);
 };
 
 /** The inputs of rating one item. */
@@ -295,7 +309,7 @@ export function rateItem(input: RateItemInput): RatedItem {
   });
 
   const slots = span.slots.map((slot, index) => {
-    const { price, rate } = pricesOn(item, slot.date, tenant.decimals);
+    const { price, rate, sources } = pricesOn(item, slot.date, tenant.decimals);
     let stock = stockOf(item, slot, input.stock);
     let closed = isClosed(item, slot.date);
     let partsLimit = Number.POSITIVE_INFINITY;
@@ -323,6 +337,7 @@ export function rateItem(input: RateItemInput): RatedItem {
       subTotal: slotTotal(price, quantities),
       stock,
       rate,
+      sources,
       dow: dayOfWeek(slot.date),
     };
     return { slot, rate: slotRate };
@@ -355,7 +370,7 @@ export function rateItem(input: RateItemInput): RatedItem {
     ...(discount.code ? { discountCode: discount.code } : {}),
     ...(discount.error ? { discountError: discount.error } : {}),
     total: subTotal - discount.discount,
-    events: collectEvents(item, slots, tenant.decimals),
+    events: collectEvents(slots),
     available,
     parts: partRates.map((part) => ({
       itemId: part.part.item.item_id,

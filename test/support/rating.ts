@@ -1,0 +1,36 @@
+import type { TenantItem } from '#lib/config/tenant-schema.ts';
+import { type RateItemInput, type RateRequest, rateItem } from '#lib/rating/rate-item.ts';
+import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
+
+/** A validated item (defaults filled in) from raw overrides. */
+export function makeTenantItem(overrides: Record<string, unknown> = {}): TenantItem {
+  const tenant = makeTenant(
+    makeTenantJson({
+      params: { qty: { lbl: 'Quantity' }, adults: { lbl: 'Adults' }, children: { lbl: 'Children' } },
+      items: [makeItem(overrides)],
+    }),
+  );
+  const [item] = tenant.items;
+  if (!item) throw new Error('no item');
+  return item;
+}
+
+/** A fixed "now": 2027-01-04 12:00 in Toronto (a Monday). */
+export const NOW = Date.UTC(2027, 0, 4, 17, 0);
+
+/** Rates an item with test defaults: Toronto, 2 decimals, no discounts, nothing used. */
+export function rate(
+  item: TenantItem,
+  request: Partial<RateRequest> & { start: string },
+  extra: Partial<Omit<RateItemInput, 'item' | 'request'>> = {},
+) {
+  return rateItem({
+    item,
+    request: { params: {}, rules: 'on', ...request },
+    stock: () => 0,
+    tenant: { timeZone: 'America/Toronto', decimals: 2, discounts: [] },
+    labels: { qty: 'Quantity', adults: 'Adults', children: 'Children' },
+    now: NOW,
+    ...extra,
+  });
+}
