@@ -11,3 +11,20 @@ export async function createTestDb(prefix = 'test'): Promise<Db> {
   await ensureTable(db);
   return db;
 }
+
+/** A view of a test table that records every command sent through it (to count calls, spot scans). */
+export function recordCommands(db: Db): { db: Db; commands: string[] } {
+  const commands: string[] = [];
+  const client = new Proxy(db.client, {
+    get(target, property, receiver) {
+      if (property === 'send') {
+        return (command: { constructor: { name: string } }, ...rest: unknown[]) => {
+          commands.push(command.constructor.name);
+          return (target.send as (...args: unknown[]) => unknown)(command, ...rest);
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+  return { db: { ...db, client }, commands };
+}

@@ -1,0 +1,401 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAllHandlers } from '#functions/index.ts';
+import { createCredential } from '#lib/auth/credential-admin.ts';
+import type { Db } from '#lib/db/client.ts';
+import { stockKey } from '#lib/db/keys.ts';
+import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { addDays, todayIn } from '#lib/domain/dates.ts';
+import { verifySlip } from '#lib/slip/codec.ts';
+import { TEST_SLIP_KEY, testDeps } from '#test/support/deps.ts';
+import { createTestDb, recordCommands } from '#test/support/dynamo.ts';
+import { basic, invoke } from '#test/support/events.ts';
+import { demoTenantJson, makeTenant } from '#test/support/tenant.ts';
+
+let db: Db;
+let handlers: ReturnType<typeof createAllHandlers>;
+let staff: string;
+const today = todayIn('America/Toronto', Date.now());
+// A Tuesday about two months ahead, clear of lead times, closed days and the demo's season edges.
+const day = (() => {
+  let candidate = addDays(today, 60);
+  while (
+    new Date(
+      `${candidate.slice(0, 4)}-${candidate.slice(4, 6)}-${candidate.slice(6)}T12:00:00Z`,
+    ).getUTCDay() !== 2
+  ) {
+    candidate = addDays(candidate, 1);
+  }
+  return candidate;
+})();
+
+const hold = async (itemId: number, slot: string, used: number) =>
+  db.client.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: stockKey(itemId, slot),
+      UpdateExpression: 'SET used = :used',
+      ExpressionAttributeValues: { ':used': used },
+    }),
+  );
+
+const items = (query: string, headers: Record<string, string> = {}) =>
+  invoke(handlers.items, { path: 'item', query, headers });
+
+beforeAll(async () => {
+  db = await createTestDb('items');
+  await writeTenant(db, makeTenant(demoTenantJson()), Date.now());
+  const credential = await createCredential(db, {
+    accountId: 1,
+    onBehalf: false,
+    label: 'items',
+    now: Date.now(),
+  });
+  staff = basic(credential.key, credential.secret);
+  handlers = createAllHandlers(testDeps(db));
+});
+
+describe('GET item (unrated)', () => {
+  it('lists the enabled items a customer sees, keyed by id, with the item fields', async () => {
+    const { status, json } = await items('');
+    expect(status).toBe(200);
+    expect(Object.keys(json.items).sort()).toEqual(['1', '2', '3', '4', '5', '6', '8']);
+    expect(json.items['1']).toMatchObject({
+      item_id: 1,
+      sku: 'cabin-lakeside',
+      unit: 'N',
+      visibility: '*',
+      name: 'Lakeside Cabin',
+      unlimited: 0,
+      category_id: 1,
+      category: 'Cabins & Suites',
+      rated: 0,
+      type: 'I',
+      status: 'A',
+      image: {
+        '1': {
+          src: 'https://loonlake.example.com/img/cabin.jpg',
+          'src@2x': 'https://loonlake.example.com/img/cabin@2x.jpg',
+        },
+      },
+    });
+    expect(json.request).toMatchObject({ records: 7, pages: 1 });
+    expect(json.query).toBe(false);
+  });
+
+  it('shows staff-only items to staff, and private items to nobody in the list', async () => {
+    const { json } = await items('', { authorization: staff });
+    expect(Object.keys(json.items)).toContain('9');
+    expect(Object.keys(json.items)).not.toContain('7');
+  });
+
+  it('filters by category, keyword, item ids and packages', async () => {
+    expect(Object.keys((await items('category_id=2')).json.items)).toEqual(['3', '4', '5']);
+    expect(Object.keys((await items('keyword=KAY')).json.items)).toEqual(['3']);
+    expect(Object.keys((await items('item_id=1,3,9')).json.items)).toEqual(['1', '3']);
+    expect(Object.keys((await items('item_id[]=4&item_id[]=6')).json.items)).toEqual(['4', '6']);
+    expect(Object.keys((await items('packages=1')).json.items)).toEqual(['8']);
+    expect(Object.keys((await items('packages=0')).json.items)).not.toContain('8');
+  });
+
+  it('lists with one table query', async () => {
+    const recorded = recordCommands(db);
+    const counting = createAllHandlers({ ...testDeps(recorded.db), configTtlMs: 60_000 });
+    await invoke(counting.items, { path: 'item' });
+    recorded.commands.length = 0;
+    await invoke(counting.items, { path: 'item' });
+    expect(recorded.commands).toEqual(['QueryCommand']);
+  });
+});
+
+describe('GET item (rated)', () => {
+  it('rates every listed item, with the query echoed and a SLIP on each bookable one', async () => {
+    const end = addDays(day, 2);
+    const { json } = await items(`start_date=${day}&end_date=${end}&param[adults]=2&param[qty]=1`);
+    expect(json.query).toEqual({
+      start_date: day,
+      end_date: end,
+      discount_code: false,
+      giftcert_code: false,
+      exclude: false,
+      param: { adults: 2, qty: 1 },
+      local_start_date: `${day.slice(4, 6)}/${day.slice(6)}/${day.slice(0, 4)}`,
+      local_end_date: `${end.slice(4, 6)}/${end.slice(6)}/${end.slice(0, 4)}`,
+    });
+    expect(json.request).toMatchObject({ start_date: day, end_date: end, param: { adults: 2, qty: 1 } });
+    const kayak = json.items['3'];
+    expect(kayak).toMatchObject({ rated: 1, days: 3, qty: 1, local_start_date: json.query.local_start_date });
+    expect(kayak.rate).toMatchObject({ status: 'AVAILABLE', available: 10, start_date: day, end_date: end });
+    const payload = verifySlip(kayak.rate.slip, { keys: [TEST_SLIP_KEY], tenant: 'demo', now: Date.now() });
+    expect(payload).toMatchObject({ itemId: 3, start: day, end, params: { qty: 1 } });
+    expect(json.items['5'].rate).toMatchObject({
+      status: 'UNAVAILABLE',
+      error: 'Hourly items need start_time and end_time',
+    });
+    expect(json.items['5'].rate.slip).toBeUndefined();
+  });
+
+  it('keeps the arithmetic a client checks: sub_total, available and T = B + A', async () => {
+    await hold(3, addDays(day, 1), 4);
+    const { json } = await items(
+      `start_date=${day}&end_date=${addDays(day, 2)}&param[qty]=2&param[adults]=2&param[children]=1`,
+    );
+    for (const item of Object.values<any>(json.items)) {
+      const { rate, param } = item;
+      const dates = Object.values<any>(rate.dates);
+      const qty = (id: string) => (id === '_item' ? 1 : param[id].qty);
+      const sum = dates.reduce(
+        (total, date) =>
+          total +
+          Object.entries<string>(date.price).reduce(
+            (line, [id, price]) => line + Math.round(Number(price) * 100) * qty(id),
+            0,
+          ),
+        0,
+      );
+      expect(Math.round(Number(rate.sub_total) * 100), item.name).toBe(sum);
+      if (dates.length)
+        expect(rate.available, item.name).toBe(Math.min(...dates.map((date) => date.stock.A)));
+      for (const date of dates)
+        if (date.stock.B <= date.stock.T) expect(date.stock.T).toBe(date.stock.B + date.stock.A);
+    }
+    expect(json.items['3'].rate.available).toBe(6);
+    expect(json.items['3'].rate.dates[addDays(day, 1)].stock).toEqual({ T: 10, B: 4, A: 6 });
+  });
+
+  it('rates one item under `item`, with its slip, and shows A = 0 once the last unit is held', async () => {
+    const start = addDays(day, 7);
+    const first = await invoke(handlers.items, {
+      path: 'item/2',
+      query: `start_date=${start}&end_date=${addDays(start, 1)}`,
+    });
+    expect(first.json.item.rate).toMatchObject({ status: 'AVAILABLE', available: 1 });
+    expect(first.json.item.rate.dates[start].stock).toEqual({ T: 1, B: 0, A: 1 });
+    await hold(2, start, 1);
+    const again = await invoke(handlers.items, { path: 'item/2/', query: `date=${start}` });
+    expect(again.json.item.rate).toMatchObject({ status: 'SOLDOUT', available: 0 });
+    expect(again.json.item.rate.slip).toBeUndefined();
+    expect(again.json.item.rate.error).toBe('Sold out for these dates');
+  });
+
+  it('drops items with fewer than `available` left', async () => {
+    const start = addDays(day, 7);
+    const { json } = await items(`date=${start}&available=2`);
+    expect(Object.keys(json.items)).not.toContain('2');
+    expect(Object.keys(json.items)).toContain('3');
+  });
+
+  it('reports a discount apart from sub_total, and an unknown code in rate.error', async () => {
+    const { json } = await invoke(handlers.items, {
+      path: 'item/3',
+      query: `date=${day}&param[qty]=2&discount_code=PADDLE5`,
+    });
+    expect(json.item.rate).toMatchObject({
+      sub_total: '90.00',
+      discount: '5.00',
+      total: '85.00',
+      status: 'AVAILABLE',
+    });
+    expect(json.item).toMatchObject({ discount: '5.00', discount_id: 'PADDLE5', gprice: '$85.00' });
+    const unknown = await invoke(handlers.items, { path: 'item/3', query: `date=${day}&discount_code=NOPE` });
+    expect(unknown.json.item.rate).toMatchObject({
+      discount: '0.00',
+      error: 'Discount code NOPE is not valid',
+      status: 'AVAILABLE',
+    });
+  });
+
+  it('rates an hourly item by its times', async () => {
+    const start = addDays(today, 20);
+    const { json } = await invoke(handlers.items, {
+      path: 'item/5',
+      query: `date=${start}&start_time=1000&end_time=12:00&param[qty]=2`,
+    });
+    expect(json.item.rate).toMatchObject({ status: 'AVAILABLE', sub_total: '80.00' });
+    expect(json.item.times).toHaveLength(2);
+  });
+
+  it('reads counters with at most one query per item, whatever the number of dates, and never scans', async () => {
+    const recorded = recordCommands(db);
+    const counting = createAllHandlers({ ...testDeps(recorded.db), configTtlMs: 60_000 });
+    await invoke(counting.items, { path: 'ping' }).catch(() => undefined);
+    await invoke(counting.items, { path: 'item', query: `date=${day}` });
+    const callsFor = async (nights: number) => {
+      recorded.commands.length = 0;
+      await invoke(counting.items, {
+        path: 'item',
+        query: `start_date=${day}&end_date=${addDays(day, nights)}`,
+      });
+      return [...recorded.commands];
+    };
+    const short = await callsFor(1);
+    const long = await callsFor(300);
+    expect(long).toEqual(short);
+    expect(long).not.toContain('ScanCommand');
+    // One items query plus one counter query per limited item or package part (the unlimited extra has none).
+    expect(long.length).toBeLessThanOrEqual(1 + 7);
+  });
+
+  it('lets only staff relax rules', async () => {
+    const soon = addDays(today, 1);
+    const customer = await invoke(handlers.items, { path: 'item/1', query: `date=${soon}&rules=soft` });
+    expect(customer.status).toBe(400);
+    expect(customer.json.request.error.data).toEqual({ rules: 'soft and off are for staff only' });
+    const strict = await invoke(handlers.items, {
+      path: 'item/1',
+      query: `date=${soon}`,
+      headers: { authorization: staff },
+    });
+    expect(strict.json.item.rate.status).toBe('RULE');
+    const soft = await invoke(handlers.items, {
+      path: 'item/1',
+      query: `date=${soon}&rules=soft`,
+      headers: { authorization: staff },
+    });
+    expect(soft.json.item.rate.status).toBe('AVAILABLE');
+    const payload = verifySlip(soft.json.item.rate.slip, {
+      keys: [TEST_SLIP_KEY],
+      tenant: 'demo',
+      now: Date.now(),
+    });
+    expect(payload.rules).toBe('soft');
+  });
+});
+
+describe('GET item/{id}', () => {
+  it('answers 404 for an unknown, disabled or staff-only item asked by a customer, and shows a private one', async () => {
+    expect((await invoke(handlers.items, { path: 'item/999' })).status).toBe(404);
+    expect((await invoke(handlers.items, { path: 'item/9' })).status).toBe(404);
+    expect((await invoke(handlers.items, { path: 'item/9', headers: { authorization: staff } })).status).toBe(
+      200,
+    );
+    const hamper = await invoke(handlers.items, { path: 'item/7' });
+    expect(hamper.json.item).toMatchObject({ item_id: 7, visibility: 'P', unlimited: 1 });
+  });
+});
+
+describe('calendars', () => {
+  it('gives customers 1/0 and staff the counts', async () => {
+    const start = addDays(day, 14);
+    await hold(3, start, 9);
+    await hold(3, addDays(start, 1), 10);
+    const query = `start_date=${start}&end_date=${addDays(start, 2)}`;
+    const customer = await invoke(handlers.items, { path: 'item/3/cal', query });
+    expect(customer.json.item.cal).toEqual({ [start]: 1, [addDays(start, 1)]: 0, [addDays(start, 2)]: 1 });
+    const staffView = await invoke(handlers.items, {
+      path: 'item/3/cal',
+      query,
+      headers: { authorization: staff },
+    });
+    expect(staffView.json.item.cal).toEqual({ [start]: 1, [addDays(start, 1)]: 0, [addDays(start, 2)]: 10 });
+  });
+
+  it('lists several items by id (one, a comma list or an array) and by category', async () => {
+    const query = `start_date=${day}&end_date=${addDays(day, 1)}`;
+    expect(
+      Object.keys(
+        (await invoke(handlers.items, { path: 'item/cal', query: `${query}&item_id=3` })).json.items,
+      ),
+    ).toEqual(['3']);
+    expect(
+      Object.keys(
+        (await invoke(handlers.items, { path: 'item/cal', query: `${query}&item_id=3,4` })).json.items,
+      ),
+    ).toEqual(['3', '4']);
+    expect(
+      Object.keys(
+        (await invoke(handlers.items, { path: 'item/cal', query: `${query}&item_id[]=1&item_id[]=6` })).json
+          .items,
+      ),
+    ).toEqual(['1', '6']);
+    const byCategory = await invoke(handlers.items, { path: 'item/cal', query: `${query}&category_id=1` });
+    expect(byCategory.json.items).toEqual({
+      '1': { [day]: 1, [addDays(day, 1)]: 1 },
+      '2': expect.any(Object),
+    });
+  });
+
+  it('shows closed days as 0', async () => {
+    const { json } = await invoke(handlers.items, {
+      path: 'item/6/cal',
+      query: `start_date=${day}&end_date=${addDays(day, 6)}`,
+    });
+    const monday = Object.keys(json.item.cal).find(
+      (date) =>
+        new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6)}T12:00:00Z`).getUTCDay() === 1,
+    );
+    expect(json.item.cal[monday ?? '']).toBe(0);
+  });
+});
+
+describe('bad input', () => {
+  it.each([
+    [
+      'a malformed date',
+      'start_date=2027-13-01',
+      { start_date: 'not a date: use YYYYMMDD, YYYY-MM-DD, today or tomorrow' },
+    ],
+    [
+      'an impossible date',
+      'start_date=20270230',
+      { start_date: 'not a date: use YYYYMMDD, YYYY-MM-DD, today or tomorrow' },
+    ],
+    ['end before start', 'start_date=20270110&end_date=20270109', { end_date: 'is before start_date' }],
+    [
+      'a span over the limit',
+      'start_date=20270101&end_date=20280103',
+      { end_date: 'at most 366 days after start_date' },
+    ],
+    ['end without start', 'end_date=20270109', { start_date: 'required with end_date' }],
+    ['an unknown parameter', 'colour=red', { colour: 'unknown parameter' }],
+    ['an unknown booking parameter', 'date=20270110&param[pets]=1', { 'param[pets]': 'unknown parameter' }],
+    [
+      'a fractional quantity',
+      'date=20270110&param[adults]=1.5',
+      { 'param[adults]': 'a whole number from 0 to 999' },
+    ],
+    [
+      'a negative quantity',
+      'date=20270110&param[adults]=-1',
+      { 'param[adults]': 'a whole number from 0 to 999' },
+    ],
+    [
+      'a bad time',
+      'date=20270110&start_time=25:00&end_time=26:00',
+      { start_time: 'a time such as 1200 or 12:00', end_time: 'a time such as 1300 or 13:00' },
+    ],
+    [
+      'times the wrong way round',
+      'date=20270110&start_time=1200&end_time=1100',
+      { end_time: 'must be after start_time' },
+    ],
+    ['a bad category', 'category_id=abc', { category_id: 'a positive whole number' }],
+    [
+      'too many ids',
+      `item_id=${Array.from({ length: 101 }, (_, i) => i + 1).join(',')}`,
+      { item_id: 'at most 100 ids' },
+    ],
+    ['a bad id', 'item_id=1,x', { item_id: 'item ids are positive whole numbers' }],
+    ['a bad available', 'date=20270110&available=lots', { available: 'a whole number' }],
+  ])('refuses %s with 400 naming the parameter', async (_name, query, data) => {
+    const { status, json } = await items(query);
+    expect(status).toBe(400);
+    expect(json.request.error).toMatchObject({ id: 'validation_error', data });
+  });
+
+  it('refuses a calendar over 366 days and a bad item id in the path', async () => {
+    const long = await invoke(handlers.items, {
+      path: 'item/3/cal',
+      query: 'start_date=20270101&end_date=20280110',
+    });
+    expect(long.status).toBe(400);
+    expect((await invoke(handlers.items, { path: 'item/abc' })).json.request.error.data).toEqual({
+      item_id: 'a positive whole number',
+    });
+  });
+
+  it('keeps serving after bad input', async () => {
+    expect((await items('start_date=nope')).status).toBe(400);
+    expect((await items('')).status).toBe(200);
+  });
+});
