@@ -107,7 +107,7 @@ export function presentRated(
       {
         status: rate.status,
         price: amounts(rate.price, decimals),
-        dow: rate.dow,
+        dow: String(rate.dow),
         stock: rate.stock,
         rate: rate.rate,
         sub_total: formatAmount(rate.subTotal, decimals),
