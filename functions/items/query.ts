@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import type { Caller } from '#lib/auth/access.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import type { ItemFilters } from '#lib/domain/catalog.ts';

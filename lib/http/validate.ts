@@ -1,10 +1,11 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
+import type { $ZodIssue } from 'zod/v4/core';
 import { validationError } from './errors.ts';
 
 /** Parameters any endpoint tolerates and ignores: jQuery's cache buster and the session id widgets attach. */
 export const IGNORED_PARAMETERS = ['_', 'session_id'] as const;
 
-const describe = (issue: z.core.$ZodIssue): string => {
+const describe = (issue: $ZodIssue): string => {
   switch (issue.code) {
     case 'unrecognized_keys':
       return 'unknown parameter';
