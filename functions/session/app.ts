@@ -1,8 +1,15 @@
-import { type ApiDeps, createApiHandler } from '#lib/http/api.ts';
+import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
+import { createClearSession, createEndSession, createWriteSession } from './routes.ts';
 
-/**
- * The session group. Its routes come from the route table; those without an implementation here answer
- * 501 `not_implemented` until their issue lands.
- */
-export const createSessionHandler = (deps: ApiDeps) =>
-  createApiHandler({ group: 'session', deps, routes: {} });
+/** The session group: the cart that holds stock (add, alter, read, clear, end). */
+export const createSessionHandler = (deps: ApiDeps) => {
+  const routeDeps = { db: deps.db, slipKeys: slipKeysOf(deps) };
+  const write = createWriteSession(routeDeps);
+  const clear = createClearSession(routeDeps);
+  const end = createEndSession(routeDeps);
+  return createApiHandler({
+    group: 'session',
+    deps,
+    routes: { 'session.write': write, 'session.clear': clear, 'session.end': end },
+  });
+};

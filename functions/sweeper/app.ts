@@ -1,38 +1,43 @@
 import type { Db } from '#lib/db/client.ts';
-import { type ExpiringSession, listSessionsExpiringInMinute } from '#lib/db/session-expiry-repository.ts';
+import { listSessionsExpiringInMinute } from '#lib/db/session-expiry-repository.ts';
+import { getSweptUntil, putSweptUntil } from '#lib/db/sweeper-state-repository.ts';
+import { releaseExpiredSession } from '#lib/domain/session.ts';
 import { sweepMinutes } from '#lib/domain/sweep.ts';
 import { logger } from '#lib/http/logger.ts';
 
-/** Releases one expired session's holds, conditioned on it still holding and still expired. */
-export type ReleaseExpiredSession = (session: ExpiringSession, now: number) => Promise<boolean>;
-
 /** What one sweep did. */
 export interface SweepReport {
+  minutes: number;
   found: number;
   released: number;
 }
 
+const BATCH = 10;
+
 /**
- * The scheduled sweeper: reads the expiry shards of the last hour through the index and hands each
- * expired session to `release`. Session holds (and so `release`) arrive with the session issue; until
- * then no session can exist and a sweep finds nothing.
+ * The scheduled sweeper: reads the sessions that expired since the last complete sweep through the
+ * expiry-minute shards of gsi1 (never a scan) and releases each in its own conditional transaction.
  */
 export const createSweeper =
-  (options: { db: Db; release?: ReleaseExpiredSession; clock?: () => number }) =>
-  async (): Promise<SweepReport> => {
-    const now = Math.floor((options.clock ?? Date.now)() / 1000);
-    const shards = await Promise.all(
-      sweepMinutes(now).map((minuteStart) => listSessionsExpiringInMinute(options.db, { minuteStart, now })),
-    );
-    const expired = shards.flat();
+  (options: { db: Db; clock?: () => number }) => async (): Promise<SweepReport> => {
+    const nowMs = (options.clock ?? Date.now)();
+    const now = Math.floor(nowMs / 1000);
+    const minutes = sweepMinutes(now, await getSweptUntil(options.db));
+    let found = 0;
     let released = 0;
-    for (const session of expired) {
-      if (!options.release) {
-        logger.error('expired session found but session release is not built', { session: session.pk });
-        continue;
+    for (let start = 0; start < minutes.length; start += BATCH) {
+      const shards = await Promise.all(
+        minutes
+          .slice(start, start + BATCH)
+          .map((minuteStart) => listSessionsExpiringInMinute(options.db, { minuteStart, now })),
+      );
+      for (const session of shards.flat()) {
+        found += 1;
+        const sessionId = session.pk.slice('SESSION#'.length);
+        if (await releaseExpiredSession(options.db, { sessionId, now: nowMs })) released += 1;
       }
-      if (await options.release(session, now)) released += 1;
     }
-    if (expired.length > 0) logger.info('sweep', { found: expired.length, released });
-    return { found: expired.length, released };
+    await putSweptUntil(options.db, minutes.at(-1) ?? Math.floor(now / 60) * 60);
+    if (found > 0) logger.info('sweep', { minutes: minutes.length, found, released });
+    return { minutes: minutes.length, found, released };
   };

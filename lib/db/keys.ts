@@ -37,3 +37,9 @@ export const sessionExpiryShard = (epochSeconds: number): string => {
 /** The stock counter of one item slot (a date, or a UTC hour for hourly items), holding `used`. */
 export const stockPartition = (itemId: number) => `STOCK#${itemId}`;
 export const stockKey = (itemId: number, slot: string) => ({ pk: stockPartition(itemId), sk: slot });
+
+/** A session (cart). */
+export const sessionKey = (id: string) => ({ pk: `SESSION#${id}`, sk: 'SESSION' });
+
+/** The sweeper's progress: the minute up to which every expiry shard has been read. */
+export const sweeperStateKey = () => ({ pk: 'SWEEPER', sk: 'STATE' });

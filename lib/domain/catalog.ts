@@ -62,9 +62,11 @@ export function partsOf(item: StoredItem, items: StoredItem[]): Part[] {
   });
 }
 
-type Range = { itemId: number; first: string; last: string };
+/** A counter key range of one item. */
+export type Range = { itemId: number; first: string; last: string };
 
-const mergeRanges = (ranges: Range[]): Range[] => {
+/** Merges ranges per item, so each item is read with one query. */
+export const mergeRanges = (ranges: Range[]): Range[] => {
   const byItem = new Map<number, Range>();
   for (const range of ranges) {
     const seen = byItem.get(range.itemId);

@@ -6,7 +6,9 @@ import { type Caller, resolveCaller } from '../auth/access.ts';
 import type { Db } from '../db/client.ts';
 import { getCredential, getToken, recordCredentialUse } from '../db/credential-repository.ts';
 import { getAccount, getConfig, recordAccountLogin, type StoredConfig } from '../db/tenant-repository.ts';
-import type { SlipKey } from '../slip/codec.ts';
+import { ContentionError } from '../db/transact.ts';
+import { DomainError } from '../domain/errors.ts';
+import { SlipError, type SlipKey } from '../slip/codec.ts';
 import {
   buildEnvelope,
   buildErrorEnvelope,
@@ -32,6 +34,13 @@ export interface ApiDeps {
   /** The SLIP signing keys, the first signing (needed by the items, session and bookings groups). */
   slipKeys?: () => Promise<readonly SlipKey[]>;
 }
+
+/** The SLIP keys of a group that signs or verifies SLIPs; a deployment without them fails when used. */
+export const slipKeysOf = (deps: ApiDeps): (() => Promise<readonly SlipKey[]>) =>
+  deps.slipKeys ??
+  (async () => {
+    throw new Error('No SLIP signing keys configured (SLIP_KEYS or SLIP_SECRET_ARN)');
+  });
 
 /** A parsed, authorised request as a route implementation sees it. */
 export interface ApiRequest {
@@ -123,6 +132,24 @@ const jsonResponse = (
   ...(options.cookies?.length ? { cookies: options.cookies } : {}),
   body: JSON.stringify(options.body),
 });
+
+/** Maps the errors that carry a client-facing meaning to their envelope error; others are internal. */
+const toApiError = (error: unknown): ApiError | undefined => {
+  if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) {
+    return new ApiError(error.code, { details: error.message, data: error.data, cookies: error.cookies });
+  }
+  if (error instanceof SlipError) {
+    return new ApiError('invalid_slip', { details: error.message, data: { reason: error.reason } });
+  }
+  if (error instanceof ContentionError) {
+    return new ApiError('busy', {
+      details: 'Too many changes at once; try again',
+      headers: { 'retry-after': '1' },
+    });
+  }
+  return undefined;
+};
 
 const firstSegment = (path: string): string => path.slice(`${'/api/3.0'}/`.length).split('/')[0] ?? '';
 
@@ -265,12 +292,11 @@ export function createApiHandler(options: {
           return;
         }
         const apiError =
-          error instanceof ApiError
-            ? error
-            : new ApiError('internal', {
-                details: `Something went wrong on our side. Quote request id ${state.requestId} when reporting it.`,
-                data: { request_id: state.requestId },
-              });
+          toApiError(error) ??
+          new ApiError('internal', {
+            details: `Something went wrong on our side. Quote request id ${state.requestId} when reporting it.`,
+            data: { request_id: state.requestId },
+          });
         if (apiError.status >= 500) {
           logger.error('request failed', { request_id: state.requestId, status: apiError.status, error });
         } else {
@@ -288,6 +314,7 @@ export function createApiHandler(options: {
           status: apiError.status,
           body: buildErrorEnvelope(context(state, method), apiError),
           headers: apiError.headers,
+          cookies: apiError.cookies,
         });
       },
     })

@@ -29,6 +29,7 @@ export interface ApiErrorOptions {
   title?: string;
   data?: Record<string, unknown>;
   headers?: Record<string, string>;
+  cookies?: string[];
   cause?: unknown;
 }
 
@@ -40,6 +41,7 @@ export class ApiError extends Error {
   readonly details: string;
   readonly data: Record<string, unknown>;
   readonly headers: Record<string, string>;
+  readonly cookies: string[];
 
   constructor(id: ErrorId, options: ApiErrorOptions = {}) {
     const title = options.title ?? ERRORS[id].title;
@@ -51,6 +53,7 @@ export class ApiError extends Error {
     this.details = options.details ?? title;
     this.data = options.data ?? {};
     this.headers = options.headers ?? {};
+    this.cookies = options.cookies ?? [];
   }
 }
 

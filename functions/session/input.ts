@@ -1,0 +1,53 @@
+import * as z from 'zod/mini';
+import { type AlterValue, readAlter } from '#lib/domain/session.ts';
+import { validationError } from '#lib/http/errors.ts';
+import { asList } from '#lib/http/parse.ts';
+import { noParameters, parseInput } from '#lib/http/validate.ts';
+import { SESSION_COOKIE } from './cookie.ts';
+
+const slipValue = z.string().check(z.maxLength(4096));
+
+const sessionSchema = z.strictObject({
+  slip: z.optional(z.union([slipValue, z.array(slipValue), z.record(z.string(), slipValue)])),
+  alter: z.optional(z.record(z.string(), z.union([z.string().check(z.maxLength(16)), z.number()]))),
+});
+
+/** The session id of a request: the `session_id` parameter, else the cookie. */
+const sessionIdOf = (input: Record<string, unknown>, cookies: Record<string, string>): string | undefined => {
+  const raw = input.session_id;
+  if (raw !== undefined && (typeof raw !== 'string' || raw.length > 128)) {
+    throw validationError({ session_id: 'one session id' });
+  }
+  return (raw as string | undefined) || cookies[SESSION_COOKIE] || undefined;
+};
+
+/** A validated `booking/session` request: SLIPs to add, changes to make, or neither (a read). */
+export interface SessionRequest {
+  sessionId?: string;
+  slips: string[];
+  changes: { lineId: string; value: AlterValue }[];
+}
+
+/** Reads `booking/session` input (session_id or the cookie, slip or slip[], alter[line]). */
+export function readSessionRequest(
+  input: Record<string, unknown>,
+  cookies: Record<string, string>,
+): SessionRequest {
+  const sessionId = sessionIdOf(input, cookies);
+  const parsed = parseInput(sessionSchema, input);
+  return {
+    ...(sessionId ? { sessionId } : {}),
+    slips: asList(parsed.slip).map(String),
+    changes: Object.entries(parsed.alter ?? {}).map(([lineId, value]) => readAlter(lineId, value)),
+  };
+}
+
+/** Reads the session id of `clear` and `end` (nothing else is accepted). */
+export function readSessionId(
+  input: Record<string, unknown>,
+  cookies: Record<string, string>,
+): string | undefined {
+  const sessionId = sessionIdOf(input, cookies);
+  parseInput(noParameters, input);
+  return sessionId;
+}

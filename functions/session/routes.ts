@@ -1,0 +1,119 @@
+import type { Db } from '#lib/db/client.ts';
+import type { StoredSession } from '#lib/db/session-repository.ts';
+import { DomainError } from '#lib/domain/errors.ts';
+import {
+  addSlips,
+  alterSession,
+  clearSession,
+  endSession,
+  lineAvailability,
+  loadOpenSession,
+  type SessionContext,
+} from '#lib/domain/session.ts';
+import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
+import type { RouteResult } from '#lib/http/envelope.ts';
+import type { SlipKey } from '#lib/slip/codec.ts';
+import { clearedSessionCookie, sessionCookie } from './cookie.ts';
+import { readSessionId, readSessionRequest } from './input.ts';
+import { presentSession } from './present.ts';
+
+/** What the session routes need. */
+export interface SessionDeps {
+  db: Db;
+  slipKeys: () => Promise<readonly SlipKey[]>;
+}
+
+const EMPTY: StoredSession = {
+  id: '',
+  status: 'open',
+  version: 0,
+  created_at: 0,
+  updated_at: 0,
+  expires_at: 0,
+  next_line: 1,
+  lines: {},
+  holds: {},
+};
+
+/**
+ * Wraps a session route: an expired, ended or unknown session also clears the cookie, so the client
+ * starts afresh (the error still reaches the client as its envelope).
+ */
+const clearingCookieOnLoss =
+  (route: RouteHandler): RouteHandler =>
+  async (request) => {
+    try {
+      return await route(request);
+    } catch (error) {
+      if (error instanceof DomainError && (error.code === 'session_expired' || error.code === 'not_found')) {
+        error.cookies.push(clearedSessionCookie(request.headers));
+      }
+      throw error;
+    }
+  };
+
+const respond = async (
+  deps: SessionDeps,
+  request: ApiRequest,
+  session: StoredSession,
+): Promise<RouteResult> => {
+  const available = session.id
+    ? await lineAvailability(deps.db, { config: request.config, session, now: request.now })
+    : {};
+  const view = presentSession(session, { config: request.config, available, now: request.now });
+  return {
+    body: { booking: { session: view } },
+    request: { id: 'session', records: Object.keys(session.lines).length },
+    ...(session.id ? { cookies: [sessionCookie(session.id, request.headers)] } : {}),
+  };
+};
+
+const contextOf = async (deps: SessionDeps, request: ApiRequest): Promise<SessionContext> => ({
+  db: deps.db,
+  config: request.config,
+  keys: await deps.slipKeys(),
+  now: request.now,
+});
+
+/**
+ * GET and POST booking/session: adds SLIPs (a new session when there is none), applies `alter`, or reads.
+ * Reads never extend the hold; without a session a read answers an empty, unsaved cart.
+ */
+export const createWriteSession = (deps: SessionDeps): RouteHandler =>
+  clearingCookieOnLoss(async (request) => {
+    const { sessionId, slips, changes } = readSessionRequest(request.input, request.cookies);
+    if (!slips.length && !changes.length) {
+      return respond(
+        deps,
+        request,
+        sessionId ? await loadOpenSession(deps.db, sessionId, request.now) : EMPTY,
+      );
+    }
+    const ctx = await contextOf(deps, request);
+    let session: StoredSession | undefined;
+    if (slips.length) session = await addSlips(ctx, { ...(sessionId ? { sessionId } : {}), slips });
+    const target = session?.id ?? sessionId;
+    if (changes.length) {
+      if (!target) throw new DomainError('not_found', 'No session to alter', { session_id: '' });
+      session = await alterSession(ctx, { sessionId: target, changes });
+    }
+    return respond(deps, request, session ?? EMPTY);
+  });
+
+/** booking/session/clear: releases every hold and keeps the (now empty) session. */
+export const createClearSession = (deps: SessionDeps): RouteHandler =>
+  clearingCookieOnLoss(async (request) => {
+    const sessionId = readSessionId(request.input, request.cookies);
+    if (!sessionId) throw new DomainError('not_found', 'No session to clear', { session_id: '' });
+    return respond(deps, request, await clearSession(await contextOf(deps, request), sessionId));
+  });
+
+/** booking/session/end: releases every hold and closes the session; the cookie is cleared. */
+export const createEndSession = (deps: SessionDeps): RouteHandler =>
+  clearingCookieOnLoss(async (request) => {
+    const sessionId = readSessionId(request.input, request.cookies);
+    if (!sessionId) throw new DomainError('not_found', 'No session to end', { session_id: '' });
+    const ended = await endSession(await contextOf(deps, request), sessionId);
+    const result = await respond(deps, request, ended);
+    return { ...result, cookies: [clearedSessionCookie(request.headers)] };
+  });

@@ -1,0 +1,195 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { SlipPayload } from '../slip/codec.ts';
+import type { Db } from './client.ts';
+import { sessionExpiryShard, sessionKey, stockKey } from './keys.ts';
+import type { TransactItem } from './transact.ts';
+
+/** A package part inside a session line, per one of the line. */
+export interface SessionPart {
+  item_id: number;
+  name: string;
+  sku: string;
+  optional: boolean;
+  included: boolean;
+}
+
+/** One line of a session (cart): a SLIP, re-rated when added, with the stock it holds per unit of qty. */
+export interface SessionLine {
+  line_id: string;
+  item_id: number;
+  sku: string;
+  name: string;
+  unit: 'D' | 'N' | 'H';
+  slip: string;
+  payload: SlipPayload;
+  qty: number;
+  /** Counter id (`<item>|<slot>`) → stock units held per unit of `qty` (own and included parts). */
+  holds_per_qty: Record<string, number>;
+  /** Minor units per unit of `qty`, before discount, at the price of when it was added. */
+  sub_total: number;
+  discount?: { code: string; type: 'percent' | 'amount'; value: string };
+  parts: Record<string, SessionPart>;
+  start_date: string;
+  end_date: string;
+  /** Local date of the last slot (the last night or day). */
+  last_date: string;
+  /** How many units of sale (days, nights, hours) the line spans. */
+  length: number;
+  added_at: number;
+}
+
+/** Where a session is in its life. */
+export type SessionStatus = 'open' | 'ended' | 'expired' | 'booked';
+
+/** A session (cart) as stored. `holds` is what its lines hold in total: the counters to release. */
+export interface StoredSession {
+  id: string;
+  status: SessionStatus;
+  version: number;
+  created_at: number;
+  updated_at: number;
+  /** Unix seconds; past it an open session is expired for every call. */
+  expires_at: number;
+  next_line: number;
+  lines: Record<string, SessionLine>;
+  holds: Record<string, number>;
+  booking_id?: number;
+}
+
+/** Splits a counter id into its item and slot. */
+export const parseCounterId = (counterId: string): { itemId: number; slot: string } => {
+  const [item = '', slot = ''] = counterId.split('|');
+  return { itemId: Number(item), slot };
+};
+
+/** The counter id of an item slot. */
+export const counterId = (itemId: number, slot: string): string => `${itemId}|${slot}`;
+
+const RECORD_KEYS = new Set(['pk', 'sk', 'entity', 'gsi1pk', 'gsi1sk', 'ttl']);
+
+/** Reads a session by id (consistent read: the caller decides on fresh state). */
+export async function getSession(db: Db, id: string): Promise<StoredSession | undefined> {
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: sessionKey(id), ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  return Object.fromEntries(Object.entries(Item).filter(([name]) => !RECORD_KEYS.has(name))) as StoredSession;
+}
+
+/** How long a closed session's record is kept before DynamoDB TTL deletes it. */
+const KEEP_SECONDS = 7 * 86_400;
+
+/**
+ * The transaction action that writes a session: created only if new, otherwise only if nobody changed it
+ * since it was read (`version`), it is still open and not expired. An open session holding stock is in
+ * the sweeper's expiry shard; any other is not.
+ */
+export function putSessionAction(
+  db: Db,
+  options: { session: StoredSession; previousVersion?: number; nowSeconds: number },
+): TransactItem {
+  const { session } = options;
+  const holding = session.status === 'open' && Object.keys(session.holds).length > 0;
+  const item = {
+    ...sessionKey(session.id),
+    entity: 'session',
+    ...session,
+    ttl: Math.ceil(session.expires_at) + KEEP_SECONDS,
+    ...(holding
+      ? {
+          gsi1pk: sessionExpiryShard(session.expires_at),
+          gsi1sk: String(Math.ceil(session.expires_at)).padStart(12, '0'),
+        }
+      : {}),
+  };
+  if (options.previousVersion === undefined) {
+    return { Put: { TableName: db.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+  }
+  return {
+    Put: {
+      TableName: db.tableName,
+      Item: item,
+      ConditionExpression: '#version = :version AND #status = :open AND expires_at > :now',
+      ExpressionAttributeNames: { '#version': 'version', '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':version': options.previousVersion,
+        ':open': 'open',
+        ':now': options.nowSeconds,
+      },
+    },
+  };
+}
+
+/**
+ * The sweeper's action: marks an expired session released, only if it is still open, still expired and
+ * unchanged since it was read.
+ */
+export function expireSessionAction(
+  db: Db,
+  options: { session: StoredSession; nowSeconds: number; nowMs: number },
+): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: sessionKey(options.session.id),
+      UpdateExpression:
+        'SET #status = :expired, holds = :none, #version = :next, updated_at = :nowMs REMOVE gsi1pk, gsi1sk',
+      ConditionExpression: '#version = :version AND #status = :open AND expires_at <= :now',
+      ExpressionAttributeNames: { '#version': 'version', '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':expired': 'expired',
+        ':none': {},
+        ':next': options.session.version + 1,
+        ':version': options.session.version,
+        ':open': 'open',
+        ':now': options.nowSeconds,
+        ':nowMs': options.nowMs,
+      },
+    },
+  };
+}
+
+/**
+ * Holds `units` of a counter: `used` grows only while it stays within capacity. Conditions cannot add,
+ * so the caller passes capacity − units, computed from item configuration read in the same request.
+ */
+export function holdStockAction(
+  db: Db,
+  options: { itemId: number; slot: string; units: number; capacity: number },
+): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: stockKey(options.itemId, options.slot),
+      UpdateExpression: 'SET used = if_not_exists(used, :zero) + :units, entity = :entity, item_id = :item',
+      ConditionExpression: 'attribute_not_exists(used) OR used <= :room',
+      ExpressionAttributeValues: {
+        ':zero': 0,
+        ':units': options.units,
+        ':room': options.capacity - options.units,
+        ':entity': 'stock',
+        ':item': options.itemId,
+      },
+    },
+  };
+}
+
+/** Releases `units` of a counter. */
+export function releaseStockAction(
+  db: Db,
+  options: { itemId: number; slot: string; units: number },
+): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: stockKey(options.itemId, options.slot),
+      UpdateExpression: 'SET used = if_not_exists(used, :zero) - :units, entity = :entity, item_id = :item',
+      ExpressionAttributeValues: {
+        ':zero': 0,
+        ':units': options.units,
+        ':entity': 'stock',
+        ':item': options.itemId,
+      },
+    },
+  };
+}

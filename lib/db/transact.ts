@@ -1,0 +1,73 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { Db } from './client.ts';
+
+/** One action of a transaction, as the document client takes it. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** A transaction refused because conditions failed; `failed` holds the indexes of those actions. */
+export class ConditionsFailedError extends Error {
+  readonly code = 'conditions_failed';
+  readonly failed: number[];
+
+  constructor(failed: number[]) {
+    super(`Transaction conditions failed at ${failed.join(', ')}`);
+    this.name = 'ConditionsFailedError';
+    this.failed = failed;
+  }
+}
+
+/** A transaction that kept conflicting with other writers after every retry. */
+export class ContentionError extends Error {
+  readonly code = 'busy';
+
+  constructor(options?: { cause?: unknown }) {
+    super('Write contention persisted after retries', options);
+    this.name = 'ContentionError';
+  }
+}
+
+/** How a transaction retries conflicts: attempts and jittered backoff. */
+export interface RetryPolicy {
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 25, maxDelayMs: 400 };
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a TransactWriteItems. Only a failed condition means the caller's rule was broken: it throws
+ * `ConditionsFailedError` with the failing action indexes. A conflict with another writer is retried
+ * with full-jitter exponential backoff and ends, if it persists, in `ContentionError`.
+ */
+export async function transact(
+  db: Db,
+  items: TransactItem[],
+  policy: RetryPolicy = DEFAULT_RETRY,
+): Promise<void> {
+  const sleep = policy.sleep ?? wait;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await db.client.send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      const failed = reasons.flatMap((reason, index) =>
+        reason.Code === 'ConditionalCheckFailed' ? [index] : [],
+      );
+      if (failed.length) throw new ConditionsFailedError(failed);
+      const retryable = reasons.some(
+        (reason) => reason.Code === 'TransactionConflict' || reason.Code === 'ThrottlingError',
+      );
+      if (!retryable) throw error;
+      if (attempt >= policy.attempts) throw new ContentionError({ cause: error });
+      const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+      await sleep(Math.random() * ceiling);
+    }
+  }
+}

@@ -1,0 +1,564 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../db/client.ts';
+import {
+  counterId,
+  expireSessionAction,
+  getSession,
+  holdStockAction,
+  parseCounterId,
+  putSessionAction,
+  releaseStockAction,
+  type SessionLine,
+  type StoredSession,
+} from '../db/session-repository.ts';
+import { queryStockRanges } from '../db/stock-repository.ts';
+import { listItems, type StoredConfig, type StoredItem } from '../db/tenant-repository.ts';
+import { ConditionsFailedError, type RetryPolicy, type TransactItem, transact } from '../db/transact.ts';
+import {
+  quantitiesFor,
+  type RatedItem,
+  type RateRequest,
+  rateItem,
+  type StockLookup,
+  unitsFor,
+} from '../rating/rate-item.ts';
+import { resolveSpan } from '../rating/span.ts';
+import { SlipError, type SlipKey, type SlipPayload, verifySlip } from '../slip/codec.ts';
+import { mergeRanges, paramLabels, partsOf, type Range, ratingTenant } from './catalog.ts';
+import { localParts } from './dates.ts';
+import { DomainError } from './errors.ts';
+
+/** Limits of one session and one call. */
+export const SESSION_LIMITS = {
+  slipsPerCall: 20,
+  linesPerSession: 50,
+  countersPerSession: 90,
+  altersPerCall: 50,
+  maxQty: 99,
+} as const;
+
+/** What every session operation needs. */
+export interface SessionContext {
+  db: Db;
+  config: StoredConfig;
+  keys: readonly SlipKey[];
+  /** Milliseconds since the epoch. */
+  now: number;
+  retry?: RetryPolicy;
+}
+
+const SESSION_ID = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** A new random session id. */
+export const newSessionId = (): string => randomBytes(18).toString('base64url');
+
+const nowSeconds = (ms: number): number => Math.floor(ms / 1000);
+
+/** Whether a session can no longer be used: ended, booked, swept, or past its hold time. */
+export const isExpired = (session: StoredSession, now: number): boolean =>
+  session.status !== 'open' || session.expires_at <= nowSeconds(now);
+
+/**
+ * Reads an open session. An unknown (or malformed) id is `not_found`; an ended, booked, swept or
+ * timed-out one is `session_expired`, whether or not the sweeper has run.
+ */
+export async function loadOpenSession(db: Db, id: string, now: number): Promise<StoredSession> {
+  const session = SESSION_ID.test(id) ? await getSession(db, id) : undefined;
+  if (!session) throw new DomainError('not_found', 'No such session', { session_id: id });
+  if (isExpired(session, now)) {
+    throw new DomainError('session_expired', 'The session has expired or ended; start a new one', {
+      session_id: id,
+      status: session.status === 'open' ? 'expired' : session.status,
+    });
+  }
+  return session;
+}
+
+/** The counters a line holds in total: its per-qty holds times its qty. */
+export const lineHolds = (line: SessionLine): Record<string, number> =>
+  Object.fromEntries(Object.entries(line.holds_per_qty).map(([id, units]) => [id, units * line.qty]));
+
+/** The sum of every line's holds. */
+export function totalHolds(lines: Record<string, SessionLine>): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const line of Object.values(lines)) {
+    for (const [id, units] of Object.entries(lineHolds(line))) total[id] = (total[id] ?? 0) + units;
+  }
+  return total;
+}
+
+/** The capacity of a counter from the item's configuration (the date's override or its stock). */
+export function capacityOf(item: StoredItem, slot: string, timeZone: string): number {
+  const date =
+    slot.length === 8
+      ? slot
+      : localParts(
+          Date.UTC(+slot.slice(0, 4), +slot.slice(4, 6) - 1, +slot.slice(6, 8), +slot.slice(9, 11)),
+          timeZone,
+        ).ymd;
+  return item.stock_overrides[date] ?? item.stock;
+}
+
+/** What a line must hold, per one of its qty: its own counters and its included parts' (unlimited take none). */
+function holdsOf(
+  item: StoredItem,
+  rated: RatedItem,
+  payload: SlipPayload,
+  all: StoredItem[],
+): Record<string, number> {
+  const holds: Record<string, number> = {};
+  const add = (id: string, units: number) => {
+    if (units > 0) holds[id] = (holds[id] ?? 0) + units;
+  };
+  for (const { slot } of rated.slots) {
+    if (!item.unlimited) add(counterId(item.item_id, slot.key), rated.units);
+    for (const part of partsOf(item, all)) {
+      const included = !part.optional || (payload.optIn ?? []).includes(part.item.item_id);
+      if (!included || part.item.unlimited) continue;
+      add(
+        counterId(part.item.item_id, slot.key),
+        part.qty * unitsFor(part.item, quantitiesFor(part.item, payload.params)),
+      );
+    }
+  }
+  return holds;
+}
+
+/** The rating request a SLIP stands for. */
+export const requestOf = (payload: SlipPayload): RateRequest => ({
+  start: payload.start,
+  end: payload.end,
+  ...(payload.startTime !== undefined && payload.endTime !== undefined
+    ? { startTime: payload.startTime, endTime: payload.endTime }
+    : {}),
+  params: payload.params,
+  rules: payload.rules ?? 'on',
+  ...(payload.discountCode ? { discountCode: payload.discountCode } : {}),
+  ...(payload.optIn ? { optIn: payload.optIn } : {}),
+});
+
+/** Re-rates a SLIP's line at today's prices and rules (stock is left to the conditional writes). */
+function rateLine(
+  ctx: SessionContext,
+  payload: SlipPayload,
+  all: StoredItem[],
+  where: Record<string, unknown>,
+) {
+  const item = all.find((entry) => entry.item_id === payload.itemId && entry.enabled);
+  if (!item)
+    throw new DomainError('unavailable', 'This item is no longer offered', {
+      ...where,
+      item_id: payload.itemId,
+    });
+  const rated = rateItem({
+    item,
+    parts: partsOf(item, all),
+    request: requestOf(payload),
+    stock: () => 0,
+    tenant: ratingTenant(ctx.config),
+    labels: paramLabels(ctx.config),
+    now: ctx.now,
+  });
+  if (rated.status !== 'AVAILABLE' || !rated.span) {
+    throw new DomainError('unavailable', rated.errors.join('; ') || 'Not available', {
+      ...where,
+      item_id: item.item_id,
+      reason: rated.errors.join('; '),
+    });
+  }
+  return { item, rated };
+}
+
+const discountOf = (ctx: SessionContext, code: string | undefined): SessionLine['discount'] => {
+  const found = code ? ctx.config.discounts.find((discount) => discount.code === code) : undefined;
+  return found ? { code: found.code, type: found.type, value: found.value } : undefined;
+};
+
+/** Builds a session line from a verified SLIP, priced now. */
+function makeLine(
+  ctx: SessionContext,
+  options: {
+    lineId: string;
+    slip: string;
+    payload: SlipPayload;
+    all: StoredItem[];
+    where: Record<string, unknown>;
+  },
+): SessionLine {
+  const { item, rated } = rateLine(ctx, options.payload, options.all, options.where);
+  const span = rated.span as NonNullable<RatedItem['span']>;
+  const discount = discountOf(ctx, rated.discountCode);
+  return {
+    line_id: options.lineId,
+    item_id: item.item_id,
+    sku: item.sku,
+    name: item.name,
+    unit: item.unit,
+    slip: options.slip,
+    payload: options.payload,
+    qty: 1,
+    holds_per_qty: holdsOf(item, rated, options.payload, options.all),
+    sub_total: rated.subTotal,
+    ...(discount ? { discount } : {}),
+    parts: Object.fromEntries(
+      partsOf(item, options.all).map((part, index) => [
+        String(index + 1),
+        {
+          item_id: part.item.item_id,
+          name: part.item.name,
+          sku: part.item.sku,
+          optional: part.optional,
+          included: !part.optional || (options.payload.optIn ?? []).includes(part.item.item_id),
+        },
+      ]),
+    ),
+    start_date: span.start,
+    end_date: span.end,
+    last_date: rated.slots.at(-1)?.slot.date ?? span.start,
+    length: rated.slots.length,
+    added_at: ctx.now,
+  };
+}
+
+/** A change computed against one read of the session: the session to write and which line did what. */
+interface Change {
+  next: StoredSession;
+  /** For messages: which line (or SLIP) each counter belongs to. */
+  owners: Record<string, string>;
+}
+
+const withHolds = (session: StoredSession, ctx: SessionContext): StoredSession => {
+  const holds = totalHolds(session.lines);
+  if (Object.keys(holds).length > SESSION_LIMITS.countersPerSession) {
+    throw new DomainError(
+      'validation_error',
+      `A session holds at most ${SESSION_LIMITS.countersPerSession} item-dates`,
+      {
+        slip: `more than ${SESSION_LIMITS.countersPerSession} item-dates in one session`,
+      },
+    );
+  }
+  return {
+    ...session,
+    holds,
+    version: session.version + 1,
+    updated_at: ctx.now,
+    expires_at: nowSeconds(ctx.now) + Math.round(ctx.config.settings.hold_minutes * 60),
+  };
+};
+
+/**
+ * Writes a changed session and the difference of its holds in one transaction: counters that grow are
+ * held conditionally on capacity, those that shrink are released, and the session only if nobody changed
+ * it meanwhile. A failed counter is 409 `unavailable` naming the line and date; a concurrent change of the
+ * session is re-read and re-applied; persistent conflicts end in 503 `busy`.
+ */
+async function commit(
+  ctx: SessionContext,
+  read: () => Promise<StoredSession>,
+  change: (session: StoredSession, all: StoredItem[]) => Change,
+): Promise<StoredSession> {
+  for (let attempt = 1; ; attempt += 1) {
+    const session = await read();
+    const all = await listItems(ctx.db);
+    const { next, owners } = change(session, all);
+    if (next === session) return session;
+    const counters = new Set([...Object.keys(session.holds), ...Object.keys(next.holds)]);
+    const actions: TransactItem[] = [];
+    const counterOfAction: string[] = [];
+    for (const id of counters) {
+      const delta = (next.holds[id] ?? 0) - (session.holds[id] ?? 0);
+      if (delta === 0) continue;
+      const { itemId, slot } = parseCounterId(id);
+      if (delta < 0) {
+        actions.push(releaseStockAction(ctx.db, { itemId, slot, units: -delta }));
+      } else {
+        const item = all.find((entry) => entry.item_id === itemId);
+        const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
+        if (delta > capacity) throw unavailable(id, owners);
+        actions.push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity }));
+      }
+      counterOfAction.push(id);
+    }
+    const isNew = session.version === 0;
+    actions.push(
+      putSessionAction(ctx.db, {
+        session: next,
+        ...(isNew ? {} : { previousVersion: session.version }),
+        nowSeconds: nowSeconds(ctx.now),
+      }),
+    );
+    try {
+      await transact(ctx.db, actions, ctx.retry);
+      return next;
+    } catch (error) {
+      if (!(error instanceof ConditionsFailedError)) throw error;
+      const sessionFailed = error.failed.includes(actions.length - 1);
+      const counterFailed = error.failed.find((index) => index < counterOfAction.length);
+      if (counterFailed !== undefined && !sessionFailed)
+        throw unavailable(counterOfAction[counterFailed] ?? '', owners);
+      if (isNew || attempt >= 5) throw unavailable(counterOfAction[counterFailed ?? 0] ?? '', owners);
+      // Someone changed (or expired) the session since we read it: read again and re-apply.
+    }
+  }
+}
+
+const unavailable = (id: string, owners: Record<string, string>): DomainError => {
+  const { itemId, slot } = parseCounterId(id);
+  const date = slot.slice(0, 8);
+  return new DomainError('unavailable', `Not enough left of item ${itemId} on ${date}`, {
+    line: owners[id] ?? '',
+    item_id: itemId,
+    date,
+    ...(slot.length > 8 ? { slot } : {}),
+  });
+};
+
+const emptySession = (ctx: SessionContext): StoredSession => ({
+  id: newSessionId(),
+  status: 'open',
+  version: 0,
+  created_at: ctx.now,
+  updated_at: ctx.now,
+  expires_at: nowSeconds(ctx.now) + Math.round(ctx.config.settings.hold_minutes * 60),
+  next_line: 1,
+  lines: {},
+  holds: {},
+});
+
+/**
+ * Adds SLIPs to a session (a new one when no id is given), all or nothing. A SLIP identical to a line
+ * already there changes nothing; every other is verified, re-rated at today's prices and held.
+ */
+export async function addSlips(
+  ctx: SessionContext,
+  options: { sessionId?: string; slips: string[] },
+): Promise<StoredSession> {
+  if (options.slips.length > SESSION_LIMITS.slipsPerCall) {
+    throw new DomainError('validation_error', `At most ${SESSION_LIMITS.slipsPerCall} SLIPs per call`, {
+      slip: `at most ${SESSION_LIMITS.slipsPerCall}`,
+    });
+  }
+  const payloads = options.slips.map((slip, index) => {
+    try {
+      return verifySlip(slip, { keys: ctx.keys, tenant: ctx.config.tenant, now: ctx.now });
+    } catch (error) {
+      if (error instanceof SlipError) {
+        throw new DomainError('invalid_slip', error.message, { reason: error.reason, slip: index });
+      }
+      throw error;
+    }
+  });
+  const fresh = emptySession(ctx);
+  const read = async () => (options.sessionId ? loadOpenSession(ctx.db, options.sessionId, ctx.now) : fresh);
+  return commit(ctx, read, (session, all) => {
+    const lines = { ...session.lines };
+    const known = new Set(Object.values(lines).map((line) => line.slip));
+    let next = session.next_line;
+    const owners: Record<string, string> = {};
+    options.slips.forEach((slip, index) => {
+      const payload = payloads[index] as SlipPayload;
+      if (known.has(slip)) return;
+      known.add(slip);
+      const lineId = String(next);
+      next += 1;
+      const line = makeLine(ctx, { lineId, slip, payload, all, where: { slip: index } });
+      for (const id of Object.keys(line.holds_per_qty)) owners[id] ??= lineId;
+      lines[lineId] = line;
+    });
+    if (Object.keys(lines).length > SESSION_LIMITS.linesPerSession) {
+      throw new DomainError(
+        'validation_error',
+        `A session has at most ${SESSION_LIMITS.linesPerSession} lines`,
+        {
+          slip: `at most ${SESSION_LIMITS.linesPerSession} lines per session`,
+        },
+      );
+    }
+    if (Object.keys(lines).length === Object.keys(session.lines).length && session.version > 0) {
+      return { next: session, owners };
+    }
+    return { next: withHolds({ ...session, lines, next_line: next }, ctx), owners };
+  });
+}
+
+/** What `alter` may say of a line. */
+export type AlterValue = number | 'remove' | 'optin' | 'optout';
+
+const LINE_ID = /^(\d{1,4})(?:\.(\d{1,3}))?$/;
+
+/** Reads one `alter[...]` entry; throws a 400 naming it when malformed. */
+export function readAlter(lineId: string, value: unknown): { lineId: string; value: AlterValue } {
+  const field = `alter[${lineId}]`;
+  if (!LINE_ID.test(lineId))
+    throw new DomainError('validation_error', `Malformed line id ${lineId}`, {
+      [field]: 'malformed line id',
+    });
+  const text =
+    typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim().toLowerCase() : '';
+  if (text === 'remove' || text === 'optin' || text === 'optout') return { lineId, value: text };
+  if (/^\d{1,3}$/.test(text) && Number(text) <= SESSION_LIMITS.maxQty) return { lineId, value: Number(text) };
+  throw new DomainError('validation_error', `Invalid change for line ${lineId}`, {
+    [field]: `a quantity from 0 to ${SESSION_LIMITS.maxQty}, remove, optin or optout`,
+  });
+}
+
+/**
+ * Applies `alter` changes to lines, all in one transaction: a quantity holds or releases the difference,
+ * `remove` (or 0) releases the line, `optin`/`optout` hold or release a package's optional part.
+ */
+export async function alterSession(
+  ctx: SessionContext,
+  options: { sessionId: string; changes: { lineId: string; value: AlterValue }[] },
+): Promise<StoredSession> {
+  if (options.changes.length > SESSION_LIMITS.altersPerCall) {
+    throw new DomainError('validation_error', `At most ${SESSION_LIMITS.altersPerCall} changes per call`, {
+      alter: `at most ${SESSION_LIMITS.altersPerCall}`,
+    });
+  }
+  return commit(
+    ctx,
+    () => loadOpenSession(ctx.db, options.sessionId, ctx.now),
+    (session, all) => {
+      const lines = { ...session.lines };
+      const owners: Record<string, string> = {};
+      for (const { lineId, value } of options.changes) {
+        const field = `alter[${lineId}]`;
+        const [main = '', sub] = lineId.split('.');
+        const line = lines[main];
+        if (!line)
+          throw new DomainError('validation_error', `No line ${lineId} in this session`, {
+            [field]: 'unknown line',
+          });
+        if (sub !== undefined) {
+          const part = line.parts[sub];
+          if (!part)
+            throw new DomainError('validation_error', `No line ${lineId} in this session`, {
+              [field]: 'unknown line',
+            });
+          if (value !== 'optin' && value !== 'optout') {
+            throw new DomainError('validation_error', 'A package part takes optin or optout', {
+              [field]: 'optin or optout',
+            });
+          }
+          if (!part.optional) {
+            throw new DomainError('validation_error', `Line ${lineId} is not optional`, {
+              [field]: 'not an optional part',
+            });
+          }
+          const optIn = new Set(line.payload.optIn ?? []);
+          if (value === 'optin') optIn.add(part.item_id);
+          else optIn.delete(part.item_id);
+          const payload = { ...line.payload, optIn: [...optIn].sort((a, b) => a - b) };
+          const rebuilt = makeLine(ctx, {
+            lineId: main,
+            slip: line.slip,
+            payload,
+            all,
+            where: { line: lineId },
+          });
+          lines[main] = { ...rebuilt, qty: line.qty, added_at: line.added_at };
+          for (const id of Object.keys(rebuilt.holds_per_qty)) owners[id] ??= lineId;
+          continue;
+        }
+        if (value === 'optin' || value === 'optout') {
+          throw new DomainError('validation_error', 'optin and optout apply to package parts (such as 1.1)', {
+            [field]: 'optin and optout take a part line such as 1.1',
+          });
+        }
+        if (value === 'remove' || value === 0) {
+          delete lines[main];
+          continue;
+        }
+        lines[main] = { ...line, qty: value };
+        for (const id of Object.keys(line.holds_per_qty)) owners[id] ??= main;
+      }
+      return { next: withHolds({ ...session, lines }, ctx), owners };
+    },
+  );
+}
+
+/** Releases every hold and keeps the session, empty. */
+export async function clearSession(ctx: SessionContext, sessionId: string): Promise<StoredSession> {
+  return commit(
+    ctx,
+    () => loadOpenSession(ctx.db, sessionId, ctx.now),
+    (session) => ({ next: withHolds({ ...session, lines: {} }, ctx), owners: {} }),
+  );
+}
+
+/** Releases every hold and closes the session. */
+export async function endSession(ctx: SessionContext, sessionId: string): Promise<StoredSession> {
+  return commit(
+    ctx,
+    () => loadOpenSession(ctx.db, sessionId, ctx.now),
+    (session) => ({ next: { ...withHolds({ ...session, lines: {} }, ctx), status: 'ended' }, owners: {} }),
+  );
+}
+
+/**
+ * The sweeper's release of one expired session: its holds go back in one transaction conditioned on the
+ * session still being open, still expired and unchanged, so an extension made meanwhile, a crash or a
+ * second run never releases wrongly or twice. Returns whether it released.
+ */
+export async function releaseExpiredSession(
+  db: Db,
+  options: { sessionId: string; now: number; retry?: RetryPolicy },
+): Promise<boolean> {
+  const session = await getSession(db, options.sessionId);
+  if (session?.status !== 'open' || session.expires_at > nowSeconds(options.now)) return false;
+  const actions: TransactItem[] = Object.entries(session.holds).map(([id, units]) => {
+    const { itemId, slot } = parseCounterId(id);
+    return releaseStockAction(db, { itemId, slot, units });
+  });
+  actions.push(expireSessionAction(db, { session, nowSeconds: nowSeconds(options.now), nowMs: options.now }));
+  try {
+    await transact(db, actions, options.retry);
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionsFailedError) return false;
+    throw error;
+  }
+}
+
+/**
+ * How many of each line's item are left now (A at read time, packages through their parts): one counter
+ * query per item of the session.
+ */
+export async function lineAvailability(
+  db: Db,
+  options: { config: StoredConfig; session: StoredSession; now: number },
+): Promise<Record<string, number>> {
+  const lines = Object.values(options.session.lines);
+  if (lines.length === 0) return {};
+  const all = await listItems(db);
+  const tenant = ratingTenant(options.config);
+  const ranges: Range[] = [];
+  const rateable = lines.flatMap((line) => {
+    const item = all.find((entry) => entry.item_id === line.item_id);
+    if (!item) return [];
+    const span = resolveSpan(item.unit, requestOf(line.payload), tenant.timeZone);
+    const first = span.slots[0]?.key;
+    const last = span.slots.at(-1)?.key;
+    for (const entry of [item, ...partsOf(item, all).map((part) => part.item)]) {
+      if (first && last && !entry.unlimited) ranges.push({ itemId: entry.item_id, first, last });
+    }
+    return [{ line, item }];
+  });
+  const stock: StockLookup = await queryStockRanges(db, mergeRanges(ranges));
+  const labels = paramLabels(options.config);
+  return Object.fromEntries(
+    rateable.map(({ line, item }) => [
+      line.line_id,
+      rateItem({
+        item,
+        parts: partsOf(item, all),
+        request: requestOf(line.payload),
+        stock,
+        tenant,
+        labels,
+        now: options.now,
+      }).available,
+    ]),
+  );
+}
