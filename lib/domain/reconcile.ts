@@ -1,0 +1,73 @@
+import type { HoldingSnapshot } from '../db/reconcile-repository.ts';
+import { counterId, parseCounterId } from '../db/session-repository.ts';
+import type { StoredItem } from '../db/tenant-repository.ts';
+import { capacityOf } from './session.ts';
+
+/** Booking statuses whose stock is released. */
+export const INACTIVE_STATUSES = new Set(['VOID', 'CANCELLED']);
+
+/** One counter that breaks the invariant. */
+export interface Discrepancy {
+  itemId: number;
+  slot: string;
+  used: number;
+  /** Units of live session holds plus active bookings. */
+  expected: number;
+  capacity: number;
+  /**
+   * `corrupt`: used differs from what holds and bookings add up to. `over_capacity`: they agree, but the
+   * item's stock was lowered below what was already held or booked (no write went wrong).
+   */
+  kind: 'corrupt' | 'over_capacity';
+}
+
+/** The result of checking the invariant over a whole table. */
+export interface ReconcileReport {
+  counters: number;
+  discrepancies: Discrepancy[];
+  /** Open sessions past their hold time whose holds the sweeper has not released yet. */
+  awaitingSweep: number;
+}
+
+/**
+ * Checks, for every item-date, that `used` equals the units of live session holds plus active bookings
+ * and is at most the capacity. Sessions count while open (even past their time, until the sweeper
+ * releases them); bookings while not VOID or CANCELLED.
+ */
+export function reconcile(
+  snapshot: HoldingSnapshot,
+  options: { items: StoredItem[]; timeZone: string; nowSeconds: number },
+): ReconcileReport {
+  const expected = new Map<string, number>();
+  const add = (holds: Record<string, number>) => {
+    for (const [id, units] of Object.entries(holds))
+      expected.set(id, (expected.get(id) ?? 0) + Number(units));
+  };
+  for (const session of snapshot.sessions) if (session.status === 'open') add(session.holds);
+  for (const booking of snapshot.bookings) if (!INACTIVE_STATUSES.has(booking.status_id)) add(booking.holds);
+
+  const used = new Map(
+    snapshot.counters.map((counter) => [counterId(counter.itemId, counter.slot), counter.used]),
+  );
+  const ids = new Set([...used.keys(), ...expected.keys()]);
+  const discrepancies: Discrepancy[] = [];
+  for (const id of [...ids].sort()) {
+    const { itemId, slot } = parseCounterId(id);
+    const item = options.items.find((entry) => entry.item_id === itemId);
+    const capacity = item ? capacityOf(item, slot, options.timeZone) : 0;
+    const actual = used.get(id) ?? 0;
+    const wanted = expected.get(id) ?? 0;
+    if (actual !== wanted)
+      discrepancies.push({ itemId, slot, used: actual, expected: wanted, capacity, kind: 'corrupt' });
+    else if (!item?.unlimited && actual > capacity) {
+      discrepancies.push({ itemId, slot, used: actual, expected: wanted, capacity, kind: 'over_capacity' });
+    }
+  }
+  const awaitingSweep = snapshot.sessions.filter(
+    (session) =>
+      session.status === 'open' &&
+      Object.keys(session.holds).length > 0 &&
+      session.expires_at <= options.nowSeconds,
+  ).length;
+  return { counters: ids.size, discrepancies, awaitingSweep };
+}
