@@ -13,6 +13,7 @@ export interface SweepReport {
 }
 
 const BATCH = 10;
+const REREAD_SECONDS = 120;
 
 /**
  * The scheduled sweeper: reads the sessions that expired since the last complete sweep through the
@@ -37,7 +38,8 @@ export const createSweeper =
         if (await releaseExpiredSession(options.db, { sessionId, now: nowMs })) released += 1;
       }
     }
-    await putSweptUntil(options.db, minutes.at(-1) ?? Math.floor(now / 60) * 60);
+    // Re-read the last few minutes next time: an API instance's clock may lag the sweeper's a little.
+    await putSweptUntil(options.db, (minutes.at(-1) ?? Math.floor(now / 60) * 60) - REREAD_SECONDS);
     if (found > 0) logger.info('sweep', { minutes: minutes.length, found, released });
     return { minutes: minutes.length, found, released };
   };

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { reconcile } from '#lib/domain/reconcile.ts';
+import { sweepMinutes } from '#lib/domain/sweep.ts';
+import { makeTenantItem } from '#test/support/rating.ts';
+
+const items = [
+  makeTenantItem({ item_id: 1, stock: 3 }),
+  makeTenantItem({ item_id: 2, sku: 'two', stock: 5, unlimited: true }),
+];
+const options = { items, timeZone: 'America/Toronto', nowSeconds: 1_000 };
+
+describe('reconcile', () => {
+  it('finds nothing when used equals live holds plus active bookings', () => {
+    const report = reconcile(
+      {
+        counters: [{ itemId: 1, slot: '20270110', used: 3 }],
+        sessions: [
+          { id: 'a', status: 'open', expires_at: 2_000, holds: { '1|20270110': 1 } },
+          { id: 'b', status: 'ended', expires_at: 2_000, holds: { '1|20270110': 5 } },
+        ],
+        bookings: [
+          { id: 'x', status_id: 'PAID', holds: { '1|20270110': 2 } },
+          { id: 'y', status_id: 'VOID', holds: { '1|20270110': 4 } },
+        ],
+      },
+      options,
+    );
+    expect(report).toEqual({ counters: 1, discrepancies: [], awaitingSweep: 0 });
+  });
+
+  it('tells corruption from over-capacity after a lowered stock', () => {
+    const report = reconcile(
+      {
+        counters: [
+          { itemId: 1, slot: '20270110', used: 2 },
+          { itemId: 1, slot: '20270111', used: 4 },
+        ],
+        sessions: [
+          {
+            id: 'a',
+            status: 'open',
+            expires_at: 500,
+            holds: { '1|20270110': 1, '1|20270111': 4, '1|20270112': 1 },
+          },
+        ],
+        bookings: [],
+      },
+      options,
+    );
+    expect(report.discrepancies).toEqual([
+      { itemId: 1, slot: '20270110', used: 2, expected: 1, capacity: 3, kind: 'corrupt' },
+      { itemId: 1, slot: '20270111', used: 4, expected: 4, capacity: 3, kind: 'over_capacity' },
+      { itemId: 1, slot: '20270112', used: 0, expected: 1, capacity: 3, kind: 'corrupt' },
+    ]);
+    expect(report.awaitingSweep).toBe(1);
+  });
+});
+
+describe('sweepMinutes', () => {
+  it('reads the last hour on a first run, up to the current minute', () => {
+    const minutes = sweepMinutes(7_200 + 30);
+    expect(minutes[0]).toBe(3_600);
+    expect(minutes.at(-1)).toBe(7_200);
+    expect(minutes).toHaveLength(61);
+  });
+
+  it('continues from where the last sweep stopped, never more than a day back', () => {
+    expect(sweepMinutes(10_000, 9_840)).toEqual([9_840, 9_900, 9_960]);
+    expect(sweepMinutes(200_000, 0)).toHaveLength(24 * 60 + 1);
+  });
+});
