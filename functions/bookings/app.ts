@@ -1,8 +1,40 @@
-import { type ApiDeps, createApiHandler } from '#lib/http/api.ts';
+import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
+import {
+  createBookingForm,
+  createBookmark,
+  createCheck,
+  createCreateBooking,
+  createFindCustomer,
+  createGetBooking,
+  createGetCustomer,
+  createGetInvoice,
+  createListBookings,
+  createNote,
+  createUpdate,
+} from './routes.ts';
 
-/**
- * The bookings group. Its routes come from the route table; those without an implementation here answer
- * 501 `not_implemented` until their issue lands.
- */
-export const createBookingsHandler = (deps: ApiDeps) =>
-  createApiHandler({ group: 'bookings', deps, routes: {} });
+/** The bookings group: the form, create, records, lists, invoices, actions and customers. */
+export const createBookingsHandler = (deps: ApiDeps) => {
+  const routeDeps = { db: deps.db, slipKeys: slipKeysOf(deps) };
+  const list = createListBookings(routeDeps);
+  const check = { in: createCheck(routeDeps, 'in'), out: createCheck(routeDeps, 'out') };
+  return createApiHandler({
+    group: 'bookings',
+    deps,
+    routes: {
+      'booking.form': createBookingForm(),
+      'booking.create': createCreateBooking(routeDeps),
+      'booking.list': list,
+      'booking.index': list,
+      'booking.get': createGetBooking(routeDeps),
+      'booking.invoice': createGetInvoice(routeDeps),
+      'booking.checkin': check.in,
+      'booking.checkout': check.out,
+      'booking.update': createUpdate(routeDeps),
+      'booking.bookmark': createBookmark(routeDeps),
+      'booking.note': createNote(routeDeps),
+      'customer.find': createFindCustomer(routeDeps),
+      'customer.get': createGetCustomer(routeDeps),
+    },
+  });
+};

@@ -43,3 +43,63 @@ export const sessionKey = (id: string) => ({ pk: `SESSION#${id}`, sk: 'SESSION' 
 
 /** The sweeper's progress: the minute up to which every expiry shard has been read. */
 export const sweeperStateKey = () => ({ pk: 'SWEEPER', sk: 'STATE' });
+
+/** An atomic id counter (`booking`, `customer`). */
+export const idCounterKey = (name: string) => ({ pk: `COUNTER#${name}`, sk: 'COUNTER' });
+
+const padTime = (seconds: number): string => String(seconds).padStart(12, '0');
+
+/** A booking and, in the same partition, its notes, events, bookmarks and payments. */
+export const bookingPartition = (bookingId: number) => `BOOKING#${pad(bookingId)}`;
+export const bookingKey = (bookingId: number) => ({ pk: bookingPartition(bookingId), sk: 'BOOKING' });
+export const bookingNoteKey = (bookingId: number, at: number, id: string) => ({
+  pk: bookingPartition(bookingId),
+  sk: `NOTE#${padTime(at)}#${id}`,
+});
+export const bookingEventKey = (bookingId: number, atMs: number, id: string) => ({
+  pk: bookingPartition(bookingId),
+  sk: `EVENT#${String(atMs).padStart(15, '0')}#${id}`,
+});
+export const bookingPaymentKey = (bookingId: number, at: number, id: string) => ({
+  pk: bookingPartition(bookingId),
+  sk: `PAYMENT#${padTime(at)}#${id}`,
+});
+export const bookmarkKey = (bookingId: number, accountId: number) => ({
+  pk: bookingPartition(bookingId),
+  sk: `BOOKMARK#${pad(accountId)}`,
+});
+
+/** The unique booking code, pointing at its booking id. */
+export const bookingCodeKey = (code: string) => ({ pk: `BOOKING_CODE#${code}`, sk: 'CODE' });
+
+/** Index keys of a booking: by customer (gsi1), by status (gsi2), by creation month (gsi3); newest last. */
+export const bookingIndexKeys = (booking: {
+  booking_id: number;
+  customer_id: number;
+  status_id: string;
+  created_date: number;
+}) => {
+  const order = `${padTime(booking.created_date)}#${pad(booking.booking_id)}`;
+  const month = new Date(booking.created_date * 1000).toISOString().slice(0, 7).replace('-', '');
+  return {
+    gsi1pk: `CUSTOMER_BOOKINGS#${pad(booking.customer_id)}`,
+    gsi1sk: order,
+    gsi2pk: `BOOKING_STATUS#${booking.status_id}`,
+    gsi2sk: order,
+    gsi3pk: `BOOKING_MONTH#${month}`,
+    gsi3sk: order,
+  };
+};
+
+/** A customer, and the lookup that makes an email belong to one customer. */
+export const customerKey = (customerId: number) => ({ pk: `CUSTOMER#${pad(customerId)}`, sk: 'CUSTOMER' });
+export const customerEmailKey = (email: string) => ({
+  pk: `CUSTOMER_EMAIL#${email.toLowerCase()}`,
+  sk: 'EMAIL',
+});
+
+/** An idempotency record of `booking/create`, scoped with its session. */
+export const idempotencyKey = (scope: string, key: string) => ({
+  pk: `IDEMPOTENCY#${scope}#${key}`,
+  sk: 'IDEMPOTENCY',
+});

@@ -193,3 +193,33 @@ export function releaseStockAction(
     },
   };
 }
+
+/**
+ * Books a session: marks it booked with its booking id and hands its holds over (the counters are not
+ * touched), only if it is unchanged, open and not expired.
+ */
+export function bookSessionAction(
+  db: Db,
+  options: { session: StoredSession; bookingId: number; nowSeconds: number; nowMs: number },
+): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: sessionKey(options.session.id),
+      UpdateExpression:
+        'SET #status = :booked, booking_id = :booking, holds = :none, #version = :next, updated_at = :nowMs REMOVE gsi1pk, gsi1sk',
+      ConditionExpression: '#version = :version AND #status = :open AND expires_at > :now',
+      ExpressionAttributeNames: { '#version': 'version', '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':booked': 'booked',
+        ':booking': options.bookingId,
+        ':none': {},
+        ':next': options.session.version + 1,
+        ':version': options.session.version,
+        ':open': 'open',
+        ':now': options.nowSeconds,
+        ':nowMs': options.nowMs,
+      },
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Tenant, TenantAccount, TenantCategory, TenantItem } from '../config/tenant-schema.ts';
+import { toMinor } from '../domain/money.ts';
 import type { Db } from './client.ts';
 import {
   ACCOUNT_PARTITION,
@@ -248,7 +249,8 @@ export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<
             ...giftcertKey(giftcert.code),
             entity: 'giftcert',
             ...giftcert,
-            balance: giftcert.amount,
+            // Minor units, so a spend can be a conditional decrement.
+            balance: toMinor(giftcert.amount, config.locale.decimals),
             created_at: now,
             updated_at: now,
           },

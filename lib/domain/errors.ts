@@ -7,8 +7,12 @@ export class DomainError extends Error {
   /** Cookies the response must set anyway (for example, clearing a lost session's cookie). */
   readonly cookies: string[] = [];
 
-  constructor(code: ErrorId, details: string, data: Record<string, unknown> = {}) {
+  /** A title other than the error table's default. */
+  readonly title?: string;
+
+  constructor(code: ErrorId, details: string, data: Record<string, unknown> = {}, title?: string) {
     super(details);
+    if (title) this.title = title;
     this.name = 'DomainError';
     this.code = code;
     this.data = data;

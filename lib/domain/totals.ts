@@ -10,6 +10,8 @@ export interface LineAmounts {
   /** Inclusive taxes, reported only. */
   taxIncluded: number;
   total: number;
+  /** Each tax of the line by tax id, in minor units. */
+  taxes: Record<string, number>;
 }
 
 /** What a line's money is computed from. */
@@ -36,28 +38,35 @@ export function lineAmounts(line: PricedLine, taxes: Tenant['taxes'], decimals: 
   const taxable = subTotal - discount;
   let tax = 0;
   let taxIncluded = 0;
+  const byTax: Record<string, number> = {};
   for (const entry of taxes) {
     if (entry.item_ids && !entry.item_ids.includes(line.item_id)) continue;
-    if (entry.inclusive) {
-      // The tax inside a price that includes it: price × r / (100 + r), half-up.
-      taxIncluded += Math.floor((2 * taxable * entry.rate + (100 + entry.rate)) / (2 * (100 + entry.rate)));
-    } else {
-      tax += percentOf(taxable, entry.rate);
-    }
+    // An inclusive tax is the part of the price that is tax: price × r / (100 + r), half-up.
+    const amount = entry.inclusive
+      ? Math.floor((2 * taxable * entry.rate + (100 + entry.rate)) / (2 * (100 + entry.rate)))
+      : percentOf(taxable, entry.rate);
+    byTax[entry.tax_id] = amount;
+    if (entry.inclusive) taxIncluded += amount;
+    else tax += amount;
   }
-  return { subTotal, discount, tax, taxIncluded, total: taxable + tax };
+  return { subTotal, discount, tax, taxIncluded, total: taxable + tax, taxes: byTax };
 }
 
 /** The totals of several lines: each amount summed over the lines. */
 export function sumAmounts(amounts: LineAmounts[]): LineAmounts {
   return amounts.reduce(
-    (sum, line) => ({
-      subTotal: sum.subTotal + line.subTotal,
-      discount: sum.discount + line.discount,
-      tax: sum.tax + line.tax,
-      taxIncluded: sum.taxIncluded + line.taxIncluded,
-      total: sum.total + line.total,
-    }),
-    { subTotal: 0, discount: 0, tax: 0, taxIncluded: 0, total: 0 },
+    (sum, line) => {
+      const taxes = { ...sum.taxes };
+      for (const [id, amount] of Object.entries(line.taxes)) taxes[id] = (taxes[id] ?? 0) + amount;
+      return {
+        subTotal: sum.subTotal + line.subTotal,
+        discount: sum.discount + line.discount,
+        tax: sum.tax + line.tax,
+        taxIncluded: sum.taxIncluded + line.taxIncluded,
+        total: sum.total + line.total,
+        taxes,
+      };
+    },
+    { subTotal: 0, discount: 0, tax: 0, taxIncluded: 0, total: 0, taxes: {} as Record<string, number> },
   );
 }

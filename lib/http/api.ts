@@ -137,7 +137,12 @@ const jsonResponse = (
 const toApiError = (error: unknown): ApiError | undefined => {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) {
-    return new ApiError(error.code, { details: error.message, data: error.data, cookies: error.cookies });
+    return new ApiError(error.code, {
+      details: error.message,
+      data: error.data,
+      cookies: error.cookies,
+      ...(error.title ? { title: error.title } : {}),
+    });
   }
   if (error instanceof SlipError) {
     return new ApiError('invalid_slip', { details: error.message, data: { reason: error.reason } });

@@ -33,6 +33,8 @@ export interface RouteResult {
   status?: number;
   headers?: Record<string, string>;
   cookies?: string[];
+  /** A response that is not JSON (the HTML invoice): sent as is, without the envelope. */
+  raw?: { contentType: string; body: string };
 }
 
 /** The parts of the current request the envelope echoes. */

@@ -1,0 +1,262 @@
+import type { Caller } from '#lib/auth/access.ts';
+import type { BookingRecord, StoredBooking, StoredCustomer } from '#lib/db/booking-repository.ts';
+import type { StoredConfig } from '#lib/db/tenant-repository.ts';
+import { actorOf, statusName } from '#lib/domain/booking.ts';
+import { describeDates, localInstant } from '#lib/domain/dates.ts';
+import { formatAmount, formatDisplay } from '#lib/domain/money.ts';
+import { lineAmounts, sumAmounts } from '#lib/domain/totals.ts';
+
+/** The customer fields of the wire, in order. */
+export const CUSTOMER_FIELDS = [
+  'customer_name',
+  'customer_email',
+  'customer_phone',
+  'customer_address',
+  'customer_city',
+  'customer_country',
+  'customer_region',
+  'customer_postal_zip',
+] as const;
+
+const unix = (ymd: string, config: StoredConfig): number =>
+  ymd ? Math.floor(localInstant(ymd, 0, config.company.timezone) / 1000) : 0;
+
+const moneyOf = (config: StoredConfig) => (minor: number) => formatAmount(minor, config.locale.decimals);
+
+/** The absolute URL of a booking's invoice page for whoever holds its token. */
+export function invoiceUrl(booking: StoredBooking, headers: Record<string, string>): string {
+  const proto = headers['x-forwarded-proto'] ?? 'http';
+  const host = headers.host ?? 'localhost';
+  return `${proto}://${host}/api/3.0/booking/${booking.code}/invoice?token=${booking.token}`;
+}
+
+const customerOf = (form: Record<string, string>) =>
+  Object.fromEntries(CUSTOMER_FIELDS.map((field) => [field, form[field] ?? '']));
+
+/** A booking's lines, one summary line, and its dates. */
+const summaryOf = (booking: StoredBooking) => {
+  const lines = Object.values(booking.lines);
+  const last =
+    lines
+      .map((line) => line.last_date)
+      .sort()
+      .at(-1) ?? booking.start_date;
+  return {
+    summary: lines.map((line) => (line.qty > 1 ? `${line.qty} × ${line.name}` : line.name)).join(', '),
+    date_desc: booking.start_date ? describeDates(booking.start_date, last) : '',
+  };
+};
+
+/** The `booking/create` response's `booking` (wire notes). */
+export function presentCreated(
+  booking: StoredBooking,
+  context: { config: StoredConfig; headers: Record<string, string> },
+) {
+  const money = moneyOf(context.config);
+  const url = invoiceUrl(booking, context.headers);
+  return {
+    id: booking.code,
+    booking_id: booking.booking_id,
+    code: booking.code,
+    status_id: booking.status_id,
+    status: booking.status_id,
+    status_name: statusName(context.config, booking.status_id),
+    total: money(booking.totals.total),
+    paid_total: money(booking.paid_total),
+    due: money(booking.totals.total - booking.paid_total),
+    token: booking.token,
+    customer_id: booking.customer_id,
+    invoice_url: url,
+    customer_payment_url: url,
+  };
+}
+
+/** A row of `booking/index`. */
+export function presentRow(booking: StoredBooking, config: StoredConfig) {
+  const money = moneyOf(config);
+  return {
+    booking_id: booking.booking_id,
+    code: booking.code,
+    status_id: booking.status_id,
+    status_name: statusName(config, booking.status_id),
+    created_date: booking.created_date,
+    last_modified: booking.last_modified,
+    total: money(booking.totals.total),
+    tax_total: money(booking.totals.tax),
+    paid_total: money(booking.paid_total),
+    customer_id: booking.customer_id,
+    customer_name: booking.form.customer_name ?? '',
+    customer_email: booking.form.customer_email ?? '',
+    ...summaryOf(booking),
+    token: booking.token,
+  };
+}
+
+/** The full record of `GET booking/{id}` (design §3 and wire notes), with its audit trail on request. */
+export function presentRecord(
+  record: BookingRecord,
+  context: { config: StoredConfig; caller: Caller; events: boolean },
+) {
+  const { booking } = record;
+  const { config } = context;
+  const money = moneyOf(config);
+  const due = booking.totals.total - booking.paid_total;
+  const items = Object.fromEntries(
+    Object.values(booking.lines).map((line) => [
+      line.line_id,
+      {
+        item_id: line.item_id,
+        sku: line.sku,
+        name: line.name,
+        qty: line.qty,
+        start_date: unix(line.start_date, config),
+        end_date: unix(line.end_date, config),
+        status_id: booking.status_id,
+        param: Object.fromEntries(Object.entries(line.payload.params).map(([id, qty]) => [id, { qty }])),
+        total: money(lineAmounts(line, config.taxes, config.locale.decimals).total),
+      },
+    ]),
+  );
+  return {
+    booking_id: booking.booking_id,
+    code: booking.code,
+    id: booking.code,
+    status_id: booking.status_id,
+    status_name: statusName(config, booking.status_id),
+    created_date: booking.created_date,
+    last_modified: booking.last_modified,
+    start_date: unix(booking.start_date, config),
+    end_date: unix(booking.end_date, config),
+    customer_id: booking.customer_id,
+    ...customerOf(booking.form),
+    form: booking.form,
+    ...summaryOf(booking),
+    items,
+    sub_total: money(booking.totals.sub_total),
+    discount: money(booking.totals.discount),
+    tax_total: money(booking.totals.tax),
+    tax_inc_total: money(booking.totals.tax_included),
+    total: money(booking.totals.total),
+    paid_total: money(booking.paid_total),
+    due: money(due),
+    amount_due: money(due),
+    checked_in: booking.checked_in,
+    checked_out: booking.checked_out,
+    bookmarked: record.bookmarks.includes(actorOf(context.caller)) ? 1 : 0,
+    notes: [...record.notes]
+      .sort((a, b) => a.date.localeCompare(b.date))
+      .map((note) => ({ ...note, booking_id: booking.booking_id })),
+    transactions: [...record.payments]
+      .sort((a, b) => a.date - b.date)
+      .map((payment) => ({ ...payment, amount: money(payment.amount) })),
+    meta: { note: booking.form.note ?? '' },
+    token: booking.token,
+    ...(context.events
+      ? {
+          events: [...record.events]
+            .sort((a, b) => a.at - b.at)
+            .map((event) => ({ ...event, at: Math.floor(event.at / 1000) })),
+        }
+      : {}),
+  };
+}
+
+const escapeHtml = (value: unknown): string =>
+  String(value).replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/** The invoice: structured lines, taxes, totals and payments, and an HTML page with every value escaped. */
+export function presentInvoice(record: BookingRecord, config: StoredConfig) {
+  const { booking } = record;
+  const money = moneyOf(config);
+  const currency = { symbol: config.locale.currency_symbol, decimals: config.locale.decimals };
+  const lines = Object.values(booking.lines).map((line) => {
+    const amounts = lineAmounts(line, config.taxes, config.locale.decimals);
+    return {
+      line_id: line.line_id,
+      name: line.name,
+      sku: line.sku,
+      qty: line.qty,
+      dates: describeDates(line.start_date, line.last_date),
+      sub_total: money(amounts.subTotal),
+      discount: money(amounts.discount),
+      total: money(amounts.subTotal - amounts.discount),
+      amounts,
+    };
+  });
+  const totals = sumAmounts(lines.map((line) => line.amounts));
+  const taxes = config.taxes
+    .filter((tax) => totals.taxes[tax.tax_id] !== undefined)
+    .map((tax) => ({
+      tax_id: tax.tax_id,
+      name: tax.name,
+      rate: tax.rate,
+      inclusive: tax.inclusive ? 1 : 0,
+      amount: money(totals.taxes[tax.tax_id] ?? 0),
+    }));
+  const payments = [...record.payments].sort((a, b) => a.date - b.date);
+  const due = booking.totals.total - booking.paid_total;
+  const row = (cells: unknown[]) =>
+    `<tr>${cells.map((cell) => `<td>${escapeHtml(cell)}</td>`).join('')}</tr>`;
+  const html = [
+    '<!doctype html><html><head><meta charset="utf-8">',
+    `<title>Invoice ${escapeHtml(booking.code)}</title></head><body>`,
+    `<h1>${escapeHtml(config.company.name)}</h1>`,
+    `<p>${escapeHtml(config.company.address)}, ${escapeHtml(config.company.city)} ${escapeHtml(config.company.postal_zip)}</p>`,
+    `<h2>Invoice ${escapeHtml(booking.code)}</h2>`,
+    `<p>${escapeHtml(booking.form.customer_name ?? '')}<br>${escapeHtml(booking.form.customer_email ?? '')}</p>`,
+    '<table><thead><tr><th>Item</th><th>Dates</th><th>Qty</th><th>Amount</th></tr></thead><tbody>',
+    ...lines.map((line) =>
+      row([
+        line.name,
+        line.dates,
+        line.qty,
+        formatDisplay(line.amounts.subTotal - line.amounts.discount, currency),
+      ]),
+    ),
+    '</tbody></table><table>',
+    row(['Sub-total', formatDisplay(totals.subTotal, currency)]),
+    ...(totals.discount ? [row(['Discount', formatDisplay(-totals.discount, currency)])] : []),
+    ...taxes.map((tax) =>
+      row([tax.inclusive ? `${tax.name} (included)` : tax.name, `${currency.symbol}${tax.amount}`]),
+    ),
+    row(['Total', formatDisplay(booking.totals.total, currency)]),
+    ...payments.map((payment) => row([`Paid (${payment.method})`, formatDisplay(payment.amount, currency)])),
+    row(['Due', formatDisplay(due, currency)]),
+    '</table></body></html>',
+  ].join('');
+  return {
+    booking_id: booking.booking_id,
+    code: booking.code,
+    status_id: booking.status_id,
+    created_date: booking.created_date,
+    customer: customerOf(booking.form),
+    lines: lines.map(({ amounts: _amounts, ...line }) => line),
+    taxes,
+    sub_total: money(booking.totals.sub_total),
+    discount: money(booking.totals.discount),
+    tax_total: money(booking.totals.tax),
+    tax_inc_total: money(booking.totals.tax_included),
+    total: money(booking.totals.total),
+    payments: payments.map((payment) => ({ ...payment, amount: money(payment.amount) })),
+    paid_total: money(booking.paid_total),
+    due: money(due),
+    html,
+  };
+}
+
+/** A customer with their bookings (wire notes). */
+export function presentCustomer(customer: StoredCustomer, bookings: StoredBooking[]) {
+  return {
+    customer_id: customer.customer_id,
+    code: customer.code,
+    status_id: customer.status_id,
+    ...customerOf({ ...customer.fields, customer_email: customer.email }),
+    created_date: customer.created_date,
+    bookings: Object.fromEntries(
+      bookings.map((booking) => [
+        booking.code,
+        { booking_id: booking.booking_id, created_date: booking.created_date, status_id: booking.status_id },
+      ]),
+    ),
+  };
+}

@@ -1,0 +1,366 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import * as z from 'zod/mini';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  customerBookingsPartition,
+  getCustomer,
+  getCustomerIdByEmail,
+  listBookingsInPartition,
+  releaseIdempotencyKey,
+} from '#lib/db/booking-repository.ts';
+import type { Db } from '#lib/db/client.ts';
+import { type BookingContext, createBooking, findBooking } from '#lib/domain/booking.ts';
+import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
+import { fieldsFor } from '#lib/domain/booking-form.ts';
+import { DomainError } from '#lib/domain/errors.ts';
+import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
+import type { RouteResult } from '#lib/http/envelope.ts';
+import { AuthError, validationError } from '#lib/http/errors.ts';
+import { asList } from '#lib/http/parse.ts';
+import { noParameters, parseInput } from '#lib/http/validate.ts';
+import type { SlipKey } from '#lib/slip/codec.ts';
+import { listBookings, readListQuery } from './list.ts';
+import {
+  invoiceUrl,
+  presentCreated,
+  presentCustomer,
+  presentInvoice,
+  presentRecord,
+  presentRow,
+} from './present.ts';
+
+/** What the bookings routes need. */
+export interface BookingDeps {
+  db: Db;
+  slipKeys: () => Promise<readonly SlipKey[]>;
+}
+
+const contextOf = async (deps: BookingDeps, request: ApiRequest): Promise<BookingContext> => ({
+  db: deps.db,
+  config: request.config,
+  keys: await deps.slipKeys(),
+  caller: request.caller,
+  now: request.now,
+});
+
+const flag = z.optional(z.enum(['0', '1']));
+
+/** GET booking/form: the form for the caller (customers and staff see their own layout) and the policy. */
+export const createBookingForm =
+  (): RouteHandler =>
+  async ({ input, config, caller }) => {
+    parseInput(noParameters, input);
+    const audience = caller.kind === 'staff' ? 'staff' : 'customer';
+    const ui: Record<string, unknown> = { msg: [], errors: 0, mode: 'html', _cnf: [] };
+    for (const field of fieldsFor(config, audience)) {
+      ui[field.field_id] = {
+        value: field.value,
+        define: {
+          required: field[audience].required ? 1 : 0,
+          ...(field.mask ? { mask: field.mask } : {}),
+          layout: {
+            lbl: field.lbl,
+            type: field.type,
+            ...(field.options ? { options: field.options } : {}),
+            customer: {
+              form: field.customer.form ? 1 : 0,
+              required: field.customer.required ? 1 : 0,
+              invoice: field.customer.invoice ? 1 : 0,
+            },
+            staff: {
+              form: field.staff.form ? 1 : 0,
+              required: field.staff.required ? 1 : 0,
+              invoice: field.staff.invoice ? 1 : 0,
+            },
+          },
+        },
+      };
+    }
+    const policy = {
+      body: config.policy.body,
+      fields: {
+        customer_tos_agree: {
+          value: '',
+          define: {
+            required: config.policy.tos_required ? 1 : 0,
+            layout: { lbl: 'I agree to the booking policy', type: 'checkbox' },
+          },
+        },
+      },
+    };
+    return {
+      body: { booking_form_ui: ui, booking_policy: policy },
+      request: { id: 'form', records: Object.keys(ui).length - 4 },
+    };
+  };
+
+const createSchema = z.strictObject({
+  session_id: z.optional(z.string().check(z.maxLength(128))),
+  form: z.optional(z.record(z.string(), z.unknown())),
+  slip: z.optional(z.union([z.string(), z.array(z.string()), z.record(z.string(), z.string())])),
+  giftcert_code: z.optional(z.string().check(z.maxLength(32))),
+});
+
+const hashOf = (value: unknown): string =>
+  createHash('sha256').update(JSON.stringify(value)).digest('base64url');
+
+/**
+ * POST booking/create: books the session (parameter or cookie) or SLIPs directly. With an
+ * `Idempotency-Key`, the first result is replayed for 24 h; the same key with a different request is 422,
+ * and while the first is still running, 409 `in_progress`.
+ */
+export const createCreateBooking =
+  (deps: BookingDeps): RouteHandler =>
+  async (request) => {
+    const { session_id: sessionParam, ...rest } = request.input;
+    const parsed = parseInput(createSchema, rest);
+    if (sessionParam !== undefined && typeof sessionParam !== 'string')
+      throw validationError({ session_id: 'one session id' });
+    const sessionId = (sessionParam as string | undefined) || request.cookies.session_id || undefined;
+    const slips = asList(parsed.slip).map(String);
+    const key = request.headers['idempotency-key'];
+    const run = async (): Promise<RouteResult> => {
+      const { booking, existing } = await createBooking(await contextOf(deps, request), {
+        ...(sessionId ? { sessionId } : {}),
+        slips,
+        form: parsed.form ?? {},
+        ...(parsed.giftcert_code ? { giftcertCode: parsed.giftcert_code } : {}),
+      });
+      const created = presentCreated(booking, { config: request.config, headers: request.headers });
+      return {
+        body: { booking: created },
+        request: { id: 'create', records: 1, data: { url: created.invoice_url, existing: existing ? 1 : 0 } },
+      };
+    };
+    if (!key) return run();
+    if (key.length > 255) throw validationError({ 'Idempotency-Key': 'at most 255 characters' });
+    const scope = sessionId ?? `slips-${hashOf(slips)}`;
+    const requestHash = hashOf({ sessionId, slips, form: parsed.form, giftcert: parsed.giftcert_code });
+    const previous = await claimIdempotencyKey(deps.db, { scope, key, requestHash, now: request.now });
+    if (previous) {
+      if (previous.request_hash !== requestHash) {
+        throw new DomainError(
+          'idempotency_mismatch',
+          'This Idempotency-Key was used for a different request',
+          { 'Idempotency-Key': key },
+        );
+      }
+      if (previous.status === 'in_progress' || !previous.response) {
+        throw new DomainError('in_progress', 'A request with this Idempotency-Key is still being processed', {
+          'Idempotency-Key': key,
+        });
+      }
+      return JSON.parse(previous.response) as RouteResult;
+    }
+    try {
+      const result = await run();
+      await completeIdempotencyKey(deps.db, { scope, key, response: JSON.stringify(result) });
+      return result;
+    } catch (error) {
+      await releaseIdempotencyKey(deps.db, { scope, key });
+      throw error;
+    }
+  };
+
+const recordQuery = z.strictObject({ events: flag });
+
+/** GET booking/{id}: the record, by code or numeric id; with `events=1`, its audit trail. */
+export const createGetBooking =
+  (deps: BookingDeps): RouteHandler =>
+  async ({ input, params, config, caller }) => {
+    const query = parseInput(recordQuery, input);
+    const record = await findBooking(deps.db, params.booking_id ?? '');
+    return {
+      body: { booking: presentRecord(record, { config, caller, events: query.events === '1' }) },
+      request: { id: record.booking.code, records: 1 },
+    };
+  };
+
+const invoiceQuery = z.strictObject({ token: z.optional(z.string().check(z.maxLength(128))) });
+
+const tokenMatches = (expected: string, given: string | undefined): boolean =>
+  given !== undefined &&
+  given.length === expected.length &&
+  timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+
+/**
+ * GET booking/{id}/invoice: staff, or anyone with the booking's token (then 401 on a wrong token,
+ * without saying whether the booking exists). HTML when the client asks for text/html.
+ */
+export const createGetInvoice =
+  (deps: BookingDeps): RouteHandler =>
+  async ({ input, params, config, caller, headers }) => {
+    const query = parseInput(invoiceQuery, input);
+    const record = await findBooking(deps.db, params.booking_id ?? '').catch((error: unknown) => {
+      if (caller.kind !== 'staff' && error instanceof DomainError && error.code === 'not_found')
+        return undefined;
+      throw error;
+    });
+    if (caller.kind !== 'staff' && (!record || !tokenMatches(record.booking.token, query.token))) {
+      throw new AuthError('unauthorized', 'Staff credentials or the booking token are required');
+    }
+    if (!record) throw new DomainError('not_found', 'Booking not found');
+    const invoice = presentInvoice(record, config);
+    if ((headers.accept ?? '').includes('text/html'))
+      return { body: {}, raw: { contentType: 'text/html; charset=utf-8', body: invoice.html } };
+    return {
+      body: { booking: { invoice } },
+      request: { id: record.booking.code, records: 1, data: { url: invoiceUrl(record.booking, headers) } },
+    };
+  };
+
+const actionResult = (booking: { code: string }, record: Record<string, unknown>) => ({
+  body: { booking: record },
+  request: { id: booking.code, records: 1 },
+});
+
+const refreshed = async (deps: BookingDeps, request: ApiRequest, code: string) => {
+  const record = await findBooking(deps.db, code);
+  return actionResult(
+    record.booking,
+    presentRecord(record, { config: request.config, caller: request.caller, events: false }),
+  );
+};
+
+const checkSchema = z.strictObject({ note: flag });
+
+/** POST booking/{id}/checkin and checkout (GET accepted): a note under the acting account unless note=0. */
+export const createCheck =
+  (deps: BookingDeps, direction: 'in' | 'out'): RouteHandler =>
+  async (request) => {
+    const query = parseInput(checkSchema, request.input);
+    const booking = await checkInOrOut(await contextOf(deps, request), {
+      reference: request.params.booking_id ?? '',
+      direction,
+      note: query.note !== '0',
+    });
+    return refreshed(deps, request, booking.code);
+  };
+
+const updateSchema = z.strictObject({
+  status_id: z.optional(z.string().check(z.maxLength(16))),
+  notify: flag,
+  set_paid: flag,
+});
+
+/**
+ * POST booking/{id}/update: `status_id` (required, from the tenant's set or CANCELLED), `notify` (default
+ * 1, recorded on the event), and `set_paid=1` only together with `status_id=PAID` and nothing else.
+ */
+export const createUpdate =
+  (deps: BookingDeps): RouteHandler =>
+  async (request) => {
+    const query = parseInput(updateSchema, request.input);
+    const known = new Set([...request.config.statuses.map((status) => status.status_id), 'CANCELLED']);
+    if (!query.status_id) throw validationError({ status_id: 'required' });
+    if (!known.has(query.status_id)) throw validationError({ status_id: `one of ${[...known].join(', ')}` });
+    const setPaid = query.set_paid === '1';
+    if (
+      query.set_paid !== undefined &&
+      (!setPaid || query.status_id !== 'PAID' || query.notify !== undefined)
+    ) {
+      throw validationError({ set_paid: 'only set_paid=1 with status_id=PAID and nothing else' });
+    }
+    const booking = await changeStatus(await contextOf(deps, request), {
+      reference: request.params.booking_id ?? '',
+      statusId: query.status_id,
+      notify: query.notify !== '0',
+      setPaid,
+    });
+    return refreshed(deps, request, booking.code);
+  };
+
+const bookmarkSchema = z.strictObject({ mark: z.enum(['0', '1']) });
+
+/** POST booking/{id}/bookmark: `mark` 1 sets, 0 clears the acting account's bookmark. */
+export const createBookmark =
+  (deps: BookingDeps): RouteHandler =>
+  async (request) => {
+    const query = parseInput(bookmarkSchema, request.input);
+    const booking = await setBookmark(await contextOf(deps, request), {
+      reference: request.params.booking_id ?? '',
+      mark: query.mark === '1',
+    });
+    return refreshed(deps, request, booking.code);
+  };
+
+const noteSchema = z.strictObject({ body: z.string().check(z.maxLength(20_000)) });
+
+/** POST booking/{id}/note: `body`, 1 to 3000 characters after trimming, authored by the acting account. */
+export const createNote =
+  (deps: BookingDeps): RouteHandler =>
+  async (request) => {
+    const query = parseInput(noteSchema, request.input);
+    const booking = await addNote(await contextOf(deps, request), {
+      reference: request.params.booking_id ?? '',
+      body: query.body,
+    });
+    return refreshed(deps, request, booking.code);
+  };
+
+/** GET booking and booking/index: the list under "booking/index", filtered and paged. */
+export const createListBookings =
+  (deps: BookingDeps): RouteHandler =>
+  async ({ input, config }) => {
+    const query = readListQuery(input, config);
+    const { rows, total } = await listBookings(deps.db, { query, config });
+    const pages = Math.max(1, Math.ceil(total / query.limit));
+    return {
+      body: {
+        'booking/index': Object.fromEntries(
+          rows.map((booking) => [String(booking.booking_id), presentRow(booking, config)]),
+        ),
+      },
+      request: {
+        id: 'index',
+        records: rows.length,
+        limit: query.limit,
+        page: query.page,
+        pages,
+        total_records: total,
+      },
+    };
+  };
+
+const customerQuery = z.strictObject({ customer_email: z.string().check(z.maxLength(254)) });
+
+/** GET customer?customer_email=: the customer with that email (exact, any case), with bookings. */
+export const createFindCustomer =
+  (deps: BookingDeps): RouteHandler =>
+  async ({ input }) => {
+    const query = parseInput(customerQuery, input);
+    const id = await getCustomerIdByEmail(deps.db, query.customer_email.trim());
+    const customer = id ? await getCustomer(deps.db, id) : undefined;
+    const bookings = customer
+      ? await listBookingsInPartition(deps.db, {
+          index: 'gsi1',
+          partition: customerBookingsPartition(customer.customer_id),
+        })
+      : [];
+    return {
+      body: {
+        customers: customer ? { [String(customer.customer_id)]: presentCustomer(customer, bookings) } : {},
+      },
+      request: { records: customer ? 1 : 0 },
+    };
+  };
+
+/** GET customer/{id}: one customer by numeric id or code (C-000123), with bookings. */
+export const createGetCustomer =
+  (deps: BookingDeps): RouteHandler =>
+  async ({ input, params }) => {
+    parseInput(noParameters, input);
+    const raw = params.customer_id ?? '';
+    const match = /^(?:C-)?(\d{1,10})$/i.exec(raw);
+    const customer = match ? await getCustomer(deps.db, Number(match[1])) : undefined;
+    if (!customer) throw new DomainError('not_found', `Customer ${raw} not found`, { customer_id: raw });
+    const bookings = await listBookingsInPartition(deps.db, {
+      index: 'gsi1',
+      partition: customerBookingsPartition(customer.customer_id),
+    });
+    return {
+      body: { customer: presentCustomer(customer, bookings) },
+      request: { id: customer.code, records: 1 },
+    };
+  };

@@ -1,0 +1,423 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Db } from './client.ts';
+import {
+  bookingCodeKey,
+  bookingEventKey,
+  bookingIndexKeys,
+  bookingKey,
+  bookingNoteKey,
+  bookingPartition,
+  bookingPaymentKey,
+  bookmarkKey,
+  customerEmailKey,
+  customerKey,
+  giftcertKey,
+  idCounterKey,
+  idempotencyKey,
+} from './keys.ts';
+import { applyIfCondition, queryAll } from './operations.ts';
+import type { SessionLine } from './session-repository.ts';
+import type { TransactItem } from './transact.ts';
+
+/** Money of a booking, in minor units. */
+export interface BookingTotals {
+  sub_total: number;
+  discount: number;
+  tax: number;
+  tax_included: number;
+  total: number;
+}
+
+/** A booking as stored. Its lines and holds are the session's, handed over when it was booked. */
+export interface StoredBooking {
+  booking_id: number;
+  code: string;
+  token: string;
+  status_id: string;
+  version: number;
+  /** Unix seconds. */
+  created_date: number;
+  last_modified: number;
+  customer_id: number;
+  /** What was entered on the form, kept as the booking's own snapshot. */
+  form: Record<string, string>;
+  lines: Record<string, SessionLine>;
+  holds: Record<string, number>;
+  totals: BookingTotals;
+  paid_total: number;
+  giftcert?: { code: string; amount: number };
+  checked_in: number;
+  checked_out: number;
+  start_date: string;
+  end_date: string;
+  session_id?: string;
+}
+
+/** A note on a booking. */
+export interface StoredNote {
+  note_id: string;
+  account_id: number;
+  date: string;
+  body: string;
+  private: number;
+}
+
+/** An event of a booking's audit trail. */
+export interface StoredEvent {
+  event_id: string;
+  type: string;
+  at: number;
+  account_id: number;
+  data: Record<string, unknown>;
+}
+
+/** A payment recorded on a booking. */
+export interface StoredPayment {
+  transaction_id: string;
+  amount: number;
+  method: string;
+  account_id: number;
+  date: number;
+}
+
+/** A customer as stored; a public booking never changes it. */
+export interface StoredCustomer {
+  customer_id: number;
+  code: string;
+  status_id: string;
+  email: string;
+  fields: Record<string, string>;
+  created_date: number;
+}
+
+const strip = <T>(record: Record<string, unknown>): T => {
+  const {
+    pk: _pk,
+    sk: _sk,
+    entity: _e,
+    gsi1pk: _a,
+    gsi1sk: _b,
+    gsi2pk: _c,
+    gsi2sk: _d,
+    gsi3pk: _f,
+    gsi3sk: _g,
+    ttl: _t,
+    ...rest
+  } = record;
+  return rest as T;
+};
+
+/** Takes the next number of an id counter (atomic; ids may have gaps, never repeats). */
+export async function nextId(db: Db, name: 'booking' | 'customer'): Promise<number> {
+  const { Attributes } = await db.client.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: idCounterKey(name),
+      UpdateExpression: 'ADD #value :one SET entity = :entity, first_at = if_not_exists(first_at, :now)',
+      ExpressionAttributeNames: { '#value': 'value' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':entity': 'id_counter',
+        ':now': Math.floor(Date.now() / 1000),
+      },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(Attributes?.value);
+}
+
+/** When the first id of a counter was taken (Unix seconds), or undefined if none was. */
+export async function firstIdAt(db: Db, name: 'booking' | 'customer'): Promise<number | undefined> {
+  const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: idCounterKey(name) }));
+  return Item?.first_at ? Number(Item.first_at) : undefined;
+}
+
+/** A booking with everything in its partition. */
+export interface BookingRecord {
+  booking: StoredBooking;
+  notes: StoredNote[];
+  events: StoredEvent[];
+  payments: StoredPayment[];
+  bookmarks: number[];
+}
+
+/** Reads a booking with its notes, events, payments and bookmarks in one query. */
+export async function getBookingRecord(db: Db, bookingId: number): Promise<BookingRecord | undefined> {
+  const records = await queryAll(db, {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': bookingPartition(bookingId) },
+    ConsistentRead: true,
+  });
+  const main = records.find((record) => record.sk === 'BOOKING');
+  if (!main) return undefined;
+  const of = (prefix: string) => records.filter((record) => String(record.sk).startsWith(prefix));
+  return {
+    booking: strip<StoredBooking>(main),
+    notes: of('NOTE#').map((record) => strip<StoredNote>(record)),
+    events: of('EVENT#').map((record) => strip<StoredEvent>(record)),
+    payments: of('PAYMENT#').map((record) => strip<StoredPayment>(record)),
+    bookmarks: of('BOOKMARK#').map((record) => Number(record.account_id)),
+  };
+}
+
+/** The booking id of a booking code. */
+export async function getBookingIdByCode(db: Db, code: string): Promise<number | undefined> {
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: bookingCodeKey(code) }),
+  );
+  return Item ? Number(Item.booking_id) : undefined;
+}
+
+/** Lists the bookings of one index partition (newest first). */
+export async function listBookingsInPartition(
+  db: Db,
+  options: { index: 'gsi1' | 'gsi2' | 'gsi3'; partition: string },
+): Promise<StoredBooking[]> {
+  const records = await queryAll(db, {
+    IndexName: options.index,
+    KeyConditionExpression: `${options.index}pk = :pk`,
+    ExpressionAttributeValues: { ':pk': options.partition },
+    ScanIndexForward: false,
+  });
+  return records.map((record) => strip<StoredBooking>(record));
+}
+
+/** Writes a new booking, its code and its index keys. */
+export function createBookingActions(db: Db, booking: StoredBooking): TransactItem[] {
+  return [
+    {
+      Put: {
+        TableName: db.tableName,
+        Item: {
+          ...bookingKey(booking.booking_id),
+          entity: 'booking',
+          ...booking,
+          ...bookingIndexKeys(booking),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: db.tableName,
+        Item: { ...bookingCodeKey(booking.code), entity: 'booking_code', booking_id: booking.booking_id },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+}
+
+/** Replaces a booking, only if nobody changed it since it was read (its version). */
+export function replaceBookingAction(db: Db, booking: StoredBooking, previousVersion: number): TransactItem {
+  return {
+    Put: {
+      TableName: db.tableName,
+      Item: {
+        ...bookingKey(booking.booking_id),
+        entity: 'booking',
+        ...booking,
+        ...bookingIndexKeys(booking),
+      },
+      ConditionExpression: '#version = :version',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':version': previousVersion },
+    },
+  };
+}
+
+/** Appends an event to a booking's audit trail. */
+export function putEventAction(db: Db, bookingId: number, event: StoredEvent): TransactItem {
+  return {
+    Put: {
+      TableName: db.tableName,
+      Item: {
+        ...bookingEventKey(bookingId, event.at, event.event_id),
+        entity: 'event',
+        booking_id: bookingId,
+        ...event,
+      },
+    },
+  };
+}
+
+/** Adds a note to a booking. */
+export function putNoteAction(db: Db, bookingId: number, note: StoredNote, at: number): TransactItem {
+  return {
+    Put: {
+      TableName: db.tableName,
+      Item: {
+        ...bookingNoteKey(bookingId, at, note.note_id),
+        entity: 'note',
+        booking_id: bookingId,
+        ...note,
+      },
+    },
+  };
+}
+
+/** Records a payment on a booking. */
+export function putPaymentAction(db: Db, bookingId: number, payment: StoredPayment): TransactItem {
+  return {
+    Put: {
+      TableName: db.tableName,
+      Item: {
+        ...bookingPaymentKey(bookingId, payment.date, payment.transaction_id),
+        entity: 'payment',
+        booking_id: bookingId,
+        ...payment,
+      },
+    },
+  };
+}
+
+/** Sets or clears one account's bookmark on a booking. */
+export function bookmarkAction(
+  db: Db,
+  options: { bookingId: number; accountId: number; mark: boolean; at: number },
+): TransactItem {
+  const key = bookmarkKey(options.bookingId, options.accountId);
+  return options.mark
+    ? {
+        Put: {
+          TableName: db.tableName,
+          Item: { ...key, entity: 'bookmark', account_id: options.accountId, at: options.at },
+        },
+      }
+    : { Delete: { TableName: db.tableName, Key: key } };
+}
+
+/** Spends (positive) or restores (negative) a gift certificate balance; a spend never takes it below 0. */
+export function giftcertBalanceAction(db: Db, options: { code: string; spend: number }): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: giftcertKey(options.code),
+      UpdateExpression: 'SET balance = balance - :spend',
+      ConditionExpression:
+        options.spend > 0 ? 'attribute_exists(pk) AND balance >= :spend' : 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':spend': options.spend },
+    },
+  };
+}
+
+/** A gift certificate's balance (minor units) and expiry. */
+export async function getGiftcert(
+  db: Db,
+  code: string,
+): Promise<{ balance: number; expires?: string } | undefined> {
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: giftcertKey(code), ConsistentRead: true }),
+  );
+  return Item
+    ? { balance: Number(Item.balance), ...(Item.expires ? { expires: String(Item.expires) } : {}) }
+    : undefined;
+}
+
+/** Reads a customer. */
+export async function getCustomer(db: Db, customerId: number): Promise<StoredCustomer | undefined> {
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: customerKey(customerId) }),
+  );
+  return Item ? strip<StoredCustomer>(Item) : undefined;
+}
+
+/** The customer id an email belongs to. */
+export async function getCustomerIdByEmail(db: Db, email: string): Promise<number | undefined> {
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: customerEmailKey(email), ConsistentRead: true }),
+  );
+  return Item ? Number(Item.customer_id) : undefined;
+}
+
+/** Creates a customer and claims its email (fails if another customer claimed it first). */
+export function createCustomerActions(db: Db, customer: StoredCustomer): TransactItem[] {
+  return [
+    {
+      Put: {
+        TableName: db.tableName,
+        Item: { ...customerKey(customer.customer_id), entity: 'customer', ...customer },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: db.tableName,
+        Item: {
+          ...customerEmailKey(customer.email),
+          entity: 'customer_email',
+          customer_id: customer.customer_id,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+}
+
+/** An idempotency record: in progress, or done with the response to replay. */
+export interface IdempotencyRecord {
+  status: 'in_progress' | 'done';
+  request_hash: string;
+  response?: string;
+  expires_at: number;
+}
+
+/**
+ * Claims an idempotency key for a request: returns undefined when this call may proceed, or the existing
+ * live record (done, or still in progress) otherwise. Records live 24 h by their own expiry time.
+ */
+export async function claimIdempotencyKey(
+  db: Db,
+  options: { scope: string; key: string; requestHash: string; now: number },
+): Promise<IdempotencyRecord | undefined> {
+  const key = idempotencyKey(options.scope, options.key);
+  const expiresAt = Math.floor(options.now / 1000) + 86_400;
+  const claimed = await applyIfCondition(() =>
+    db.client.send(
+      new PutCommand({
+        TableName: db.tableName,
+        Item: {
+          ...key,
+          entity: 'idempotency',
+          status: 'in_progress',
+          request_hash: options.requestHash,
+          expires_at: expiresAt,
+          ttl: expiresAt + 86_400,
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+        ExpressionAttributeValues: { ':now': Math.floor(options.now / 1000) },
+      }),
+    ),
+  );
+  if (claimed) return undefined;
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }),
+  );
+  return Item ? (strip<IdempotencyRecord>(Item) as IdempotencyRecord) : undefined;
+}
+
+/** Stores the response of a request whose key was claimed. */
+export async function completeIdempotencyKey(
+  db: Db,
+  options: { scope: string; key: string; response: string },
+): Promise<void> {
+  await db.client.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: idempotencyKey(options.scope, options.key),
+      UpdateExpression: 'SET #status = :done, #response = :response',
+      ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
+      ExpressionAttributeValues: { ':done': 'done', ':response': options.response },
+    }),
+  );
+}
+
+/** Releases a claimed key after a failure, so the client may retry. */
+export async function releaseIdempotencyKey(db: Db, options: { scope: string; key: string }): Promise<void> {
+  await db.client.send(
+    new DeleteCommand({ TableName: db.tableName, Key: idempotencyKey(options.scope, options.key) }),
+  );
+}
+
+/** Lists customers' bookings through gsi1. */
+export const customerBookingsPartition = (customerId: number): string =>
+  `CUSTOMER_BOOKINGS#${String(customerId).padStart(10, '0')}`;

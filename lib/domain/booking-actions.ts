@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BookingRecord,
+  bookmarkAction,
+  giftcertBalanceAction,
+  putEventAction,
+  putNoteAction,
+  putPaymentAction,
+  replaceBookingAction,
+  type StoredBooking,
+  type StoredNote,
+} from '../db/booking-repository.ts';
+import { holdStockAction, parseCounterId, releaseStockAction } from '../db/session-repository.ts';
+import { listItems } from '../db/tenant-repository.ts';
+import { ConditionsFailedError, type TransactItem, transact } from '../db/transact.ts';
+import { actorOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
+import { DomainError } from './errors.ts';
+import { capacityOf } from './session.ts';
+
+/** The longest note, in characters after trimming. */
+export const MAX_NOTE_LENGTH = 3000;
+
+/** One change of a booking: the new record, the other writes of the same transaction, and its event. */
+interface BookingChange {
+  next: StoredBooking;
+  writes: TransactItem[];
+  /** For each of `writes` that can fail on a counter: the counter id, to name it in a 409. */
+  counters?: (string | undefined)[];
+  event: { type: string; data?: Record<string, unknown> };
+}
+
+const noteOf = (ctx: BookingContext, body: string): StoredNote => ({
+  note_id: randomUUID(),
+  account_id: actorOf(ctx.caller),
+  date: new Date(ctx.now).toISOString(),
+  body,
+  private: 0,
+});
+
+/**
+ * Applies a change to a booking in one transaction with its event, only if nobody changed the booking
+ * since it was read (re-read and re-checked otherwise).
+ */
+async function changeBooking(
+  ctx: BookingContext,
+  reference: string,
+  change: (record: BookingRecord) => Promise<BookingChange> | BookingChange,
+): Promise<StoredBooking> {
+  for (let attempt = 1; attempt <= 5; attempt += 1) {
+    const record = await findBooking(ctx.db, reference);
+    const { next, writes, counters, event } = await change(record);
+    const nowSeconds = Math.floor(ctx.now / 1000);
+    const updated = { ...next, version: record.booking.version + 1, last_modified: nowSeconds };
+    const actions = [
+      ...writes,
+      replaceBookingAction(ctx.db, updated, record.booking.version),
+      putEventAction(ctx.db, updated.booking_id, newEvent(ctx, event.type, event.data ?? {})),
+    ];
+    try {
+      await transact(ctx.db, actions, ctx.retry);
+      return updated;
+    } catch (error) {
+      if (!(error instanceof ConditionsFailedError)) throw error;
+      const failedCounter = error.failed.map((index) => counters?.[index]).find((id) => id !== undefined);
+      if (failedCounter) {
+        const { itemId, slot } = parseCounterId(failedCounter);
+        throw new DomainError(
+          'unavailable',
+          `Not enough left of item ${itemId} on ${slot.slice(0, 8)} to revive the booking`,
+          {
+            item_id: itemId,
+            date: slot.slice(0, 8),
+          },
+        );
+      }
+      if (error.failed.some((index) => index < writes.length)) {
+        throw new DomainError(
+          'unavailable',
+          'The gift certificate no longer has the balance this booking spent',
+          {
+            giftcert_code: next.giftcert?.code ?? '',
+          },
+        );
+      }
+    }
+  }
+  throw new DomainError('busy', 'The booking changed too often meanwhile; try again');
+}
+
+/** Checks a booking in (or out): refused for VOID and CANCELLED and when already done; adds a note unless told not to. */
+export async function checkInOrOut(
+  ctx: BookingContext,
+  options: { reference: string; direction: 'in' | 'out'; note: boolean },
+): Promise<StoredBooking> {
+  return changeBooking(ctx, options.reference, ({ booking }) => {
+    const field = options.direction === 'in' ? 'checked_in' : 'checked_out';
+    if (isInactive(booking.status_id)) {
+      throw new DomainError(
+        'invalid_status',
+        `A ${booking.status_id} booking cannot be checked ${options.direction}`,
+        {
+          status_id: booking.status_id,
+        },
+      );
+    }
+    if (booking[field]) {
+      throw new DomainError('invalid_status', `The booking is already checked ${options.direction}`, {
+        [field]: booking[field],
+      });
+    }
+    const nowSeconds = Math.floor(ctx.now / 1000);
+    return {
+      next: { ...booking, [field]: nowSeconds },
+      writes: options.note
+        ? [putNoteAction(ctx.db, booking.booking_id, noteOf(ctx, `Checked ${options.direction}`), nowSeconds)]
+        : [],
+      event: { type: `booking.checked_${options.direction}`, data: { note: options.note } },
+    };
+  });
+}
+
+/**
+ * Changes a booking's status. Going to VOID or CANCELLED releases its stock and restores a spent gift
+ * certificate; leaving them takes the stock again (409 `unavailable` if it is gone) and spends it again.
+ * With `setPaid`, records one point-of-sale payment of exactly what is due (409 `nothing_due` if nothing).
+ */
+export async function changeStatus(
+  ctx: BookingContext,
+  options: { reference: string; statusId: string; notify: boolean; setPaid: boolean },
+): Promise<StoredBooking> {
+  const items = await listItems(ctx.db);
+  return changeBooking(ctx, options.reference, ({ booking }) => {
+    const from = booking.status_id;
+    const to = options.statusId;
+    const writes: TransactItem[] = [];
+    const counters: (string | undefined)[] = [];
+    let next: StoredBooking = { ...booking, status_id: to };
+    const nowSeconds = Math.floor(ctx.now / 1000);
+    const giftcert = booking.giftcert;
+    if (!isInactive(from) && isInactive(to)) {
+      for (const [id, units] of Object.entries(booking.holds)) {
+        const { itemId, slot } = parseCounterId(id);
+        writes.push(releaseStockAction(ctx.db, { itemId, slot, units }));
+        counters.push(undefined);
+      }
+      if (giftcert) {
+        writes.push(giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: -giftcert.amount }));
+        counters.push(undefined);
+        next = { ...next, paid_total: next.paid_total - giftcert.amount };
+      }
+    } else if (isInactive(from) && !isInactive(to)) {
+      for (const [id, units] of Object.entries(booking.holds)) {
+        const { itemId, slot } = parseCounterId(id);
+        const item = items.find((entry) => entry.item_id === itemId);
+        if (item?.unlimited) continue;
+        const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
+        if (units > capacity) {
+          throw new DomainError(
+            'unavailable',
+            `Not enough left of item ${itemId} on ${slot.slice(0, 8)} to revive the booking`,
+            {
+              item_id: itemId,
+              date: slot.slice(0, 8),
+            },
+          );
+        }
+        writes.push(holdStockAction(ctx.db, { itemId, slot, units, capacity }));
+        counters.push(id);
+      }
+      if (giftcert) {
+        writes.push(giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: giftcert.amount }));
+        counters.push(undefined);
+        next = { ...next, paid_total: next.paid_total + giftcert.amount };
+      }
+    }
+    if (options.setPaid) {
+      const due = booking.totals.total - booking.paid_total;
+      if (due <= 0) throw new DomainError('nothing_due', 'Nothing is due on this booking', { due: 0 });
+      writes.push(
+        putPaymentAction(ctx.db, booking.booking_id, {
+          transaction_id: randomUUID(),
+          amount: due,
+          method: 'pos',
+          account_id: actorOf(ctx.caller),
+          date: nowSeconds,
+        }),
+      );
+      counters.push(undefined);
+      next = { ...next, paid_total: booking.paid_total + due };
+    }
+    return {
+      next,
+      writes,
+      counters,
+      event: {
+        type: options.setPaid ? 'payment.created' : 'booking.status_changed',
+        data: {
+          from,
+          to,
+          notify: options.notify,
+          ...(options.setPaid ? { amount: booking.totals.total - booking.paid_total } : {}),
+        },
+      },
+    };
+  });
+}
+
+/** Sets or clears the acting account's bookmark. */
+export async function setBookmark(
+  ctx: BookingContext,
+  options: { reference: string; mark: boolean },
+): Promise<StoredBooking> {
+  return changeBooking(ctx, options.reference, ({ booking }) => ({
+    next: booking,
+    writes: [
+      bookmarkAction(ctx.db, {
+        bookingId: booking.booking_id,
+        accountId: actorOf(ctx.caller),
+        mark: options.mark,
+        at: ctx.now,
+      }),
+    ],
+    event: { type: options.mark ? 'booking.bookmarked' : 'booking.unbookmarked' },
+  }));
+}
+
+/** Adds a note (1 to 3000 characters after trimming) under the acting account. */
+export async function addNote(
+  ctx: BookingContext,
+  options: { reference: string; body: string },
+): Promise<StoredBooking> {
+  const body = options.body.trim();
+  if (body.length === 0 || body.length > MAX_NOTE_LENGTH) {
+    throw new DomainError('validation_error', `A note is 1 to ${MAX_NOTE_LENGTH} characters`, {
+      body: `1 to ${MAX_NOTE_LENGTH} characters`,
+    });
+  }
+  return changeBooking(ctx, options.reference, ({ booking }) => ({
+    next: booking,
+    writes: [putNoteAction(ctx.db, booking.booking_id, noteOf(ctx, body), Math.floor(ctx.now / 1000))],
+    event: { type: 'booking.note_added', data: { length: body.length } },
+  }));
+}

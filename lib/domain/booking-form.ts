@@ -1,0 +1,70 @@
+import type { StoredConfig } from '../db/tenant-repository.ts';
+import { DomainError } from './errors.ts';
+
+/** Who fills the form: customers see the customer layout, staff the staff one. */
+export type Audience = 'customer' | 'staff';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
+
+/** The form fields an audience sees. */
+export const fieldsFor = (config: StoredConfig, audience: Audience) =>
+  config.form.filter((field) => field.type !== 'p' && field[audience].form);
+
+/**
+ * Validates `form[...]` for an audience: every required field present, emails well formed, choices among
+ * the options, lengths within bounds, no unknown field. Missing fields come first, as the wire's
+ * "Missing required fields" (data: field id → label); other problems follow as validation errors.
+ */
+export function validateForm(config: StoredConfig, raw: unknown, audience: Audience): Record<string, string> {
+  const input =
+    raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const fields = fieldsFor(config, audience);
+  const known = new Set(fields.map((field) => field.field_id));
+  const tos = config.policy.tos_required && audience === 'customer';
+  if (tos) known.add('customer_tos_agree');
+  const problems: Record<string, string> = {};
+  for (const name of Object.keys(input)) if (!known.has(name)) problems[`form[${name}]`] = 'unknown field';
+
+  const values: Record<string, string> = {};
+  const missing: Record<string, string> = {};
+  for (const field of fields) {
+    const value = input[field.field_id];
+    if (value !== undefined && typeof value !== 'string') {
+      problems[`form[${field.field_id}]`] = 'one value';
+      continue;
+    }
+    const text = (value ?? '').trim();
+    if (!text) {
+      if (field[audience].required) missing[field.field_id] = field.lbl;
+      continue;
+    }
+    if (text.length > field.max_length)
+      problems[`form[${field.field_id}]`] = `at most ${field.max_length} characters`;
+    else if (field.mask === 'email' && !EMAIL.test(text))
+      problems[`form[${field.field_id}]`] = 'not an email address';
+    else if (field.options && !(text in field.options))
+      problems[`form[${field.field_id}]`] = 'not one of the options';
+    else if (field.type === 'checkbox' && !['0', '1', 'on'].includes(text))
+      problems[`form[${field.field_id}]`] = '1 or 0';
+    else values[field.field_id] = field.type === 'checkbox' ? (text === '0' ? '0' : '1') : text;
+  }
+  if (tos && !['1', 'on'].includes(String(input.customer_tos_agree ?? ''))) {
+    missing.customer_tos_agree = 'I agree to the booking policy';
+  }
+  if (Object.keys(missing).length) {
+    throw new DomainError(
+      'validation_error',
+      `Missing required fields: ${Object.values(missing).join(', ')}`,
+      missing,
+      'Missing required fields',
+    );
+  }
+  if (Object.keys(problems).length) {
+    throw new DomainError(
+      'validation_error',
+      `Invalid fields: ${Object.keys(problems).join(', ')}`,
+      problems,
+    );
+  }
+  return values;
+}

@@ -1,0 +1,257 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Caller } from '../auth/access.ts';
+import {
+  type BookingRecord,
+  createBookingActions,
+  createCustomerActions,
+  getBookingIdByCode,
+  getBookingRecord,
+  getCustomerIdByEmail,
+  getGiftcert,
+  giftcertBalanceAction,
+  nextId,
+  putEventAction,
+  putPaymentAction,
+  type StoredBooking,
+  type StoredEvent,
+} from '../db/booking-repository.ts';
+import type { Db } from '../db/client.ts';
+import { bookSessionAction, getSession, type StoredSession } from '../db/session-repository.ts';
+import type { StoredConfig } from '../db/tenant-repository.ts';
+import { ConditionsFailedError, type RetryPolicy, type TransactItem, transact } from '../db/transact.ts';
+import type { SlipKey } from '../slip/codec.ts';
+import { type Audience, validateForm } from './booking-form.ts';
+import { todayIn } from './dates.ts';
+import { DomainError } from './errors.ts';
+import { addSlips, isExpired } from './session.ts';
+import { lineAmounts, sumAmounts } from './totals.ts';
+
+/** Statuses whose stock is released and that cannot be checked in or out. */
+export const isInactive = (statusId: string): boolean => statusId === 'VOID' || statusId === 'CANCELLED';
+
+/** The display name of a status. */
+export const statusName = (config: StoredConfig, statusId: string): string =>
+  statusId === 'CANCELLED'
+    ? 'Cancelled'
+    : (config.statuses.find((status) => status.status_id === statusId)?.name ?? statusId);
+
+/** What a booking operation needs. */
+export interface BookingContext {
+  db: Db;
+  config: StoredConfig;
+  keys: readonly SlipKey[];
+  caller: Caller;
+  now: number;
+  retry?: RetryPolicy;
+}
+
+const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** A new booking code: the tenant prefix and six unambiguous random characters. */
+export function newBookingCode(prefix: string): string {
+  const bytes = randomBytes(6);
+  return `${prefix}-${[...bytes].map((byte) => CODE_ALPHABET[byte % CODE_ALPHABET.length]).join('')}`;
+}
+
+/** The acting account of a caller (0 = the customer). */
+export const actorOf = (caller: Caller): number => (caller.kind === 'staff' ? caller.accountId : 0);
+
+/** A new event of a booking's audit trail. */
+export const newEvent = (
+  ctx: { now: number; caller: Caller },
+  type: string,
+  data: Record<string, unknown> = {},
+): StoredEvent => ({
+  event_id: randomUUID(),
+  type,
+  at: ctx.now,
+  account_id: actorOf(ctx.caller),
+  data,
+});
+
+/** Finds a booking by its code or its numeric id. */
+export async function findBooking(db: Db, reference: string): Promise<BookingRecord> {
+  const id = /^\d{1,10}$/.test(reference)
+    ? Number(reference)
+    : await getBookingIdByCode(db, reference.toUpperCase());
+  const record = id ? await getBookingRecord(db, id) : undefined;
+  if (!record)
+    throw new DomainError('not_found', `Booking ${reference} not found`, { booking_id: reference });
+  return record;
+}
+
+/** What `booking/create` is asked. */
+export interface CreateBookingInput {
+  sessionId?: string;
+  slips: string[];
+  form: unknown;
+  giftcertCode?: string;
+}
+
+/** A booking just made (or found, when its session was already booked). */
+export interface CreatedBooking {
+  booking: StoredBooking;
+  existing: boolean;
+}
+
+const sessionTotals = (session: StoredSession, config: StoredConfig) =>
+  sumAmounts(
+    Object.values(session.lines).map((line) => lineAmounts(line, config.taxes, config.locale.decimals)),
+  );
+
+const initialStatus = (config: StoredConfig, due: number): string => {
+  const statuses = config.statuses.map((status) => status.status_id);
+  if (due === 0 && statuses.includes('PAID')) return 'PAID';
+  return statuses.find((status) => !isInactive(status)) ?? 'PEND';
+};
+
+/**
+ * Books a session in one transaction: the booking with its lines and the session's holds (handed over:
+ * counters untouched), its code, a new customer (matched by email, never changed by a public call), the
+ * gift certificate spend, the first event, and the session marked booked. A session already booked
+ * returns its booking; concurrent creates of one session make one booking.
+ */
+export async function createBooking(ctx: BookingContext, input: CreateBookingInput): Promise<CreatedBooking> {
+  const audience: Audience = ctx.caller.kind === 'staff' ? 'staff' : 'customer';
+  const form = validateForm(ctx.config, input.form, audience);
+  let sessionId = input.sessionId;
+  if (!sessionId && input.slips.length) {
+    sessionId = (
+      await addSlips({ db: ctx.db, config: ctx.config, keys: ctx.keys, now: ctx.now }, { slips: input.slips })
+    ).id;
+  }
+  if (!sessionId)
+    throw new DomainError('session_empty', 'Nothing to book: send a session or SLIPs', { session_id: '' });
+
+  const email = form.customer_email?.toLowerCase();
+  const bookingId = await nextId(ctx.db, 'booking');
+  let newCustomerId: number | undefined;
+  let code = newBookingCode(ctx.config.settings.booking_code_prefix);
+  for (let attempt = 1; attempt <= 5; attempt += 1) {
+    const session = await getSession(ctx.db, sessionId);
+    if (!session) throw new DomainError('not_found', 'No such session', { session_id: sessionId });
+    if (session.status === 'booked' && session.booking_id) {
+      const record = await getBookingRecord(ctx.db, session.booking_id);
+      if (record) return { booking: record.booking, existing: true };
+    }
+    if (isExpired(session, ctx.now)) {
+      throw new DomainError('session_expired', 'The session has expired or ended; start a new one', {
+        session_id: sessionId,
+      });
+    }
+    if (Object.keys(session.lines).length === 0) {
+      throw new DomainError('session_empty', 'The session has nothing to book', { session_id: sessionId });
+    }
+
+    const existingCustomer = email ? await getCustomerIdByEmail(ctx.db, email) : undefined;
+    newCustomerId = existingCustomer ? undefined : (newCustomerId ?? (await nextId(ctx.db, 'customer')));
+    const customerId = existingCustomer ?? (newCustomerId as number);
+    const totals = sessionTotals(session, ctx.config);
+    const giftcert = input.giftcertCode ? await spendable(ctx, input.giftcertCode, totals.total) : undefined;
+    const paid = giftcert?.amount ?? 0;
+    const nowSeconds = Math.floor(ctx.now / 1000);
+    const lines = Object.values(session.lines);
+    const booking: StoredBooking = {
+      booking_id: bookingId,
+      code,
+      token: randomBytes(24).toString('base64url'),
+      status_id: initialStatus(ctx.config, totals.total - paid),
+      version: 1,
+      created_date: nowSeconds,
+      last_modified: nowSeconds,
+      customer_id: customerId,
+      form,
+      lines: session.lines,
+      holds: session.holds,
+      totals: {
+        sub_total: totals.subTotal,
+        discount: totals.discount,
+        tax: totals.tax,
+        tax_included: totals.taxIncluded,
+        total: totals.total,
+      },
+      paid_total: paid,
+      ...(giftcert ? { giftcert } : {}),
+      checked_in: 0,
+      checked_out: 0,
+      start_date:
+        lines.map((line) => line.start_date).sort()[0] ?? todayIn(ctx.config.company.timezone, ctx.now),
+      end_date:
+        lines
+          .map((line) => line.end_date)
+          .sort()
+          .at(-1) ?? '',
+      session_id: session.id,
+    };
+    const actions: TransactItem[] = [
+      bookSessionAction(ctx.db, { session, bookingId, nowSeconds, nowMs: ctx.now }),
+      ...createBookingActions(ctx.db, booking),
+      putEventAction(
+        ctx.db,
+        bookingId,
+        newEvent(ctx, 'booking.created', { status_id: booking.status_id, total: totals.total }),
+      ),
+    ];
+    if (newCustomerId !== undefined) {
+      actions.push(
+        ...createCustomerActions(ctx.db, {
+          customer_id: newCustomerId,
+          code: `C-${String(newCustomerId).padStart(6, '0')}`,
+          status_id: 'A',
+          email: email ?? '',
+          fields: Object.fromEntries(Object.entries(form).filter(([name]) => name.startsWith('customer_'))),
+          created_date: nowSeconds,
+        }).slice(0, email ? 2 : 1),
+      );
+    }
+    if (giftcert) {
+      actions.push(giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: giftcert.amount }));
+      actions.push(
+        putPaymentAction(ctx.db, bookingId, {
+          transaction_id: randomUUID(),
+          amount: giftcert.amount,
+          method: 'giftcert',
+          account_id: actorOf(ctx.caller),
+          date: nowSeconds,
+        }),
+      );
+    }
+    try {
+      await transact(ctx.db, actions, ctx.retry);
+      return { booking, existing: false };
+    } catch (error) {
+      if (!(error instanceof ConditionsFailedError)) throw error;
+      // The code collided: draw another. Otherwise the session, the customer's email or the gift
+      // certificate changed meanwhile: read them again.
+      if (error.failed.includes(2)) code = newBookingCode(ctx.config.settings.booking_code_prefix);
+    }
+  }
+  throw new DomainError('busy', 'The booking could not be completed; try again');
+}
+
+/** How much of a gift certificate a booking of `total` may spend now; refuses unknown, expired or empty ones. */
+async function spendable(
+  ctx: BookingContext,
+  rawCode: string,
+  total: number,
+): Promise<{ code: string; amount: number }> {
+  const code = rawCode.trim().toUpperCase();
+  const giftcert = await getGiftcert(ctx.db, code);
+  const field = { giftcert_code: '' };
+  if (!giftcert)
+    throw new DomainError('validation_error', `Gift certificate ${code} is not valid`, {
+      ...field,
+      giftcert_code: 'not valid',
+    });
+  if (giftcert.expires && giftcert.expires < todayIn(ctx.config.company.timezone, ctx.now)) {
+    throw new DomainError('validation_error', `Gift certificate ${code} has expired`, {
+      giftcert_code: 'expired',
+    });
+  }
+  const amount = Math.min(giftcert.balance, total);
+  if (amount <= 0)
+    throw new DomainError('validation_error', `Gift certificate ${code} has no balance left`, {
+      giftcert_code: 'no balance left',
+    });
+  return { code, amount };
+}
