@@ -117,7 +117,9 @@ describe('errors', () => {
     expect(form.status).toBe(501);
     expect(form.json.request.error.id).toBe('not_implemented');
     expect((await invoke(bare, { path: 'booking/LOON-1' })).status).toBe(401);
-    expect((await invoke(bare, { path: 'booking/LOON-1', headers: { authorization: staff } })).status).toBe(501);
+    expect((await invoke(bare, { path: 'booking/LOON-1', headers: { authorization: staff } })).status).toBe(
+      501,
+    );
   });
 
   it('hides internals behind a 500 with the request id', async () => {
@@ -161,11 +163,16 @@ describe('access', () => {
     }
   });
 
-  it('lets a tokened invoice through to its route and refuses one without a token', async () => {
+  it('refuses an invoice without a token, or with a wrong one, without saying whether it exists', async () => {
     expect((await invoke(handlers.bookings, { path: 'booking/LOON-1/invoice' })).status).toBe(401);
     expect(
       (await invoke(handlers.bookings, { path: 'booking/LOON-1/invoice', query: 'token=abc' })).status,
-    ).toBe(501);
+    ).toBe(401);
+    const asStaff = await invoke(handlers.bookings, {
+      path: 'booking/LOON-1/invoice',
+      headers: { authorization: staff },
+    });
+    expect(asStaff.status).toBe(404);
   });
 
   it('needs credentials on public routes when the tenant turns the public API off', async () => {
