@@ -233,6 +233,18 @@ export function createApiHandler(options: {
       });
       const status = result.status ?? 200;
       logger.info('request', { request_id: state.requestId, route: route.name, status });
+      if (result.raw) {
+        return {
+          statusCode: status,
+          headers: {
+            'content-type': result.raw.contentType,
+            'cache-control': 'no-store',
+            'x-request-id': state.requestId,
+            ...result.headers,
+          },
+          body: result.raw.body,
+        };
+      }
       return jsonResponse(state, {
         status,
         body: buildEnvelope(context(state, event.requestContext.http.method), result),
