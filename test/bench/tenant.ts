@@ -1,0 +1,49 @@
+import { addDays, type Ymd } from '#lib/domain/dates.ts';
+import { makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+
+/** The item the contention scenario races for: private, so it never shows in lists. */
+export const CONTENDED_ITEM = 9_999;
+/** How many units the contention scenario races for. */
+export const CONTENDED_STOCK = 10;
+
+/**
+ * A generated tenant of `size` nightly items with two parameters (adults, children), a season of rates
+ * and a weekend rate over the benchmark's dates, and stock large enough never to run out; plus one
+ * private item with 10 units for the contention run.
+ */
+export function benchTenant(size: number, firstDate: Ymd) {
+  const season = {
+    name: 'Season',
+    start_date: firstDate,
+    end_date: addDays(firstDate, 120),
+    price: { param: { adults: '90.00', children: '40.00' } },
+  };
+  const weekend = { name: 'Weekend', dow: [5, 6], price: { param: { adults: '110.00' } } };
+  const item = (id: number, stock: number, visibility = '*') => ({
+    item_id: id,
+    sku: `item-${id}`,
+    name: `Cabin ${id}`,
+    unit: 'N',
+    category_id: 1,
+    pos: id,
+    visibility,
+    stock,
+    params: {
+      adults: { price: '80.00', def: 2, req: true, min: 1, max: 6 },
+      children: { price: '30.00', def: 0, max: 4 },
+    },
+    rates: [season, weekend],
+  });
+  return makeTenant(
+    makeTenantJson({
+      tenant: `bench-${size}`,
+      params: { adults: { lbl: 'Adults' }, children: { lbl: 'Children' } },
+      settings: { booking_code_prefix: 'BENCH', hold_minutes: 60 },
+      items: [
+        ...Array.from({ length: size }, (_, index) => item(index + 1, 100_000)),
+        item(CONTENDED_ITEM, CONTENDED_STOCK, 'P'),
+      ],
+      taxes: [{ tax_id: 'vat', name: 'VAT', rate: 13 }],
+    }),
+  );
+}
