@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { freePort, type LocalDynamo, startLocalDynamo } from '#infra/local/dynamodb.ts';
-import { createDb, type Db } from '#lib/db/client.ts';
+import { createDb } from '#lib/db/client.ts';
 import { ITEM_PARTITION, itemKey, sessionKey, stockKey } from '#lib/db/keys.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-repository.ts';
@@ -368,8 +368,10 @@ function coldStarts(): { function: string; bytes: number; importMs: number }[] {
 }
 
 async function main() {
-  let dynamo: LocalDynamo | undefined;
-  const endpoint = process.env.DYNAMODB_ENDPOINT ?? (dynamo = await startLocalDynamo()).endpoint;
+  const dynamo: LocalDynamo | undefined = process.env.DYNAMODB_ENDPOINT
+    ? undefined
+    : await startLocalDynamo();
+  const endpoint = process.env.DYNAMODB_ENDPOINT ?? (dynamo as LocalDynamo).endpoint;
   try {
     const rows: Row[] = [];
     for (const size of SIZES) {
