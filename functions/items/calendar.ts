@@ -1,6 +1,6 @@
 import type { Caller } from '#lib/auth/access.ts';
 import type { Db } from '#lib/db/client.ts';
-import { listItems } from '#lib/db/tenant-repository.ts';
+import { getItemsWithParts, listItems } from '#lib/db/tenant-repository.ts';
 import { calendarsOf, findVisibleItem, selectListedItems } from '#lib/domain/catalog.ts';
 import type { Ymd } from '#lib/domain/dates.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
@@ -23,7 +23,7 @@ export const createItemCalendar =
     if (filters.itemIds || filters.categoryId) {
       throw validationError({ [filters.itemIds ? 'item_id' : 'category_id']: 'unknown parameter' });
     }
-    const all = await listItems(deps.db);
+    const all = await getItemsWithParts(deps.db, [itemId]);
     const item = findVisibleItem(all, caller, itemId);
     if (!item) throw notFoundError(`Item ${itemId}`);
     const calendars = await calendarsOf(deps.db, { items: [item], all, first, last, config, now });

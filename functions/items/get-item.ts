@@ -1,5 +1,5 @@
 import type { Db } from '#lib/db/client.ts';
-import { listItems } from '#lib/db/tenant-repository.ts';
+import { getItemsWithParts } from '#lib/db/tenant-repository.ts';
 import { findVisibleItem } from '#lib/domain/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
@@ -21,7 +21,7 @@ export const createGetItem =
   async ({ input, params, config, caller, now }) => {
     const itemId = readItemId(params.item_id);
     const query = readItemQuery(input, { config, caller, now });
-    const all = await listItems(deps.db);
+    const all = await getItemsWithParts(deps.db, [itemId]);
     const item = findVisibleItem(all, caller, itemId);
     if (!item) throw notFoundError(`Item ${itemId}`);
     if (!query.rated)

@@ -1,4 +1,10 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { Tenant, TenantAccount, TenantCategory, TenantItem } from '../config/tenant-schema.ts';
 import { toMinor } from '../domain/money.ts';
 import type { Db } from './client.ts';
@@ -59,6 +65,33 @@ export async function getConfig(db: Db): Promise<StoredConfig | undefined> {
 /** Lists every item, enabled or not, in one partition query. */
 export async function listItems(db: Db): Promise<StoredItem[]> {
   return (await queryPartition(db, ITEM_PARTITION)).map((record) => stripKeys<StoredItem>(record));
+}
+
+/** Reads items by id (BatchGetItem, 100 a call); ids that do not exist are absent from the result. */
+export async function getItemsById(db: Db, ids: number[]): Promise<StoredItem[]> {
+  const unique = [...new Set(ids)];
+  const found: StoredItem[] = [];
+  for (let start = 0; start < unique.length; start += 100) {
+    let keys: Record<string, unknown>[] | undefined = unique.slice(start, start + 100).map(itemKey);
+    while (keys?.length) {
+      const page: BatchGetCommandOutput = await db.client.send(
+        new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: keys } } }),
+      );
+      found.push(...(page.Responses?.[db.tableName] ?? []).map((record) => stripKeys<StoredItem>(record)));
+      keys = page.UnprocessedKeys?.[db.tableName]?.Keys;
+    }
+  }
+  return found;
+}
+
+/** Reads items by id together with the parts of those that are packages (at most two calls). */
+export async function getItemsWithParts(db: Db, ids: number[]): Promise<StoredItem[]> {
+  const items = await getItemsById(db, ids);
+  const have = new Set(items.map((item) => item.item_id));
+  const parts = items
+    .flatMap((item) => item.package?.items.map((part) => part.item_id) ?? [])
+    .filter((id) => !have.has(id));
+  return parts.length ? [...items, ...(await getItemsById(db, parts))] : items;
 }
 
 /** Lists every category, enabled or not. */

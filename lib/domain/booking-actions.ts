@@ -11,7 +11,7 @@ import {
   type StoredNote,
 } from '../db/booking-repository.ts';
 import { holdStockAction, parseCounterId, releaseStockAction } from '../db/session-repository.ts';
-import { listItems } from '../db/tenant-repository.ts';
+import { getItemsById } from '../db/tenant-repository.ts';
 import { ConditionsFailedError, type TransactItem, transact } from '../db/transact.ts';
 import { actorOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
 import { DomainError } from './errors.ts';
@@ -128,8 +128,7 @@ export async function changeStatus(
   ctx: BookingContext,
   options: { reference: string; statusId: string; notify: boolean; setPaid: boolean },
 ): Promise<StoredBooking> {
-  const items = await listItems(ctx.db);
-  return changeBooking(ctx, options.reference, ({ booking }) => {
+  return changeBooking(ctx, options.reference, async ({ booking }) => {
     const from = booking.status_id;
     const to = options.statusId;
     const writes: TransactItem[] = [];
@@ -149,6 +148,10 @@ export async function changeStatus(
         next = { ...next, paid_total: next.paid_total - giftcert.amount };
       }
     } else if (isInactive(from) && !isInactive(to)) {
+      const items = await getItemsById(
+        ctx.db,
+        Object.keys(booking.holds).map((id) => parseCounterId(id).itemId),
+      );
       for (const [id, units] of Object.entries(booking.holds)) {
         const { itemId, slot } = parseCounterId(id);
         const item = items.find((entry) => entry.item_id === itemId);

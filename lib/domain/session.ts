@@ -12,7 +12,7 @@ import {
   type StoredSession,
 } from '../db/session-repository.ts';
 import { queryStockRanges } from '../db/stock-repository.ts';
-import { listItems, type StoredConfig, type StoredItem } from '../db/tenant-repository.ts';
+import { getItemsWithParts, type StoredConfig, type StoredItem } from '../db/tenant-repository.ts';
 import { ConditionsFailedError, type RetryPolicy, type TransactItem, transact } from '../db/transact.ts';
 import {
   quantitiesFor,
@@ -257,10 +257,14 @@ async function commit(
   ctx: SessionContext,
   read: () => Promise<StoredSession>,
   change: (session: StoredSession, all: StoredItem[]) => Change,
+  itemIds: number[] = [],
 ): Promise<StoredSession> {
   for (let attempt = 1; ; attempt += 1) {
     const session = await read();
-    const all = await listItems(ctx.db);
+    const all = await getItemsWithParts(ctx.db, [
+      ...itemIds,
+      ...Object.values(session.lines).map((line) => line.item_id),
+    ]);
     const { next, owners } = change(session, all);
     if (next === session) return session;
     const counters = new Set([...Object.keys(session.holds), ...Object.keys(next.holds)]);
@@ -351,35 +355,40 @@ export async function addSlips(
   });
   const fresh = emptySession(ctx);
   const read = async () => (options.sessionId ? loadOpenSession(ctx.db, options.sessionId, ctx.now) : fresh);
-  return commit(ctx, read, (session, all) => {
-    const lines = { ...session.lines };
-    const known = new Set(Object.values(lines).map((line) => line.slip));
-    let next = session.next_line;
-    const owners: Record<string, string> = {};
-    options.slips.forEach((slip, index) => {
-      const payload = payloads[index] as SlipPayload;
-      if (known.has(slip)) return;
-      known.add(slip);
-      const lineId = String(next);
-      next += 1;
-      const line = makeLine(ctx, { lineId, slip, payload, all, where: { slip: index } });
-      for (const id of Object.keys(line.holds_per_qty)) owners[id] ??= lineId;
-      lines[lineId] = line;
-    });
-    if (Object.keys(lines).length > SESSION_LIMITS.linesPerSession) {
-      throw new DomainError(
-        'validation_error',
-        `A session has at most ${SESSION_LIMITS.linesPerSession} lines`,
-        {
-          slip: `at most ${SESSION_LIMITS.linesPerSession} lines per session`,
-        },
-      );
-    }
-    if (Object.keys(lines).length === Object.keys(session.lines).length && session.version > 0) {
-      return { next: session, owners };
-    }
-    return { next: withHolds({ ...session, lines, next_line: next }, ctx), owners };
-  });
+  return commit(
+    ctx,
+    read,
+    (session, all) => {
+      const lines = { ...session.lines };
+      const known = new Set(Object.values(lines).map((line) => line.slip));
+      let next = session.next_line;
+      const owners: Record<string, string> = {};
+      options.slips.forEach((slip, index) => {
+        const payload = payloads[index] as SlipPayload;
+        if (known.has(slip)) return;
+        known.add(slip);
+        const lineId = String(next);
+        next += 1;
+        const line = makeLine(ctx, { lineId, slip, payload, all, where: { slip: index } });
+        for (const id of Object.keys(line.holds_per_qty)) owners[id] ??= lineId;
+        lines[lineId] = line;
+      });
+      if (Object.keys(lines).length > SESSION_LIMITS.linesPerSession) {
+        throw new DomainError(
+          'validation_error',
+          `A session has at most ${SESSION_LIMITS.linesPerSession} lines`,
+          {
+            slip: `at most ${SESSION_LIMITS.linesPerSession} lines per session`,
+          },
+        );
+      }
+      if (Object.keys(lines).length === Object.keys(session.lines).length && session.version > 0) {
+        return { next: session, owners };
+      }
+      return { next: withHolds({ ...session, lines, next_line: next }, ctx), owners };
+    },
+    payloads.map((payload) => payload.itemId),
+  );
 }
 
 /** What `alter` may say of a line. */
@@ -531,7 +540,10 @@ export async function lineAvailability(
 ): Promise<Record<string, number>> {
   const lines = Object.values(options.session.lines);
   if (lines.length === 0) return {};
-  const all = await listItems(db);
+  const all = await getItemsWithParts(
+    db,
+    lines.map((line) => line.item_id),
+  );
   const tenant = ratingTenant(options.config);
   const ranges: Range[] = [];
   const rateable = lines.flatMap((line) => {
