@@ -1,6 +1,6 @@
 import type { Db } from '#lib/db/client.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import { rateItems } from '#lib/domain/catalog.ts';
+import { type RateItemsOptions, rateItems } from '#lib/domain/catalog.ts';
 import { toLocalDate } from '#lib/domain/dates.ts';
 import type { RatedItem, RateRequest } from '#lib/rating/rate-item.ts';
 import { encodeSlip, type SlipKey } from '#lib/slip/codec.ts';
@@ -58,14 +58,7 @@ export function ratedEcho(rated: NonNullable<ItemQuery['rated']>) {
 /** Rates items and presents them for the wire, with a SLIP on each bookable one. */
 export async function rateAndPresent(
   db: Db,
-  options: {
-    items: StoredItem[];
-    all: StoredItem[];
-    request: RateRequest;
-    config: StoredConfig;
-    keys: readonly SlipKey[];
-    now: number;
-  },
+  options: RateItemsOptions & { keys: readonly SlipKey[] },
 ): Promise<{ item: StoredItem; rated: RatedItem; wire: Record<string, unknown> }[]> {
   const [key] = options.keys;
   if (!key) throw new Error('No SLIP signing key configured');

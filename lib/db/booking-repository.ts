@@ -182,18 +182,20 @@ export async function listBookingsInPartition(
   return records.map((record) => strip<StoredBooking>(record));
 }
 
+const bookingItem = (booking: StoredBooking) => ({
+  ...bookingKey(booking.booking_id),
+  entity: 'booking',
+  ...booking,
+  ...bookingIndexKeys(booking),
+});
+
 /** Writes a new booking, its code and its index keys. */
 export function createBookingActions(db: Db, booking: StoredBooking): TransactItem[] {
   return [
     {
       Put: {
         TableName: db.tableName,
-        Item: {
-          ...bookingKey(booking.booking_id),
-          entity: 'booking',
-          ...booking,
-          ...bookingIndexKeys(booking),
-        },
+        Item: bookingItem(booking),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -212,12 +214,7 @@ export function replaceBookingAction(db: Db, booking: StoredBooking, previousVer
   return {
     Put: {
       TableName: db.tableName,
-      Item: {
-        ...bookingKey(booking.booking_id),
-        entity: 'booking',
-        ...booking,
-        ...bookingIndexKeys(booking),
-      },
+      Item: bookingItem(booking),
       ConditionExpression: '#version = :version',
       ExpressionAttributeNames: { '#version': 'version' },
       ExpressionAttributeValues: { ':version': previousVersion },

@@ -121,33 +121,47 @@ export function putSessionAction(
 }
 
 /**
- * The sweeper's action: marks an expired session released, only if it is still open, still expired and
- * unchanged since it was read.
+ * Closes an open session in a transaction: it lets go of its holds (released by the sweeper, or handed
+ * to a booking) and leaves the expiry index, only if it is unchanged since it was read, still open, and
+ * already expired (`expired`) or not yet expired (`booked`).
  */
-export function expireSessionAction(
+function closeSessionAction(
   db: Db,
-  options: { session: StoredSession; nowSeconds: number; nowMs: number },
+  options: {
+    session: StoredSession;
+    status: 'expired' | 'booked';
+    nowSeconds: number;
+    nowMs: number;
+    bookingId?: number;
+  },
 ): TransactItem {
+  const booked = options.status === 'booked';
   return {
     Update: {
       TableName: db.tableName,
       Key: sessionKey(options.session.id),
-      UpdateExpression:
-        'SET #status = :expired, holds = :none, #version = :next, updated_at = :nowMs REMOVE gsi1pk, gsi1sk',
-      ConditionExpression: '#version = :version AND #status = :open AND expires_at <= :now',
+      UpdateExpression: `SET #status = :status, holds = :none, #version = :next, updated_at = :nowMs${booked ? ', booking_id = :booking' : ''} REMOVE gsi1pk, gsi1sk`,
+      ConditionExpression: `#version = :version AND #status = :open AND expires_at ${booked ? '>' : '<='} :now`,
       ExpressionAttributeNames: { '#version': 'version', '#status': 'status' },
       ExpressionAttributeValues: {
-        ':expired': 'expired',
+        ':status': options.status,
         ':none': {},
         ':next': options.session.version + 1,
         ':version': options.session.version,
         ':open': 'open',
         ':now': options.nowSeconds,
         ':nowMs': options.nowMs,
+        ...(booked ? { ':booking': options.bookingId } : {}),
       },
     },
   };
 }
+
+/** The sweeper's action: releases an expired session that is still open, still expired and unchanged. */
+export const expireSessionAction = (
+  db: Db,
+  options: { session: StoredSession; nowSeconds: number; nowMs: number },
+): TransactItem => closeSessionAction(db, { ...options, status: 'expired' });
 
 /**
  * Holds `units` of a counter: `used` grows only while it stays within capacity. Conditions cannot add,
@@ -194,32 +208,8 @@ export function releaseStockAction(
   };
 }
 
-/**
- * Books a session: marks it booked with its booking id and hands its holds over (the counters are not
- * touched), only if it is unchanged, open and not expired.
- */
-export function bookSessionAction(
+/** Books a session: marks it booked and hands its holds over (the counters are not touched). */
+export const bookSessionAction = (
   db: Db,
   options: { session: StoredSession; bookingId: number; nowSeconds: number; nowMs: number },
-): TransactItem {
-  return {
-    Update: {
-      TableName: db.tableName,
-      Key: sessionKey(options.session.id),
-      UpdateExpression:
-        'SET #status = :booked, booking_id = :booking, holds = :none, #version = :next, updated_at = :nowMs REMOVE gsi1pk, gsi1sk',
-      ConditionExpression: '#version = :version AND #status = :open AND expires_at > :now',
-      ExpressionAttributeNames: { '#version': 'version', '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':booked': 'booked',
-        ':booking': options.bookingId,
-        ':none': {},
-        ':next': options.session.version + 1,
-        ':version': options.session.version,
-        ':open': 'open',
-        ':now': options.nowSeconds,
-        ':nowMs': options.nowMs,
-      },
-    },
-  };
-}
+): TransactItem => closeSessionAction(db, { ...options, status: 'booked' });

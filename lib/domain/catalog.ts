@@ -84,19 +84,22 @@ export const mergeRanges = (ranges: Range[]): Range[] => {
   return [...byItem.values()];
 };
 
+/** What rating items for one request takes: the items, every item they may need (parts), the request. */
+export interface RateItemsOptions {
+  items: StoredItem[];
+  all: StoredItem[];
+  request: RateRequest;
+  config: StoredConfig;
+  now: number;
+}
+
 /**
  * Rates items for one request: the counters of every item (and package part) that has any are read
  * with one query per item, run concurrently, whatever the number of dates.
  */
 export async function rateItems(
   db: Db,
-  options: {
-    items: StoredItem[];
-    all: StoredItem[];
-    request: RateRequest;
-    config: StoredConfig;
-    now: number;
-  },
+  options: RateItemsOptions,
 ): Promise<{ item: StoredItem; rated: RatedItem }[]> {
   const tenant = ratingTenant(options.config);
   const withParts = options.items.map((item) => ({ item, parts: partsOf(item, options.all) }));

@@ -20,7 +20,7 @@ import {
 import { ApiError, AuthError } from './errors.ts';
 import { logger } from './logger.ts';
 import { type Input, parseRequest } from './parse.ts';
-import { fullPath, type Group, matchRoute, type Route, routesOfGroup } from './routes.ts';
+import { API_PREFIX, fullPath, type Group, matchRoute, type Route, routesOfGroup } from './routes.ts';
 
 /** What every endpoint group needs at run time, built once per process. */
 export interface ApiDeps {
@@ -156,7 +156,7 @@ const toApiError = (error: unknown): ApiError | undefined => {
   return undefined;
 };
 
-const firstSegment = (path: string): string => path.slice(`${'/api/3.0'}/`.length).split('/')[0] ?? '';
+const firstSegment = (path: string): string => path.slice(`${API_PREFIX}/`.length).split('/')[0] ?? '';
 
 /**
  * Builds the middy handler of one endpoint group: routes from the route table, each with its access
