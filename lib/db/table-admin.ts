@@ -1,8 +1,6 @@
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
-  DeleteTableCommand,
-  DescribeTableCommand,
   ResourceInUseException,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
@@ -47,19 +45,4 @@ export async function ensureTable(db: Db): Promise<'created' | 'existed'> {
     }),
   );
   return 'created';
-}
-
-/** Whether the tenant table exists. */
-export async function tableExists(db: Db): Promise<boolean> {
-  try {
-    await db.client.send(new DescribeTableCommand({ TableName: db.tableName }));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Deletes the tenant table (tests only). */
-export async function deleteTable(db: Db): Promise<void> {
-  await db.client.send(new DeleteTableCommand({ TableName: db.tableName }));
 }

@@ -83,7 +83,3 @@ export function resolveSpan(unit: Unit, requested: RequestedSpan, timeZone: stri
   }
   return { unit, start: requested.start, end: requested.start, slots, from, to };
 }
-
-/** The counter key range a span reads: first and last slot keys. */
-export const slotRange = (span: Span): { first: string; last: string } | undefined =>
-  span.slots.length ? { first: span.slots[0]?.key ?? '', last: span.slots.at(-1)?.key ?? '' } : undefined;
