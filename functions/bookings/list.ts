@@ -1,9 +1,11 @@
 import * as z from 'zod/mini';
 import {
+  type BookingFilter,
+  countBookings,
   customerBookingsPartition,
   firstIdAt,
   getCustomerIdByEmail,
-  listBookingsInPartition,
+  pageOfBookings,
   type StoredBooking,
 } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
@@ -126,9 +128,6 @@ export function readListQuery(
   return result;
 }
 
-const within = (range: TimeRange | undefined, seconds: number): boolean =>
-  !range || (seconds >= range.from && seconds < range.to);
-
 const months = (from: number, to: number): string[] => {
   const out: string[] = [];
   const cursor = new Date(
@@ -141,63 +140,76 @@ const months = (from: number, to: number): string[] => {
   return out.reverse();
 };
 
+/** The filter expression of every filter the chosen index does not already apply. */
+function filterOf(query: ListQuery, options: { byCustomer: boolean; byStatus: boolean }): BookingFilter {
+  const clauses: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const range = (attribute: string, key: string, value: TimeRange | undefined) => {
+    if (!value) return;
+    names[`#${key}`] = attribute;
+    values[`:${key}From`] = value.from;
+    values[`:${key}To`] = value.to;
+    clauses.push(`#${key} >= :${key}From AND #${key} < :${key}To`);
+  };
+  if (query.statusId !== undefined && !options.byStatus) {
+    values[':status'] = query.statusId;
+    clauses.push('status_id = :status');
+  }
+  if (query.customerId !== undefined && !options.byCustomer) {
+    values[':customer'] = query.customerId;
+    clauses.push('customer_id = :customer');
+  }
+  if (query.itemId !== undefined) {
+    values[':item'] = query.itemId;
+    clauses.push('contains(item_ids, :item)');
+  }
+  range('created_date', 'created', query.created);
+  range('last_modified', 'modified', query.modified);
+  range('start_at', 'start', query.start);
+  range('end_at', 'end', query.end);
+  return clauses.length ? { expression: clauses.join(' AND '), names, values } : { names, values };
+}
+
 /**
  * Lists bookings, newest first, from the narrowest index: a customer's bookings (gsi1), a status (gsi2),
- * or the creation months in range (gsi3); the other filters apply to what the index returns. Never a
- * scan. Returns the requested page and the number of matching bookings.
+ * or the creation months in range (gsi3). The other filters are filter expressions; the total comes from
+ * COUNT queries, and the page is read by reading past the pages before it. Never a scan.
  */
 export async function listBookings(
   db: Db,
   options: { query: ListQuery; config: StoredConfig },
 ): Promise<{ rows: StoredBooking[]; total: number }> {
   const { query, config } = options;
-  const timeZone = config.company.timezone;
-  let candidates: StoredBooking[];
   const customerId = query.customerEmail
     ? await getCustomerIdByEmail(db, query.customerEmail)
     : query.customerId;
   if (query.customerEmail && !customerId) return { rows: [], total: 0 };
+  let source: { index: 'gsi1' | 'gsi2' | 'gsi3'; partitions: string[] };
   if (customerId !== undefined) {
-    candidates = await listBookingsInPartition(db, {
-      index: 'gsi1',
-      partition: customerBookingsPartition(customerId),
-    });
+    source = { index: 'gsi1', partitions: [customerBookingsPartition(customerId)] };
   } else if (query.statusId !== undefined) {
     const known = new Set([...config.statuses.map((status) => status.status_id), 'CANCELLED']);
     if (!known.has(query.statusId)) return { rows: [], total: 0 };
-    candidates = await listBookingsInPartition(db, {
-      index: 'gsi2',
-      partition: `BOOKING_STATUS#${query.statusId}`,
-    });
+    source = { index: 'gsi2', partitions: [`BOOKING_STATUS#${query.statusId}`] };
   } else {
     const first = await firstIdAt(db, 'booking');
     if (first === undefined) return { rows: [], total: 0 };
-    const from = Math.max(first - 86_400 * 31, query.created?.from ?? first - 86_400 * 31);
+    const margin = 86_400 * 31;
+    const from = Math.max(first - margin, query.created?.from ?? first - margin);
     const to = Math.min(
-      Math.floor(Date.now() / 1000) + 86_400 * 31,
+      Math.floor(Date.now() / 1000) + margin,
       query.created?.to ?? Number.POSITIVE_INFINITY,
     );
-    const parts = await Promise.all(
-      months(from, to).map((month) =>
-        listBookingsInPartition(db, { index: 'gsi3', partition: `BOOKING_MONTH#${month}` }),
-      ),
-    );
-    candidates = parts.flat();
+    source = { index: 'gsi3', partitions: months(from, to).map((month) => `BOOKING_MONTH#${month}`) };
   }
-  const dayStart = (ymd: string) => Math.floor(localInstant(ymd, 0, timeZone) / 1000);
-  const matching = candidates
-    .filter((booking) => query.statusId === undefined || booking.status_id === query.statusId)
-    .filter((booking) => customerId === undefined || booking.customer_id === customerId)
-    .filter(
-      (booking) =>
-        query.itemId === undefined ||
-        Object.values(booking.lines).some((line) => line.item_id === query.itemId),
-    )
-    .filter((booking) => within(query.created, booking.created_date))
-    .filter((booking) => within(query.modified, booking.last_modified))
-    .filter((booking) => within(query.start, dayStart(booking.start_date)))
-    .filter((booking) => within(query.end, dayStart(booking.end_date)))
-    .sort((a, b) => b.created_date - a.created_date || b.booking_id - a.booking_id);
-  const start = (query.page - 1) * query.limit;
-  return { rows: matching.slice(start, start + query.limit), total: matching.length };
+  const filter = filterOf(
+    { ...query, ...(customerId !== undefined ? { customerId } : {}) },
+    { byCustomer: source.index === 'gsi1', byStatus: source.index === 'gsi2' },
+  );
+  const [total, rows] = await Promise.all([
+    countBookings(db, { ...source, filter }),
+    pageOfBookings(db, { ...source, filter, skip: (query.page - 1) * query.limit, take: query.limit }),
+  ]);
+  return { rows, total };
 }

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import {
   bookingCodeKey,
@@ -50,6 +50,11 @@ export interface StoredBooking {
   checked_out: number;
   start_date: string;
   end_date: string;
+  /** Unix seconds of the local midnight starting `start_date` and `end_date`, for list filters. */
+  start_at: number;
+  end_at: number;
+  /** The distinct items of its lines, for the item filter. */
+  item_ids: number[];
   session_id?: string;
 }
 
@@ -166,6 +171,95 @@ export async function getBookingIdByCode(db: Db, code: string): Promise<number |
     new GetCommand({ TableName: db.tableName, Key: bookingCodeKey(code) }),
   );
   return Item ? Number(Item.booking_id) : undefined;
+}
+
+/** A DynamoDB filter over booking attributes (names and values of its placeholders). */
+export interface BookingFilter {
+  expression?: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+const filterInput = (filter: BookingFilter) =>
+  filter.expression
+    ? {
+        FilterExpression: filter.expression,
+        ...(Object.keys(filter.names).length ? { ExpressionAttributeNames: filter.names } : {}),
+        ExpressionAttributeValues: filter.values,
+      }
+    : { ExpressionAttributeValues: {} };
+
+/** Counts the bookings of index partitions that pass a filter (COUNT queries, never reading items out). */
+export async function countBookings(
+  db: Db,
+  options: { index: 'gsi1' | 'gsi2' | 'gsi3'; partitions: string[]; filter: BookingFilter },
+): Promise<number> {
+  const counts = await Promise.all(
+    options.partitions.map(async (partition) => {
+      const input = filterInput(options.filter);
+      let count = 0;
+      let cursor: Record<string, unknown> | undefined;
+      do {
+        const page = await db.client.send(
+          new QueryCommand({
+            TableName: db.tableName,
+            IndexName: options.index,
+            KeyConditionExpression: `${options.index}pk = :partition`,
+            ...input,
+            ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ':partition': partition },
+            Select: 'COUNT',
+            ExclusiveStartKey: cursor,
+          }),
+        );
+        count += page.Count ?? 0;
+        cursor = page.LastEvaluatedKey;
+      } while (cursor);
+      return count;
+    }),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
+/**
+ * Reads one page of bookings from index partitions, newest first, skipping `skip` matches: it reads past
+ * the pages before it and stops as soon as the page is full.
+ */
+export async function pageOfBookings(
+  db: Db,
+  options: {
+    index: 'gsi1' | 'gsi2' | 'gsi3';
+    partitions: string[];
+    filter: BookingFilter;
+    skip: number;
+    take: number;
+  },
+): Promise<StoredBooking[]> {
+  const input = filterInput(options.filter);
+  const page: StoredBooking[] = [];
+  let skipped = 0;
+  for (const partition of options.partitions) {
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const result = await db.client.send(
+        new QueryCommand({
+          TableName: db.tableName,
+          IndexName: options.index,
+          KeyConditionExpression: `${options.index}pk = :partition`,
+          ...input,
+          ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ':partition': partition },
+          ScanIndexForward: false,
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      for (const record of result.Items ?? []) {
+        if (skipped < options.skip) skipped += 1;
+        else if (page.length < options.take) page.push(strip<StoredBooking>(record));
+      }
+      if (page.length >= options.take) return page;
+      cursor = result.LastEvaluatedKey;
+    } while (cursor);
+  }
+  return page;
 }
 
 /** Lists the bookings of one index partition (newest first). */

@@ -21,7 +21,7 @@ import type { StoredConfig } from '../db/tenant-repository.ts';
 import { ConditionsFailedError, type RetryPolicy, type TransactItem, transact } from '../db/transact.ts';
 import type { SlipKey } from '../slip/codec.ts';
 import { type Audience, validateForm } from './booking-form.ts';
-import { todayIn } from './dates.ts';
+import { localInstant, todayIn } from './dates.ts';
 import { DomainError } from './errors.ts';
 import { addSlips, isExpired } from './session.ts';
 import { lineAmounts, sumAmounts } from './totals.ts';
@@ -151,6 +151,13 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
     const paid = giftcert?.amount ?? 0;
     const nowSeconds = Math.floor(ctx.now / 1000);
     const lines = Object.values(session.lines);
+    const startDate =
+      lines.map((line) => line.start_date).sort()[0] ?? todayIn(ctx.config.company.timezone, ctx.now);
+    const endDate =
+      lines
+        .map((line) => line.end_date)
+        .sort()
+        .at(-1) ?? startDate;
     const booking: StoredBooking = {
       booking_id: bookingId,
       code,
@@ -174,13 +181,11 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
       ...(giftcert ? { giftcert } : {}),
       checked_in: 0,
       checked_out: 0,
-      start_date:
-        lines.map((line) => line.start_date).sort()[0] ?? todayIn(ctx.config.company.timezone, ctx.now),
-      end_date:
-        lines
-          .map((line) => line.end_date)
-          .sort()
-          .at(-1) ?? '',
+      start_date: startDate,
+      end_date: endDate,
+      start_at: Math.floor(localInstant(startDate, 0, ctx.config.company.timezone) / 1000),
+      end_at: Math.floor(localInstant(endDate, 0, ctx.config.company.timezone) / 1000),
+      item_ids: [...new Set(lines.map((line) => line.item_id))],
       session_id: session.id,
     };
     const actions: TransactItem[] = [

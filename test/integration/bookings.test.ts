@@ -607,6 +607,12 @@ describe('lists and access', () => {
     expect(recent.json.request.total_records).toBeGreaterThanOrEqual(3);
     const future = await staffCall('booking/index', { query: `created_date=>${addDays(day, 400)}` });
     expect(future.json.request.total_records).toBe(0);
+    const onDay = await staffCall('booking/index', { query: `customer_email=${marker}&start_date=${day}` });
+    expect(onDay.json.request.total_records).toBe(3);
+    const before = await staffCall('booking/index', { query: `customer_email=${marker}&start_date=<${day}` });
+    expect(before.json.request.total_records).toBe(0);
+    const ending = await staffCall('booking/index', { query: `customer_email=${marker}&end_date=>${addDays(day, -1)}` });
+    expect(ending.json.request.total_records).toBe(3);
     const byItem = await staffCall('booking/index', { query: 'item_id=2&limit=250' });
     expect(
       Object.values<any>(byItem.json['booking/index']).every((row) => row.summary.includes('Solo')),
