@@ -189,27 +189,38 @@ const filterInput = (filter: BookingFilter) =>
       }
     : { ExpressionAttributeValues: {} };
 
+type IndexName = 'gsi1' | 'gsi2' | 'gsi3';
+
+/** A query of one index partition with a filter, from `cursor`. */
+const partitionQuery = (
+  db: Db,
+  options: { index: IndexName; partition: string; filter: BookingFilter; cursor?: Record<string, unknown> },
+  extra: { Select?: 'COUNT'; ScanIndexForward?: boolean },
+) => {
+  const input = filterInput(options.filter);
+  return new QueryCommand({
+    TableName: db.tableName,
+    IndexName: options.index,
+    KeyConditionExpression: `${options.index}pk = :partition`,
+    ...input,
+    ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ':partition': options.partition },
+    ExclusiveStartKey: options.cursor,
+    ...extra,
+  });
+};
+
 /** Counts the bookings of index partitions that pass a filter (COUNT queries, never reading items out). */
 export async function countBookings(
   db: Db,
-  options: { index: 'gsi1' | 'gsi2' | 'gsi3'; partitions: string[]; filter: BookingFilter },
+  options: { index: IndexName; partitions: string[]; filter: BookingFilter },
 ): Promise<number> {
   const counts = await Promise.all(
     options.partitions.map(async (partition) => {
-      const input = filterInput(options.filter);
       let count = 0;
       let cursor: Record<string, unknown> | undefined;
       do {
         const page = await db.client.send(
-          new QueryCommand({
-            TableName: db.tableName,
-            IndexName: options.index,
-            KeyConditionExpression: `${options.index}pk = :partition`,
-            ...input,
-            ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ':partition': partition },
-            Select: 'COUNT',
-            ExclusiveStartKey: cursor,
-          }),
+          partitionQuery(db, { ...options, partition, ...(cursor ? { cursor } : {}) }, { Select: 'COUNT' }),
         );
         count += page.Count ?? 0;
         cursor = page.LastEvaluatedKey;
@@ -226,30 +237,19 @@ export async function countBookings(
  */
 export async function pageOfBookings(
   db: Db,
-  options: {
-    index: 'gsi1' | 'gsi2' | 'gsi3';
-    partitions: string[];
-    filter: BookingFilter;
-    skip: number;
-    take: number;
-  },
+  options: { index: IndexName; partitions: string[]; filter: BookingFilter; skip: number; take: number },
 ): Promise<StoredBooking[]> {
-  const input = filterInput(options.filter);
   const page: StoredBooking[] = [];
   let skipped = 0;
   for (const partition of options.partitions) {
     let cursor: Record<string, unknown> | undefined;
     do {
       const result = await db.client.send(
-        new QueryCommand({
-          TableName: db.tableName,
-          IndexName: options.index,
-          KeyConditionExpression: `${options.index}pk = :partition`,
-          ...input,
-          ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ':partition': partition },
-          ScanIndexForward: false,
-          ExclusiveStartKey: cursor,
-        }),
+        partitionQuery(
+          db,
+          { ...options, partition, ...(cursor ? { cursor } : {}) },
+          { ScanIndexForward: false },
+        ),
       );
       for (const record of result.Items ?? []) {
         if (skipped < options.skip) skipped += 1;

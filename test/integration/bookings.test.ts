@@ -611,7 +611,9 @@ describe('lists and access', () => {
     expect(onDay.json.request.total_records).toBe(3);
     const before = await staffCall('booking/index', { query: `customer_email=${marker}&start_date=<${day}` });
     expect(before.json.request.total_records).toBe(0);
-    const ending = await staffCall('booking/index', { query: `customer_email=${marker}&end_date=>${addDays(day, -1)}` });
+    const ending = await staffCall('booking/index', {
+      query: `customer_email=${marker}&end_date=>${addDays(day, -1)}`,
+    });
     expect(ending.json.request.total_records).toBe(3);
     const byItem = await staffCall('booking/index', { query: 'item_id=2&limit=250' });
     expect(
