@@ -13,7 +13,13 @@ import {
 } from '../db/session-repository.ts';
 import { queryStockRanges } from '../db/stock-repository.ts';
 import { getItemsWithParts, type StoredConfig, type StoredItem } from '../db/tenant-repository.ts';
-import { ConditionsFailedError, type RetryPolicy, type TransactItem, transact } from '../db/transact.ts';
+import {
+  ConditionsFailedError,
+  ContentionError,
+  type RetryPolicy,
+  type TransactItem,
+  transact,
+} from '../db/transact.ts';
 import {
   quantitiesFor,
   type RatedItem,
@@ -301,7 +307,7 @@ async function commit(
       const counterFailed = error.failed.find((index) => index < counterOfAction.length);
       if (counterFailed !== undefined && !sessionFailed)
         throw unavailable(counterOfAction[counterFailed] ?? '', owners);
-      if (isNew || attempt >= 5) throw unavailable(counterOfAction[counterFailed ?? 0] ?? '', owners);
+      if (attempt >= 5) throw new ContentionError();
       // Someone changed (or expired) the session since we read it: read again and re-apply.
     }
   }
