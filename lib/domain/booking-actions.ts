@@ -12,7 +12,7 @@ import {
 } from '../db/booking-repository.ts';
 import { holdStockAction, parseCounterId, releaseStockAction } from '../db/session-repository.ts';
 import { getItemsById } from '../db/tenant-repository.ts';
-import { ConditionsFailedError, type TransactItem, transact } from '../db/transact.ts';
+import { ConditionsFailedError, ContentionError, type TransactItem, transact } from '../db/transact.ts';
 import { actorOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
 import { DomainError } from './errors.ts';
 import { capacityOf } from './session.ts';
@@ -84,7 +84,7 @@ async function changeBooking(
       }
     }
   }
-  throw new DomainError('busy', 'The booking changed too often meanwhile; try again');
+  throw new ContentionError();
 }
 
 /** Checks a booking in (or out): refused for VOID and CANCELLED and when already done; adds a note unless told not to. */

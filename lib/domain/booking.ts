@@ -18,7 +18,13 @@ import {
 import type { Db } from '../db/client.ts';
 import { bookSessionAction, getSession, type StoredSession } from '../db/session-repository.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
-import { ConditionsFailedError, type RetryPolicy, type TransactItem, transact } from '../db/transact.ts';
+import {
+  ConditionsFailedError,
+  ContentionError,
+  type RetryPolicy,
+  type TransactItem,
+  transact,
+} from '../db/transact.ts';
 import type { SlipKey } from '../slip/codec.ts';
 import { type Audience, validateForm } from './booking-form.ts';
 import { localInstant, todayIn } from './dates.ts';
@@ -231,7 +237,7 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
       if (error.failed.includes(2)) code = newBookingCode(ctx.config.settings.booking_code_prefix);
     }
   }
-  throw new DomainError('busy', 'The booking could not be completed; try again');
+  throw new ContentionError();
 }
 
 /** How much of a gift certificate a booking of `total` may spend now; refuses unknown, expired or empty ones. */
