@@ -1,5 +1,6 @@
 import type { Db } from '#lib/db/client.ts';
 import type { StoredSession } from '#lib/db/session-repository.ts';
+import { createItemLoader, type ItemLoader } from '#lib/db/tenant-repository.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import {
   addSlips,
@@ -56,9 +57,15 @@ const respond = async (
   deps: SessionDeps,
   request: ApiRequest,
   session: StoredSession,
+  loadItems?: ItemLoader,
 ): Promise<RouteResult> => {
   const available = session.id
-    ? await lineAvailability(deps.db, { config: request.config, session, now: request.now })
+    ? await lineAvailability(deps.db, {
+        config: request.config,
+        session,
+        now: request.now,
+        ...(loadItems ? { loadItems } : {}),
+      })
     : {};
   const view = presentSession(session, { config: request.config, available, now: request.now });
   return {
@@ -73,6 +80,7 @@ const contextOf = async (deps: SessionDeps, request: ApiRequest): Promise<Sessio
   config: request.config,
   keys: await deps.slipKeys(),
   now: request.now,
+  loadItems: createItemLoader(deps.db),
 });
 
 /**
@@ -97,7 +105,7 @@ export const createWriteSession = (deps: SessionDeps): RouteHandler =>
       if (!target) throw new DomainError('not_found', 'No session to alter', { session_id: '' });
       session = await alterSession(ctx, { sessionId: target, changes });
     }
-    return respond(deps, request, session ?? EMPTY);
+    return respond(deps, request, session ?? EMPTY, ctx.loadItems);
   });
 
 /** booking/session/clear: releases every hold and keeps the (now empty) session. */
@@ -105,7 +113,8 @@ export const createClearSession = (deps: SessionDeps): RouteHandler =>
   clearingCookieOnLoss(async (request) => {
     const sessionId = readSessionId(request.input, request.cookies);
     if (!sessionId) throw new DomainError('not_found', 'No session to clear', { session_id: '' });
-    return respond(deps, request, await clearSession(await contextOf(deps, request), sessionId));
+    const ctx = await contextOf(deps, request);
+    return respond(deps, request, await clearSession(ctx, sessionId), ctx.loadItems);
   });
 
 /** booking/session/end: releases every hold and closes the session; the cookie is cleared. */
@@ -113,7 +122,8 @@ export const createEndSession = (deps: SessionDeps): RouteHandler =>
   clearingCookieOnLoss(async (request) => {
     const sessionId = readSessionId(request.input, request.cookies);
     if (!sessionId) throw new DomainError('not_found', 'No session to end', { session_id: '' });
-    const ended = await endSession(await contextOf(deps, request), sessionId);
-    const result = await respond(deps, request, ended);
+    const ctx = await contextOf(deps, request);
+    const ended = await endSession(ctx, sessionId);
+    const result = await respond(deps, request, ended, ctx.loadItems);
     return { ...result, cookies: [clearedSessionCookie(request.headers)] };
   });

@@ -94,6 +94,21 @@ export async function getItemsWithParts(db: Db, ids: number[]): Promise<StoredIt
   return parts.length ? [...items, ...(await getItemsById(db, parts))] : items;
 }
 
+/** Loads items by id (with package parts) once per request: later calls reuse what was read. */
+export type ItemLoader = (ids: number[]) => Promise<StoredItem[]>;
+
+/** A per-request item loader over `getItemsWithParts`. */
+export function createItemLoader(db: Db): ItemLoader {
+  const seen = new Map<number, StoredItem>();
+  return async (ids) => {
+    const missing = ids.filter((id) => !seen.has(id));
+    if (missing.length) for (const item of await getItemsWithParts(db, missing)) seen.set(item.item_id, item);
+    const wanted = new Set(ids);
+    for (const id of ids) for (const part of seen.get(id)?.package?.items ?? []) wanted.add(part.item_id);
+    return [...wanted].flatMap((id) => seen.get(id) ?? []);
+  };
+}
+
 /** Lists every category, enabled or not. */
 export async function listCategories(db: Db): Promise<StoredCategory[]> {
   return (await queryPartition(db, CATEGORY_PARTITION)).map((record) => stripKeys<StoredCategory>(record));

@@ -12,7 +12,12 @@ import {
   type StoredSession,
 } from '../db/session-repository.ts';
 import { queryStockRanges } from '../db/stock-repository.ts';
-import { getItemsWithParts, type StoredConfig, type StoredItem } from '../db/tenant-repository.ts';
+import {
+  createItemLoader,
+  type ItemLoader,
+  type StoredConfig,
+  type StoredItem,
+} from '../db/tenant-repository.ts';
 import {
   ConditionsFailedError,
   ContentionError,
@@ -51,6 +56,8 @@ export interface SessionContext {
   /** Milliseconds since the epoch. */
   now: number;
   retry?: RetryPolicy;
+  /** The request's item loader, so one request reads each item once. */
+  loadItems?: ItemLoader;
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{16,64}$/;
@@ -267,7 +274,7 @@ async function commit(
 ): Promise<StoredSession> {
   for (let attempt = 1; ; attempt += 1) {
     const session = await read();
-    const all = await getItemsWithParts(ctx.db, [
+    const all = await (ctx.loadItems ?? createItemLoader(ctx.db))([
       ...itemIds,
       ...Object.values(session.lines).map((line) => line.item_id),
     ]);
@@ -542,14 +549,11 @@ export async function releaseExpiredSession(
  */
 export async function lineAvailability(
   db: Db,
-  options: { config: StoredConfig; session: StoredSession; now: number },
+  options: { config: StoredConfig; session: StoredSession; now: number; loadItems?: ItemLoader },
 ): Promise<Record<string, number>> {
   const lines = Object.values(options.session.lines);
   if (lines.length === 0) return {};
-  const all = await getItemsWithParts(
-    db,
-    lines.map((line) => line.item_id),
-  );
+  const all = await (options.loadItems ?? createItemLoader(db))(lines.map((line) => line.item_id));
   const tenant = ratingTenant(options.config);
   const ranges: Range[] = [];
   const rateable = lines.flatMap((line) => {
