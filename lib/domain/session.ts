@@ -48,6 +48,9 @@ export const SESSION_LIMITS = {
   maxQty: 99,
 } as const;
 
+/** A transaction holds at most 100 actions: the session plus this many counter changes. */
+const MAX_COUNTER_CHANGES = 99;
+
 /** What every session operation needs. */
 export interface SessionContext {
   db: Db;
@@ -296,6 +299,11 @@ async function commit(
         actions.push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity }));
       }
       counterOfAction.push(id);
+    }
+    if (counterOfAction.length > MAX_COUNTER_CHANGES) {
+      throw new DomainError('validation_error', 'Too many item-dates change in one call; split the changes', {
+        alter: `at most ${MAX_COUNTER_CHANGES} item-dates may change in one call`,
+      });
     }
     const isNew = session.version === 0;
     actions.push(
