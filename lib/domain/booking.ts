@@ -121,10 +121,10 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
   const audience: Audience = ctx.caller.kind === 'staff' ? 'staff' : 'customer';
   const form = validateForm(ctx.config, input.form, audience);
   let sessionId = input.sessionId;
-  if (!sessionId && input.slips.length) {
-    sessionId = (
-      await addSlips({ db: ctx.db, config: ctx.config, keys: ctx.keys, now: ctx.now }, { slips: input.slips })
-    ).id;
+  if (input.slips.length) {
+    // SLIPs sent with the booking are held first: in the given session, or in a new one.
+    const sessionCtx = { db: ctx.db, config: ctx.config, keys: ctx.keys, now: ctx.now };
+    sessionId = (await addSlips(sessionCtx, { ...(sessionId ? { sessionId } : {}), slips: input.slips })).id;
   }
   if (!sessionId)
     throw new DomainError('session_empty', 'Nothing to book: send a session or SLIPs', { session_id: '' });

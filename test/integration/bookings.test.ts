@@ -267,6 +267,15 @@ describe('booking/create', () => {
     expect(await usedOf(1, addDays(day, 1))).toBe(before + 1);
   });
 
+  it('adds SLIPs sent with a session to it before booking', async () => {
+    const sessionId = await cart();
+    const slip = await client.slip(1, `date=${addDays(day, 2)}`);
+    const response = await create({ session_id: sessionId, 'slip[]': slip, ...form() });
+    expect(response.status).toBe(200);
+    const record = await staffCall(`booking/${response.json.booking.code}`);
+    expect(Object.keys(record.json.booking.items)).toEqual(['1', '2']);
+  });
+
   it('lists each missing field, refuses bad fields, an empty or an expired session', async () => {
     const sessionId = await cart();
     const missing = await create({ session_id: sessionId, 'form[customer_country]': 'CA' });
