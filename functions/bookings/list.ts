@@ -2,13 +2,13 @@ import * as z from 'zod/mini';
 import {
   type BookingFilter,
   countBookings,
-  customerBookingsPartition,
   firstIdAt,
   getCustomerIdByEmail,
   pageOfBookings,
   type StoredBooking,
 } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
+import { customerBookingsPartition } from '#lib/db/keys.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { addDays, localInstant, parseDateParam, todayIn } from '#lib/domain/dates.ts';
 import { validationError } from '#lib/http/errors.ts';

@@ -4,6 +4,7 @@ import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { actorOf, statusName } from '#lib/domain/booking.ts';
 import { describeDates, localInstant } from '#lib/domain/dates.ts';
 import { formatAmount, formatDisplay } from '#lib/domain/money.ts';
+import { escapeHtml } from '#lib/domain/text.ts';
 import { lineAmounts, sumAmounts } from '#lib/domain/totals.ts';
 
 /** The customer fields of the wire, in order. */
@@ -160,9 +161,6 @@ export function presentRecord(
       : {}),
   };
 }
-
-const escapeHtml = (value: unknown): string =>
-  String(value).replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /** The invoice: structured lines, taxes, totals and payments, and an HTML page with every value escaped. */
 export function presentInvoice(record: BookingRecord, config: StoredConfig) {

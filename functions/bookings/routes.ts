@@ -3,13 +3,13 @@ import * as z from 'zod/mini';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
-  customerBookingsPartition,
   getCustomer,
   getCustomerIdByEmail,
   listBookingsInPartition,
   releaseIdempotencyKey,
 } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
+import { customerBookingsPartition } from '#lib/db/keys.ts';
 import { type BookingContext, createBooking, findBooking } from '#lib/domain/booking.ts';
 import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
 import { fieldsFor } from '#lib/domain/booking-form.ts';

@@ -1,11 +1,8 @@
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { describeDates, toLocalDate, type Ymd } from '#lib/domain/dates.ts';
 import { formatAmount, formatDisplay } from '#lib/domain/money.ts';
+import { describeLength, escapeHtml, unitWord } from '#lib/domain/text.ts';
 import type { RatedItem, SlotRate } from '#lib/rating/rate-item.ts';
-
-const UNIT_WORDS = { D: ['day', 'days'], N: ['night', 'nights'], H: ['hour', 'hours'] } as const;
-
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 const currencyOf = (config: StoredConfig) => ({
   symbol: config.locale.currency_symbol,
@@ -96,9 +93,7 @@ export function presentRated(
   const { decimals } = currency;
   const span = rated.span;
   const first = rated.slots[0]?.rate.price ?? {};
-  const [one, many] = UNIT_WORDS[item.unit];
-  const length = rated.slots.length;
-  const spanDesc = span ? `${length} ${length === 1 ? one : many}` : null;
+  const spanDesc = span ? describeLength(item.unit, rated.slots.length) : null;
   const errors = [...rated.errors, ...(rated.discountError ? [rated.discountError] : [])];
 
   const dates = Object.fromEntries(
@@ -161,7 +156,7 @@ export function presentRated(
         title: spanDesc
           ? `${formatDisplay(rated.total, currency)} for ${spanDesc}`
           : formatDisplay(rated.total, currency),
-        unit: `per ${one}`,
+        unit: `per ${unitWord(item.unit)}`,
         param: Object.fromEntries(
           Object.keys(item.params).map((id) => [id, formatDisplay(first[id] ?? 0, currency)]),
         ),
@@ -201,7 +196,7 @@ export function presentRated(
     times: times ? Object.keys(times) : null,
     times_days: null,
     rate,
-    days: item.unit === 'H' ? (span ? 1 : 0) : length,
+    days: item.unit === 'H' ? (span ? 1 : 0) : rated.slots.length,
     discount: rated.discountCode ? formatAmount(rated.discount, decimals) : null,
     discount_id: rated.discountCode ?? null,
     gprice: formatDisplay(rated.total, currency),

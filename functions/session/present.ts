@@ -2,17 +2,13 @@ import type { SessionLine, StoredSession } from '#lib/db/session-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { describeDates } from '#lib/domain/dates.ts';
 import { formatAmount } from '#lib/domain/money.ts';
+import { describeLength } from '#lib/domain/text.ts';
 import { lineAmounts, sumAmounts } from '#lib/domain/totals.ts';
-
-const UNIT_WORDS = { D: ['day', 'days'], N: ['night', 'nights'], H: ['hour', 'hours'] } as const;
 
 const clock = (minutes: number): string =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
-const lengthOf = (line: SessionLine): string => {
-  const [one, many] = UNIT_WORDS[line.unit];
-  return `${line.length} ${line.length === 1 ? one : many}`;
-};
+const lengthOf = (line: SessionLine): string => describeLength(line.unit, line.length);
 
 /** The wire's `booking.session`: the cart with its lines, dates and totals (reference §2.6, wire notes). */
 export function presentSession(

@@ -508,7 +508,3 @@ export async function releaseIdempotencyKey(db: Db, options: { scope: string; ke
     new DeleteCommand({ TableName: db.tableName, Key: idempotencyKey(options.scope, options.key) }),
   );
 }
-
-/** Lists customers' bookings through gsi1. */
-export const customerBookingsPartition = (customerId: number): string =>
-  `CUSTOMER_BOOKINGS#${String(customerId).padStart(10, '0')}`;

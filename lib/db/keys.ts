@@ -72,6 +72,10 @@ export const bookmarkKey = (bookingId: number, accountId: number) => ({
 /** The unique booking code, pointing at its booking id. */
 export const bookingCodeKey = (code: string) => ({ pk: `BOOKING_CODE#${code}`, sk: 'CODE' });
 
+/** The gsi1 partition of a customer's bookings. */
+export const customerBookingsPartition = (customerId: number): string =>
+  `CUSTOMER_BOOKINGS#${pad(customerId)}`;
+
 /** Index keys of a booking: by customer (gsi1), by status (gsi2), by creation month (gsi3); newest last. */
 export const bookingIndexKeys = (booking: {
   booking_id: number;
@@ -82,7 +86,7 @@ export const bookingIndexKeys = (booking: {
   const order = `${padTime(booking.created_date)}#${pad(booking.booking_id)}`;
   const month = new Date(booking.created_date * 1000).toISOString().slice(0, 7).replace('-', '');
   return {
-    gsi1pk: `CUSTOMER_BOOKINGS#${pad(booking.customer_id)}`,
+    gsi1pk: customerBookingsPartition(booking.customer_id),
     gsi1sk: order,
     gsi2pk: `BOOKING_STATUS#${booking.status_id}`,
     gsi2sk: order,

@@ -118,20 +118,36 @@ const accessStore = (db: Db) => ({
   },
 });
 
-const jsonResponse = (
+const respond = (
   state: RequestState,
-  options: { status: number; body: unknown; headers?: Record<string, string>; cookies?: string[] },
+  options: {
+    status: number;
+    contentType: string;
+    body: string;
+    headers?: Record<string, string>;
+    cookies?: string[];
+  },
 ): Result => ({
   statusCode: options.status,
   headers: {
-    'content-type': 'application/json; charset=utf-8',
+    'content-type': options.contentType,
     'cache-control': 'no-store',
     'x-request-id': state.requestId,
     ...options.headers,
   },
   ...(options.cookies?.length ? { cookies: options.cookies } : {}),
-  body: JSON.stringify(options.body),
+  body: options.body,
 });
+
+const jsonResponse = (
+  state: RequestState,
+  options: { status: number; body: unknown; headers?: Record<string, string>; cookies?: string[] },
+): Result =>
+  respond(state, {
+    ...options,
+    contentType: 'application/json; charset=utf-8',
+    body: JSON.stringify(options.body),
+  });
 
 /** Maps the errors that carry a client-facing meaning to their envelope error; others are internal. */
 const toApiError = (error: unknown): ApiError | undefined => {
@@ -234,16 +250,11 @@ export function createApiHandler(options: {
       const status = result.status ?? 200;
       logger.info('request', { request_id: state.requestId, route: route.name, status });
       if (result.raw) {
-        return {
-          statusCode: status,
-          headers: {
-            'content-type': result.raw.contentType,
-            'cache-control': 'no-store',
-            'x-request-id': state.requestId,
-            ...result.headers,
-          },
-          body: result.raw.body,
-        };
+        return respond(state, {
+          status,
+          ...result.raw,
+          ...(result.headers ? { headers: result.headers } : {}),
+        });
       }
       return jsonResponse(state, {
         status,
