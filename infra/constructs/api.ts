@@ -45,7 +45,13 @@ export class TenantApi extends Construct {
               allowCredentials: true,
               allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.OPTIONS],
               allowHeaders: ['authorization', 'content-type', 'x-on-behalf', 'idempotency-key'],
-              exposeHeaders: ['x-request-id', 'retry-after'],
+              exposeHeaders: [
+                'x-request-id',
+                'retry-after',
+                'ratelimit-limit',
+                'ratelimit-remaining',
+                'ratelimit-reset',
+              ],
             },
           }
         : {}),

@@ -156,11 +156,20 @@ export interface GatewayCors {
   headers: string[];
   methods: string[];
   maxAgeSeconds: number;
+  /** Response headers a browser script may read. */
+  exposeHeaders?: string[];
 }
 
 const corsHeaders = (cors: GatewayCors | undefined, origin: string | undefined): Record<string, string> =>
   cors && origin && cors.origins.includes(origin)
-    ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' }
+    ? {
+        'access-control-allow-origin': origin,
+        'access-control-allow-credentials': 'true',
+        vary: 'Origin',
+        ...(cors.exposeHeaders?.length
+          ? { 'access-control-expose-headers': cors.exposeHeaders.join(',') }
+          : {}),
+      }
     : {};
 
 /**

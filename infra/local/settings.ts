@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseTenant, type Tenant } from '#lib/config/tenant-schema.ts';
 import { createDb, type Db } from '#lib/db/client.ts';
+import { parseProxyList } from '#lib/http/client-address.ts';
 
 /** The local runner's knobs, from the environment (design §4). */
 export const localSettings = () => ({
@@ -14,6 +15,7 @@ export const localSettings = () => ({
   adminSecret: process.env.ADMIN_API_SECRET || undefined,
   sweepIntervalMs: Number(process.env.SWEEP_INTERVAL_MS ?? 15_000),
   tableName: process.env.TABLE_NAME || undefined,
+  trustedProxies: parseProxyList(process.env.TRUSTED_PROXIES),
 });
 
 /** The table name of a tenant when TABLE_NAME does not say otherwise. */

@@ -132,12 +132,24 @@ async function main(): Promise<void> {
   writeFileSync(connectionFile(settings.dataDir), `${JSON.stringify({ endpoint, tableName })}\n`);
 
   const slipKeys = loadLocalSlipKeys(settings.dataDir);
-  const handlers = createAllHandlers({ db, provider: 'local', slipKeys: async () => slipKeys });
+  const handlers = createAllHandlers({
+    db,
+    provider: 'local',
+    slipKeys: async () => slipKeys,
+    trustedProxies: settings.trustedProxies,
+  });
   server.current = createGateway({
     handlers,
     cors: {
       origins: tenant.settings.cors_origins,
       headers: ['authorization', 'content-type', 'x-on-behalf', 'idempotency-key'],
+      exposeHeaders: [
+        'x-request-id',
+        'retry-after',
+        'ratelimit-limit',
+        'ratelimit-remaining',
+        'ratelimit-reset',
+      ],
       methods: ['GET', 'POST', 'OPTIONS'],
       maxAgeSeconds: 600,
     },

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** The default booking status set of the interface (§3); CANCELLED is reserved and always exists. */
@@ -38,6 +39,41 @@ const positiveId = z.number().int().positive().max(2_147_483_647);
 const paramId = z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'lower case letters, digits and _');
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time as HH:MM');
 const dow = z.number().int().min(0).max(6);
+const isAddressOrCidr = (value: string): boolean => {
+  const [address = '', prefix, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+};
+const proxySchema = z
+  .string()
+  .max(64)
+  .refine(isAddressOrCidr, 'an IP address or CIDR such as "10.0.0.0/8" or "2001:db8::/32"');
+const perMinute = (fallback: number) => z.number().int().positive().max(100_000).default(fallback);
+
+/** Per-client limits of the public API (issue "The public cart cannot be hoarded or abused"). */
+export const DEFAULT_LIMITS = {
+  requests_per_minute: 120,
+  writes_per_minute: 30,
+  staff_requests_per_minute: 600,
+  client_hold_share: 0.5,
+  open_sessions_per_client: 3,
+};
+
+const limitsSchema = z.strictObject({
+  requests_per_minute: perMinute(DEFAULT_LIMITS.requests_per_minute),
+  writes_per_minute: perMinute(DEFAULT_LIMITS.writes_per_minute),
+  staff_requests_per_minute: perMinute(DEFAULT_LIMITS.staff_requests_per_minute),
+  client_hold_share: z.number().positive().max(1).default(DEFAULT_LIMITS.client_hold_share),
+  open_sessions_per_client: z
+    .number()
+    .int()
+    .positive()
+    .max(100)
+    .default(DEFAULT_LIMITS.open_sessions_per_client),
+});
+
 const originSchema = z
   .string()
   .regex(/^https?:\/\/[^/*\s]+$/, 'an origin such as "https://www.example.com" (no path, never *)');
@@ -71,10 +107,13 @@ const localeSchema = z.strictObject({
 
 const settingsSchema = z.strictObject({
   hold_minutes: z.number().positive().max(1440).default(15),
+  max_session_minutes: z.number().positive().max(1440).default(60),
   slip_minutes: z.number().int().positive().max(10_080).default(120),
   public_api: z.boolean().default(true),
   cors_origins: z.array(originSchema).max(20).default([]),
   booking_code_prefix: z.string().regex(/^[A-Z]{2,6}$/, '2 to 6 upper case letters'),
+  trusted_proxies: z.array(proxySchema).max(100).default([]),
+  limits: limitsSchema.default(DEFAULT_LIMITS),
   throttle: z
     .strictObject({
       rate_limit: z.number().int().positive().max(10_000).default(50),

@@ -107,3 +107,9 @@ export const idempotencyKey = (scope: string, key: string) => ({
   pk: `IDEMPOTENCY#${scope}#${key}`,
   sk: 'IDEMPOTENCY',
 });
+
+/** A client's request counters in one fixed window (a minute), deleted by TTL after it. */
+export const rateWindowKey = (client: string, windowStart: number) => ({
+  pk: `RATE#${client}`,
+  sk: String(windowStart),
+});

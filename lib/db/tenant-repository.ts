@@ -5,7 +5,13 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Tenant, TenantAccount, TenantCategory, TenantItem } from '../config/tenant-schema.ts';
+import {
+  DEFAULT_LIMITS,
+  type Tenant,
+  type TenantAccount,
+  type TenantCategory,
+  type TenantItem,
+} from '../config/tenant-schema.ts';
 import { toMinor } from '../domain/money.ts';
 import type { Db } from './client.ts';
 import {
@@ -56,10 +62,23 @@ const stripKeys = <T>(record: Record<string, unknown>): T =>
 const queryPartition = (db: Db, pk: string): Promise<Record<string, unknown>[]> =>
   queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } });
 
+/** Settings added after a tenant may have been loaded: a stored configuration without them gets these. */
+const withLaterSettings = (config: StoredConfig): StoredConfig => ({
+  ...config,
+  settings: {
+    ...config.settings,
+    max_session_minutes: config.settings.max_session_minutes ?? 60,
+    trusted_proxies: config.settings.trusted_proxies ?? [],
+    limits: { ...DEFAULT_LIMITS, ...config.settings.limits },
+  },
+});
+
 /** Reads the tenant configuration, or undefined when no tenant has been loaded. */
 export async function getConfig(db: Db): Promise<StoredConfig | undefined> {
   const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: configKey() }));
-  return Item ? { ...stripKeys<StoredConfig>(Item), updated_at: Number(Item.updated_at) } : undefined;
+  return Item
+    ? withLaterSettings({ ...stripKeys<StoredConfig>(Item), updated_at: Number(Item.updated_at) })
+    : undefined;
 }
 
 /** Lists every item, enabled or not, in one partition query. */

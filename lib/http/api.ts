@@ -9,6 +9,7 @@ import { getAccount, getConfig, recordAccountLogin, type StoredConfig } from '..
 import { ContentionError } from '../db/transact.ts';
 import { DomainError } from '../domain/errors.ts';
 import { SlipError, type SlipKey } from '../slip/codec.ts';
+import { clientKeyOf, resolveClientAddress, type TrustedProxies, trustedProxies } from './client-address.ts';
 import {
   buildEnvelope,
   buildErrorEnvelope,
@@ -20,6 +21,7 @@ import {
 import { ApiError, AuthError } from './errors.ts';
 import { logger } from './logger.ts';
 import { type Input, parseRequest } from './parse.ts';
+import { budgetOf, enforceRateLimit } from './rate-limit.ts';
 import { API_PREFIX, fullPath, type Group, matchRoute, type Route, routesOfGroup } from './routes.ts';
 
 /** What every endpoint group needs at run time, built once per process. */
@@ -33,6 +35,8 @@ export interface ApiDeps {
   configTtlMs?: number;
   /** The SLIP signing keys, the first signing (needed by the items, session and bookings groups). */
   slipKeys?: () => Promise<readonly SlipKey[]>;
+  /** Proxies trusted besides the tenant's `settings.trusted_proxies` (the local runner's TRUSTED_PROXIES). */
+  trustedProxies?: readonly string[];
 }
 
 /** The SLIP keys of a group that signs or verifies SLIPs; a deployment without them fails when used. */
@@ -52,7 +56,12 @@ export interface ApiRequest {
   caller: Caller;
   config: StoredConfig;
   requestId: string;
+  /** The connection's address as the gateway saw it. */
   sourceIp: string;
+  /** The client's address: the source IP, or what trusted proxies (or a vouching staff credential) forward. */
+  clientAddress: string;
+  /** The key the client's limits and hold budgets are counted under (an IPv6 address by its /64). */
+  client: string;
   /** Milliseconds since the epoch at the start of the request. */
   now: number;
 }
@@ -69,6 +78,9 @@ interface RequestState {
   resource: string;
   id: string;
   config?: StoredConfig;
+  clientAddress?: string;
+  /** The `RateLimit-*` headers of a limited route, sent on every response of the request. */
+  limitHeaders?: Record<string, string>;
 }
 
 const states = new WeakMap<Event, RequestState>();
@@ -97,6 +109,19 @@ function createConfigCache(deps: ApiDeps) {
     return config;
   };
 }
+
+/** The trusted proxies of a configuration, built once per configuration read. */
+const createTrustedCache = (extra: readonly string[]) => {
+  const cache = new WeakMap<StoredConfig, TrustedProxies>();
+  return (config: StoredConfig): TrustedProxies => {
+    let list = cache.get(config);
+    if (!list) {
+      list = trustedProxies([...config.settings.trusted_proxies, ...extra]);
+      cache.set(config, list);
+    }
+    return list;
+  };
+};
 
 const accessStore = (db: Db) => ({
   getCredential: (key: string) => getCredential(db, key),
@@ -133,6 +158,7 @@ const respond = (
     'content-type': options.contentType,
     'cache-control': 'no-store',
     'x-request-id': state.requestId,
+    ...state.limitHeaders,
     ...options.headers,
   },
   ...(options.cookies?.length ? { cookies: options.cookies } : {}),
@@ -187,6 +213,7 @@ export function createApiHandler(options: {
   const { group, routes, deps } = options;
   const clock = deps.clock ?? Date.now;
   const loadConfig = createConfigCache(deps);
+  const trustedOf = createTrustedCache(deps.trustedProxies ?? []);
   const store = accessStore(deps.db);
 
   const context = (state: RequestState, method: string): EnvelopeContext => ({
@@ -206,6 +233,15 @@ export function createApiHandler(options: {
       state.resource = route.resource;
       state.id = route.id || (Object.values(params)[0] ?? '');
       state.config = await loadConfig(state.startedAt);
+      const sourceIp = event.requestContext.http.sourceIp;
+      const addressOf = (vouched: boolean) =>
+        resolveClientAddress({
+          peer: sourceIp,
+          forwardedFor: event.headers?.['x-forwarded-for'],
+          trusted: trustedOf(state.config as StoredConfig),
+          vouched,
+        });
+      state.clientAddress = addressOf(false);
       const parsed = parseRequest(event);
       const { access_token: accessToken, ...input } = parsed.input;
       const caller = await resolveCaller(
@@ -214,10 +250,14 @@ export function createApiHandler(options: {
           authorization: parsed.headers.authorization,
           accessToken,
           onBehalf: parsed.headers['x-on-behalf'],
-          sourceIp: event.requestContext.http.sourceIp,
+          sourceIp,
         },
         state.startedAt,
       );
+      // A staff credential calling for its customer (X-On-Behalf: off) vouches for the address it forwards.
+      if (caller.kind === 'customer' && caller.credentialKey) state.clientAddress = addressOf(true);
+      const clientAddress = state.clientAddress;
+      const client = clientKeyOf(clientAddress);
       const credentialed = caller.kind === 'staff' || caller.credentialKey !== undefined;
       if (route.access === 'staff' && caller.kind !== 'staff') {
         throw new AuthError('unauthorized', 'Staff credentials are required');
@@ -227,6 +267,10 @@ export function createApiHandler(options: {
       }
       if (route.access === 'token' && caller.kind !== 'staff' && typeof input.token !== 'string') {
         throw new AuthError('unauthorized', 'Staff credentials or the booking token are required');
+      }
+      const budget = budgetOf({ caller, client, route, input, config: state.config });
+      if (budget) {
+        state.limitHeaders = await enforceRateLimit(deps.db, { ...budget, now: state.startedAt });
       }
       const implementation = routes[route.name];
       if (!implementation) {
@@ -244,11 +288,18 @@ export function createApiHandler(options: {
         caller,
         config: state.config,
         requestId: state.requestId,
-        sourceIp: event.requestContext.http.sourceIp,
+        sourceIp,
+        clientAddress,
+        client,
         now: state.startedAt,
       });
       const status = result.status ?? 200;
-      logger.info('request', { request_id: state.requestId, route: route.name, status });
+      logger.info('request', {
+        request_id: state.requestId,
+        route: route.name,
+        status,
+        client_ip: clientAddress,
+      });
       if (result.raw) {
         return respond(state, {
           status,
@@ -306,7 +357,12 @@ export function createApiHandler(options: {
         };
         const error = request.error;
         if (error instanceof AuthError) {
-          logger.info('request', { request_id: state.requestId, status: 401, reason: error.message });
+          logger.info('request', {
+            request_id: state.requestId,
+            status: 401,
+            reason: error.message,
+            client_ip: state.clientAddress ?? event.requestContext?.http?.sourceIp,
+          });
           request.response = jsonResponse(state, {
             status: 401,
             body: { error: error.error, error_description: error.message },
@@ -326,12 +382,18 @@ export function createApiHandler(options: {
             data: { request_id: state.requestId },
           });
         if (apiError.status >= 500) {
-          logger.error('request failed', { request_id: state.requestId, status: apiError.status, error });
+          logger.error('request failed', {
+            request_id: state.requestId,
+            status: apiError.status,
+            client_ip: state.clientAddress ?? event.requestContext?.http?.sourceIp,
+            error,
+          });
         } else {
           logger.info('request', {
             request_id: state.requestId,
             status: apiError.status,
             error_id: apiError.id,
+            client_ip: state.clientAddress ?? event.requestContext?.http?.sourceIp,
           });
         }
         if (!state.config) {

@@ -23,6 +23,11 @@ export interface Route {
   resource: string;
   /** The envelope's `request.id` when the path has no id of its own. */
   id: string;
+  /**
+   * Whether a customer's call counts against the per-client write limit: `true` always, or a list of
+   * parameters whose presence makes it a write (a session read is not a change).
+   */
+  writes?: true | readonly string[];
 }
 
 /** Every path answers under this prefix. */
@@ -81,9 +86,11 @@ export const ROUTES: readonly Route[] = [
     access: 'public',
     resource: 'booking',
     id: 'session',
+    writes: ['slip', 'alter'],
   }),
   ...both({
     name: 'session.clear',
+    writes: true,
     path: 'booking/session/clear',
     group: 'session',
     access: 'public',
@@ -92,6 +99,7 @@ export const ROUTES: readonly Route[] = [
   }),
   ...both({
     name: 'session.end',
+    writes: true,
     path: 'booking/session/end',
     group: 'session',
     access: 'public',
@@ -109,6 +117,7 @@ export const ROUTES: readonly Route[] = [
   },
   {
     name: 'booking.create',
+    writes: true,
     method: 'POST',
     path: 'booking/create',
     group: 'bookings',

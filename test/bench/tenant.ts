@@ -38,7 +38,19 @@ export function benchTenant(size: number, firstDate: Ymd) {
     makeTenantJson({
       tenant: `bench-${size}`,
       params: { adults: { lbl: 'Adults' }, children: { lbl: 'Children' } },
-      settings: { booking_code_prefix: 'BENCH', hold_minutes: 60 },
+      // The load comes from one address: limits high enough never to refuse it, but still counted.
+      settings: {
+        booking_code_prefix: 'BENCH',
+        hold_minutes: 60,
+        max_session_minutes: 120,
+        limits: {
+          requests_per_minute: 100_000,
+          writes_per_minute: 100_000,
+          staff_requests_per_minute: 100_000,
+          client_hold_share: 1,
+          open_sessions_per_client: 100,
+        },
+      },
       items: [
         ...Array.from({ length: size }, (_, index) => item(index + 1, 100_000)),
         item(CONTENDED_ITEM, CONTENDED_STOCK, 'P'),

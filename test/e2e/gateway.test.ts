@@ -37,7 +37,8 @@ beforeAll(async () => {
   });
   authorization = basic(credential.key, credential.secret);
   server = createGateway({
-    handlers: createAllHandlers(testDeps(db)),
+    // The test client is the proxy of many customers, each named by X-Forwarded-For.
+    handlers: createAllHandlers({ ...testDeps(db), trustedProxies: ['127.0.0.1'] }),
     cors: {
       origins: ['https://widget.example.com'],
       headers: ['authorization'],
@@ -113,10 +114,13 @@ describe('the local gateway over HTTP', () => {
     const slip = rated.item.rate.slip;
     expect(rated.item.rate.available).toBe(5);
     const responses = await Promise.all(
-      Array.from({ length: 40 }, () =>
+      Array.from({ length: 40 }, (_, index) =>
         fetch(`${base}/booking/session`, {
           method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-forwarded-for': `198.18.0.${index + 1}`,
+          },
           body: `slip[]=${slip}`,
         }),
       ),

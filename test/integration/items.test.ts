@@ -104,7 +104,8 @@ describe('GET item (unrated)', () => {
     await invoke(counting.items, { path: 'item' });
     recorded.commands.length = 0;
     await invoke(counting.items, { path: 'item' });
-    expect(recorded.commands).toEqual(['QueryCommand']);
+    // One query reads the items; the update is the client's request counter (per-client limits).
+    expect(recorded.commands).toEqual(['UpdateCommand', 'QueryCommand']);
   });
 });
 

@@ -12,8 +12,17 @@ export interface TestRequest {
   base64?: boolean;
   headers?: Record<string, string>;
   cookies?: string[];
+  /** The client's address; by default each request comes from an address of its own (TEST-NET-2). */
   sourceIp?: string;
 }
+
+let nextAddress = 0;
+
+/** A fresh client address for each call, so tests not about per-client limits never meet them. */
+export const freshAddress = (): string => {
+  nextAddress += 1;
+  return `198.51.${Math.floor(nextAddress / 250) % 250}.${(nextAddress % 250) + 1}`;
+};
 
 /** An HTTP API payload 2.0 event for a path below /api/3.0, as API Gateway would send it. */
 export function makeEvent(request: TestRequest): APIGatewayProxyEventV2 {
@@ -39,7 +48,7 @@ export function makeEvent(request: TestRequest): APIGatewayProxyEventV2 {
         method,
         path: rawPath,
         protocol: 'HTTP/1.1',
-        sourceIp: request.sourceIp ?? '203.0.113.9',
+        sourceIp: request.sourceIp ?? freshAddress(),
         userAgent: 'vitest',
       },
       requestId: randomUUID(),

@@ -1,0 +1,81 @@
+import type { Caller } from '../auth/access.ts';
+import type { Db } from '../db/client.ts';
+import { countRequestInWindow, type WindowBudgets } from '../db/rate-limit-repository.ts';
+import type { StoredConfig } from '../db/tenant-repository.ts';
+import { ApiError } from './errors.ts';
+import type { Input } from './parse.ts';
+import type { Route } from './routes.ts';
+
+/** Limits are counted per client in fixed windows of this length. */
+export const RATE_WINDOW_SECONDS = 60;
+
+/** Whether a customer's call of a route counts against the write budget. */
+export const isWrite = (route: Route, input: Input): boolean =>
+  route.writes === true || (route.writes ?? []).some((name) => input[name] !== undefined);
+
+/** Which counter a call is charged to and with what budgets; undefined when the route is not limited. */
+export function budgetOf(options: {
+  caller: Caller;
+  client: string;
+  route: Route;
+  input: Input;
+  config: StoredConfig;
+}): { counter: string; budgets: WindowBudgets } | undefined {
+  const { limits } = options.config.settings;
+  if (options.caller.kind === 'staff') {
+    return {
+      counter: `staff:${options.caller.credentialKey}`,
+      budgets: { requests: limits.staff_requests_per_minute },
+    };
+  }
+  if (options.route.access === 'staff') return undefined;
+  return {
+    counter: `client:${options.client}`,
+    budgets: {
+      requests: limits.requests_per_minute,
+      ...(isWrite(options.route, options.input) ? { writes: limits.writes_per_minute } : {}),
+    },
+  };
+}
+
+/**
+ * Charges a call to its client's budgets (shared by every function instance through DynamoDB) and
+ * returns the `RateLimit-*` headers of the tighter budget. Over a budget it throws 429 `rate_limited`
+ * with `Retry-After`; another client's counters are never touched.
+ */
+export async function enforceRateLimit(
+  db: Db,
+  options: { counter: string; budgets: WindowBudgets; now: number },
+): Promise<Record<string, string>> {
+  const nowSeconds = Math.floor(options.now / 1000);
+  const windowStart = nowSeconds - (nowSeconds % RATE_WINDOW_SECONDS);
+  const reset = String(windowStart + RATE_WINDOW_SECONDS - nowSeconds);
+  const count = await countRequestInWindow(db, {
+    client: options.counter,
+    windowStart,
+    windowSeconds: RATE_WINDOW_SECONDS,
+    budgets: options.budgets,
+  });
+  const { requests: requestBudget, writes: writeBudget } = options.budgets;
+  const left = (budget: number, used: number) => Math.max(0, budget - used);
+  const tighter =
+    writeBudget !== undefined &&
+    (!count.admitted
+      ? count.exceeded === 'writes'
+      : left(writeBudget, count.writes ?? 0) < left(requestBudget, count.requests))
+      ? { limit: writeBudget, used: count.writes ?? 0 }
+      : { limit: requestBudget, used: count.requests };
+  const headers = {
+    'ratelimit-limit': String(tighter.limit),
+    'ratelimit-remaining': String(left(tighter.limit, tighter.used)),
+    'ratelimit-reset': reset,
+  };
+  if (!count.admitted) {
+    throw new ApiError('rate_limited', {
+      details: `Too many ${count.exceeded === 'requests' ? 'requests' : 'changes'} from this client; retry in ${reset} s`,
+      data: { limit: tighter.limit, retry_after: Number(reset) },
+      headers: { ...headers, 'retry-after': reset },
+    });
+  }
+  return headers;
+}
