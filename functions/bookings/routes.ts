@@ -41,6 +41,7 @@ const contextOf = async (deps: BookingDeps, request: ApiRequest): Promise<Bookin
   config: request.config,
   keys: await deps.slipKeys(),
   caller: request.caller,
+  client: request.client,
   now: request.now,
 });
 

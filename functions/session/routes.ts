@@ -3,6 +3,7 @@ import type { StoredSession } from '#lib/db/session-repository.ts';
 import { createItemLoader, type ItemLoader } from '#lib/db/tenant-repository.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import {
+  actorOf,
   addSlips,
   alterSession,
   clearSession,
@@ -81,6 +82,7 @@ const contextOf = async (deps: SessionDeps, request: ApiRequest): Promise<Sessio
   keys: await deps.slipKeys(),
   now: request.now,
   loadItems: createItemLoader(deps.db),
+  actor: actorOf(request.caller, request.client),
 });
 
 /**

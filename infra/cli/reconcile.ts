@@ -3,7 +3,8 @@ import { connectForCli } from '#infra/local/settings.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 
 // Usage: npm run reconcile [-- --fix]
-// Checks, for every item-date, used = live session holds + active bookings <= capacity.
+// Checks, for every item-date, used = live session holds + active bookings <= capacity, and that every
+// client's hold budget records agree with its open sessions.
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { fix: { type: 'boolean', default: false } } });
   const db = connectForCli();
@@ -16,11 +17,20 @@ async function main(): Promise<number> {
         : `used ${entry.used} is over capacity ${entry.capacity}: stock was lowered below what is held or booked`;
     say(`item ${entry.itemId} ${entry.slot}: ${what}`);
   }
+  for (const entry of run.clientDiscrepancies) {
+    say(
+      entry.kind === 'client_hold'
+        ? `client ${entry.client} ${entry.counterId}: budget says ${entry.held} held, its open sessions hold ${entry.expected}`
+        : `client ${entry.client}: holding sessions recorded [${entry.sessions.join(' ')}], open sessions holding [${entry.expected.join(' ')}]`,
+    );
+  }
   if (run.discrepancies.length === 0) say(`no discrepancy in ${run.counters} counters`);
+  if (run.clientDiscrepancies.length === 0) say('hold budgets agree with the open sessions');
   if (run.awaitingSweep) say(`${run.awaitingSweep} expired sessions still hold stock until the sweeper runs`);
   if (values.fix)
     say(`fixed ${run.fixed}${run.skipped ? `, ${run.skipped} changed meanwhile (run again)` : ''}`);
-  const corrupt = run.discrepancies.filter((entry) => entry.kind === 'corrupt').length;
+  const corrupt =
+    run.discrepancies.filter((entry) => entry.kind === 'corrupt').length + run.clientDiscrepancies.length;
   return corrupt > run.fixed ? 1 : 0;
 }
 

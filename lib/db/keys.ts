@@ -113,3 +113,13 @@ export const rateWindowKey = (client: string, windowStart: number) => ({
   pk: `RATE#${client}`,
   sk: String(windowStart),
 });
+
+/** What one client holds of one stock counter, across all its sessions (its hold budget). */
+export const clientPartition = (client: string) => `CLIENT#${client}`;
+export const clientHoldKey = (client: string, counterId: string) => ({
+  pk: clientPartition(client),
+  sk: `HOLD#${counterId}`,
+});
+
+/** The set of a client's open sessions that hold stock. */
+export const clientSessionsKey = (client: string) => ({ pk: clientPartition(client), sk: 'SESSIONS' });

@@ -1,13 +1,23 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
-import { stockKey } from './keys.ts';
+import { clientHoldKey, clientSessionsKey, stockKey } from './keys.ts';
 import { applyIfCondition } from './operations.ts';
 
 /** Everything the invariant check reads: counters, holding sessions and bookings. */
 export interface HoldingSnapshot {
   counters: { itemId: number; slot: string; used: number }[];
-  sessions: { id: string; status: string; expires_at: number; holds: Record<string, number> }[];
+  sessions: {
+    id: string;
+    status: string;
+    expires_at: number;
+    holds: Record<string, number>;
+    client?: string;
+  }[];
   bookings: { id: string; status_id: string; holds: Record<string, number> }[];
+  /** What each client holds of each counter, by its budget records. */
+  clientHolds: { client: string; counterId: string; held: number }[];
+  /** Each client's recorded set of holding sessions. */
+  clientSessions: { client: string; sessions: string[] }[];
 }
 
 /**
@@ -15,7 +25,13 @@ export interface HoldingSnapshot {
  * whole-table check, never a request path. Segments run in parallel.
  */
 export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapshot> {
-  const snapshot: HoldingSnapshot = { counters: [], sessions: [], bookings: [] };
+  const snapshot: HoldingSnapshot = {
+    counters: [],
+    sessions: [],
+    bookings: [],
+    clientHolds: [],
+    clientSessions: [],
+  };
   await Promise.all(
     Array.from({ length: segments }, async (_, segment) => {
       let cursor: Record<string, unknown> | undefined;
@@ -26,8 +42,14 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
             Segment: segment,
             TotalSegments: segments,
             ConsistentRead: true,
-            FilterExpression: 'entity IN (:stock, :session, :booking)',
-            ExpressionAttributeValues: { ':stock': 'stock', ':session': 'session', ':booking': 'booking' },
+            FilterExpression: 'entity IN (:stock, :session, :booking, :clientHold, :clientSessions)',
+            ExpressionAttributeValues: {
+              ':stock': 'stock',
+              ':session': 'session',
+              ':booking': 'booking',
+              ':clientHold': 'client_hold',
+              ':clientSessions': 'client_sessions',
+            },
             ExclusiveStartKey: cursor,
           }),
         );
@@ -44,6 +66,18 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
               status: String(item.status),
               expires_at: Number(item.expires_at),
               holds: item.holds ?? {},
+              ...(item.client ? { client: String(item.client) } : {}),
+            });
+          } else if (item.entity === 'client_hold') {
+            snapshot.clientHolds.push({
+              client: String(item.pk).slice('CLIENT#'.length),
+              counterId: String(item.sk).slice('HOLD#'.length),
+              held: Number(item.held ?? 0),
+            });
+          } else if (item.entity === 'client_sessions') {
+            snapshot.clientSessions.push({
+              client: String(item.pk).slice('CLIENT#'.length),
+              sessions: [...((item.sessions as Set<string> | undefined) ?? [])],
             });
           } else {
             snapshot.bookings.push({
@@ -78,6 +112,56 @@ export async function fixCounter(
           ':seen': options.seen,
           ':entity': 'stock',
           ':item': options.itemId,
+        },
+      }),
+    ),
+  );
+}
+
+/** Sets what a client holds of a counter to the recomputed value, only if it still holds what was seen. */
+export async function fixClientHold(
+  db: Db,
+  options: { client: string; counterId: string; seen: number; expected: number },
+): Promise<boolean> {
+  return applyIfCondition(() =>
+    db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: clientHoldKey(options.client, options.counterId),
+        UpdateExpression: 'SET held = :expected, entity = :entity',
+        ConditionExpression:
+          options.seen === 0 ? 'attribute_not_exists(held) OR held = :seen' : 'held = :seen',
+        ExpressionAttributeValues: {
+          ':expected': options.expected,
+          ':seen': options.seen,
+          ':entity': 'client_hold',
+        },
+      }),
+    ),
+  );
+}
+
+/** Replaces a client's set of holding sessions with the recomputed one, only if it is still what was seen. */
+export async function fixClientSessions(
+  db: Db,
+  options: { client: string; seen: string[]; expected: string[] },
+): Promise<boolean> {
+  const seen = options.seen.length ? 'size(sessions) = :count' : 'attribute_not_exists(sessions)';
+  const condition = [seen, ...options.seen.map((_, index) => `contains(sessions, :s${index})`)].join(' AND ');
+  return applyIfCondition(() =>
+    db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: clientSessionsKey(options.client),
+        UpdateExpression: options.expected.length
+          ? 'SET sessions = :expected, entity = :entity'
+          : 'REMOVE sessions SET entity = :entity',
+        ConditionExpression: condition,
+        ExpressionAttributeValues: {
+          ':entity': 'client_sessions',
+          ...(options.expected.length ? { ':expected': new Set(options.expected) } : {}),
+          ...(options.seen.length ? { ':count': options.seen.length } : {}),
+          ...Object.fromEntries(options.seen.map((id, index) => [`:s${index}`, id])),
         },
       }),
     ),

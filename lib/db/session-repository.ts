@@ -54,6 +54,10 @@ export interface StoredSession {
   lines: Record<string, SessionLine>;
   holds: Record<string, number>;
   booking_id?: number;
+  /** The client whose hold budget the session's holds count against (none: staff, or made before budgets). */
+  client?: string;
+  /** When the session first held stock (ms); it holds for at most `max_session_minutes` after that. */
+  first_held_at?: number;
 }
 
 /** Splits a counter id into its item and slot. */

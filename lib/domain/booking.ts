@@ -29,7 +29,7 @@ import type { SlipKey } from '../slip/codec.ts';
 import { type Audience, validateForm } from './booking-form.ts';
 import { localInstant, todayIn } from './dates.ts';
 import { DomainError } from './errors.ts';
-import { addSlips, isExpired } from './session.ts';
+import { addSlips, isExpired, releaseBudgetActions, actorOf as sessionActorOf } from './session.ts';
 import { lineAmounts, sumAmounts } from './totals.ts';
 
 /** Statuses whose stock is released and that cannot be checked in or out. */
@@ -47,6 +47,8 @@ export interface BookingContext {
   config: StoredConfig;
   keys: readonly SlipKey[];
   caller: Caller;
+  /** The caller's client key: SLIPs held by a customer's create count against its hold budget. */
+  client: string;
   now: number;
   retry?: RetryPolicy;
 }
@@ -123,7 +125,13 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
   let sessionId = input.sessionId;
   if (input.slips.length) {
     // SLIPs sent with the booking are held first: in the given session, or in a new one.
-    const sessionCtx = { db: ctx.db, config: ctx.config, keys: ctx.keys, now: ctx.now };
+    const sessionCtx = {
+      db: ctx.db,
+      config: ctx.config,
+      keys: ctx.keys,
+      now: ctx.now,
+      actor: sessionActorOf(ctx.caller, ctx.client),
+    };
     sessionId = (await addSlips(sessionCtx, { ...(sessionId ? { sessionId } : {}), slips: input.slips })).id;
   }
   if (!sessionId)
@@ -197,6 +205,7 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
     const actions: TransactItem[] = [
       bookSessionAction(ctx.db, { session, bookingId, nowSeconds, nowMs: ctx.now }),
       ...createBookingActions(ctx.db, booking),
+      ...releaseBudgetActions(ctx.db, session),
       putEventAction(
         ctx.db,
         bookingId,

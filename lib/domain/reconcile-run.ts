@@ -1,5 +1,5 @@
 import type { Db } from '../db/client.ts';
-import { fixCounter, scanHoldings } from '../db/reconcile-repository.ts';
+import { fixClientHold, fixClientSessions, fixCounter, scanHoldings } from '../db/reconcile-repository.ts';
 import { getConfig, listItems } from '../db/tenant-repository.ts';
 import { type ReconcileReport, reconcile } from './reconcile.ts';
 
@@ -12,8 +12,9 @@ export interface ReconcileRun extends ReconcileReport {
 
 /**
  * Checks the stock invariant across a whole table; with `fix`, recomputes `used` of every corrupt
- * counter by a conditional write (never over a value that changed meanwhile). Over-capacity from a
- * lowered stock is reported, never "fixed".
+ * counter and of every client budget record that disagrees with the open sessions, by conditional writes
+ * (never over a value that changed meanwhile). Over-capacity from a lowered stock is reported, never
+ * "fixed".
  */
 export async function runReconcile(db: Db, options: { fix: boolean; now: number }): Promise<ReconcileRun> {
   const [snapshot, items, config] = await Promise.all([scanHoldings(db), listItems(db), getConfig(db)]);
@@ -32,6 +33,23 @@ export async function runReconcile(db: Db, options: { fix: boolean; now: number 
         seen: entry.used,
         expected: entry.expected,
       });
+      if (done) fixed += 1;
+      else skipped += 1;
+    }
+    for (const entry of report.clientDiscrepancies) {
+      const done =
+        entry.kind === 'client_hold'
+          ? await fixClientHold(db, {
+              client: entry.client,
+              counterId: entry.counterId,
+              seen: entry.held,
+              expected: entry.expected,
+            })
+          : await fixClientSessions(db, {
+              client: entry.client,
+              seen: entry.sessions,
+              expected: entry.expected,
+            });
       if (done) fixed += 1;
       else skipped += 1;
     }

@@ -21,10 +21,17 @@ export interface Discrepancy {
   kind: 'corrupt' | 'over_capacity';
 }
 
+/** A client's budget record that disagrees with the open sessions it stands for. */
+export type ClientDiscrepancy =
+  | { kind: 'client_hold'; client: string; counterId: string; held: number; expected: number }
+  | { kind: 'client_sessions'; client: string; sessions: string[]; expected: string[] };
+
 /** The result of checking the invariant over a whole table. */
 export interface ReconcileReport {
   counters: number;
   discrepancies: Discrepancy[];
+  /** Hold budgets (per client and counter, and each client's holding sessions) that disagree with the sessions. */
+  clientDiscrepancies: ClientDiscrepancy[];
   /** Open sessions past their hold time whose holds the sweeper has not released yet. */
   awaitingSweep: number;
 }
@@ -69,5 +76,49 @@ export function reconcile(
       Object.keys(session.holds).length > 0 &&
       session.expires_at <= options.nowSeconds,
   ).length;
-  return { counters: ids.size, discrepancies, awaitingSweep };
+  return {
+    counters: ids.size,
+    discrepancies,
+    clientDiscrepancies: reconcileClients(snapshot),
+    awaitingSweep,
+  };
+}
+
+/**
+ * Checks that each client's budget records agree with its open sessions: what it holds of each counter
+ * is the sum of those sessions' holds, and its set of holding sessions is exactly those holding stock.
+ */
+export function reconcileClients(snapshot: HoldingSnapshot): ClientDiscrepancy[] {
+  const held = new Map<string, number>();
+  const sessionsOf = new Map<string, string[]>();
+  for (const session of snapshot.sessions) {
+    if (session.status !== 'open' || !session.client) continue;
+    const entries = Object.entries(session.holds);
+    if (entries.length === 0) continue;
+    sessionsOf.set(session.client, [...(sessionsOf.get(session.client) ?? []), session.id]);
+    for (const [id, units] of entries) {
+      const key = `${session.client}\n${id}`;
+      held.set(key, (held.get(key) ?? 0) + Number(units));
+    }
+  }
+  const recorded = new Map(
+    snapshot.clientHolds.map((entry) => [`${entry.client}\n${entry.counterId}`, entry.held]),
+  );
+  const discrepancies: ClientDiscrepancy[] = [];
+  for (const key of [...new Set([...held.keys(), ...recorded.keys()])].sort()) {
+    const [client = '', counterId = ''] = key.split('\n');
+    const actual = recorded.get(key) ?? 0;
+    const expected = held.get(key) ?? 0;
+    if (actual !== expected)
+      discrepancies.push({ kind: 'client_hold', client, counterId, held: actual, expected });
+  }
+  const recordedSessions = new Map(snapshot.clientSessions.map((entry) => [entry.client, entry.sessions]));
+  for (const client of [...new Set([...sessionsOf.keys(), ...recordedSessions.keys()])].sort()) {
+    const actual = [...(recordedSessions.get(client) ?? [])].sort();
+    const expected = [...(sessionsOf.get(client) ?? [])].sort();
+    if (actual.join(' ') !== expected.join(' ')) {
+      discrepancies.push({ kind: 'client_sessions', client, sessions: actual, expected });
+    }
+  }
+  return discrepancies;
 }

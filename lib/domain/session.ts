@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.ts';
 import {
+  claimClientSessionAction,
+  dropClientSessionAction,
+  getClientSessions,
+  holdClientUnitsAction,
+  releaseClientUnitsAction,
+} from '../db/client-hold-repository.ts';
+import {
   counterId,
   expireSessionAction,
   getSession,
@@ -39,17 +46,32 @@ import { mergeRanges, paramLabels, partsOf, type Range, ratingTenant } from './c
 import { localParts } from './dates.ts';
 import { DomainError } from './errors.ts';
 
-/** Limits of one session and one call. */
+/**
+ * Limits of one session and one call. A session holds at most 48 item-dates, so releasing all of it (a
+ * counter and the client's budget record per item-date, the session and the client's session set) always
+ * fits one transaction of 100 actions.
+ */
 export const SESSION_LIMITS = {
   slipsPerCall: 20,
   linesPerSession: 50,
-  countersPerSession: 90,
+  countersPerSession: 48,
   altersPerCall: 50,
   maxQty: 99,
 } as const;
 
-/** A transaction holds at most 100 actions: the session plus this many counter changes. */
-const MAX_COUNTER_CHANGES = 99;
+/** A transaction holds at most 100 actions: two per changed counter, the session and the client's set. */
+const MAX_COUNTER_CHANGES = 49;
+
+/** Who is changing a session: a customer (budgeted by its client address) or staff (exempt). */
+export interface SessionActor {
+  audience: 'customer' | 'staff';
+  /** The client key of the caller; a new session's holds count against it (customers only). */
+  client?: string;
+}
+
+/** The session actor of a caller: customers are budgeted by their client key, staff are not. */
+export const actorOf = (caller: { kind: 'customer' | 'staff' }, client: string): SessionActor =>
+  caller.kind === 'staff' ? { audience: 'staff' } : { audience: 'customer', client };
 
 /** What every session operation needs. */
 export interface SessionContext {
@@ -61,6 +83,8 @@ export interface SessionContext {
   retry?: RetryPolicy;
   /** The request's item loader, so one request reads each item once. */
   loadItems?: ItemLoader;
+  /** Who is acting: customers get budgets and only public items and SLIPs. */
+  actor: SessionActor;
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{16,64}$/;
@@ -153,19 +177,40 @@ export const requestOf = (payload: SlipPayload): RateRequest => ({
   ...(payload.optIn ? { optIn: payload.optIn } : {}),
 });
 
+/**
+ * The item of a line, if it is still offered to the actor: enabled, and public for customers. A staff
+ * item's SLIP in a customer's hands is `invalid_slip` (`staff_only`); an item withdrawn since it was
+ * added is `unavailable`.
+ */
+function offeredItem(
+  ctx: SessionContext,
+  options: { itemId: number; all: StoredItem[]; where: Record<string, unknown>; adding: boolean },
+): StoredItem {
+  const item = options.all.find((entry) => entry.item_id === options.itemId && entry.enabled);
+  const hidden = item !== undefined && ctx.actor.audience === 'customer' && item.visibility !== '*';
+  if (hidden && options.adding) {
+    throw new DomainError('invalid_slip', 'This SLIP was issued to staff', {
+      ...options.where,
+      reason: 'staff_only',
+    });
+  }
+  if (!item || hidden)
+    throw new DomainError('unavailable', 'This item is no longer offered', {
+      ...options.where,
+      item_id: options.itemId,
+    });
+  return item;
+}
+
 /** Re-rates a SLIP's line at today's prices and rules (stock is left to the conditional writes). */
 function rateLine(
   ctx: SessionContext,
   payload: SlipPayload,
   all: StoredItem[],
   where: Record<string, unknown>,
+  adding: boolean,
 ) {
-  const item = all.find((entry) => entry.item_id === payload.itemId && entry.enabled);
-  if (!item)
-    throw new DomainError('unavailable', 'This item is no longer offered', {
-      ...where,
-      item_id: payload.itemId,
-    });
+  const item = offeredItem(ctx, { itemId: payload.itemId, all, where, adding });
   const rated = rateItem({
     item,
     parts: partsOf(item, all),
@@ -199,9 +244,11 @@ function makeLine(
     payload: SlipPayload;
     all: StoredItem[];
     where: Record<string, unknown>;
+    /** A new line (from a SLIP) rather than a change of one already held. */
+    adding: boolean;
   },
 ): SessionLine {
-  const { item, rated } = rateLine(ctx, options.payload, options.all, options.where);
+  const { item, rated } = rateLine(ctx, options.payload, options.all, options.where, options.adding);
   const span = rated.span as NonNullable<RatedItem['span']>;
   const discount = discountOf(ctx, rated.discountCode);
   return {
@@ -254,20 +301,151 @@ const withHolds = (session: StoredSession, ctx: SessionContext): StoredSession =
       },
     );
   }
+  const firstHeldAt = session.first_held_at ?? (Object.keys(holds).length ? ctx.now : undefined);
   return {
     ...session,
     holds,
     version: session.version + 1,
     updated_at: ctx.now,
-    expires_at: nowSeconds(ctx.now) + Math.round(ctx.config.settings.hold_minutes * 60),
+    expires_at: expiryOf(ctx, firstHeldAt),
+    ...(firstHeldAt !== undefined ? { first_held_at: firstHeldAt } : {}),
   };
 };
 
 /**
+ * When a session changed now expires: `hold_minutes` from now, but never more than
+ * `max_session_minutes` after it first held stock, however often it changes.
+ */
+const expiryOf = (ctx: SessionContext, firstHeldAt: number | undefined): number => {
+  const { hold_minutes: holdMinutes, max_session_minutes: maxMinutes } = ctx.config.settings;
+  const extended = nowSeconds(ctx.now) + Math.round(holdMinutes * 60);
+  if (firstHeldAt === undefined) return extended;
+  return Math.min(extended, nowSeconds(firstHeldAt) + Math.round(maxMinutes * 60));
+};
+
+/** What a client may hold of a counter: its share of the capacity, rounded down, but at least one unit. */
+export const clientAllowance = (capacity: number, share: number): number =>
+  Math.max(1, Math.floor(capacity * share));
+
+const isHolding = (session: StoredSession): boolean =>
+  session.status === 'open' && Object.keys(session.holds).length > 0;
+
+/** What one action of a session transaction does, to tell which rule a failed condition broke. */
+type ActionRole =
+  | { kind: 'stock'; counter: string }
+  | { kind: 'client'; counter: string; allowance: number }
+  | { kind: 'sessions' }
+  | { kind: 'session' };
+
+/**
+ * The actions that move a session's holds from `before` to `after`: each counter that grows is held on
+ * capacity and (for a budgeted client) on the client's allowance; each that shrinks is released from both;
+ * and the client's set of holding sessions gains or loses the session when it starts or stops holding.
+ */
+function holdActions(
+  ctx: SessionContext,
+  options: { before: StoredSession; after: StoredSession; all: StoredItem[]; owners: Record<string, string> },
+): { actions: TransactItem[]; roles: ActionRole[] } {
+  const { before, after } = options;
+  const client = before.client ?? after.client;
+  const seconds = nowSeconds(ctx.now);
+  const actions: TransactItem[] = [];
+  const roles: ActionRole[] = [];
+  const push = (action: TransactItem, role: ActionRole) => {
+    actions.push(action);
+    roles.push(role);
+  };
+  const counters = new Set([...Object.keys(before.holds), ...Object.keys(after.holds)]);
+  for (const id of counters) {
+    const delta = (after.holds[id] ?? 0) - (before.holds[id] ?? 0);
+    if (delta === 0) continue;
+    const { itemId, slot } = parseCounterId(id);
+    if (delta < 0) {
+      push(releaseStockAction(ctx.db, { itemId, slot, units: -delta }), { kind: 'stock', counter: id });
+      if (client) {
+        push(releaseClientUnitsAction(ctx.db, { client, counterId: id, units: -delta }), {
+          kind: 'client',
+          counter: id,
+          allowance: 0,
+        });
+      }
+      continue;
+    }
+    const item = options.all.find((entry) => entry.item_id === itemId);
+    const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
+    if (delta > capacity) throw unavailable(id, options.owners);
+    push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity }), { kind: 'stock', counter: id });
+    if (client) {
+      const allowance = clientAllowance(capacity, ctx.config.settings.limits.client_hold_share);
+      if (delta > allowance) throw holdLimit(id, options.owners, { allowance });
+      push(
+        holdClientUnitsAction(ctx.db, {
+          client,
+          counterId: id,
+          units: delta,
+          allowance,
+          nowSeconds: seconds,
+        }),
+        { kind: 'client', counter: id, allowance },
+      );
+    }
+  }
+  if (roles.length > MAX_COUNTER_CHANGES * 2) {
+    throw new DomainError('validation_error', 'Too many item-dates change in one call; split the changes', {
+      alter: `at most ${MAX_COUNTER_CHANGES} item-dates may change in one call`,
+    });
+  }
+  if (client && isHolding(after) && !isHolding(before)) {
+    push(
+      claimClientSessionAction(ctx.db, {
+        client,
+        sessionId: after.id,
+        max: ctx.config.settings.limits.open_sessions_per_client,
+        nowSeconds: seconds,
+      }),
+      { kind: 'sessions' },
+    );
+  } else if (client && isHolding(before) && !isHolding(after)) {
+    push(dropClientSessionAction(ctx.db, { client, sessionId: before.id }), { kind: 'sessions' });
+  }
+  return { actions, roles };
+}
+
+/**
+ * The actions that take a session's holds off its client's budget when the session lets go of them
+ * (released by the sweeper, or handed over to a booking).
+ */
+export function releaseBudgetActions(db: Db, session: StoredSession): TransactItem[] {
+  const { client } = session;
+  if (!client) return [];
+  return [
+    ...Object.entries(session.holds).map(([counterId, units]) =>
+      releaseClientUnitsAction(db, { client, counterId, units }),
+    ),
+    ...(isHolding(session) ? [dropClientSessionAction(db, { client, sessionId: session.id })] : []),
+  ];
+}
+
+/**
+ * Frees a client's session slots held by sessions that have already expired but that the sweeper has
+ * not reached yet, so a guest who abandoned carts is not locked out until the next sweep.
+ */
+async function releaseClientExpiredSessions(ctx: SessionContext, client: string): Promise<void> {
+  for (const sessionId of await getClientSessions(ctx.db, client)) {
+    await releaseExpiredSession(ctx.db, {
+      sessionId,
+      now: ctx.now,
+      ...(ctx.retry ? { retry: ctx.retry } : {}),
+    });
+  }
+}
+
+/**
  * Writes a changed session and the difference of its holds in one transaction: counters that grow are
- * held conditionally on capacity, those that shrink are released, and the session only if nobody changed
- * it meanwhile. A failed counter is 409 `unavailable` naming the line and date; a concurrent change of the
- * session is re-read and re-applied; persistent conflicts end in 503 `busy`.
+ * held conditionally on capacity and on the client's hold budget, those that shrink are released, and the
+ * session only if nobody changed it meanwhile. A failed counter is 409 `unavailable` naming the line and
+ * date; a budget that would be exceeded is 409 `hold_limit`; a concurrent change of the session is re-read
+ * and re-applied; persistent conflicts end in 503 `busy`.
  */
 async function commit(
   ctx: SessionContext,
@@ -275,6 +453,7 @@ async function commit(
   change: (session: StoredSession, all: StoredItem[]) => Change,
   itemIds: number[] = [],
 ): Promise<StoredSession> {
+  let cleaned = false;
   for (let attempt = 1; ; attempt += 1) {
     const session = await read();
     const all = await (ctx.loadItems ?? createItemLoader(ctx.db))([
@@ -283,28 +462,7 @@ async function commit(
     ]);
     const { next, owners } = change(session, all);
     if (next === session) return session;
-    const counters = new Set([...Object.keys(session.holds), ...Object.keys(next.holds)]);
-    const actions: TransactItem[] = [];
-    const counterOfAction: string[] = [];
-    for (const id of counters) {
-      const delta = (next.holds[id] ?? 0) - (session.holds[id] ?? 0);
-      if (delta === 0) continue;
-      const { itemId, slot } = parseCounterId(id);
-      if (delta < 0) {
-        actions.push(releaseStockAction(ctx.db, { itemId, slot, units: -delta }));
-      } else {
-        const item = all.find((entry) => entry.item_id === itemId);
-        const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
-        if (delta > capacity) throw unavailable(id, owners);
-        actions.push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity }));
-      }
-      counterOfAction.push(id);
-    }
-    if (counterOfAction.length > MAX_COUNTER_CHANGES) {
-      throw new DomainError('validation_error', 'Too many item-dates change in one call; split the changes', {
-        alter: `at most ${MAX_COUNTER_CHANGES} item-dates may change in one call`,
-      });
-    }
+    const { actions, roles } = holdActions(ctx, { before: session, after: next, all, owners });
     const isNew = session.version === 0;
     actions.push(
       putSessionAction(ctx.db, {
@@ -313,20 +471,58 @@ async function commit(
         nowSeconds: nowSeconds(ctx.now),
       }),
     );
+    roles.push({ kind: 'session' });
     try {
       await transact(ctx.db, actions, ctx.retry);
       return next;
     } catch (error) {
       if (!(error instanceof ConditionsFailedError)) throw error;
-      const sessionFailed = error.failed.includes(actions.length - 1);
-      const counterFailed = error.failed.find((index) => index < counterOfAction.length);
-      if (counterFailed !== undefined && !sessionFailed)
-        throw unavailable(counterOfAction[counterFailed] ?? '', owners);
+      const failed = error.failed.map((index) => roles[index]);
+      if (!failed.some((role) => role?.kind === 'session')) {
+        const stock = failed.find((role) => role?.kind === 'stock');
+        if (stock?.kind === 'stock') throw unavailable(stock.counter, owners);
+        const budget = failed.find((role) => role?.kind === 'client');
+        if (budget?.kind === 'client') {
+          throw holdLimit(budget.counter, owners, { allowance: budget.allowance });
+        }
+        if (failed.some((role) => role?.kind === 'sessions')) {
+          const client = next.client as string;
+          if (!cleaned) {
+            cleaned = true;
+            await releaseClientExpiredSessions(ctx, client);
+            continue;
+          }
+          throw holdLimit(Object.keys(next.holds)[0] ?? '', owners, {
+            sessions: ctx.config.settings.limits.open_sessions_per_client,
+          });
+        }
+      }
       if (attempt >= 5) throw new ContentionError();
       // Someone changed (or expired) the session since we read it: read again and re-apply.
     }
   }
 }
+
+/** 409 `hold_limit`: the client would hold more than its share of an item-date, or too many sessions. */
+const holdLimit = (
+  id: string,
+  owners: Record<string, string>,
+  limit: { allowance?: number; sessions?: number },
+): DomainError => {
+  const { itemId, slot } = parseCounterId(id);
+  const date = slot.slice(0, 8);
+  const message =
+    limit.sessions !== undefined
+      ? `This client already has ${limit.sessions} carts holding stock; book or end one first`
+      : `One client may hold at most ${limit.allowance} of item ${itemId} on ${date}`;
+  return new DomainError('hold_limit', message, {
+    line: owners[id] ?? '',
+    item_id: itemId,
+    date,
+    ...(slot.length > 8 ? { slot } : {}),
+    ...(limit.sessions !== undefined ? { open_sessions: limit.sessions } : { allowed: limit.allowance }),
+  });
+};
 
 const unavailable = (id: string, owners: Record<string, string>): DomainError => {
   const { itemId, slot } = parseCounterId(id);
@@ -345,10 +541,11 @@ const emptySession = (ctx: SessionContext): StoredSession => ({
   version: 0,
   created_at: ctx.now,
   updated_at: ctx.now,
-  expires_at: nowSeconds(ctx.now) + Math.round(ctx.config.settings.hold_minutes * 60),
+  expires_at: expiryOf(ctx, undefined),
   next_line: 1,
   lines: {},
   holds: {},
+  ...(ctx.actor.audience === 'customer' && ctx.actor.client ? { client: ctx.actor.client } : {}),
 });
 
 /**
@@ -365,14 +562,22 @@ export async function addSlips(
     });
   }
   const payloads = options.slips.map((slip, index) => {
+    let payload: SlipPayload;
     try {
-      return verifySlip(slip, { keys: ctx.keys, tenant: ctx.config.tenant, now: ctx.now });
+      payload = verifySlip(slip, { keys: ctx.keys, tenant: ctx.config.tenant, now: ctx.now });
     } catch (error) {
       if (error instanceof SlipError) {
         throw new DomainError('invalid_slip', error.message, { reason: error.reason, slip: index });
       }
       throw error;
     }
+    if (ctx.actor.audience === 'customer' && (payload.rules ?? 'on') !== 'on') {
+      throw new DomainError('invalid_slip', 'This SLIP was issued to staff', {
+        reason: 'staff_only',
+        slip: index,
+      });
+    }
+    return payload;
   });
   const fresh = emptySession(ctx);
   const read = async () => (options.sessionId ? loadOpenSession(ctx.db, options.sessionId, ctx.now) : fresh);
@@ -390,7 +595,7 @@ export async function addSlips(
         known.add(slip);
         const lineId = String(next);
         next += 1;
-        const line = makeLine(ctx, { lineId, slip, payload, all, where: { slip: index } });
+        const line = makeLine(ctx, { lineId, slip, payload, all, where: { slip: index }, adding: true });
         for (const id of Object.keys(line.holds_per_qty)) owners[id] ??= lineId;
         lines[lineId] = line;
       });
@@ -452,6 +657,7 @@ export async function alterSession(
     (session, all) => {
       const lines = { ...session.lines };
       const owners: Record<string, string> = {};
+      let changed = false;
       for (const { lineId, value } of options.changes) {
         const field = `alter[${lineId}]`;
         const [main = '', sub] = lineId.split('.');
@@ -477,6 +683,7 @@ export async function alterSession(
             });
           }
           const optIn = new Set(line.payload.optIn ?? []);
+          if (optIn.has(part.item_id) === (value === 'optin')) continue;
           if (value === 'optin') optIn.add(part.item_id);
           else optIn.delete(part.item_id);
           const payload = { ...line.payload, optIn: [...optIn].sort((a, b) => a - b) };
@@ -486,9 +693,11 @@ export async function alterSession(
             payload,
             all,
             where: { line: lineId },
+            adding: false,
           });
           lines[main] = { ...rebuilt, qty: line.qty, added_at: line.added_at };
           for (const id of Object.keys(rebuilt.holds_per_qty)) owners[id] ??= lineId;
+          changed = true;
           continue;
         }
         if (value === 'optin' || value === 'optout') {
@@ -498,11 +707,19 @@ export async function alterSession(
         }
         if (value === 'remove' || value === 0) {
           delete lines[main];
+          changed = true;
           continue;
         }
+        if (value === line.qty) continue;
+        // Holding more re-checks that the item is still offered to this caller.
+        if (value > line.qty)
+          offeredItem(ctx, { itemId: line.item_id, all, where: { line: lineId }, adding: false });
         lines[main] = { ...line, qty: value };
         for (const id of Object.keys(line.holds_per_qty)) owners[id] ??= main;
+        changed = true;
       }
+      // A change that changes nothing writes nothing and extends nothing.
+      if (!changed) return { next: session, owners };
       return { next: withHolds({ ...session, lines }, ctx), owners };
     },
   );
@@ -513,7 +730,10 @@ export async function clearSession(ctx: SessionContext, sessionId: string): Prom
   return commit(
     ctx,
     () => loadOpenSession(ctx.db, sessionId, ctx.now),
-    (session) => ({ next: withHolds({ ...session, lines: {} }, ctx), owners: {} }),
+    (session) => ({
+      next: Object.keys(session.lines).length ? withHolds({ ...session, lines: {} }, ctx) : session,
+      owners: {},
+    }),
   );
 }
 
@@ -541,6 +761,7 @@ export async function releaseExpiredSession(
     const { itemId, slot } = parseCounterId(id);
     return releaseStockAction(db, { itemId, slot, units });
   });
+  actions.push(...releaseBudgetActions(db, session));
   actions.push(expireSessionAction(db, { session, nowSeconds: nowSeconds(options.now), nowMs: options.now }));
   try {
     await transact(db, actions, options.retry);

@@ -11,6 +11,7 @@ export const ERRORS = {
   invalid_status: { status: 409, title: 'Invalid status for this action' },
   nothing_due: { status: 409, title: 'Nothing is due' },
   in_progress: { status: 409, title: 'Request in progress' },
+  hold_limit: { status: 409, title: 'Hold limit reached' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   idempotency_mismatch: { status: 422, title: 'Idempotency key reused' },

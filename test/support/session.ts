@@ -50,8 +50,12 @@ export function sessionClient(handlers: Handlers) {
 /** The session of a response. */
 export const sessionOf = (response: TestResponse) => response.json.booking?.session;
 
-/** Asserts the stock invariant over the whole table: used = live holds + active bookings <= capacity. */
+/**
+ * Asserts the stock invariant over the whole table (used = live holds + active bookings <= capacity) and
+ * that every client's hold budget agrees with its open sessions.
+ */
 export async function expectInvariant(db: Db, now = Date.now()): Promise<void> {
   const run = await runReconcile(db, { fix: false, now });
   expect(run.discrepancies).toEqual([]);
+  expect(run.clientDiscrepancies).toEqual([]);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reconcile } from '#lib/domain/reconcile.ts';
+import { reconcile, reconcileClients } from '#lib/domain/reconcile.ts';
 import { sweepMinutes } from '#lib/domain/sweep.ts';
 import { makeTenantItem } from '#test/support/rating.ts';
 
@@ -18,6 +18,8 @@ describe('reconcile', () => {
           { id: 'a', status: 'open', expires_at: 2_000, holds: { '1|20270110': 1 } },
           { id: 'b', status: 'ended', expires_at: 2_000, holds: { '1|20270110': 5 } },
         ],
+        clientHolds: [],
+        clientSessions: [],
         bookings: [
           { id: 'x', status_id: 'PAID', holds: { '1|20270110': 2 } },
           { id: 'y', status_id: 'VOID', holds: { '1|20270110': 4 } },
@@ -25,7 +27,40 @@ describe('reconcile', () => {
       },
       options,
     );
-    expect(report).toEqual({ counters: 1, discrepancies: [], awaitingSweep: 0 });
+    expect(report).toEqual({ counters: 1, discrepancies: [], clientDiscrepancies: [], awaitingSweep: 0 });
+  });
+
+  it('proves each client budget against its open sessions', () => {
+    const holding = (id: string, client: string, holds: Record<string, number>, status = 'open') => ({
+      id,
+      status,
+      expires_at: 2_000,
+      holds,
+      client,
+    });
+    const snapshot = {
+      counters: [],
+      bookings: [],
+      sessions: [
+        holding('a', 'c1', { '1|20270110': 1, '1|20270111': 1 }),
+        holding('b', 'c1', { '1|20270110': 1 }),
+        holding('c', 'c1', { '1|20270110': 3 }, 'booked'),
+        holding('d', 'c2', {}),
+      ],
+      clientHolds: [
+        { client: 'c1', counterId: '1|20270110', held: 2 },
+        { client: 'c1', counterId: '1|20270111', held: 0 },
+        { client: 'c2', counterId: '1|20270110', held: 0 },
+      ],
+      clientSessions: [
+        { client: 'c1', sessions: ['b', 'a'] },
+        { client: 'c2', sessions: ['d'] },
+      ],
+    };
+    expect(reconcileClients(snapshot)).toEqual([
+      { kind: 'client_hold', client: 'c1', counterId: '1|20270111', held: 0, expected: 1 },
+      { kind: 'client_sessions', client: 'c2', sessions: ['d'], expected: [] },
+    ]);
   });
 
   it('tells corruption from over-capacity after a lowered stock', () => {
@@ -43,6 +78,8 @@ describe('reconcile', () => {
             holds: { '1|20270110': 1, '1|20270111': 4, '1|20270112': 1 },
           },
         ],
+        clientHolds: [],
+        clientSessions: [],
         bookings: [],
       },
       options,

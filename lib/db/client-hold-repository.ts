@@ -1,0 +1,94 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Db } from './client.ts';
+import { clientHoldKey, clientSessionsKey } from './keys.ts';
+import type { TransactItem } from './transact.ts';
+
+/** How long a client's budget records outlive their last change before DynamoDB TTL deletes them. */
+const KEEP_SECONDS = 7 * 86_400;
+
+/**
+ * Adds `units` to what a client holds of a counter, only while it stays within the client's allowance
+ * (conditions cannot add, so the caller passes allowance − units).
+ */
+export function holdClientUnitsAction(
+  db: Db,
+  options: { client: string; counterId: string; units: number; allowance: number; nowSeconds: number },
+): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: clientHoldKey(options.client, options.counterId),
+      UpdateExpression: 'ADD held :units SET entity = :entity, #ttl = :ttl',
+      ConditionExpression: 'attribute_not_exists(held) OR held <= :room',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':units': options.units,
+        ':room': options.allowance - options.units,
+        ':entity': 'client_hold',
+        ':ttl': options.nowSeconds + KEEP_SECONDS,
+      },
+    },
+  };
+}
+
+/** Takes `units` off what a client holds of a counter (never refused, like releasing stock). */
+export function releaseClientUnitsAction(
+  db: Db,
+  options: { client: string; counterId: string; units: number },
+): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: clientHoldKey(options.client, options.counterId),
+      UpdateExpression: 'ADD held :units SET entity = :entity',
+      ExpressionAttributeValues: { ':units': -options.units, ':entity': 'client_hold' },
+    },
+  };
+}
+
+/** Enters a session in its client's set of holding sessions, only while the set has room (or has it). */
+export function claimClientSessionAction(
+  db: Db,
+  options: { client: string; sessionId: string; max: number; nowSeconds: number },
+): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: clientSessionsKey(options.client),
+      UpdateExpression: 'ADD sessions :ids SET entity = :entity, #ttl = :ttl',
+      ConditionExpression:
+        'attribute_not_exists(sessions) OR size(sessions) < :max OR contains(sessions, :id)',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':ids': new Set([options.sessionId]),
+        ':id': options.sessionId,
+        ':max': options.max,
+        ':entity': 'client_sessions',
+        ':ttl': options.nowSeconds + KEEP_SECONDS,
+      },
+    },
+  };
+}
+
+/** Takes a session out of its client's set of holding sessions. */
+export function dropClientSessionAction(
+  db: Db,
+  options: { client: string; sessionId: string },
+): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: clientSessionsKey(options.client),
+      UpdateExpression: 'DELETE sessions :ids',
+      ExpressionAttributeValues: { ':ids': new Set([options.sessionId]) },
+    },
+  };
+}
+
+/** Lists a client's holding sessions as recorded in its set (consistent read). */
+export async function getClientSessions(db: Db, client: string): Promise<string[]> {
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: clientSessionsKey(client), ConsistentRead: true }),
+  );
+  return [...((Item?.sessions as Set<string> | undefined) ?? [])];
+}
