@@ -51,22 +51,33 @@ const summaryOf = (booking: StoredBooking) => {
 /** The `booking/create` response's `booking` (wire notes). */
 export function presentCreated(
   booking: StoredBooking,
-  context: { config: StoredConfig; headers: Record<string, string> },
+  context: {
+    config: StoredConfig;
+    headers: Record<string, string>;
+    audience: 'customer' | 'staff';
+    /** Whether the caller proved it made the booking: only then the token, URLs and money. */
+    proven: boolean;
+  },
 ) {
-  const money = moneyOf(context.config);
-  const url = invoiceUrl(booking, context.headers);
-  return {
+  const status = {
     id: booking.code,
     booking_id: booking.booking_id,
     code: booking.code,
     status_id: booking.status_id,
     status: booking.status_id,
     status_name: statusName(context.config, booking.status_id),
+  };
+  if (!context.proven) return status;
+  const money = moneyOf(context.config);
+  const url = invoiceUrl(booking, context.headers);
+  return {
+    ...status,
     total: money(booking.totals.total),
     paid_total: money(booking.paid_total),
     due: money(booking.totals.total - booking.paid_total),
     token: booking.token,
-    customer_id: booking.customer_id,
+    // Whether an email already was a customer is not a customer's business.
+    ...(context.audience === 'staff' ? { customer_id: booking.customer_id } : {}),
     invoice_url: url,
     customer_payment_url: url,
   };

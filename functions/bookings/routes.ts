@@ -15,6 +15,7 @@ import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/bo
 import { fieldsFor } from '#lib/domain/booking-form.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
+import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
 import { AuthError, validationError } from '#lib/http/errors.ts';
 import { asList } from '#lib/http/parse.ts';
@@ -103,6 +104,12 @@ const createSchema = z.strictObject({
   giftcert_code: z.optional(z.string().check(z.maxLength(32))),
 });
 
+/** Whether the form names the same customer email as the booking (case-insensitive). */
+const sameEmail = (form: Record<string, unknown> | undefined, email: string | undefined): boolean => {
+  const given = form?.customer_email;
+  return typeof given === 'string' && !!email && given.trim().toLowerCase() === email.trim().toLowerCase();
+};
+
 const hashOf = (value: unknown): string =>
   createHash('sha256').update(JSON.stringify(value)).digest('base64url');
 
@@ -119,6 +126,9 @@ export const createCreateBooking =
     if (sessionParam !== undefined && typeof sessionParam !== 'string')
       throw validationError({ session_id: 'one session id' });
     const sessionId = (sessionParam as string | undefined) || request.cookies.session_id || undefined;
+    if (!sessionParam && sessionId && request.caller.kind === 'customer' && !request.caller.credentialKey) {
+      assertNotCrossSite(request.headers, request.config.settings.cors_origins);
+    }
     const slips = asList(parsed.slip).map(String);
     const key = request.headers['idempotency-key'];
     const run = async (): Promise<RouteResult> => {
@@ -128,10 +138,26 @@ export const createCreateBooking =
         form: parsed.form ?? {},
         ...(parsed.giftcert_code ? { giftcertCode: parsed.giftcert_code } : {}),
       });
-      const created = presentCreated(booking, { config: request.config, headers: request.headers });
+      // A booked session's id alone is no proof of having made the booking: without the same customer
+      // email (or the same Idempotency-Key, replayed below) a repeat learns only its id, code and status.
+      const proven =
+        !existing || request.caller.kind === 'staff' || sameEmail(parsed.form, booking.form.customer_email);
+      const created = presentCreated(booking, {
+        config: request.config,
+        headers: request.headers,
+        audience: request.caller.kind,
+        proven,
+      });
       return {
         body: { booking: created },
-        request: { id: 'create', records: 1, data: { url: created.invoice_url, existing: existing ? 1 : 0 } },
+        request: {
+          id: 'create',
+          records: 1,
+          data:
+            'invoice_url' in created
+              ? { url: created.invoice_url, existing: existing ? 1 : 0 }
+              : { existing: 1 },
+        },
       };
     };
     if (!key) return run();

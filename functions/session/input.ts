@@ -12,18 +12,28 @@ const sessionSchema = z.strictObject({
   alter: z.optional(z.record(z.string(), z.union([z.string().check(z.maxLength(16)), z.number()]))),
 });
 
-/** The session id of a request: the `session_id` parameter, else the cookie. */
-const sessionIdOf = (input: Record<string, unknown>, cookies: Record<string, string>): string | undefined => {
+/** Where a request's session id came from: the `session_id` parameter, the cookie, or nowhere. */
+export type SessionSource = 'param' | 'cookie' | 'none';
+
+/** The session id of a request and its source: the `session_id` parameter, else the cookie. */
+export function sessionIdOf(
+  input: Record<string, unknown>,
+  cookies: Record<string, string>,
+): { sessionId?: string; source: SessionSource } {
   const raw = input.session_id;
   if (raw !== undefined && (typeof raw !== 'string' || raw.length > 128)) {
     throw validationError({ session_id: 'one session id' });
   }
-  return (raw as string | undefined) || cookies[SESSION_COOKIE] || undefined;
-};
+  if (raw) return { sessionId: raw as string, source: 'param' };
+  const cookie = cookies[SESSION_COOKIE];
+  if (cookie) return { sessionId: cookie, source: 'cookie' };
+  return { source: 'none' };
+}
 
 /** A validated `booking/session` request: SLIPs to add, changes to make, or neither (a read). */
 export interface SessionRequest {
   sessionId?: string;
+  source: SessionSource;
   slips: string[];
   changes: { lineId: string; value: AlterValue }[];
 }
@@ -33,21 +43,22 @@ export function readSessionRequest(
   input: Record<string, unknown>,
   cookies: Record<string, string>,
 ): SessionRequest {
-  const sessionId = sessionIdOf(input, cookies);
+  const { sessionId, source } = sessionIdOf(input, cookies);
   const parsed = parseInput(sessionSchema, input);
   return {
     ...(sessionId ? { sessionId } : {}),
+    source,
     slips: asList(parsed.slip).map(String),
     changes: Object.entries(parsed.alter ?? {}).map(([lineId, value]) => readAlter(lineId, value)),
   };
 }
 
-/** Reads the session id of `clear` and `end` (nothing else is accepted). */
+/** Reads the session id of `clear` and `end` and its source (nothing else is accepted). */
 export function readSessionId(
   input: Record<string, unknown>,
   cookies: Record<string, string>,
-): string | undefined {
-  const sessionId = sessionIdOf(input, cookies);
+): { sessionId?: string; source: SessionSource } {
+  const found = sessionIdOf(input, cookies);
   parseInput(noParameters, input);
-  return sessionId;
+  return found;
 }

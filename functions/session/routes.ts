@@ -13,10 +13,11 @@ import {
   type SessionContext,
 } from '#lib/domain/session.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
+import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
 import { clearedSessionCookie, sessionCookie } from './cookie.ts';
-import { readSessionId, readSessionRequest } from './input.ts';
+import { readSessionId, readSessionRequest, type SessionSource } from './input.ts';
 import { presentSession } from './present.ts';
 
 /** What the session routes need. */
@@ -38,42 +39,53 @@ const EMPTY: StoredSession = {
 };
 
 /**
- * Wraps a session route: an expired, ended or unknown session also clears the cookie, so the client
- * starts afresh (the error still reaches the client as its envelope).
+ * Answers with a session. The cookie is set for a session the request made or found by its cookie, never
+ * for an id sent as a parameter: a link carrying someone's session id must not plant it in a browser.
  */
-const clearingCookieOnLoss =
-  (route: RouteHandler): RouteHandler =>
-  async (request) => {
-    try {
-      return await route(request);
-    } catch (error) {
-      if (error instanceof DomainError && (error.code === 'session_expired' || error.code === 'not_found')) {
-        error.cookies.push(clearedSessionCookie(request.headers));
-      }
-      throw error;
-    }
-  };
-
 const respond = async (
   deps: SessionDeps,
   request: ApiRequest,
-  session: StoredSession,
-  loadItems?: ItemLoader,
+  options: { session: StoredSession; source: SessionSource; loadItems?: ItemLoader },
 ): Promise<RouteResult> => {
+  const { session } = options;
   const available = session.id
     ? await lineAvailability(deps.db, {
         config: request.config,
         session,
         now: request.now,
-        ...(loadItems ? { loadItems } : {}),
+        ...(options.loadItems ? { loadItems: options.loadItems } : {}),
       })
     : {};
   const view = presentSession(session, { config: request.config, available, now: request.now });
   return {
     body: { booking: { session: view } },
     request: { id: 'session', records: Object.keys(session.lines).length },
-    ...(session.id ? { cookies: [sessionCookie(session.id, request.headers)] } : {}),
+    ...(session.id && options.source !== 'param'
+      ? { cookies: [sessionCookie(session.id, request.headers)] }
+      : {}),
   };
+};
+
+/**
+ * Runs a session operation; an expired, ended or unknown session also clears the cookie, so the client
+ * starts afresh (clearing plants nothing, so this holds for an id sent as a parameter too).
+ */
+const clearingCookieOnLoss = async <T>(request: ApiRequest, operation: () => Promise<T>): Promise<T> => {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof DomainError && (error.code === 'session_expired' || error.code === 'not_found')) {
+      error.cookies.push(clearedSessionCookie(request.headers));
+    }
+    throw error;
+  }
+};
+
+/** A change made by a customer with nothing but the session cookie must come from an allowed site. */
+const guardCookieWrite = (request: ApiRequest, source: SessionSource): void => {
+  if (source === 'cookie' && request.caller.kind === 'customer' && !request.caller.credentialKey) {
+    assertNotCrossSite(request.headers, request.config.settings.cors_origins);
+  }
 };
 
 const contextOf = async (deps: SessionDeps, request: ApiRequest): Promise<SessionContext> => ({
@@ -89,43 +101,52 @@ const contextOf = async (deps: SessionDeps, request: ApiRequest): Promise<Sessio
  * GET and POST booking/session: adds SLIPs (a new session when there is none), applies `alter`, or reads.
  * Reads never extend the hold; without a session a read answers an empty, unsaved cart.
  */
-export const createWriteSession = (deps: SessionDeps): RouteHandler =>
-  clearingCookieOnLoss(async (request) => {
-    const { sessionId, slips, changes } = readSessionRequest(request.input, request.cookies);
+export const createWriteSession =
+  (deps: SessionDeps): RouteHandler =>
+  async (request) => {
+    const { sessionId, source, slips, changes } = readSessionRequest(request.input, request.cookies);
     if (!slips.length && !changes.length) {
-      return respond(
-        deps,
-        request,
-        sessionId ? await loadOpenSession(deps.db, sessionId, request.now) : EMPTY,
-      );
+      const session = sessionId
+        ? await clearingCookieOnLoss(request, () => loadOpenSession(deps.db, sessionId, request.now))
+        : EMPTY;
+      return respond(deps, request, { session, source });
     }
+    guardCookieWrite(request, source);
     const ctx = await contextOf(deps, request);
-    let session: StoredSession | undefined;
-    if (slips.length) session = await addSlips(ctx, { ...(sessionId ? { sessionId } : {}), slips });
-    const target = session?.id ?? sessionId;
-    if (changes.length) {
-      if (!target) throw new DomainError('not_found', 'No session to alter', { session_id: '' });
-      session = await alterSession(ctx, { sessionId: target, changes });
-    }
-    return respond(deps, request, session ?? EMPTY, ctx.loadItems);
-  });
+    const session = await clearingCookieOnLoss(request, async () => {
+      let written: StoredSession | undefined;
+      if (slips.length) written = await addSlips(ctx, { ...(sessionId ? { sessionId } : {}), slips });
+      const target = written?.id ?? sessionId;
+      if (changes.length) {
+        if (!target) throw new DomainError('not_found', 'No session to alter', { session_id: '' });
+        written = await alterSession(ctx, { sessionId: target, changes });
+      }
+      return written ?? EMPTY;
+    });
+    return respond(deps, request, { session, source, loadItems: ctx.loadItems });
+  };
 
 /** booking/session/clear: releases every hold and keeps the (now empty) session. */
-export const createClearSession = (deps: SessionDeps): RouteHandler =>
-  clearingCookieOnLoss(async (request) => {
-    const sessionId = readSessionId(request.input, request.cookies);
+export const createClearSession =
+  (deps: SessionDeps): RouteHandler =>
+  async (request) => {
+    const { sessionId, source } = readSessionId(request.input, request.cookies);
     if (!sessionId) throw new DomainError('not_found', 'No session to clear', { session_id: '' });
+    guardCookieWrite(request, source);
     const ctx = await contextOf(deps, request);
-    return respond(deps, request, await clearSession(ctx, sessionId), ctx.loadItems);
-  });
+    const session = await clearingCookieOnLoss(request, () => clearSession(ctx, sessionId));
+    return respond(deps, request, { session, source, loadItems: ctx.loadItems });
+  };
 
 /** booking/session/end: releases every hold and closes the session; the cookie is cleared. */
-export const createEndSession = (deps: SessionDeps): RouteHandler =>
-  clearingCookieOnLoss(async (request) => {
-    const sessionId = readSessionId(request.input, request.cookies);
+export const createEndSession =
+  (deps: SessionDeps): RouteHandler =>
+  async (request) => {
+    const { sessionId, source } = readSessionId(request.input, request.cookies);
     if (!sessionId) throw new DomainError('not_found', 'No session to end', { session_id: '' });
+    guardCookieWrite(request, source);
     const ctx = await contextOf(deps, request);
-    const ended = await endSession(ctx, sessionId);
-    const result = await respond(deps, request, ended, ctx.loadItems);
+    const ended = await clearingCookieOnLoss(request, () => endSession(ctx, sessionId));
+    const result = await respond(deps, request, { session: ended, source, loadItems: ctx.loadItems });
     return { ...result, cookies: [clearedSessionCookie(request.headers)] };
-  });
+  };

@@ -29,7 +29,13 @@ import type { SlipKey } from '../slip/codec.ts';
 import { type Audience, validateForm } from './booking-form.ts';
 import { localInstant, todayIn } from './dates.ts';
 import { DomainError } from './errors.ts';
-import { addSlips, isExpired, releaseBudgetActions, actorOf as sessionActorOf } from './session.ts';
+import {
+  addSlips,
+  endSession,
+  isExpired,
+  releaseBudgetActions,
+  actorOf as sessionActorOf,
+} from './session.ts';
 import { lineAmounts, sumAmounts } from './totals.ts';
 
 /** Statuses whose stock is released and that cannot be checked in or out. */
@@ -122,18 +128,36 @@ const initialStatus = (config: StoredConfig, due: number): string => {
 export async function createBooking(ctx: BookingContext, input: CreateBookingInput): Promise<CreatedBooking> {
   const audience: Audience = ctx.caller.kind === 'staff' ? 'staff' : 'customer';
   const form = validateForm(ctx.config, input.form, audience);
-  let sessionId = input.sessionId;
-  if (input.slips.length) {
-    // SLIPs sent with the booking are held first: in the given session, or in a new one.
-    const sessionCtx = {
-      db: ctx.db,
-      config: ctx.config,
-      keys: ctx.keys,
-      now: ctx.now,
-      actor: sessionActorOf(ctx.caller, ctx.client),
-    };
-    sessionId = (await addSlips(sessionCtx, { ...(sessionId ? { sessionId } : {}), slips: input.slips })).id;
+  // Everything that can be checked before holding is checked first, so a refused create holds nothing.
+  if (input.giftcertCode) await spendable(ctx, input.giftcertCode, 1);
+  if (!input.slips.length) return bookSession(ctx, { sessionId: input.sessionId, form, input });
+  // SLIPs sent with the booking are held first: in the given session, or in a new one.
+  const sessionCtx = {
+    db: ctx.db,
+    config: ctx.config,
+    keys: ctx.keys,
+    now: ctx.now,
+    actor: sessionActorOf(ctx.caller, ctx.client),
+  };
+  const held = await addSlips(sessionCtx, {
+    ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+    slips: input.slips,
+  });
+  try {
+    return await bookSession(ctx, { sessionId: held.id, form, input });
+  } catch (error) {
+    // A session made by this call is seen by nobody: let its holds go now rather than at expiry.
+    if (!input.sessionId) await endSession(sessionCtx, held.id).catch(() => undefined);
+    throw error;
   }
+}
+
+/** Books a session (see `createBooking`) with a validated form. */
+async function bookSession(
+  ctx: BookingContext,
+  options: { sessionId: string | undefined; form: Record<string, string>; input: CreateBookingInput },
+): Promise<CreatedBooking> {
+  const { sessionId, form, input } = options;
   if (!sessionId)
     throw new DomainError('session_empty', 'Nothing to book: send a session or SLIPs', { session_id: '' });
 
@@ -249,29 +273,32 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
   throw new ContentionError();
 }
 
-/** How much of a gift certificate a booking of `total` may spend now; refuses unknown, expired or empty ones. */
+/**
+ * How much of a gift certificate a booking of `total` may spend now; refuses unknown, expired or empty
+ * ones. Customers get one answer for all three (no oracle for guessing codes); staff see which it is.
+ */
 async function spendable(
   ctx: BookingContext,
   rawCode: string,
   total: number,
 ): Promise<{ code: string; amount: number }> {
   const code = rawCode.trim().toUpperCase();
-  const giftcert = await getGiftcert(ctx.db, code);
-  const field = { giftcert_code: '' };
-  if (!giftcert)
-    throw new DomainError('validation_error', `Gift certificate ${code} is not valid`, {
-      ...field,
-      giftcert_code: 'not valid',
+  const giftcert = /^[A-Z0-9_-]{1,32}$/.test(code) ? await getGiftcert(ctx.db, code) : undefined;
+  const refuse = (problem: string): never => {
+    if (ctx.caller.kind !== 'staff') {
+      throw new DomainError('validation_error', 'This gift certificate cannot be used', {
+        giftcert_code: 'not valid',
+      });
+    }
+    throw new DomainError('validation_error', `Gift certificate ${code} ${problem}`, {
+      giftcert_code: problem,
     });
+  };
+  if (!giftcert) return refuse('is not valid');
   if (giftcert.expires && giftcert.expires < todayIn(ctx.config.company.timezone, ctx.now)) {
-    throw new DomainError('validation_error', `Gift certificate ${code} has expired`, {
-      giftcert_code: 'expired',
-    });
+    return refuse('has expired');
   }
   const amount = Math.min(giftcert.balance, total);
-  if (amount <= 0)
-    throw new DomainError('validation_error', `Gift certificate ${code} has no balance left`, {
-      giftcert_code: 'no balance left',
-    });
+  if (amount <= 0) return refuse('has no balance left');
   return { code, amount };
 }

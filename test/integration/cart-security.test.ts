@@ -1,0 +1,308 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createAllHandlers } from '#functions/index.ts';
+import { createCredential } from '#lib/auth/credential-admin.ts';
+import type { Db } from '#lib/db/client.ts';
+import { giftcertKey, stockKey } from '#lib/db/keys.ts';
+import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { addDays, todayIn } from '#lib/domain/dates.ts';
+import { testDeps } from '#test/support/deps.ts';
+import { createTestDb } from '#test/support/dynamo.ts';
+import { basic, invoke, type TestRequest } from '#test/support/events.ts';
+import { expectInvariant, sessionOf } from '#test/support/session.ts';
+import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+
+// Attack scripts for issue 9, points 5 to 8: each got through before.
+let db: Db;
+let handlers: ReturnType<typeof createAllHandlers>;
+let staff: string;
+const start = addDays(todayIn('America/Toronto', Date.now()), 30);
+let nextDay = 0;
+const freshDay = () => {
+  nextDay += 1;
+  return addDays(start, nextDay);
+};
+
+const tenantJson = (overrides: { hidden?: boolean } = {}) =>
+  makeTenantJson({
+    settings: { booking_code_prefix: 'TEST', cors_origins: ['https://shop.example.com'] },
+    items: [
+      makeItem({ item_id: 1, sku: 'kayak', stock: 10 }),
+      makeItem({ item_id: 2, sku: 'free', name: 'Free tour', stock: 10, params: { qty: { price: '0.00' } } }),
+      makeItem({ item_id: 3, sku: 'desk', name: 'Desk only', stock: 10, visibility: 'S' }),
+      makeItem({
+        item_id: 4,
+        sku: 'canoe',
+        name: 'Canoe',
+        stock: 10,
+        ...(overrides.hidden ? { visibility: 'S' } : {}),
+      }),
+    ],
+    giftcerts: [
+      { code: 'GIFT-LIVE', amount: '50.00' },
+      { code: 'GIFT-OLD', amount: '50.00', expires: '20200101' },
+      { code: 'GIFT-EMPTY', amount: '50.00' },
+    ],
+  });
+
+beforeAll(async () => {
+  db = await createTestDb('cartsec');
+  await writeTenant(db, makeTenant(tenantJson()), Date.now());
+  await db.client.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: giftcertKey('GIFT-EMPTY'),
+      UpdateExpression: 'SET balance = :zero',
+      ExpressionAttributeValues: { ':zero': 0 },
+    }),
+  );
+  handlers = createAllHandlers(testDeps(db));
+  const credential = await createCredential(db, { accountId: 1, onBehalf: false, label: 't', now: 0 });
+  staff = basic(credential.key, credential.secret);
+});
+
+afterEach(async () => {
+  await expectInvariant(db);
+});
+
+const usedOf = async (itemId: number, slot: string): Promise<number> => {
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: stockKey(itemId, slot), ConsistentRead: true }),
+  );
+  return Number(Item?.used ?? 0);
+};
+
+const slipOf = async (itemId: number, query: string, headers: Record<string, string> = {}) => {
+  const { json } = await invoke(handlers.items, { path: `item/${itemId}`, query, headers });
+  return json.item.rate.slip as string;
+};
+
+const post = (group: 'session' | 'bookings', path: string, body: string, extra: Partial<TestRequest> = {}) =>
+  invoke(handlers[group], {
+    method: 'POST',
+    path,
+    body,
+    contentType: 'application/x-www-form-urlencoded',
+    ...extra,
+  });
+
+const customerForm = 'form[customer_name]=Ada&form[customer_email]=ada@example.com';
+
+describe('booking/create validates before it holds', () => {
+  it('refuses a bad gift certificate before holding the SLIPs', async () => {
+    const day = freshDay();
+    const slip = await slipOf(1, `date=${day}`);
+    const refused = await post(
+      'bookings',
+      'booking/create',
+      `slip[]=${slip}&${customerForm}&giftcert_code=NOPE`,
+    );
+    expect(refused.status).toBe(400);
+    expect(await usedOf(1, day)).toBe(0);
+  });
+
+  it('releases what it held when booking fails after holding', async () => {
+    const day = freshDay();
+    // A free tour leaves nothing for the gift certificate to pay: found only after the SLIP is held.
+    const slip = await slipOf(2, `date=${day}`);
+    const refused = await post(
+      'bookings',
+      'booking/create',
+      `slip[]=${slip}&${customerForm}&giftcert_code=GIFT-LIVE`,
+    );
+    expect(refused.status).toBe(400);
+    expect(await usedOf(2, day)).toBe(0);
+    const rated = await invoke(handlers.items, { path: 'item/2', query: `date=${day}` });
+    expect(rated.json.item.rate.available).toBe(10);
+  });
+});
+
+describe('a session id is not a key to someone else’s booking', () => {
+  it('never sets the cookie from a session_id parameter', async () => {
+    const slip = await slipOf(1, `date=${freshDay()}`);
+    const made = await post('session', 'booking/session', `slip[]=${slip}`);
+    expect(made.cookies).toHaveLength(1);
+    const id = sessionOf(made).id;
+    const byLink = await invoke(handlers.session, { path: 'booking/session', query: `session_id=${id}` });
+    expect(byLink.status).toBe(200);
+    expect(byLink.cookies).toEqual([]);
+    const added = await post('session', 'booking/session', `session_id=${id}&alter[1]=2`);
+    expect(added.cookies).toEqual([]);
+    const byCookie = await invoke(handlers.session, {
+      path: 'booking/session',
+      cookies: [`session_id=${id}`],
+    });
+    expect(byCookie.cookies[0]).toContain(`session_id=${id}`);
+    await post('session', 'booking/session/end', `session_id=${id}`);
+  });
+
+  it('tells a repeat create by session id alone only the id, code and status', async () => {
+    const slip = await slipOf(1, `date=${freshDay()}`);
+    const id = sessionOf(await post('session', 'booking/session', `slip[]=${slip}`)).id;
+    const first = await post('bookings', 'booking/create', `session_id=${id}&${customerForm}`, {
+      headers: { 'idempotency-key': 'k-1' },
+    });
+    expect(first.status).toBe(200);
+    expect(first.json.booking.token).toBeTruthy();
+
+    const stranger = await post(
+      'bookings',
+      'booking/create',
+      `session_id=${id}&form[customer_name]=Eve&form[customer_email]=eve@example.com`,
+    );
+    expect(stranger.status).toBe(200);
+    expect(stranger.json.booking).toEqual({
+      id: first.json.booking.code,
+      booking_id: first.json.booking.booking_id,
+      code: first.json.booking.code,
+      status_id: 'PEND',
+      status: 'PEND',
+      status_name: 'Pending',
+    });
+    expect(JSON.stringify(stranger.json)).not.toContain(first.json.booking.token);
+    expect(stranger.json.request.data).toEqual({ existing: 1 });
+
+    const sameEmail = await post(
+      'bookings',
+      'booking/create',
+      `session_id=${id}&form[customer_name]=Ada&form[customer_email]=ADA@example.com`,
+    );
+    expect(sameEmail.json.booking.token).toBe(first.json.booking.token);
+    const sameKey = await post('bookings', 'booking/create', `session_id=${id}&${customerForm}`, {
+      headers: { 'idempotency-key': 'k-1' },
+    });
+    expect(sameKey.json.booking.token).toBe(first.json.booking.token);
+  });
+
+  it('never tells a customer its customer id, and tells staff', async () => {
+    const slip = await slipOf(1, `date=${freshDay()}`);
+    const customer = await post('bookings', 'booking/create', `slip[]=${slip}&${customerForm}`);
+    expect(customer.json.booking).not.toHaveProperty('customer_id');
+    const desk = await post(
+      'bookings',
+      'booking/create',
+      `slip[]=${await slipOf(1, `date=${freshDay()}`)}&${customerForm}`,
+      {
+        headers: { authorization: staff },
+      },
+    );
+    expect(desk.json.booking.customer_id).toEqual(expect.any(Number));
+  });
+});
+
+describe('cross-site cart changes', () => {
+  const cart = async () => {
+    const day = freshDay();
+    const id = sessionOf(
+      await post('session', 'booking/session', `slip[]=${await slipOf(1, `date=${day}`)}`),
+    ).id;
+    return { id, day, cookies: [`session_id=${id}`] };
+  };
+
+  it('refuses a cookie-only change from another site, and changes nothing', async () => {
+    const { id, day, cookies } = await cart();
+    for (const headers of [{ origin: 'https://evil.example.net' }, { 'sec-fetch-site': 'cross-site' }]) {
+      for (const [path, body] of [
+        ['booking/session', 'alter[1]=5'],
+        ['booking/session/clear', ''],
+        ['booking/session/end', ''],
+      ] as const) {
+        const refused = await post('session', path, body, { cookies, headers });
+        expect(refused.status).toBe(403);
+        expect(refused.json.request.error.id).toBe('forbidden');
+      }
+      const create = await post('bookings', 'booking/create', customerForm, { cookies, headers });
+      expect(create.status).toBe(403);
+    }
+    expect(await usedOf(1, day)).toBe(1);
+    const read = await invoke(handlers.session, {
+      path: 'booking/session',
+      cookies,
+      headers: { origin: 'https://evil.example.net' },
+    });
+    expect(read.status).toBe(200);
+    await post('session', 'booking/session/end', `session_id=${id}`);
+  });
+
+  it('serves the tenant’s origins, its own origin and server-side clients', async () => {
+    const { id, day, cookies } = await cart();
+    const allowed = [
+      { origin: 'https://shop.example.com' },
+      { origin: 'http://localhost' },
+      { 'sec-fetch-site': 'same-site' },
+      {},
+    ];
+    for (const [index, headers] of allowed.entries()) {
+      const response = await post('session', 'booking/session', `alter[1]=${index + 2}`, {
+        cookies,
+        headers,
+      });
+      expect(response.status).toBe(200);
+    }
+    expect(await usedOf(1, day)).toBe(allowed.length + 1);
+    await post('session', 'booking/session/end', '', { cookies });
+  });
+});
+
+describe('staff SLIPs and items', () => {
+  it('refuses a SLIP rated with rules=soft by staff in a customer’s cart', async () => {
+    const slip = await slipOf(1, `date=${freshDay()}&rules=soft`, { authorization: staff });
+    const refused = await post('session', 'booking/session', `slip[]=${slip}`);
+    expect(refused.status).toBe(400);
+    expect(refused.json.request.error).toMatchObject({ id: 'invalid_slip', data: { reason: 'staff_only' } });
+    expect(
+      (await post('session', 'booking/session', `slip[]=${slip}`, { headers: { authorization: staff } }))
+        .status,
+    ).toBe(200);
+  });
+
+  it('refuses a SLIP of a staff-only item to customers', async () => {
+    const day = freshDay();
+    const slip = await slipOf(3, `date=${day}`, { authorization: staff });
+    const refused = await post('bookings', 'booking/create', `slip[]=${slip}&${customerForm}`);
+    expect(refused.status).toBe(400);
+    expect(refused.json.request.error.data.reason).toBe('staff_only');
+    expect(await usedOf(3, day)).toBe(0);
+  });
+
+  it('re-checks visibility and that the item is enabled when a line grows', async () => {
+    const day = freshDay();
+    const made = await post('session', 'booking/session', `slip[]=${await slipOf(4, `date=${day}`)}`);
+    const id = sessionOf(made).id;
+    await writeTenant(db, makeTenant(tenantJson({ hidden: true })), Date.now());
+    const grown = await post('session', 'booking/session', `session_id=${id}&alter[1]=3`);
+    expect(grown.status).toBe(409);
+    expect(grown.json.request.error.id).toBe('unavailable');
+    expect(await usedOf(4, day)).toBe(1);
+    expect((await post('session', 'booking/session', `session_id=${id}&alter[1]=remove`)).status).toBe(200);
+    await writeTenant(db, makeTenant(tenantJson()), Date.now());
+    await post('session', 'booking/session/end', `session_id=${id}`);
+  });
+});
+
+describe('gift certificate errors', () => {
+  it('tell customers nothing about why a code fails, and tell staff', async () => {
+    const customerErrors = [];
+    for (const code of ['GIFT-NONE', 'GIFT-OLD', 'GIFT-EMPTY']) {
+      const slip = await slipOf(1, `date=${freshDay()}`);
+      const response = await post(
+        'bookings',
+        'booking/create',
+        `slip[]=${slip}&${customerForm}&giftcert_code=${code}`,
+      );
+      expect(response.status).toBe(400);
+      customerErrors.push(response.json.request.error);
+    }
+    expect(new Set(customerErrors.map((error) => JSON.stringify(error))).size).toBe(1);
+    const slip = await slipOf(1, `date=${freshDay()}`);
+    const desk = await post(
+      'bookings',
+      'booking/create',
+      `slip[]=${slip}&${customerForm}&giftcert_code=GIFT-OLD`,
+      {
+        headers: { authorization: staff },
+      },
+    );
+    expect(desk.json.request.error.data).toEqual({ giftcert_code: 'has expired' });
+  });
+});
