@@ -201,7 +201,11 @@ describe('cross-site cart changes', () => {
 
   it('refuses a cookie-only change from another site, and changes nothing', async () => {
     const { id, day, cookies } = await cart();
-    for (const headers of [{ origin: 'https://evil.example.net' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const crossSite: Record<string, string>[] = [
+      { origin: 'https://evil.example.net' },
+      { 'sec-fetch-site': 'cross-site' },
+    ];
+    for (const headers of crossSite) {
       for (const [path, body] of [
         ['booking/session', 'alter[1]=5'],
         ['booking/session/clear', ''],
@@ -226,7 +230,7 @@ describe('cross-site cart changes', () => {
 
   it('serves the tenant’s origins, its own origin and server-side clients', async () => {
     const { id, day, cookies } = await cart();
-    const allowed = [
+    const allowed: Record<string, string>[] = [
       { origin: 'https://shop.example.com' },
       { origin: 'http://localhost' },
       { 'sec-fetch-site': 'same-site' },
