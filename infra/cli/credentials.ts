@@ -13,7 +13,7 @@ const USAGE = `usage: npm run credentials -- <command>
   create --account <id> [--on-behalf] [--label <text>]   new key and secret (the secret is shown once)
   list                                                    every credential, without secrets
   revoke <key>                                            the secret and its tokens stop working
-  rotate <key>                                            new secret (shown once); the old one stops working
+  rotate <key>                                            new secret (shown once); the old one and its tokens stop working
   token <key> [--ttl <seconds>]                           a bearer token (default 3600 s, at most 30 days)
 The table: the running \`npm start\` (DATA_DIR), or TABLE_NAME (+ DYNAMODB_ENDPOINT for a local one).`;
 
@@ -74,7 +74,9 @@ async function main(): Promise<number> {
         say(`revoked ${key}`);
       } else if (command === 'rotate') {
         const rotated = await rotate(db, { key, now });
-        say(`key    ${rotated.key}\nsecret ${rotated.secret}\n(the old secret no longer works)`);
+        say(
+          `key    ${rotated.key}\nsecret ${rotated.secret}\n(the old secret and the tokens issued under it no longer work)`,
+        );
       } else {
         const issued = await issueToken(db, { key, ttlSeconds: Number(values.ttl), now });
         say(`token   ${issued.token}\nexpires ${new Date(issued.expiresAt).toISOString()}`);

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
-import { createCredential, ensureCredential } from '#lib/auth/credential-admin.ts';
+import { CredentialAdminError, createCredential, ensureCredential } from '#lib/auth/credential-admin.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { createDb, type Db } from '#lib/db/client.ts';
 import { getCredential } from '#lib/db/credential-repository.ts';
@@ -21,36 +21,52 @@ import {
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-/** The staff credential of `npm start`: from ADMIN_API_KEY/SECRET, or generated once and kept in DATA_DIR. */
+/**
+ * The staff credential of `npm start`: from ADMIN_API_KEY/SECRET, or generated once and kept in DATA_DIR.
+ * A revoked key stays revoked: a configured one is left out (the service still starts), a generated one
+ * is replaced by a new one as on a first start.
+ */
 async function ensureAdminCredential(db: Db, tenant: Tenant, settings: ReturnType<typeof localSettings>) {
   const account = tenant.accounts.find((entry) => entry.enabled);
   if (!account) throw new Error('The tenant file has no enabled staff account');
   const now = Date.now();
+  const isRevoked = (error: unknown) => error instanceof CredentialAdminError && error.code === 'revoked';
   if (settings.adminKey && settings.adminSecret) {
-    await ensureCredential(db, {
-      key: settings.adminKey,
-      secret: settings.adminSecret,
-      accountId: account.account_id,
-      onBehalf: true,
-      label: 'ADMIN_API_KEY',
-      now,
-    });
-    say(`admin credential: ADMIN_API_KEY ${settings.adminKey} (account ${account.account_id})`);
+    try {
+      await ensureCredential(db, {
+        key: settings.adminKey,
+        secret: settings.adminSecret,
+        accountId: account.account_id,
+        onBehalf: true,
+        label: 'ADMIN_API_KEY',
+        now,
+      });
+      say(`admin credential: ADMIN_API_KEY ${settings.adminKey} (account ${account.account_id})`);
+    } catch (error) {
+      // The service still starts: other credentials keep working, and the operator sees why this one does not.
+      if (!isRevoked(error)) throw error;
+      say(`ADMIN_API_KEY ${settings.adminKey} was revoked and stays revoked; set another key`);
+    }
     return;
   }
   const file = join(settings.dataDir, 'admin-credential.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { key: string; secret: string };
     if (await getCredential(db, saved.key)) {
-      await ensureCredential(db, {
-        ...saved,
-        accountId: account.account_id,
-        onBehalf: true,
-        label: 'generated admin',
-        now,
-      });
-      say(`admin credential: key ${saved.key}, secret in ${file}`);
-      return;
+      try {
+        await ensureCredential(db, {
+          ...saved,
+          accountId: account.account_id,
+          onBehalf: true,
+          label: 'generated admin',
+          now,
+        });
+        say(`admin credential: key ${saved.key}, secret in ${file}`);
+        return;
+      } catch (error) {
+        if (!isRevoked(error)) throw error;
+        say(`admin credential ${saved.key} in ${file} was revoked; creating a new one`);
+      }
     }
   }
   const created = await createCredential(db, {
@@ -59,7 +75,9 @@ async function ensureAdminCredential(db: Db, tenant: Tenant, settings: ReturnTyp
     label: 'generated admin',
     now,
   });
+  // writeFileSync's mode applies only to a new file: an existing one (a replaced credential) is chmodded.
   writeFileSync(file, `${JSON.stringify(created, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
   say(`admin credential created (kept in ${file}): key ${created.key} secret ${created.secret}`);
 }
 

@@ -1,5 +1,11 @@
 import { ApiError, AuthError } from '../http/errors.ts';
-import { hashToken, MIN_SECRET_LENGTH, verifySecret } from './secrets.ts';
+import {
+  hashToken,
+  isWellFormedApiKey,
+  MAX_SECRET_LENGTH,
+  MIN_SECRET_LENGTH,
+  verifySecret,
+} from './secrets.ts';
 
 /** Who is calling: a customer (the public widget surface) or a staff account. */
 export type Caller =
@@ -17,10 +23,11 @@ export interface AccessStore {
         secret_hash: string;
         salt: string;
         last_used_at: number;
+        rotated_at: number;
       }
     | undefined
   >;
-  getToken(tokenHash: string): Promise<{ key: string; expires_at: number } | undefined>;
+  getToken(tokenHash: string): Promise<{ key: string; expires_at: number; created_at: number } | undefined>;
   getAccount(accountId: number): Promise<{ enabled: boolean } | undefined>;
   recordUse(options: { key: string; accountId: number; ip: string; at: number }): Promise<void>;
 }
@@ -36,23 +43,48 @@ export interface Presented {
 /** How often a credential's last use (and its account's last sign-in) is written. */
 export const RECORD_USE_INTERVAL_MS = 15 * 60_000;
 
+/** The longest bearer token accepted (generated ones have 46 characters). */
+export const MAX_TOKEN_LENGTH = 512;
+
+/** The longest Authorization header read at all; anything longer is refused before it is decoded. */
+export const MAX_AUTHORIZATION_LENGTH = 4096;
+
 type Proof = { kind: 'basic'; key: string; secret: string } | { kind: 'bearer'; token: string };
 
+const readBearer = (token: string): Proof => {
+  if (token.length > MAX_TOKEN_LENGTH) throw new AuthError('invalid_token', 'The bearer token is too long');
+  return { kind: 'bearer', token };
+};
+
+// Every bound is checked here, before a lookup: an oversized key would reach DynamoDB as a partition key
+// and fail there with a 500 instead of a 401.
 const readProof = (presented: Presented): Proof | undefined => {
-  const header = presented.authorization?.trim();
+  const raw = presented.authorization ?? '';
+  const header = raw.trim();
   if (header) {
     const space = header.indexOf(' ');
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
     const value = space < 0 ? '' : header.slice(space + 1).trim();
+    if (raw.length > MAX_AUTHORIZATION_LENGTH) {
+      throw new AuthError(
+        scheme === 'bearer' ? 'invalid_token' : 'unauthorized',
+        'The Authorization header is too long',
+      );
+    }
     if (scheme === 'basic') {
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       if (colon <= 0) throw new AuthError('unauthorized', 'Malformed Basic credentials');
-      return { kind: 'basic', key: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+      const key = decoded.slice(0, colon);
+      const secret = decoded.slice(colon + 1);
+      if (!isWellFormedApiKey(key) || secret.length > MAX_SECRET_LENGTH) {
+        throw new AuthError('unauthorized', 'Invalid API key or secret');
+      }
+      return { kind: 'basic', key, secret };
     }
     if (scheme === 'bearer') {
       if (!value) throw new AuthError('invalid_token', 'Empty bearer token');
-      return { kind: 'bearer', token: value };
+      return readBearer(value);
     }
     throw new AuthError('unauthorized', 'Unsupported authorization scheme; use Basic or Bearer');
   }
@@ -60,7 +92,7 @@ const readProof = (presented: Presented): Proof | undefined => {
   if (typeof presented.accessToken !== 'string' || presented.accessToken === '') {
     throw new AuthError('invalid_token', 'access_token must be one non-empty string');
   }
-  return { kind: 'bearer', token: presented.accessToken };
+  return readBearer(presented.accessToken);
 };
 
 const credentialOf = async (store: AccessStore, proof: Proof, now: number) => {
@@ -80,6 +112,11 @@ const credentialOf = async (store: AccessStore, proof: Proof, now: number) => {
   const credential = await store.getCredential(token.key);
   if (credential?.status !== 'active') {
     throw new AuthError('invalid_token', 'The credential behind this token was revoked');
+  }
+  // A token issued in the very millisecond of a rotation counts as issued under the new secret; the
+  // negated form also refuses a record that lacks either time.
+  if (!(token.created_at >= credential.rotated_at)) {
+    throw new AuthError('invalid_token', 'The bearer token was issued before the secret was rotated');
   }
   return credential;
 };

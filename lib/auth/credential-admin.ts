@@ -5,7 +5,7 @@ import {
   listCredentials,
   putCredential,
   putToken,
-  replaceCredential,
+  replaceUnrevokedCredential,
   revokeCredential,
   rotateCredentialSecret,
   type StoredCredential,
@@ -18,20 +18,35 @@ import {
   generateToken,
   hashSecret,
   hashToken,
+  isWellFormedApiKey,
+  MAX_API_KEY_LENGTH,
+  MAX_SECRET_LENGTH,
   MIN_SECRET_LENGTH,
   verifySecret,
 } from './secrets.ts';
 
+/** The stable codes of credential administration problems. */
+export type CredentialAdminErrorCode =
+  | 'unknown_account'
+  | 'weak_secret'
+  | 'invalid_key'
+  | 'not_found'
+  | 'revoked'
+  | 'invalid_ttl';
+
 /** A credential problem the CLI reports as a one-line message. */
 export class CredentialAdminError extends Error {
-  readonly code: string;
+  readonly code: CredentialAdminErrorCode;
 
-  constructor(code: 'unknown_account' | 'weak_secret' | 'not_found' | 'invalid_ttl', message: string) {
+  constructor(code: CredentialAdminErrorCode, message: string) {
     super(message);
     this.name = 'CredentialAdminError';
     this.code = code;
   }
 }
+
+const revokedError = (key: string) =>
+  new CredentialAdminError('revoked', `Credential ${key} was revoked and stays revoked; use another key`);
 
 const requireAccount = async (db: Db, accountId: number): Promise<void> => {
   const account = await getAccount(db, accountId);
@@ -65,40 +80,50 @@ export async function createCredential(
 
 /**
  * Makes sure a credential with exactly this key and secret exists and is active (the operator's
- * ADMIN_API_KEY / ADMIN_API_SECRET); reports whether anything had to change.
+ * ADMIN_API_KEY / ADMIN_API_SECRET), never re-activating a revoked key; reports whether anything changed.
  */
 export async function ensureCredential(
   db: Db,
   options: { key: string; secret: string; accountId: number; onBehalf: boolean; label: string; now: number },
 ): Promise<'created' | 'updated' | 'unchanged'> {
-  if (options.secret.length < MIN_SECRET_LENGTH) {
+  // Refused here too, or the credential would be stored and then never accepted by resolveCaller.
+  if (!isWellFormedApiKey(options.key)) {
+    throw new CredentialAdminError(
+      'invalid_key',
+      `The key must be 1 to ${MAX_API_KEY_LENGTH} letters, digits, '-', '_' or '.'`,
+    );
+  }
+  if (options.secret.length < MIN_SECRET_LENGTH || options.secret.length > MAX_SECRET_LENGTH) {
     throw new CredentialAdminError(
       'weak_secret',
-      `The secret must be at least ${MIN_SECRET_LENGTH} characters`,
+      `The secret must be ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters`,
     );
   }
   await requireAccount(db, options.accountId);
   const existing = await getCredential(db, options.key);
-  const matches =
-    existing !== undefined &&
-    existing.status === 'active' &&
-    existing.account_id === options.accountId &&
-    existing.on_behalf === options.onBehalf &&
-    verifySecret(options.secret, existing.salt, existing.secret_hash);
-  if (matches) return 'unchanged';
-  const salt = generateSalt();
-  await replaceCredential(db, {
+  if (existing?.status === 'revoked') throw revokedError(options.key);
+  const kept =
+    existing !== undefined && verifySecret(options.secret, existing.salt, existing.secret_hash)
+      ? existing
+      : undefined;
+  if (kept && kept.account_id === options.accountId && kept.on_behalf === options.onBehalf) {
+    return 'unchanged';
+  }
+  const salt = kept?.salt ?? generateSalt();
+  const written = await replaceUnrevokedCredential(db, {
     key: options.key,
     account_id: options.accountId,
     label: options.label,
     on_behalf: options.onBehalf,
     status: 'active',
-    secret_hash: hashSecret(options.secret, salt),
+    secret_hash: kept?.secret_hash ?? hashSecret(options.secret, salt),
     salt,
     created_at: existing?.created_at ?? options.now,
-    rotated_at: options.now,
+    // Only a new secret is a rotation: it ends the tokens issued under the old one.
+    rotated_at: kept?.rotated_at ?? options.now,
     last_used_at: existing?.last_used_at ?? 0,
   });
+  if (!written) throw revokedError(options.key);
   return existing ? 'updated' : 'created';
 }
 
@@ -120,7 +145,10 @@ export async function revoke(db: Db, options: { key: string; now: number }): Pro
   }
 }
 
-/** Gives an active credential a new secret (returned once); the old secret stops working at once. */
+/**
+ * Gives an active credential a new secret (returned once); the old secret and every token issued
+ * before it stop working at once.
+ */
 export async function rotate(
   db: Db,
   options: { key: string; now: number },

@@ -41,34 +41,47 @@ const fromRecord = (record: Record<string, unknown>): StoredCredential => {
   return rest as unknown as StoredCredential;
 };
 
+const credentialItem = (credential: StoredCredential) => ({
+  ...credentialKey(credential.key),
+  ...credentialListKey(credential.key),
+  entity: 'credential',
+  ...credential,
+});
+
 /** Reads one credential by its key. */
 export async function getCredential(db: Db, key: string): Promise<StoredCredential | undefined> {
   const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: credentialKey(key) }));
   return Item ? fromRecord(Item) : undefined;
 }
 
-const writeCredential = (db: Db, credential: StoredCredential, options: { overwrite: boolean }) =>
-  db.client.send(
-    new PutCommand({
-      TableName: db.tableName,
-      Item: {
-        ...credentialKey(credential.key),
-        ...credentialListKey(credential.key),
-        entity: 'credential',
-        ...credential,
-      },
-      ...(options.overwrite ? {} : { ConditionExpression: 'attribute_not_exists(pk)' }),
-    }),
-  );
-
 /** Stores a new credential; refuses to overwrite an existing key. */
 export async function putCredential(db: Db, credential: StoredCredential): Promise<void> {
-  await writeCredential(db, credential, { overwrite: false });
+  await db.client.send(
+    new PutCommand({
+      TableName: db.tableName,
+      Item: credentialItem(credential),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
 }
 
-/** Writes a credential whatever was there (the operator's configured admin credential). */
-export async function replaceCredential(db: Db, credential: StoredCredential): Promise<void> {
-  await writeCredential(db, credential, { overwrite: true });
+/**
+ * Writes a credential over a missing or active one (the operator's configured admin credential); false
+ * when the key was revoked, which no write may undo.
+ */
+export async function replaceUnrevokedCredential(db: Db, credential: StoredCredential): Promise<boolean> {
+  return applyIfCondition(() =>
+    db.client.send(
+      new PutCommand({
+        TableName: db.tableName,
+        Item: credentialItem(credential),
+        // Checked in the write itself, so a revoke that lands after the caller's read still wins.
+        ConditionExpression: 'attribute_not_exists(pk) OR #status <> :revoked',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':revoked': 'revoked' },
+      }),
+    ),
+  );
 }
 
 /** Lists every credential through its index (never a scan). */
@@ -109,7 +122,7 @@ export async function revokeCredential(db: Db, options: { key: string; at: numbe
   });
 }
 
-/** Replaces a credential's secret hash; the old secret stops working at once. */
+/** Replaces a credential's secret hash; the old secret, and tokens issued before `at`, stop working. */
 export async function rotateCredentialSecret(
   db: Db,
   options: { key: string; secretHash: string; salt: string; at: number },

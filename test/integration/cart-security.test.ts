@@ -229,7 +229,7 @@ describe('cross-site cart changes', () => {
   });
 
   it('serves the tenant’s origins, its own origin and server-side clients', async () => {
-    const { id, day, cookies } = await cart();
+    const { day, cookies } = await cart();
     const allowed: Record<string, string>[] = [
       { origin: 'https://shop.example.com' },
       { origin: 'http://localhost' },

@@ -108,4 +108,65 @@ describe('credentials', () => {
       CredentialAdminError,
     );
   });
+
+  it('refuses to re-activate a revoked key through ensureCredential', async () => {
+    const base = {
+      key: 'smoke-key-0001',
+      accountId: 1,
+      onBehalf: true,
+      label: 'ADMIN_API_KEY',
+      now: Date.now(),
+    };
+    const secret = 'revoked-secret-long-enough';
+    expect(await ensureCredential(db, { ...base, secret })).toBe('created');
+    await revoke(db, { key: base.key, now: Date.now() });
+    for (const attempt of [secret, 'another-secret-long-enough']) {
+      const error = await ensureCredential(db, { ...base, secret: attempt }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CredentialAdminError);
+      expect(error).toMatchObject({ code: 'revoked' });
+      expect((error as Error).message).toContain('smoke-key-0001');
+      expect(await statusOf(basic(base.key, attempt))).toBe(401);
+    }
+    const listed = await listCredentialSummaries(db);
+    expect(listed.find((entry) => entry.key === base.key)).toMatchObject({ status: 'revoked' });
+  });
+
+  it('ends the tokens issued before a rotation with the CLI', async () => {
+    const { key } = await createCredential(db, {
+      accountId: 1,
+      onBehalf: false,
+      label: 'r',
+      now: Date.now(),
+    });
+    const issuedAt = Date.now();
+    const before = await issueToken(db, { key, ttlSeconds: 3600, now: issuedAt });
+    expect(await statusOf(`Bearer ${before.token}`)).toBe(200);
+    await rotate(db, { key, now: issuedAt + 1 });
+    const refused = await invoke(handlers.meta, {
+      path: 'account',
+      headers: { authorization: `Bearer ${before.token}` },
+    });
+    expect(refused.status).toBe(401);
+    expect(JSON.stringify(refused.json)).toContain('issued before the secret was rotated');
+    // Issued in the very millisecond of the rotation, a token is under the new secret.
+    const after = await issueToken(db, { key, ttlSeconds: 3600, now: issuedAt + 1 });
+    expect(await statusOf(`Bearer ${after.token}`)).toBe(200);
+  });
+
+  it('ends the tokens issued before ADMIN_API_SECRET changed, but not on an unchanged restart', async () => {
+    const base = { key: 'admin-rotating', accountId: 1, onBehalf: true, label: 'ADMIN_API_KEY' };
+    const first = 'first-secret-long-enough';
+    await ensureCredential(db, { ...base, secret: first, now: Date.now() - 10_000 });
+    const { token } = await issueToken(db, { key: base.key, ttlSeconds: 3600, now: Date.now() - 5_000 });
+    expect(await ensureCredential(db, { ...base, secret: first, now: Date.now() })).toBe('unchanged');
+    expect(await statusOf(`Bearer ${token}`)).toBe(200);
+    expect(
+      await ensureCredential(db, { ...base, secret: 'changed-secret-long-enough', now: Date.now() }),
+    ).toBe('updated');
+    expect(await statusOf(`Bearer ${token}`)).toBe(401);
+  });
+
+  it('answers a Basic key longer than any DynamoDB key with a 401, not a store error', async () => {
+    expect(await statusOf(basic('k'.repeat(3000), 'any-secret-long-enough'))).toBe(401);
+  });
 });

@@ -16,6 +16,7 @@ const makeCredential = (overrides: Partial<StoreCredential> = {}): StoreCredenti
   status: 'active',
   salt: 'salt',
   secret_hash: hashSecret(SECRET, 'salt'),
+  rotated_at: NOW - 3_600_000,
   last_used_at: NOW,
   ...overrides,
 });
@@ -23,20 +24,27 @@ const makeCredential = (overrides: Partial<StoreCredential> = {}): StoreCredenti
 const makeStore = (
   options: {
     credentials?: StoreCredential[];
-    tokens?: Record<string, { key: string; expires_at: number }>;
+    tokens?: Record<string, { key: string; expires_at: number; created_at: number }>;
     disabled?: number[];
   } = {},
 ) => {
   const uses: unknown[] = [];
+  const lookups: string[] = [];
   const store: AccessStore = {
-    getCredential: async (key) => (options.credentials ?? [makeCredential()]).find((c) => c.key === key),
-    getToken: async (hash) => options.tokens?.[hash],
+    getCredential: async (key) => {
+      lookups.push(`credential ${key}`);
+      return (options.credentials ?? [makeCredential()]).find((c) => c.key === key);
+    },
+    getToken: async (hash) => {
+      lookups.push(`token ${hash}`);
+      return options.tokens?.[hash];
+    },
     getAccount: async (id) => (id <= 3 ? { enabled: !(options.disabled ?? []).includes(id) } : undefined),
     recordUse: async (use) => {
       uses.push(use);
     },
   };
-  return { store, uses };
+  return { store, uses, lookups };
 };
 
 const rejection = async (promise: Promise<unknown>) => {
@@ -97,8 +105,8 @@ describe('resolveCaller', () => {
 
   it('accepts a bearer token until it expires, from the header or access_token', async () => {
     const tokens = {
-      [hashToken('bt_live')]: { key: 'bk_key', expires_at: NOW + 1 },
-      [hashToken('bt_old')]: { key: 'bk_key', expires_at: NOW },
+      [hashToken('bt_live')]: { key: 'bk_key', expires_at: NOW + 1, created_at: NOW - 1 },
+      [hashToken('bt_old')]: { key: 'bk_key', expires_at: NOW, created_at: NOW - 1 },
     };
     const { store } = makeStore({ tokens });
     expect(await resolveCaller(store, { authorization: 'BEARER bt_live', sourceIp: '' }, NOW)).toMatchObject({
@@ -118,11 +126,96 @@ describe('resolveCaller', () => {
   });
 
   it('stops honouring tokens once their credential is revoked', async () => {
-    const tokens = { [hashToken('bt_live')]: { key: 'bk_key', expires_at: NOW + 60_000 } };
+    const tokens = { [hashToken('bt_live')]: { key: 'bk_key', expires_at: NOW + 60_000, created_at: NOW } };
     const { store } = makeStore({ tokens, credentials: [makeCredential({ status: 'revoked' })] });
     expect(
       await rejection(resolveCaller(store, { authorization: 'Bearer bt_live', sourceIp: '' }, NOW)),
     ).toBeInstanceOf(AuthError);
+  });
+
+  it.each([
+    ['refuses', 'one millisecond before the secret was rotated', -1, 'invalid_token'],
+    ['accepts', 'in the same millisecond as the rotation', 0, undefined],
+    ['accepts', 'one millisecond after the rotation', 1, undefined],
+  ])('%s a bearer token issued %s', async (_verdict, _name, offset, refusal) => {
+    const rotatedAt = NOW - 60_000;
+    const tokens = {
+      [hashToken('bt_tok')]: { key: 'bk_key', expires_at: NOW + 60_000, created_at: rotatedAt + offset },
+    };
+    const { store } = makeStore({ tokens, credentials: [makeCredential({ rotated_at: rotatedAt })] });
+    const presented = { authorization: 'Bearer bt_tok', sourceIp: '' };
+    if (refusal === undefined) {
+      expect(await resolveCaller(store, presented, NOW)).toMatchObject({ kind: 'staff', accountId: 1 });
+      return;
+    }
+    const error = (await rejection(resolveCaller(store, presented, NOW))) as AuthError;
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.error).toBe(refusal);
+    expect(error.message).toContain('issued before the secret was rotated');
+  });
+
+  it.each([
+    ['a Basic key of 129 characters', { authorization: basic('k'.repeat(129), SECRET) }, 'unauthorized'],
+    [
+      'a Basic secret of 1025 characters',
+      { authorization: basic('bk_key', 's'.repeat(1025)) },
+      'unauthorized',
+    ],
+    [
+      'a Basic key with a character keys never hold',
+      { authorization: basic('bk key/..', SECRET) },
+      'unauthorized',
+    ],
+    ['a Basic key with a non-ASCII letter', { authorization: basic('bk_kéy', SECRET) }, 'unauthorized'],
+    ['a bearer token of 513 characters', { authorization: `Bearer ${'t'.repeat(513)}` }, 'invalid_token'],
+    ['an access_token of 513 characters', { accessToken: 't'.repeat(513) }, 'invalid_token'],
+    [
+      'a padded Basic header over 4096 characters',
+      { authorization: `Basic${' '.repeat(4100)}${basic('bk_key', SECRET).slice(6)}` },
+      'unauthorized',
+    ],
+    [
+      'a padded Bearer header over 4096 characters',
+      { authorization: `Bearer${' '.repeat(4100)}bt_tok` },
+      'invalid_token',
+    ],
+  ])('refuses %s with a 401 before any lookup', async (_name, presented, code) => {
+    const { store, lookups } = makeStore();
+    const error = (await rejection(resolveCaller(store, { ...presented, sourceIp: '' }, NOW))) as AuthError;
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.error).toBe(code);
+    expect(lookups).toEqual([]);
+  });
+
+  it.each([
+    ['a generated key', 'bk_AbC-12_xyz'],
+    ['an operator key with dots and dashes', 'smoke-key-0001.local'],
+    ['a key of exactly 128 characters', 'k'.repeat(128)],
+  ])('still looks up %s', async (_name, key) => {
+    const { store, lookups } = makeStore({ credentials: [makeCredential({ key })] });
+    const secret = 's'.repeat(1024);
+    const long = makeStore({
+      credentials: [makeCredential({ key, secret_hash: hashSecret(secret, 'salt') })],
+    });
+    expect(
+      await resolveCaller(store, { authorization: basic(key, SECRET), sourceIp: '' }, NOW),
+    ).toMatchObject({
+      kind: 'staff',
+      credentialKey: key,
+    });
+    expect(lookups).toEqual([`credential ${key}`]);
+    expect(
+      await resolveCaller(long.store, { authorization: basic(key, secret), sourceIp: '' }, NOW),
+    ).toMatchObject({ kind: 'staff', credentialKey: key });
+  });
+
+  it('still looks up a bearer token of exactly 512 characters', async () => {
+    const token = `bt_${'t'.repeat(509)}`;
+    const tokens = { [hashToken(token)]: { key: 'bk_key', expires_at: NOW + 1, created_at: NOW } };
+    const { store } = makeStore({ tokens });
+    expect(await resolveCaller(store, { accessToken: token, sourceIp: '' }, NOW)).toMatchObject({
+      kind: 'staff',
+    });
   });
 
   it('acts as a customer with X-On-Behalf: off in any case', async () => {
