@@ -14,6 +14,7 @@ import { type BookingContext, createBooking, findBooking } from '#lib/domain/boo
 import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
 import { fieldsFor } from '#lib/domain/booking-form.ts';
 import { DomainError } from '#lib/domain/errors.ts';
+import { isSessionId } from '#lib/domain/session.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
 import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
@@ -126,6 +127,9 @@ export const createCreateBooking =
     if (sessionParam !== undefined && typeof sessionParam !== 'string')
       throw validationError({ session_id: 'one session id' });
     const sessionId = (sessionParam as string | undefined) || request.cookies.session_id || undefined;
+    if (sessionId && !isSessionId(sessionId)) {
+      throw new DomainError('not_found', 'No such session', { session_id: sessionId.slice(0, 64) });
+    }
     if (!sessionParam && sessionId && request.caller.kind === 'customer' && !request.caller.credentialKey) {
       assertNotCrossSite(request.headers, request.config.settings.cors_origins);
     }

@@ -192,6 +192,14 @@ export function holdStockAction(
   };
 }
 
+/** Takes `units` of a counter without a capacity condition (an item that is unlimited now). */
+export function takeStockAction(
+  db: Db,
+  options: { itemId: number; slot: string; units: number },
+): TransactItem {
+  return releaseStockAction(db, { ...options, units: -options.units });
+}
+
 /** Releases `units` of a counter. */
 export function releaseStockAction(
   db: Db,

@@ -10,7 +10,12 @@ import {
   type StoredBooking,
   type StoredNote,
 } from '../db/booking-repository.ts';
-import { holdStockAction, parseCounterId, releaseStockAction } from '../db/session-repository.ts';
+import {
+  holdStockAction,
+  parseCounterId,
+  releaseStockAction,
+  takeStockAction,
+} from '../db/session-repository.ts';
 import { getItemsById } from '../db/tenant-repository.ts';
 import { ConditionsFailedError, ContentionError, type TransactItem, transact } from '../db/transact.ts';
 import { actorOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
@@ -155,7 +160,14 @@ export async function changeStatus(
       for (const [id, units] of Object.entries(booking.holds)) {
         const { itemId, slot } = parseCounterId(id);
         const item = items.find((entry) => entry.item_id === itemId);
-        if (item?.unlimited) continue;
+        // What the booking holds is what it recorded, whatever the item's flag says now: voiding released
+        // exactly these units, so reviving takes exactly them back (with no capacity condition when the
+        // item is unlimited now), and the counters never drift when `unlimited` changes.
+        if (item?.unlimited) {
+          writes.push(takeStockAction(ctx.db, { itemId, slot, units }));
+          counters.push(undefined);
+          continue;
+        }
         const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
         if (units > capacity) {
           throw new DomainError(

@@ -83,11 +83,13 @@ export const newEvent = (
   data,
 });
 
-/** Finds a booking by its code or its numeric id. */
+/** Finds a booking by its code or its numeric id; anything that cannot be either is not found unread. */
 export async function findBooking(db: Db, reference: string): Promise<BookingRecord> {
   const id = /^\d{1,10}$/.test(reference)
     ? Number(reference)
-    : await getBookingIdByCode(db, reference.toUpperCase());
+    : /^[A-Za-z0-9-]{1,40}$/.test(reference)
+      ? await getBookingIdByCode(db, reference.toUpperCase())
+      : undefined;
   const record = id ? await getBookingRecord(db, id) : undefined;
   if (!record)
     throw new DomainError('not_found', `Booking ${reference} not found`, { booking_id: reference });

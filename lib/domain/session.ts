@@ -89,6 +89,9 @@ export interface SessionContext {
 
 const SESSION_ID = /^[A-Za-z0-9_-]{16,64}$/;
 
+/** Whether a string can be a session id at all (anything else is unknown without a lookup). */
+export const isSessionId = (id: string): boolean => SESSION_ID.test(id);
+
 /** A new random session id. */
 export const newSessionId = (): string => randomBytes(18).toString('base64url');
 

@@ -23,7 +23,7 @@ const freshDay = () => {
   return addDays(start, nextDay);
 };
 
-const tenantJson = (overrides: { hidden?: boolean } = {}) =>
+const tenantJson = (overrides: { hidden?: boolean; unlimitedRaft?: boolean } = {}) =>
   makeTenantJson({
     settings: { booking_code_prefix: 'TEST', cors_origins: ['https://shop.example.com'] },
     items: [
@@ -36,6 +36,13 @@ const tenantJson = (overrides: { hidden?: boolean } = {}) =>
         name: 'Canoe',
         stock: 10,
         ...(overrides.hidden ? { visibility: 'S' } : {}),
+      }),
+      makeItem({
+        item_id: 5,
+        sku: 'raft',
+        name: 'Raft',
+        stock: 2,
+        unlimited: overrides.unlimitedRaft ?? false,
       }),
     ],
     giftcerts: [
@@ -281,6 +288,32 @@ describe('staff SLIPs and items', () => {
     expect((await post('session', 'booking/session', `session_id=${id}&alter[1]=remove`)).status).toBe(200);
     await writeTenant(db, makeTenant(tenantJson()), Date.now());
     await post('session', 'booking/session/end', `session_id=${id}`);
+  });
+});
+
+describe('a change of the unlimited flag', () => {
+  it('cannot make the counters drift through void and revival', async () => {
+    const day = freshDay();
+    const booked = await post(
+      'bookings',
+      'booking/create',
+      `slip[]=${await slipOf(5, `date=${day}`)}&${customerForm}`,
+    );
+    const code = booked.json.booking.code;
+    const update = (status: string) =>
+      post('bookings', `booking/${code}/update`, '', {
+        query: `status_id=${status}`,
+        headers: { authorization: staff },
+      });
+    expect((await update('VOID')).status).toBe(200);
+    await writeTenant(db, makeTenant(tenantJson({ unlimitedRaft: true })), Date.now());
+    expect((await update('PEND')).status).toBe(200);
+    expect(await usedOf(5, day)).toBe(1);
+    expect((await update('VOID')).status).toBe(200);
+    await writeTenant(db, makeTenant(tenantJson()), Date.now());
+    expect(await usedOf(5, day)).toBe(0);
+    expect((await update('PEND')).status).toBe(200);
+    expect(await usedOf(5, day)).toBe(1);
   });
 });
 
