@@ -1,0 +1,120 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDb } from '#lib/db/client.ts';
+import { addDays, todayIn } from '#lib/domain/dates.ts';
+import { runReconcile } from '#lib/domain/reconcile-run.ts';
+import { readJson } from '#test/support/events.ts';
+import { type RunningService, startService, stopService } from '#test/support/local-runner.ts';
+
+// The issue's check, as a script would run it against `npm start` with the demo tenant. The loopback peer
+// is a trusted proxy (TRUSTED_PROXIES), so X-Forwarded-For names each pretend client address.
+const port = 40_000 + Math.floor(Math.random() * 10_000);
+const tableName = `abuse-${port}`;
+const dataDir = mkdtempSync(join(tmpdir(), 'abuse-'));
+let service: RunningService;
+const KAYAK = 3; // Touring Kayak, 10 a day
+const day = (offset: number) => addDays(todayIn('America/Toronto', Date.now()), 40 + offset);
+
+beforeAll(async () => {
+  service = await startService({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+    TABLE_NAME: tableName,
+    TRUSTED_PROXIES: '127.0.0.1',
+  });
+}, 120_000);
+
+afterAll(async () => {
+  if (service) await stopService(service);
+});
+
+const from = (address: string, extra: Record<string, string> = {}) => ({
+  'x-forwarded-for': address,
+  ...extra,
+});
+
+const rate = async (address: string, query: string) =>
+  readJson(await fetch(`${service.base}/item/${KAYAK}?${query}`, { headers: from(address) }));
+
+const add = (address: string, slips: string[], extra: Record<string, string> = {}) =>
+  fetch(`${service.base}/booking/session`, {
+    method: 'POST',
+    headers: from(address, { 'content-type': 'application/x-www-form-urlencoded', ...extra }),
+    body: slips.map((slip) => `slip[]=${encodeURIComponent(slip)}`).join('&'),
+  });
+
+describe('a hoarding script against npm start', () => {
+  it('is refused past its share and its carts, while other clients book every day it targeted', async () => {
+    const hoarder = '203.0.113.200';
+    const statuses: number[] = [];
+    const held: string[] = [];
+    for (let offset = 0; offset < 4; offset += 1) {
+      const slip = (await rate(hoarder, `date=${day(offset)}&param[qty]=6`)).item.rate.slip;
+      const response = await add(hoarder, [slip]);
+      statuses.push(response.status);
+      const half = (await rate(hoarder, `date=${day(offset)}&param[qty]=5`)).item.rate.slip;
+      const second = await add(hoarder, [half]);
+      statuses.push(second.status);
+      if (second.status === 200) held.push((await readJson(second)).booking.session.id);
+    }
+    // Six of ten is never allowed; five of ten is, in at most three carts.
+    expect(statuses.filter((_, index) => index % 2 === 0)).toEqual([409, 409, 409, 409]);
+    expect(held).toHaveLength(3);
+
+    for (let offset = 0; offset < 4; offset += 1) {
+      const guest = `198.18.7.${offset + 1}`;
+      const free = (await rate(guest, `date=${day(offset)}`)).item.rate.available;
+      expect(free).toBeGreaterThanOrEqual(5);
+      // Everything the hoarder could not hold (a guest's own share caps it at five).
+      const slip = (await rate(guest, `date=${day(offset)}&param[qty]=${Math.min(free, 5)}`)).item.rate.slip;
+      const cart = await readJson(await add(guest, [slip]));
+      const create = await fetch(`${service.base}/booking/create`, {
+        method: 'POST',
+        headers: from(guest, { 'content-type': 'application/x-www-form-urlencoded' }),
+        body: `session_id=${cart.booking.session.id}&form[customer_name]=Guest&form[customer_email]=g${offset}@example.com`,
+      });
+      expect(create.status).toBe(200);
+    }
+  });
+
+  it('gets 429 with Retry-After on a burst from one address while other addresses are served', async () => {
+    const burst = await Promise.all(
+      Array.from({ length: 130 }, () => fetch(`${service.base}/ping`, { headers: from('203.0.113.201') })),
+    );
+    const limited = burst.filter((response) => response.status === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(10);
+    expect(Number(limited[0]?.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited[0]?.headers.get('ratelimit-remaining')).toBe('0');
+    expect((await fetch(`${service.base}/ping`, { headers: from('203.0.113.202') })).status).toBe(200);
+  });
+
+  it('keeps expires still on a no-op alter and refuses a cross-site cart change', async () => {
+    const guest = '203.0.113.203';
+    const slip = (await rate(guest, `date=${day(10)}&param[qty]=2`)).item.rate.slip;
+    const made = await add(guest, [slip]);
+    const cookie = (made.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const session = (await readJson(made)).booking.session;
+    await new Promise((wake) => setTimeout(wake, 1_100));
+    const alter = (headers: Record<string, string>) =>
+      fetch(`${service.base}/booking/session`, {
+        method: 'POST',
+        headers: from(guest, { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers }),
+        body: 'alter[1]=1',
+      });
+    const noop = await readJson(await alter({}));
+    expect(noop.booking.session.expires).toBe(session.expires);
+    const forged = await alter({ origin: 'https://evil.example.net' });
+    expect(forged.status).toBe(403);
+  });
+
+  it('leaves no discrepancy for npm run reconcile', async () => {
+    const db = createDb({ endpoint: inject('dynamoEndpoint'), tableName });
+    const report = await runReconcile(db, { fix: false, now: Date.now() });
+    expect(report.discrepancies).toEqual([]);
+    expect(report.clientDiscrepancies).toEqual([]);
+  });
+});
