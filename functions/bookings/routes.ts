@@ -19,6 +19,7 @@ import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
 import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
 import { AuthError, validationError } from '#lib/http/errors.ts';
+import { reportIgnored } from '#lib/http/ignored.ts';
 import { asList } from '#lib/http/parse.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
@@ -136,12 +137,13 @@ export const createCreateBooking =
     const slips = asList(parsed.slip).map(String);
     const key = request.headers['idempotency-key'];
     const run = async (): Promise<RouteResult> => {
-      const { booking, existing } = await createBooking(await contextOf(deps, request), {
+      const { booking, existing, ignoredFields } = await createBooking(await contextOf(deps, request), {
         ...(sessionId ? { sessionId } : {}),
         slips,
         form: parsed.form ?? {},
         ...(parsed.giftcert_code ? { giftcertCode: parsed.giftcert_code } : {}),
       });
+      reportIgnored(ignoredFields);
       // A booked session's id alone is no proof of having made the booking: without the same customer
       // email (or the same Idempotency-Key, replayed below) a repeat learns only its id, code and status.
       const proven =

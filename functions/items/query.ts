@@ -11,6 +11,7 @@ import {
   type Ymd,
 } from '#lib/domain/dates.ts';
 import { validationError } from '#lib/http/errors.ts';
+import { reportIgnored } from '#lib/http/ignored.ts';
 import { asList } from '#lib/http/parse.ts';
 import { parseInput } from '#lib/http/validate.ts';
 import type { RateRequest } from '#lib/rating/rate-item.ts';
@@ -139,9 +140,16 @@ export function readItemQuery(
   const dates = readDates(query, today, problems);
 
   const params: Record<string, number> = {};
+  // Widgets send one parameter set to every item: an id the tenant does not define is ignored (and
+  // reported); one it defines but an item does not use simply does not apply to that item.
+  reportIgnored(
+    Object.keys(query.param ?? {})
+      .filter((id) => !(id in context.config.params))
+      .map((id) => `param[${id}]`),
+  );
   for (const [id, value] of Object.entries(query.param ?? {})) {
-    if (!(id in context.config.params)) problems[`param[${id}]`] = 'unknown parameter';
-    else if (!/^\d{1,3}$/.test(value)) problems[`param[${id}]`] = `a whole number from 0 to ${MAX_QUANTITY}`;
+    if (!(id in context.config.params)) continue;
+    if (!/^\d{1,3}$/.test(value)) problems[`param[${id}]`] = `a whole number from 0 to ${MAX_QUANTITY}`;
     else params[id] = Number(value);
   }
   const startTime = query.start_time ? parseTimeParam(query.start_time) : undefined;

@@ -186,7 +186,10 @@ async function main(): Promise<void> {
     }, settings.sweepIntervalMs),
   );
   await new Promise<void>((done) => server.current?.listen(settings.port, settings.host, done));
-  say(`listening on http://${settings.host}:${settings.port}/api/3.0`);
+  // PORT=0 picks a free port: say the one the system chose.
+  const address = server.current?.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  say(`listening on http://${settings.host}:${port}/api/3.0`);
 }
 
 main().catch((error: unknown) => {

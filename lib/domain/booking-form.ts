@@ -10,12 +10,19 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
 export const fieldsFor = (config: StoredConfig, audience: Audience) =>
   config.form.filter((field) => field.type !== 'p' && field[audience].form);
 
+/** A validated form: the values of the audience's fields, and the fields sent that the form does not have. */
+export interface ValidatedForm {
+  values: Record<string, string>;
+  /** Unknown fields, as sent (`form[x]`): ignored, for the caller to report. */
+  ignored: string[];
+}
+
 /**
  * Validates `form[...]` for an audience: every required field present, emails well formed, choices among
- * the options, lengths within bounds, no unknown field. Missing fields come first, as the wire's
+ * the options, lengths within bounds; unknown fields are ignored. Missing fields come first, as the wire's
  * "Missing required fields" (data: field id → label); other problems follow as validation errors.
  */
-export function validateForm(config: StoredConfig, raw: unknown, audience: Audience): Record<string, string> {
+export function validateForm(config: StoredConfig, raw: unknown, audience: Audience): ValidatedForm {
   const input =
     raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
   const fields = fieldsFor(config, audience);
@@ -23,7 +30,9 @@ export function validateForm(config: StoredConfig, raw: unknown, audience: Audie
   const tos = config.policy.tos_required && audience === 'customer';
   if (tos) known.add('customer_tos_agree');
   const problems: Record<string, string> = {};
-  for (const name of Object.keys(input)) if (!known.has(name)) problems[`form[${name}]`] = 'unknown field';
+  const ignored = Object.keys(input)
+    .filter((name) => !known.has(name))
+    .map((name) => `form[${name}]`);
 
   const values: Record<string, string> = {};
   const missing: Record<string, string> = {};
@@ -66,5 +75,5 @@ export function validateForm(config: StoredConfig, raw: unknown, audience: Audie
       problems,
     );
   }
-  return values;
+  return { values, ignored };
 }

@@ -108,6 +108,8 @@ export interface CreateBookingInput {
 export interface CreatedBooking {
   booking: StoredBooking;
   existing: boolean;
+  /** Form fields sent that the form does not have, as sent (`form[x]`): ignored. */
+  ignoredFields: string[];
 }
 
 const sessionTotals = (session: StoredSession, config: StoredConfig) =>
@@ -129,10 +131,15 @@ const initialStatus = (config: StoredConfig, due: number): string => {
  */
 export async function createBooking(ctx: BookingContext, input: CreateBookingInput): Promise<CreatedBooking> {
   const audience: Audience = ctx.caller.kind === 'staff' ? 'staff' : 'customer';
-  const form = validateForm(ctx.config, input.form, audience);
+  const { values: form, ignored } = validateForm(ctx.config, input.form, audience);
+  const withIgnored = (created: Omit<CreatedBooking, 'ignoredFields'>): CreatedBooking => ({
+    ...created,
+    ignoredFields: ignored,
+  });
   // Everything that can be checked before holding is checked first, so a refused create holds nothing.
   if (input.giftcertCode) await spendable(ctx, input.giftcertCode, 1);
-  if (!input.slips.length) return bookSession(ctx, { sessionId: input.sessionId, form, input });
+  if (!input.slips.length)
+    return withIgnored(await bookSession(ctx, { sessionId: input.sessionId, form, input }));
   // SLIPs sent with the booking are held first: in the given session, or in a new one.
   const sessionCtx = {
     db: ctx.db,
@@ -146,7 +153,7 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
     slips: input.slips,
   });
   try {
-    return await bookSession(ctx, { sessionId: held.id, form, input });
+    return withIgnored(await bookSession(ctx, { sessionId: held.id, form, input }));
   } catch (error) {
     // A session made by this call is seen by nobody: let its holds go now rather than at expiry.
     if (!input.sessionId) await endSession(sessionCtx, held.id).catch(() => undefined);
@@ -158,7 +165,7 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
 async function bookSession(
   ctx: BookingContext,
   options: { sessionId: string | undefined; form: Record<string, string>; input: CreateBookingInput },
-): Promise<CreatedBooking> {
+): Promise<Omit<CreatedBooking, 'ignoredFields'>> {
   const { sessionId, form, input } = options;
   if (!sessionId)
     throw new DomainError('session_empty', 'Nothing to book: send a session or SLIPs', { session_id: '' });

@@ -19,6 +19,7 @@ import {
   UNKNOWN_TENANT,
 } from './envelope.ts';
 import { ApiError, AuthError } from './errors.ts';
+import { collectIgnored } from './ignored.ts';
 import { logger } from './logger.ts';
 import { type Input, parseRequest } from './parse.ts';
 import { budgetOf, enforceRateLimit } from './rate-limit.ts';
@@ -81,6 +82,8 @@ interface RequestState {
   clientAddress?: string;
   /** The `RateLimit-*` headers of a limited route, sent on every response of the request. */
   limitHeaders?: Record<string, string>;
+  /** Parameters sent but not read, as sent. */
+  ignored: Set<string>;
 }
 
 const states = new WeakMap<Event, RequestState>();
@@ -158,6 +161,7 @@ const respond = (
     'content-type': options.contentType,
     'cache-control': 'no-store',
     'x-request-id': state.requestId,
+    ...(state.ignored.size ? { 'x-ignored-parameters': [...state.ignored].join(',') } : {}),
     ...state.limitHeaders,
     ...options.headers,
   },
@@ -223,6 +227,7 @@ export function createApiHandler(options: {
     method,
     startedAt: state.startedAt,
     now: clock(),
+    ignored: [...state.ignored],
   });
 
   const serve =
@@ -232,18 +237,20 @@ export function createApiHandler(options: {
       const params = event.pathParameters ?? {};
       state.resource = route.resource;
       state.id = route.id || (Object.values(params)[0] ?? '');
-      state.config = await loadConfig(state.startedAt);
+      const config = await loadConfig(state.startedAt);
+      state.config = config;
       const sourceIp = event.requestContext.http.sourceIp;
       const addressOf = (vouched: boolean) =>
         resolveClientAddress({
           peer: sourceIp,
           forwardedFor: event.headers?.['x-forwarded-for'],
-          trusted: trustedOf(state.config as StoredConfig),
+          trusted: trustedOf(config),
           vouched,
         });
       state.clientAddress = addressOf(false);
       const parsed = parseRequest(event);
       const { access_token: accessToken, ...input } = parsed.input;
+
       const caller = await resolveCaller(
         store,
         {
@@ -279,20 +286,22 @@ export function createApiHandler(options: {
           data: { route: `${route.method} ${route.path}` },
         });
       }
-      const result = await implementation({
-        route,
-        params: Object.fromEntries(Object.entries(params).map(([name, value]) => [name, value ?? ''])),
-        input,
-        headers: parsed.headers,
-        cookies: parsed.cookies,
-        caller,
-        config: state.config,
-        requestId: state.requestId,
-        sourceIp,
-        clientAddress,
-        client,
-        now: state.startedAt,
-      });
+      const result = await collectIgnored(state.ignored, () =>
+        implementation({
+          route,
+          params: Object.fromEntries(Object.entries(params).map(([name, value]) => [name, value ?? ''])),
+          input,
+          headers: parsed.headers,
+          cookies: parsed.cookies,
+          caller,
+          config,
+          requestId: state.requestId,
+          sourceIp,
+          clientAddress,
+          client,
+          now: state.startedAt,
+        }),
+      );
       const status = result.status ?? 200;
       logger.info('request', {
         request_id: state.requestId,
@@ -345,6 +354,7 @@ export function createApiHandler(options: {
           startedAt: clock(),
           resource: firstSegment(path),
           id: '',
+          ignored: new Set(),
         });
       },
       onError: async (request) => {
@@ -354,6 +364,7 @@ export function createApiHandler(options: {
           startedAt: clock(),
           resource: '',
           id: '',
+          ignored: new Set<string>(),
         };
         const error = request.error;
         if (error instanceof AuthError) {

@@ -45,6 +45,8 @@ export interface EnvelopeContext {
   method: string;
   startedAt: number;
   now: number;
+  /** Parameters the request sent that nothing read, as sent (reported as `request.ignored`). */
+  ignored?: readonly string[];
 }
 
 /** Used when the tenant could not be read (the error is then reported in an otherwise valid envelope). */
@@ -74,6 +76,7 @@ export function buildEnvelope(
     page: 1,
     pages: 1,
     time: elapsedSeconds(context),
+    ...(context.ignored?.length ? { ignored: [...context.ignored] } : {}),
     ...result.request,
   };
   return {

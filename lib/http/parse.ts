@@ -8,6 +8,7 @@ export const REQUEST_LIMITS = {
   depth: 5,
   listLength: 100,
   parameters: 500,
+  valueLength: 4096,
 } as const;
 
 /** The parameters of a request: query string and body merged into one object (the body wins). */
@@ -133,6 +134,17 @@ const parseCookies = (cookies: string[] | undefined, header: string | undefined)
   return out;
 };
 
+/** The first value longer than the limit, named as sent (`form[note]`), known parameter or not. */
+const oversizedValue = (value: unknown, name: string): string | undefined => {
+  if (typeof value === 'string') return value.length > REQUEST_LIMITS.valueLength ? name : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = oversizedValue(child, name ? `${name}[${key}]` : key);
+    if (found) return found;
+  }
+  return undefined;
+};
+
 /**
  * Parses the query string and the body (form with PHP-style brackets, or JSON) into one object,
  * and reads headers (names lower case) and cookies. Refuses oversized, malformed or over-complex input.
@@ -142,7 +154,12 @@ export function parseRequest(request: RawRequest): ParsedRequest {
   const query = request.rawQueryString ? parseForm(request.rawQueryString, 'query') : {};
   const bytes = decodeBody(request);
   const body = bytes ? parseBody(bytes, headers['content-type']) : {};
-  return { input: { ...query, ...body }, headers, cookies: parseCookies(request.cookies, headers.cookie) };
+  const input = { ...query, ...body };
+  const oversized = oversizedValue(input, '');
+  if (oversized) {
+    throw validationError({ [oversized]: `at most ${REQUEST_LIMITS.valueLength} characters` });
+  }
+  return { input, headers, cookies: parseCookies(request.cookies, headers.cookie) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
 import { validationError } from './errors.ts';
+import { namesAsSent, reportIgnored } from './ignored.ts';
 
 /** Parameters any endpoint tolerates and ignores: jQuery's cache buster and the session id widgets attach. */
 export const IGNORED_PARAMETERS = ['_', 'session_id'] as const;
@@ -19,14 +20,25 @@ const describe = (issue: $ZodIssue): string => {
 const fieldName = (path: readonly PropertyKey[]): string =>
   path.reduce<string>((out, key, index) => (index === 0 ? String(key) : `${out}[${String(key)}]`), '');
 
+/** The parameter names an object schema knows, or undefined for a schema of another shape. */
+const knownNames = (schema: z.ZodMiniType): Set<string> | undefined => {
+  const shape = (schema._zod.def as { shape?: Record<string, unknown> }).shape;
+  return shape ? new Set(Object.keys(shape)) : undefined;
+};
+
 /**
  * Validates request input against a zod schema; every problem becomes one entry of a 400
- * `validation_error`'s data, keyed by the parameter as the client wrote it (`param[adults]`).
+ * `validation_error`'s data, keyed by the parameter as the client wrote it (`param[adults]`). Parameters
+ * the schema does not know are ignored, as the API 3.0 service does, and reported in `request.ignored`.
  */
 export function parseInput<T extends z.ZodMiniType>(schema: T, input: Record<string, unknown>): z.infer<T> {
-  const cleaned = Object.fromEntries(
-    Object.entries(input).filter(([name]) => !(IGNORED_PARAMETERS as readonly string[]).includes(name)),
-  );
+  const known = knownNames(schema);
+  const cleaned: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(input)) {
+    if ((IGNORED_PARAMETERS as readonly string[]).includes(name)) continue;
+    if (known && !known.has(name)) reportIgnored(namesAsSent(name, value));
+    else cleaned[name] = value;
+  }
   const result = schema.safeParse(cleaned);
   if (result.success) return result.data;
   const fields: Record<string, string> = {};

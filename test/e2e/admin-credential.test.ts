@@ -14,7 +14,6 @@ import { startService, stopService } from '#test/support/local-runner.ts';
 
 const tenant = readTenantFile('infra/tenants/demo.json');
 const accountId = tenant.accounts.find((account) => account.enabled)?.account_id ?? 0;
-const port = 30_000 + Math.floor(Math.random() * 10_000);
 
 /** A table on the test run's DynamoDB Local, loaded with the demo tenant as `npm start` would load it. */
 const makeStartTable = async (): Promise<Db> => {
@@ -24,10 +23,11 @@ const makeStartTable = async (): Promise<Db> => {
   return db;
 };
 
-// DYNAMODB_ENDPOINT spares each start its own DynamoDB Local; both starts run side by side.
-const startOn = (db: Db, offset: number, extra: Record<string, string>) =>
+// DYNAMODB_ENDPOINT spares each start its own DynamoDB Local; both starts run side by side, each on a
+// port the system picks (a random fixed one can meet an outgoing connection's ephemeral port).
+const startOn = (db: Db, extra: Record<string, string>) =>
   startService({
-    PORT: String(port + offset),
+    PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: extra.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'admin-')),
     DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
@@ -50,7 +50,7 @@ describe.concurrent('npm start with a revoked admin credential', () => {
     await ensureCredential(db, { key, secret, accountId, onBehalf: true, label: 'ADMIN_API_KEY', now: 1 });
     await revoke(db, { key, now: Date.now() });
 
-    const service = await startOn(db, 0, { ADMIN_API_KEY: key, ADMIN_API_SECRET: secret });
+    const service = await startOn(db, { ADMIN_API_KEY: key, ADMIN_API_SECRET: secret });
     try {
       expect(service.output()).toContain(
         `ADMIN_API_KEY ${key} was revoked and stays revoked; set another key`,
@@ -73,7 +73,7 @@ describe.concurrent('npm start with a revoked admin credential', () => {
     await revoke(db, { key: old.key, now: Date.now() });
     writeFileSync(file, `${JSON.stringify(old)}\n`, { mode: 0o644 });
 
-    const service = await startOn(db, 1, { DATA_DIR: dataDir });
+    const service = await startOn(db, { DATA_DIR: dataDir });
     try {
       const fresh = JSON.parse(readFileSync(file, 'utf8')) as { key: string; secret: string };
       expect(fresh.key).not.toBe(old.key);

@@ -104,10 +104,17 @@ describe('errors', () => {
     });
   });
 
-  it('names unknown parameters', async () => {
-    const { status, json } = await invoke(handlers.meta, { path: 'company', query: 'colour=blue&_=123' });
-    expect(status).toBe(400);
-    expect(json.request.error.data).toEqual({ colour: 'unknown parameter' });
+  it('ignores unknown parameters and reports them, as sent', async () => {
+    const { status, json, headers } = await invoke(handlers.meta, {
+      path: 'company',
+      query: 'colour=blue&_=123&tag[a]=1&tag[b]=2',
+    });
+    expect(status).toBe(200);
+    expect(json.request.ignored).toEqual(['colour', 'tag[a]', 'tag[b]']);
+    expect(headers['x-ignored-parameters']).toBe('colour,tag[a],tag[b]');
+    const clean = await invoke(handlers.meta, { path: 'company', query: '_=123' });
+    expect(clean.json.request).not.toHaveProperty('ignored');
+    expect(clean.headers).not.toHaveProperty('x-ignored-parameters');
   });
 
   it('answers a route without an implementation with 501 not_implemented, after access checks', async () => {

@@ -65,9 +65,21 @@ describe('parseRequest', () => {
   });
 
   it('accepts a body of exactly 64 KiB', () => {
-    const body = `a=${'x'.repeat(REQUEST_LIMITS.bodyBytes - 2)}`;
-    expect(parseRequest({ body, headers: { 'content-type': form } }).input.a).toHaveLength(
-      REQUEST_LIMITS.bodyBytes - 2,
+    const value = 'x'.repeat(4090);
+    const fields = Array.from({ length: 16 }, (_, index) => `f${String(index).padStart(2, '0')}=${value}`);
+    const body = fields.join('&');
+    const padded = `${body}&z=${'y'.repeat(REQUEST_LIMITS.bodyBytes - body.length - 3)}`;
+    expect(padded).toHaveLength(REQUEST_LIMITS.bodyBytes);
+    expect(Object.keys(parseRequest({ body: padded, headers: { 'content-type': form } }).input)).toHaveLength(
+      17,
+    );
+  });
+
+  it('refuses any single value over 4,096 characters, known parameter or not', () => {
+    const ok = parseRequest({ rawQueryString: `a=${'x'.repeat(4096)}` });
+    expect(ok.input.a).toHaveLength(4096);
+    expect(() => parseRequest({ rawQueryString: `tag[deep]=${'x'.repeat(4097)}` })).toThrow(
+      expect.objectContaining({ id: 'validation_error', data: { 'tag[deep]': 'at most 4096 characters' } }),
     );
   });
 
