@@ -47,6 +47,8 @@ export interface ListQuery {
   end?: TimeRange;
   created?: TimeRange;
   modified?: TimeRange;
+  /** `start_date` and `end_date` together, both plain: the bookings whose stay overlaps these days. */
+  window?: TimeRange;
   limit: number;
   page: number;
 }
@@ -123,6 +125,14 @@ export function readListQuery(
     created: time('created_date'),
     modified: time('last_modified'),
   };
+  const plain = (value: string | undefined) => value !== undefined && !/^\s*[<>]/.test(value);
+  if (ranges.start && ranges.end && plain(query.start_date) && plain(query.end_date)) {
+    // Sync clients ask for a whole year this way: a window, not two separate days.
+    if (ranges.end.to <= ranges.start.from) problems.end_date = 'is before start_date';
+    result.window = { from: ranges.start.from, to: ranges.end.to };
+    ranges.start = undefined;
+    ranges.end = undefined;
+  }
   for (const [name, range] of Object.entries(ranges)) if (range) result[name as 'start'] = range;
   if (Object.keys(problems).length) throw validationError(problems);
   return result;
@@ -168,6 +178,18 @@ function filterOf(query: ListQuery, options: { byCustomer: boolean; byStatus: bo
   range('last_modified', 'modified', query.modified);
   range('start_at', 'start', query.start);
   range('end_at', 'end', query.end);
+  if (query.window) {
+    // A stay overlaps when one of its booked days falls inside: it starts before the window ends and its
+    // last booked day (not a nightly stay's check-out day) is inside or after the window's first day.
+    names['#startAt'] = 'start_at';
+    names['#lastAt'] = 'last_at';
+    names['#endAt'] = 'end_at';
+    values[':windowFrom'] = query.window.from;
+    values[':windowTo'] = query.window.to;
+    clauses.push(
+      '#startAt < :windowTo AND (#lastAt >= :windowFrom OR (attribute_not_exists(#lastAt) AND #endAt >= :windowFrom))',
+    );
+  }
   return clauses.length ? { expression: clauses.join(' AND '), names, values } : { names, values };
 }
 

@@ -53,6 +53,11 @@ export interface StoredBooking {
   /** Unix seconds of the local midnight starting `start_date` and `end_date`, for list filters. */
   start_at: number;
   end_at: number;
+  /**
+   * Unix seconds of the local midnight starting the last booked day (a nightly stay's last night, not its
+   * check-out day), for the overlap of list windows; absent on bookings made before it existed.
+   */
+  last_at?: number;
   /** The distinct items of its lines, for the item filter. */
   item_ids: number[];
   session_id?: string;

@@ -205,6 +205,11 @@ async function bookSession(
         .map((line) => line.end_date)
         .sort()
         .at(-1) ?? startDate;
+    const lastDate =
+      lines
+        .map((line) => line.last_date)
+        .sort()
+        .at(-1) ?? startDate;
     const booking: StoredBooking = {
       booking_id: bookingId,
       code,
@@ -232,6 +237,7 @@ async function bookSession(
       end_date: endDate,
       start_at: Math.floor(localInstant(startDate, 0, ctx.config.company.timezone) / 1000),
       end_at: Math.floor(localInstant(endDate, 0, ctx.config.company.timezone) / 1000),
+      last_at: Math.floor(localInstant(lastDate, 0, ctx.config.company.timezone) / 1000),
       item_ids: [...new Set(lines.map((line) => line.item_id))],
       session_id: session.id,
     };

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
+import { createCredential } from '#lib/auth/credential-admin.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-repository.ts';
 import { addDays, todayIn } from '#lib/domain/dates.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { invoke } from '#test/support/events.ts';
+import { basic, invoke } from '#test/support/events.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 // Issue 10: what third-party API 3.0 clients send must work unchanged.
@@ -36,6 +37,91 @@ beforeAll(async () => {
     Date.now(),
   );
   handlers = createAllHandlers(testDeps(db));
+  const credential = await createCredential(db, { accountId: 1, onBehalf: false, label: 't', now: 0 });
+  staff = basic(credential.key, credential.secret);
+});
+
+let staff: string;
+
+/** Books one item for a query through the public flow and returns the booking code. */
+const book = async (itemId: number, query: string): Promise<string> => {
+  const rated = await invoke(handlers.items, { path: `item/${itemId}`, query });
+  const slip = rated.json.item.rate.slip;
+  const created = await invoke(handlers.bookings, {
+    method: 'POST',
+    path: 'booking/create',
+    body: `slip[]=${slip}&form[customer_name]=Sync&form[customer_email]=sync@example.com`,
+    contentType: 'application/x-www-form-urlencoded',
+  });
+  expect(created.status).toBe(200);
+  return created.json.booking.code;
+};
+
+describe('booking list windows', () => {
+  const base = addDays(day, 60);
+  const at = (offset: number) => addDays(base, offset);
+  const codes: Record<string, string> = {};
+  const list = async (query: string) => {
+    const response = await invoke(handlers.bookings, {
+      path: 'booking/index',
+      query,
+      headers: { authorization: staff },
+    });
+    expect(response.status).toBe(200);
+    return response.json;
+  };
+  const codesOf = (json: Record<string, any>) =>
+    Object.values(json['booking/index'] as Record<string, { code: string }>)
+      .map((row) => row.code)
+      .sort();
+
+  beforeAll(async () => {
+    codes.checkOutOnFirstDay = await book(2, `start_date=${at(0)}&end_date=${at(2)}`);
+    codes.overFirstDay = await book(2, `start_date=${at(1)}&end_date=${at(3)}`);
+    codes.onFirstDay = await book(1, `date=${at(2)}`);
+    codes.onLastDay = await book(1, `date=${at(5)}`);
+    codes.after = await book(1, `date=${at(6)}`);
+  });
+
+  it('lists the bookings whose stay overlaps start_date to end_date, both ends included', async () => {
+    const json = await list(`start_date=${at(2)}&end_date=${at(5)}`);
+    expect(codesOf(json)).toEqual([codes.overFirstDay, codes.onFirstDay, codes.onLastDay].sort());
+    expect(json.request).toMatchObject({ records: 3, total_records: 3, pages: 1 });
+  });
+
+  it('pages a window with limit and page, counted in total_records', async () => {
+    const seen: string[] = [];
+    let page = 1;
+    let pages = 1;
+    do {
+      const json = await list(`start_date=${at(0)}&end_date=${at(6)}&limit=2&page=${page}`);
+      expect(json.request.total_records).toBe(5);
+      pages = json.request.pages;
+      seen.push(...codesOf(json));
+      page += 1;
+    } while (page <= pages);
+    expect(pages).toBe(3);
+    expect(seen.sort()).toEqual(Object.values(codes).sort());
+  });
+
+  it('accepts the dashed dates of sync clients and keeps the meaning of one date or a prefix', async () => {
+    const dashed = (ymd: string) => `${ymd.slice(0, 4)}-${ymd.slice(4, 6)}-${ymd.slice(6)}`;
+    expect(codesOf(await list(`start_date=${dashed(at(5))}&end_date=${dashed(at(6))}`))).toEqual(
+      [codes.onLastDay, codes.after].sort(),
+    );
+    expect(codesOf(await list(`start_date=${at(5)}`))).toEqual([codes.onLastDay]);
+    expect(codesOf(await list(`start_date=>${at(4)}&end_date=${at(6)}`))).toEqual([codes.after]);
+  });
+
+  it('refuses a window that ends before it starts', async () => {
+    const response = await invoke(handlers.bookings, {
+      path: 'booking',
+      query: `start_date=${at(5)}&end_date=${at(2)}`,
+      headers: { authorization: staff },
+    });
+    expect(response.status).toBe(400);
+    expect(response.json.request.error.data).toEqual({ end_date: 'is before start_date' });
+  });
 });
 
 describe('unknown parameters', () => {
