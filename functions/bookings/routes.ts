@@ -21,7 +21,7 @@ import type { RouteResult } from '#lib/http/envelope.ts';
 import { AuthError, validationError } from '#lib/http/errors.ts';
 import { reportIgnored } from '#lib/http/ignored.ts';
 import { asList } from '#lib/http/parse.ts';
-import { noParameters, parseInput } from '#lib/http/validate.ts';
+import { booleanParam, noParameters, parseInput } from '#lib/http/validate.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
 import { listBookings, readListQuery } from './list.ts';
 import {
@@ -48,7 +48,7 @@ const contextOf = async (deps: BookingDeps, request: ApiRequest): Promise<Bookin
   now: request.now,
 });
 
-const flag = z.optional(z.enum(['0', '1']));
+const flag = z.optional(booleanParam);
 
 /** GET booking/form: the form for the caller (customers and staff see their own layout) and the policy. */
 export const createBookingForm =
@@ -205,7 +205,7 @@ export const createGetBooking =
     const query = parseInput(recordQuery, input);
     const record = await findBooking(deps.db, params.booking_id ?? '');
     return {
-      body: { booking: presentRecord(record, { config, caller, events: query.events === '1' }) },
+      body: { booking: presentRecord(record, { config, caller, events: query.events === true }) },
       request: { id: record.booking.code, records: 1 },
     };
   };
@@ -266,7 +266,7 @@ export const createCheck =
     const booking = await checkInOrOut(await contextOf(deps, request), {
       reference: request.params.booking_id ?? '',
       direction,
-      note: query.note !== '0',
+      note: query.note !== false,
     });
     return refreshed(deps, request, booking.code);
   };
@@ -288,7 +288,7 @@ export const createUpdate =
     const known = new Set([...request.config.statuses.map((status) => status.status_id), 'CANCELLED']);
     if (!query.status_id) throw validationError({ status_id: 'required' });
     if (!known.has(query.status_id)) throw validationError({ status_id: `one of ${[...known].join(', ')}` });
-    const setPaid = query.set_paid === '1';
+    const setPaid = query.set_paid === true;
     if (
       query.set_paid !== undefined &&
       (!setPaid || query.status_id !== 'PAID' || query.notify !== undefined)
@@ -298,13 +298,13 @@ export const createUpdate =
     const booking = await changeStatus(await contextOf(deps, request), {
       reference: request.params.booking_id ?? '',
       statusId: query.status_id,
-      notify: query.notify !== '0',
+      notify: query.notify !== false,
       setPaid,
     });
     return refreshed(deps, request, booking.code);
   };
 
-const bookmarkSchema = z.strictObject({ mark: z.enum(['0', '1']) });
+const bookmarkSchema = z.strictObject({ mark: booleanParam });
 
 /** POST booking/{id}/bookmark: `mark` 1 sets, 0 clears the acting account's bookmark. */
 export const createBookmark =
@@ -313,7 +313,7 @@ export const createBookmark =
     const query = parseInput(bookmarkSchema, request.input);
     const booking = await setBookmark(await contextOf(deps, request), {
       reference: request.params.booking_id ?? '',
-      mark: query.mark === '1',
+      mark: query.mark,
     });
     return refreshed(deps, request, booking.code);
   };

@@ -13,7 +13,7 @@ import {
 import { validationError } from '#lib/http/errors.ts';
 import { reportIgnored } from '#lib/http/ignored.ts';
 import { asList } from '#lib/http/parse.ts';
-import { parseInput } from '#lib/http/validate.ts';
+import { booleanParam, parseInput } from '#lib/http/validate.ts';
 import type { RateRequest } from '#lib/rating/rate-item.ts';
 
 /** The longest span a rated query or a calendar may cover. */
@@ -39,7 +39,7 @@ const itemQuerySchema = z.strictObject({
   start_time: text(8),
   end_time: text(8),
   category_id: text(12),
-  packages: z.optional(z.enum(['0', '1', 'true', 'false'])),
+  packages: z.optional(booleanParam),
   available: text(8),
   keyword: text(100),
   item_id: idList,
@@ -179,9 +179,7 @@ export function readItemQuery(
     ...(categoryId !== undefined ? { categoryId } : {}),
     ...(query.keyword ? { keyword: query.keyword } : {}),
     ...(itemIds ? { itemIds } : {}),
-    ...(query.packages !== undefined
-      ? { packages: query.packages === '1' || query.packages === 'true' }
-      : {}),
+    ...(query.packages !== undefined ? { packages: query.packages } : {}),
   };
   if (!dates) return { filters };
   return {

@@ -624,19 +624,30 @@ export async function addSlips(
 export type AlterValue = number | 'remove' | 'optin' | 'optout';
 
 const LINE_ID = /^(\d{1,4})(?:\.(\d{1,3}))?$/;
+const SLIP_KEY = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+){2,}$/;
+
+/** One `alter` change: a line id, or (for widgets that never keep line ids) the SLIP of a line. */
+export interface AlterChange {
+  lineId: string;
+  value: AlterValue;
+  /** `lineId` is the SLIP of a line in the session, not its id. */
+  bySlip?: boolean;
+}
 
 /** Reads one `alter[...]` entry; throws a 400 naming it when malformed. */
-export function readAlter(lineId: string, value: unknown): { lineId: string; value: AlterValue } {
+export function readAlter(lineId: string, value: unknown): AlterChange {
   const field = `alter[${lineId}]`;
-  if (!LINE_ID.test(lineId))
-    throw new DomainError('validation_error', `Malformed line id ${lineId}`, {
+  const bySlip = !LINE_ID.test(lineId) && lineId.length <= 4096 && SLIP_KEY.test(lineId);
+  if (!LINE_ID.test(lineId) && !bySlip)
+    throw new DomainError('validation_error', `Malformed line id ${lineId.slice(0, 64)}`, {
       [field]: 'malformed line id',
     });
   const text =
     typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim().toLowerCase() : '';
-  if (text === 'remove' || text === 'optin' || text === 'optout') return { lineId, value: text };
-  if (/^\d{1,3}$/.test(text) && Number(text) <= SESSION_LIMITS.maxQty) return { lineId, value: Number(text) };
-  throw new DomainError('validation_error', `Invalid change for line ${lineId}`, {
+  const change = (parsed: AlterValue): AlterChange => ({ lineId, value: parsed, ...(bySlip ? { bySlip } : {}) });
+  if (text === 'remove' || text === 'optin' || text === 'optout') return change(text);
+  if (/^\d{1,3}$/.test(text) && Number(text) <= SESSION_LIMITS.maxQty) return change(Number(text));
+  throw new DomainError('validation_error', `Invalid change for line ${lineId.slice(0, 64)}`, {
     [field]: `a quantity from 0 to ${SESSION_LIMITS.maxQty}, remove, optin or optout`,
   });
 }
@@ -647,7 +658,7 @@ export function readAlter(lineId: string, value: unknown): { lineId: string; val
  */
 export async function alterSession(
   ctx: SessionContext,
-  options: { sessionId: string; changes: { lineId: string; value: AlterValue }[] },
+  options: { sessionId: string; changes: AlterChange[] },
 ): Promise<StoredSession> {
   if (options.changes.length > SESSION_LIMITS.altersPerCall) {
     throw new DomainError('validation_error', `At most ${SESSION_LIMITS.altersPerCall} changes per call`, {
@@ -661,8 +672,17 @@ export async function alterSession(
       const lines = { ...session.lines };
       const owners: Record<string, string> = {};
       let changed = false;
-      for (const { lineId, value } of options.changes) {
-        const field = `alter[${lineId}]`;
+      for (const change of options.changes) {
+        const { value } = change;
+        const field = `alter[${change.lineId}]`;
+        // A widget that keeps no line ids names the line by its SLIP.
+        const lineId = change.bySlip
+          ? (Object.values(lines).find((line) => line.slip === change.lineId)?.line_id ?? '')
+          : change.lineId;
+        if (!lineId)
+          throw new DomainError('validation_error', 'No line with this SLIP in this session', {
+            [field]: 'unknown line',
+          });
         const [main = '', sub] = lineId.split('.');
         const line = lines[main];
         if (!line)

@@ -54,3 +54,9 @@ export function parseInput<T extends z.ZodMiniType>(schema: T, input: Record<str
 
 /** The schema of an endpoint that takes no parameters. */
 export const noParameters = z.strictObject({});
+
+/** A boolean parameter as clients send it: 1/0 or true/false in any letter case, read as a boolean. */
+export const booleanParam = z.pipe(
+  z.string().check(z.regex(/^(1|0|true|false)$/i, '1, 0, true or false')),
+  z.transform((value: string) => value === '1' || value.toLowerCase() === 'true'),
+);

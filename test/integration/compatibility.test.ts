@@ -191,3 +191,50 @@ describe('unknown parameters', () => {
     expect(deep.status).toBe(400);
   });
 });
+
+describe('harmless deviations of clients', () => {
+  it('addresses a cart line by its SLIP in alter', async () => {
+    const slip = (await invoke(handlers.items, { path: 'item/1', query: `date=${addDays(day, 3)}` })).json
+      .item.rate.slip;
+    const added = await invoke(handlers.session, {
+      method: 'POST',
+      path: 'booking/session',
+      body: `slip[]=${slip}`,
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    const id = added.json.booking.session.id;
+    const alter = (key: string, value: string) =>
+      invoke(handlers.session, {
+        method: 'POST',
+        path: 'booking/session',
+        body: `session_id=${id}&alter[${key}]=${value}`,
+        contentType: 'application/x-www-form-urlencoded',
+      });
+    const grown = await alter(slip, '3');
+    expect(grown.status).toBe(200);
+    expect(grown.json.booking.session.item['1'].rate.qty).toBe(3);
+    const unknown = await alter(`${slip.slice(0, -4)}AAAA`, '2');
+    expect(unknown.status).toBe(400);
+    expect(Object.values(unknown.json.request.error.data)).toEqual(['unknown line']);
+    expect((await alter(slip, 'remove')).json.booking.session.item).toEqual({});
+  });
+
+  it('reads booleans, X-On-Behalf and authorization schemes in any letter case', async () => {
+    const code = await book(1, `date=${addDays(day, 4)}`);
+    const asStaff = (path: string, query: string, headers: Record<string, string> = {}) =>
+      invoke(handlers.bookings, { path, query, headers: { authorization: staff, ...headers } });
+    expect((await asStaff(`booking/${code}`, 'events=TRUE')).json.booking.events).toEqual(expect.any(Array));
+    expect((await asStaff(`booking/${code}/bookmark`, 'mark=True')).json.booking.bookmarked).toBe(1);
+    const checkedIn = await asStaff(`booking/${code}/checkin`, 'note=FALSE');
+    expect(checkedIn.status).toBe(200);
+    expect(checkedIn.json.booking.notes).toEqual([]);
+    expect((await asStaff(`booking/${code}`, 'events=yes')).status).toBe(400);
+    const packages = await invoke(handlers.items, { path: 'item', query: 'packages=FALSE' });
+    expect(Object.keys(packages.json.items).sort()).toEqual(['1', '2']);
+    const off = await invoke(handlers.bookings, {
+      path: 'booking/form',
+      headers: { authorization: staff, 'X-ON-BEHALF': 'Off' },
+    });
+    expect(off.json.booking_form_ui.customer_name.define.required).toBe(1);
+  });
+});
