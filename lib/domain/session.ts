@@ -644,7 +644,11 @@ export function readAlter(lineId: string, value: unknown): AlterChange {
     });
   const text =
     typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim().toLowerCase() : '';
-  const change = (parsed: AlterValue): AlterChange => ({ lineId, value: parsed, ...(bySlip ? { bySlip } : {}) });
+  const change = (parsed: AlterValue): AlterChange => ({
+    lineId,
+    value: parsed,
+    ...(bySlip ? { bySlip } : {}),
+  });
   if (text === 'remove' || text === 'optin' || text === 'optout') return change(text);
   if (/^\d{1,3}$/.test(text) && Number(text) <= SESSION_LIMITS.maxQty) return change(Number(text));
   throw new DomainError('validation_error', `Invalid change for line ${lineId.slice(0, 64)}`, {
