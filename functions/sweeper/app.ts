@@ -1,45 +1,121 @@
 import type { Db } from '#lib/db/client.ts';
-import { listSessionsExpiringInMinute } from '#lib/db/session-expiry-repository.ts';
+import { type ExpiringSession, listSessionsExpiringInMinute } from '#lib/db/session-expiry-repository.ts';
 import { getSweptUntil, putSweptUntil } from '#lib/db/sweeper-state-repository.ts';
 import { releaseExpiredSession } from '#lib/domain/session.ts';
-import { sweepMinutes } from '#lib/domain/sweep.ts';
+import { releaseRounds, sweepMinutes } from '#lib/domain/sweep.ts';
 import { logger } from '#lib/http/logger.ts';
 
-/** What one sweep did. */
+/** What one sweep did, and how far behind it is. */
 export interface SweepReport {
   minutes: number;
   found: number;
   released: number;
+  /** Releases that threw (contention, a transient error): retried by the next sweep. */
+  failed: number;
+  /** Whether every minute read was worked through within the budget. */
+  complete: boolean;
+  /** Age in seconds of the oldest expired session found still holding, before this sweep. */
+  oldestFoundSeconds: number;
+  /** Age in seconds of the oldest expired session still holding after this sweep (0 when none is left). */
+  lagSeconds: number;
 }
 
-const BATCH = 10;
+/** Minute shards read at once. */
+const SHARDS_AT_ONCE = 10;
+/** Releases run at once: enough to clear thousands a minute, few enough not to throttle the table. */
+const RELEASES_AT_ONCE = 16;
+/** Re-read the last minutes next time: an API instance's clock may lag the sweeper's a little. */
 const REREAD_SECONDS = 120;
+/** How long one sweep works before it stops and leaves the rest to the next (well inside a Lambda timeout). */
+export const DEFAULT_SWEEP_BUDGET_MS = 40_000;
+
+const sessionIdOf = (session: ExpiringSession) => session.pk.slice('SESSION#'.length);
 
 /**
  * The scheduled sweeper: reads the sessions that expired since the last complete sweep through the
- * expiry-minute shards of gsi1 (never a scan) and releases each in its own conditional transaction.
+ * expiry-minute shards of gsi1 (never a scan) and releases each in its own conditional transaction,
+ * many at once but never two that share a counter. It works for at most `budgetMs`; the watermark
+ * never passes a minute it did not finish, so a backlog is worked through over several runs, and a
+ * failed release is retried by the next. It logs how far behind it is.
  */
 export const createSweeper =
-  (options: { db: Db; clock?: () => number }) => async (): Promise<SweepReport> => {
-    const nowMs = (options.clock ?? Date.now)();
-    const now = Math.floor(nowMs / 1000);
+  (options: { db: Db; clock?: () => number; budgetMs?: number }) => async (): Promise<SweepReport> => {
+    const clock = options.clock ?? Date.now;
+    const startedMs = clock();
+    const deadline = startedMs + (options.budgetMs ?? DEFAULT_SWEEP_BUDGET_MS);
+    const now = Math.floor(startedMs / 1000);
     const minutes = sweepMinutes(now, await getSweptUntil(options.db));
     let found = 0;
     let released = 0;
-    for (let start = 0; start < minutes.length; start += BATCH) {
+    let failed = 0;
+    let oldestFound: number | undefined;
+    let oldestLeft: number | undefined;
+    let firstUnfinished: number | undefined;
+    const older = (a: number | undefined, b: number) => (a === undefined ? b : Math.min(a, b));
+
+    for (let start = 0; start < minutes.length && firstUnfinished === undefined; start += SHARDS_AT_ONCE) {
+      const batch = minutes.slice(start, start + SHARDS_AT_ONCE);
+      if (clock() >= deadline) {
+        firstUnfinished = batch[0];
+        break;
+      }
       const shards = await Promise.all(
-        minutes
-          .slice(start, start + BATCH)
-          .map((minuteStart) => listSessionsExpiringInMinute(options.db, { minuteStart, now })),
+        batch.map((minuteStart) => listSessionsExpiringInMinute(options.db, { minuteStart, now })),
       );
-      for (const session of shards.flat()) {
-        found += 1;
-        const sessionId = session.pk.slice('SESSION#'.length);
-        if (await releaseExpiredSession(options.db, { sessionId, now: nowMs })) released += 1;
+      const sessions = shards.flat();
+      found += sessions.length;
+      for (const session of sessions) oldestFound = older(oldestFound, session.expires_at);
+      const left = new Set<ExpiringSession>();
+      for (const round of releaseRounds(sessions, RELEASES_AT_ONCE)) {
+        if (clock() >= deadline) {
+          for (const session of round) left.add(session);
+          continue;
+        }
+        await Promise.all(
+          round.map(async (session) => {
+            try {
+              if (
+                await releaseExpiredSession(options.db, { sessionId: sessionIdOf(session), now: startedMs })
+              )
+                released += 1;
+            } catch (error) {
+              failed += 1;
+              left.add(session);
+              logger.warn('sweep release failed', { session_id: sessionIdOf(session), error });
+            }
+          }),
+        );
+      }
+      for (const session of left) oldestLeft = older(oldestLeft, session.expires_at);
+      if (left.size) {
+        const minuteOf = (session: ExpiringSession) => Math.floor(session.expires_at / 60) * 60;
+        firstUnfinished = Math.min(...[...left].map(minuteOf));
       }
     }
-    // Re-read the last few minutes next time: an API instance's clock may lag the sweeper's a little.
-    await putSweptUntil(options.db, (minutes.at(-1) ?? Math.floor(now / 60) * 60) - REREAD_SECONDS);
-    if (found > 0) logger.info('sweep', { minutes: minutes.length, found, released });
-    return { minutes: minutes.length, found, released };
+    const complete = firstUnfinished === undefined;
+    const resumeFrom = firstUnfinished ?? minutes.at(-1) ?? Math.floor(now / 60) * 60;
+    await putSweptUntil(options.db, resumeFrom - REREAD_SECONDS);
+    const ageOf = (expiresAt: number | undefined) =>
+      expiresAt === undefined ? 0 : Math.max(0, now - expiresAt);
+    const report: SweepReport = {
+      minutes: minutes.length,
+      found,
+      released,
+      failed,
+      complete,
+      oldestFoundSeconds: ageOf(oldestFound),
+      lagSeconds: complete ? 0 : ageOf(oldestLeft ?? firstUnfinished),
+    };
+    if (found > 0 || !complete) {
+      logger.info('sweep', {
+        minutes: report.minutes,
+        found,
+        released,
+        failed,
+        complete,
+        oldest_found_seconds: report.oldestFoundSeconds,
+        lag_seconds: report.lagSeconds,
+      });
+    }
+    return report;
   };

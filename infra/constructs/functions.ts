@@ -8,7 +8,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ACCOUNT_PARTITION } from '#lib/db/keys.ts';
+import { ACCOUNT_PARTITION, RATE_PARTITION_PREFIX } from '#lib/db/keys.ts';
 import type { Group } from '#lib/http/routes.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -29,14 +29,19 @@ export class TenantFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: TenantFunctionsProps) {
     super(scope, id);
-    const make = (name: string, entry: string, environment: Record<string, string> = {}) =>
+    const make = (
+      name: string,
+      entry: string,
+      environment: Record<string, string> = {},
+      timeout = Duration.seconds(10),
+    ) =>
       new NodejsFunction(this, name, {
         entry: join(root, 'functions', entry, 'handler.ts'),
         handler: 'handler',
         runtime: Runtime.NODEJS_22_X,
         architecture: Architecture.ARM_64,
         memorySize: 512,
-        timeout: Duration.seconds(10),
+        timeout,
         projectRoot: root,
         depsLockFilePath: join(root, 'package-lock.json'),
         environment: {
@@ -69,16 +74,20 @@ export class TenantFunctions extends Construct {
     const session = make('Session', 'session', slip);
     const bookings = make('Bookings', 'bookings', slip);
     const meta = make('Meta', 'meta');
-    this.sweeper = make('Sweeper', 'sweeper');
+    // The sweeper works through a backlog for up to SWEEP_BUDGET_MS of each run, well inside its timeout.
+    this.sweeper = make('Sweeper', 'sweeper', { SWEEP_BUDGET_MS: '40000' }, Duration.seconds(60));
     this.byGroup = { items, session, bookings, meta };
 
-    // Readers still record a credential's last use and its account's last sign-in: only those records.
+    // Readers still record a credential's last use and its account's last sign-in, and count each
+    // client's requests (per-client limits): only those records.
     const recordSignIn = new PolicyStatement({
       effect: Effect.ALLOW,
       actions: ['dynamodb:UpdateItem'],
       resources: [props.table.tableArn],
       conditions: {
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [ACCOUNT_PARTITION, 'CREDENTIAL#*'] },
+        'ForAllValues:StringLike': {
+          'dynamodb:LeadingKeys': [ACCOUNT_PARTITION, 'CREDENTIAL#*', `${RATE_PARTITION_PREFIX}*`],
+        },
       },
     });
     for (const reader of [items, meta]) {

@@ -109,8 +109,9 @@ export const idempotencyKey = (scope: string, key: string) => ({
 });
 
 /** A client's request counters in one fixed window (a minute), deleted by TTL after it. */
+export const RATE_PARTITION_PREFIX = 'RATE#';
 export const rateWindowKey = (client: string, windowStart: number) => ({
-  pk: `RATE#${client}`,
+  pk: `${RATE_PARTITION_PREFIX}${client}`,
   sk: String(windowStart),
 });
 

@@ -2,16 +2,17 @@ import type { Db } from './client.ts';
 import { sessionExpiryShard } from './keys.ts';
 import { queryAll } from './operations.ts';
 
-/** A session found in an expiry shard: its key and when it expires (Unix seconds). */
+/** A session found in an expiry shard: its key, when it expires (Unix seconds) and the counters it holds. */
 export interface ExpiringSession {
   pk: string;
   sk: string;
   expires_at: number;
+  holds: Record<string, number>;
 }
 
 /**
  * Lists the sessions whose expiry falls in one UTC minute at or before `now`, through gsi1 (one partition
- * per minute, so the sweeper never scans and never reads a hot partition).
+ * per minute, so the sweeper never scans and never reads a hot partition), every page of it.
  */
 export async function listSessionsExpiringInMinute(
   db: Db,
@@ -29,5 +30,6 @@ export async function listSessionsExpiringInMinute(
     pk: String(item.pk),
     sk: String(item.sk),
     expires_at: Number(item.expires_at),
+    holds: (item.holds as Record<string, number> | undefined) ?? {},
   }));
 }

@@ -15,3 +15,32 @@ export function sweepMinutes(now: number, sweptUntil?: number): number[] {
   for (let minute = Math.floor(from / 60) * 60; minute <= current; minute += 60) minutes.push(minute);
   return minutes;
 }
+
+/**
+ * Splits sessions to release into rounds of at most `size` that share no counter, oldest first, so the
+ * releases of one round never conflict with each other (a shared counter would make them retry).
+ */
+export function releaseRounds<T extends { expires_at: number; holds: Record<string, number> }>(
+  sessions: readonly T[],
+  size: number,
+): T[][] {
+  const pending = [...sessions].sort((a, b) => a.expires_at - b.expires_at);
+  const rounds: T[][] = [];
+  while (pending.length) {
+    const round: T[] = [];
+    const taken = new Set<string>();
+    for (let index = 0; index < pending.length && round.length < size; ) {
+      const session = pending[index] as T;
+      const counters = Object.keys(session.holds);
+      if (counters.some((id) => taken.has(id))) {
+        index += 1;
+        continue;
+      }
+      for (const id of counters) taken.add(id);
+      round.push(session);
+      pending.splice(index, 1);
+    }
+    rounds.push(round);
+  }
+  return rounds;
+}

@@ -104,6 +104,13 @@ describe('TenantStack', () => {
     });
   });
 
+  it('gives the sweeper a minute per run', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Timeout: 60,
+      Environment: { Variables: Match.objectLike({ SWEEP_BUDGET_MS: '40000' }) },
+    });
+  });
+
   it('runs the sweeper every minute', () => {
     const sweeper = logicalIdOf('AWS::Lambda::Function', /^FunctionsSweeper/);
     template.hasResourceProperties('AWS::Events::Rule', {
@@ -146,7 +153,9 @@ describe('TenantStack', () => {
       const conditioned = statements.find((statement) => statement.Condition);
       expect(conditioned).toMatchObject({
         Action: 'dynamodb:UpdateItem',
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ACCOUNT', 'CREDENTIAL#*'] } },
+        Condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ACCOUNT', 'CREDENTIAL#*', 'RATE#*'] },
+        },
       });
     }
     const metaActions = actionsOf(/^FunctionsMetaServiceRoleDefaultPolicy/).flatMap((statement) =>
