@@ -1,14 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod/mini';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  getCustomer,
-  getCustomerIdByEmail,
-  listBookingsInPartition,
-  releaseIdempotencyKey,
-} from '#lib/db/booking-repository.ts';
+import { getCustomer, getCustomerIdByEmail, listBookingsInPartition } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
+import { runIdempotent } from '#lib/db/idempotency-store.ts';
 import { customerBookingsPartition } from '#lib/db/keys.ts';
 import { type BookingContext, createBooking, findBooking } from '#lib/domain/booking.ts';
 import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
@@ -168,32 +162,16 @@ export const createCreateBooking =
     };
     if (!key) return run();
     if (key.length > 255) throw validationError({ 'Idempotency-Key': 'at most 255 characters' });
-    const scope = sessionId ?? `slips-${hashOf(slips)}`;
-    const requestHash = hashOf({ sessionId, slips, form: parsed.form, giftcert: parsed.giftcert_code });
-    const previous = await claimIdempotencyKey(deps.db, { scope, key, requestHash, now: request.now });
-    if (previous) {
-      if (previous.request_hash !== requestHash) {
-        throw new DomainError(
-          'idempotency_mismatch',
-          'This Idempotency-Key was used for a different request',
-          { 'Idempotency-Key': key },
-        );
-      }
-      if (previous.status === 'in_progress' || !previous.response) {
-        throw new DomainError('in_progress', 'A request with this Idempotency-Key is still being processed', {
-          'Idempotency-Key': key,
-        });
-      }
-      return JSON.parse(previous.response) as RouteResult;
-    }
-    try {
-      const result = await run();
-      await completeIdempotencyKey(deps.db, { scope, key, response: JSON.stringify(result) });
-      return result;
-    } catch (error) {
-      await releaseIdempotencyKey(deps.db, { scope, key });
-      throw error;
-    }
+    return runIdempotent(
+      deps.db,
+      {
+        scope: sessionId ?? `slips-${hashOf(slips)}`,
+        key,
+        requestHash: hashOf({ sessionId, slips, form: parsed.form, giftcert: parsed.giftcert_code }),
+        remainingMs: request.remainingMs(),
+      },
+      run,
+    );
   };
 
 const recordQuery = z.strictObject({ events: flag });

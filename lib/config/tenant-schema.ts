@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { DEFAULT_LIMITS } from './limits.ts';
 
 /** The default booking status set of the interface (§3); CANCELLED is reserved and always exists. */
 export const DEFAULT_STATUSES = [
@@ -51,15 +52,6 @@ const proxySchema = z
   .max(64)
   .refine(isAddressOrCidr, 'an IP address or CIDR such as "10.0.0.0/8" or "2001:db8::/32"');
 const perMinute = (fallback: number) => z.number().int().positive().max(100_000).default(fallback);
-
-/** Per-client limits of the public API (issue "The public cart cannot be hoarded or abused"). */
-export const DEFAULT_LIMITS = {
-  requests_per_minute: 120,
-  writes_per_minute: 30,
-  staff_requests_per_minute: 600,
-  client_hold_share: 0.5,
-  open_sessions_per_client: 3,
-};
 
 const limitsSchema = z.strictObject({
   requests_per_minute: perMinute(DEFAULT_LIMITS.requests_per_minute),

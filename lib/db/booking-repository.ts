@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import {
   bookingCodeKey,
@@ -13,9 +13,8 @@ import {
   customerKey,
   giftcertKey,
   idCounterKey,
-  idempotencyKey,
 } from './keys.ts';
-import { applyIfCondition, queryAll } from './operations.ts';
+import { queryAll } from './operations.ts';
 import type { SessionLine } from './session-repository.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -447,69 +446,4 @@ export function createCustomerActions(db: Db, customer: StoredCustomer): Transac
       },
     },
   ];
-}
-
-/** An idempotency record: in progress, or done with the response to replay. */
-export interface IdempotencyRecord {
-  status: 'in_progress' | 'done';
-  request_hash: string;
-  response?: string;
-  expires_at: number;
-}
-
-/**
- * Claims an idempotency key for a request: returns undefined when this call may proceed, or the existing
- * live record (done, or still in progress) otherwise. Records live 24 h by their own expiry time.
- */
-export async function claimIdempotencyKey(
-  db: Db,
-  options: { scope: string; key: string; requestHash: string; now: number },
-): Promise<IdempotencyRecord | undefined> {
-  const key = idempotencyKey(options.scope, options.key);
-  const expiresAt = Math.floor(options.now / 1000) + 86_400;
-  const claimed = await applyIfCondition(() =>
-    db.client.send(
-      new PutCommand({
-        TableName: db.tableName,
-        Item: {
-          ...key,
-          entity: 'idempotency',
-          status: 'in_progress',
-          request_hash: options.requestHash,
-          expires_at: expiresAt,
-          ttl: expiresAt + 86_400,
-        },
-        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
-        ExpressionAttributeValues: { ':now': Math.floor(options.now / 1000) },
-      }),
-    ),
-  );
-  if (claimed) return undefined;
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }),
-  );
-  return Item ? (strip<IdempotencyRecord>(Item) as IdempotencyRecord) : undefined;
-}
-
-/** Stores the response of a request whose key was claimed. */
-export async function completeIdempotencyKey(
-  db: Db,
-  options: { scope: string; key: string; response: string },
-): Promise<void> {
-  await db.client.send(
-    new UpdateCommand({
-      TableName: db.tableName,
-      Key: idempotencyKey(options.scope, options.key),
-      UpdateExpression: 'SET #status = :done, #response = :response',
-      ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
-      ExpressionAttributeValues: { ':done': 'done', ':response': options.response },
-    }),
-  );
-}
-
-/** Releases a claimed key after a failure, so the client may retry. */
-export async function releaseIdempotencyKey(db: Db, options: { scope: string; key: string }): Promise<void> {
-  await db.client.send(
-    new DeleteCommand({ TableName: db.tableName, Key: idempotencyKey(options.scope, options.key) }),
-  );
 }

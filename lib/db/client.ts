@@ -4,6 +4,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 /** A document client bound to the tenant table: what every repository takes. */
 export interface Db {
   client: DynamoDBDocumentClient;
+  /** The low-level client under `client`, for libraries that marshal their own items (Powertools). */
+  base: DynamoDBClient;
   tableName: string;
 }
 
@@ -30,7 +32,7 @@ export function createDb(options: DbOptions): Db {
   const client = DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
-  return { client, tableName: options.tableName };
+  return { client, base, tableName: options.tableName };
 }
 
 /** Whether an endpoint is on this machine; test setup refuses anything else. */

@@ -102,12 +102,6 @@ export const customerEmailKey = (email: string) => ({
   sk: 'EMAIL',
 });
 
-/** An idempotency record of `booking/create`, scoped with its session. */
-export const idempotencyKey = (scope: string, key: string) => ({
-  pk: `IDEMPOTENCY#${scope}#${key}`,
-  sk: 'IDEMPOTENCY',
-});
-
 /** A client's request counters in one fixed window (a minute), deleted by TTL after it. */
 export const RATE_PARTITION_PREFIX = 'RATE#';
 export const rateWindowKey = (client: string, windowStart: number) => ({

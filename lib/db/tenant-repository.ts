@@ -5,13 +5,8 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import {
-  DEFAULT_LIMITS,
-  type Tenant,
-  type TenantAccount,
-  type TenantCategory,
-  type TenantItem,
-} from '../config/tenant-schema.ts';
+import { DEFAULT_LIMITS } from '../config/limits.ts';
+import type { Tenant, TenantAccount, TenantCategory, TenantItem } from '../config/tenant-schema.ts';
 import { toMinor } from '../domain/money.ts';
 import type { Db } from './client.ts';
 import {

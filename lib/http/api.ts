@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import httpRouterHandler from '@middy/http-router';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { type Caller, resolveCaller } from '../auth/access.ts';
 import type { Db } from '../db/client.ts';
 import { getCredential, getToken, recordCredentialUse } from '../db/credential-repository.ts';
+import { IdempotencyKeyError } from '../db/idempotency-store.ts';
 import { getAccount, getConfig, recordAccountLogin, type StoredConfig } from '../db/tenant-repository.ts';
 import { ContentionError } from '../db/transact.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -65,12 +66,17 @@ export interface ApiRequest {
   client: string;
   /** Milliseconds since the epoch at the start of the request. */
   now: number;
+  /** Milliseconds left before the function times out (the Lambda deadline). */
+  remainingMs: () => number;
 }
 
 /** A route implementation: validated input in, one domain call, a body out. */
 export type RouteHandler = (request: ApiRequest) => Promise<RouteResult>;
 
 type Event = APIGatewayProxyEventV2;
+
+/** What a request is assumed to have left when no Lambda context says (the functions' timeout). */
+const DEFAULT_REMAINING_MS = 10_000;
 type Result = APIGatewayProxyStructuredResultV2;
 
 interface RequestState {
@@ -193,6 +199,9 @@ const toApiError = (error: unknown): ApiError | undefined => {
   if (error instanceof SlipError) {
     return new ApiError('invalid_slip', { details: error.message, data: { reason: error.reason } });
   }
+  if (error instanceof IdempotencyKeyError) {
+    return new ApiError(error.code, { details: error.message, data: { 'Idempotency-Key': error.key } });
+  }
   if (error instanceof ContentionError) {
     return new ApiError('busy', {
       details: 'Too many changes at once; try again',
@@ -232,7 +241,7 @@ export function createApiHandler(options: {
 
   const serve =
     (route: Route) =>
-    async (event: Event): Promise<Result> => {
+    async (event: Event, lambda?: Context): Promise<Result> => {
       const state = states.get(event) as RequestState;
       const params = event.pathParameters ?? {};
       state.resource = route.resource;
@@ -300,6 +309,7 @@ export function createApiHandler(options: {
           clientAddress,
           client,
           now: state.startedAt,
+          remainingMs: () => lambda?.getRemainingTimeInMillis?.() ?? DEFAULT_REMAINING_MS,
         }),
       );
       const status = result.status ?? 200;

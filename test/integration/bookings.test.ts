@@ -2,8 +2,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createCredential } from '#lib/auth/credential-admin.ts';
-import { claimIdempotencyKey } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
+import { LEASE_MARGIN_MS, runIdempotent } from '#lib/db/idempotency-store.ts';
 import { giftcertKey, stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-repository.ts';
 import { addDays, todayIn } from '#lib/domain/dates.ts';
@@ -317,33 +317,65 @@ describe('booking/create', () => {
     expect(other.status).toBe(422);
     expect(other.json.request.error.id).toBe('idempotency_mismatch');
     const busySession = await cart();
-    await claimIdempotencyKey(db, {
-      scope: busySession,
-      key: 'key-2',
-      requestHash: 'running',
-      now: Date.now(),
-    });
-    const running = await create({ session_id: busySession, ...form() }, { 'Idempotency-Key': 'key-2' });
-    expect(running.status).toBe(422);
-    expect(running.json.request.error.id).toBe('idempotency_mismatch');
+    const running = await holdKey({ scope: busySession, key: 'key-2', requestHash: 'running' });
+    const refused = await create({ session_id: busySession, ...form() }, { 'Idempotency-Key': 'key-2' });
+    expect(refused.status).toBe(422);
+    expect(refused.json.request.error.id).toBe('idempotency_mismatch');
+    running.finish();
     await client.end(busySession);
   });
 
-  it('answers 409 in_progress while the same request is still running', async () => {
-    const sessionId = await cart();
+  /** The route's hash of a create request, to claim its key as a running request would. */
+  const requestHashOf = async (sessionId: string, fields: Record<string, string>) => {
     const { createHash } = await import('node:crypto');
-    const fields = form();
     const body = Object.fromEntries(
       Object.entries(fields).map(([name, value]) => [name.slice(5, -1), value]),
     );
-    const requestHash = createHash('sha256')
+    return createHash('sha256')
       .update(JSON.stringify({ sessionId, slips: [], form: body, giftcert: undefined }))
       .digest('base64url');
-    await claimIdempotencyKey(db, { scope: sessionId, key: 'key-3', requestHash, now: Date.now() });
+  };
+
+  /** Claims a key as a request that is still running (or crashed) would, until `finish` is called. */
+  const holdKey = async (call: { scope: string; key: string; requestHash: string; remainingMs?: number }) => {
+    let finish = () => {};
+    const blocked = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const claimed = runIdempotent(db, { remainingMs: 10_000, ...call }, async () => {
+      await blocked;
+      return 'done';
+    }).catch(() => undefined);
+    await new Promise((wake) => setTimeout(wake, 150));
+    return { finish: () => finish(), claimed };
+  };
+
+  it('answers 409 in_progress while the same request is still running', async () => {
+    const sessionId = await cart();
+    const fields = form();
+    const requestHash = await requestHashOf(sessionId, fields);
+    const running = await holdKey({ scope: sessionId, key: 'key-3', requestHash });
     const response = await create({ session_id: sessionId, ...fields }, { 'Idempotency-Key': 'key-3' });
     expect(response.status).toBe(409);
     expect(response.json.request.error.id).toBe('in_progress');
+    running.finish();
     await client.end(sessionId);
+  });
+
+  it('lets a key left in progress by a crashed process be claimed again once its lease is over', async () => {
+    const sessionId = await cart();
+    const fields = form();
+    const requestHash = await requestHashOf(sessionId, fields);
+    // The crashed process had 600 ms left: its claim lasts that and the lease margin, then lapses.
+    await holdKey({ scope: sessionId, key: 'key-4', requestHash, remainingMs: 600 - LEASE_MARGIN_MS });
+    const early = await create({ session_id: sessionId, ...fields }, { 'Idempotency-Key': 'key-4' });
+    expect(early.status).toBe(409);
+    await new Promise((wake) => setTimeout(wake, 700));
+    const later = await create({ session_id: sessionId, ...fields }, { 'Idempotency-Key': 'key-4' });
+    expect(later.status).toBe(200);
+    expect(later.json.booking.token).toEqual(expect.any(String));
+    const replay = await create({ session_id: sessionId, ...fields }, { 'Idempotency-Key': 'key-4' });
+    expect(replay.json.booking).toEqual(later.json.booking);
   });
 
   it('matches customers by email and never changes them from a public booking', async () => {
