@@ -29,6 +29,7 @@ const listSchema = z.strictObject({
   last_modified: text,
   limit: text,
   page: text,
+  partner_id: text,
 });
 
 /** A time filter: an instant range [from, to) in Unix seconds. */
@@ -47,6 +48,8 @@ export interface ListQuery {
   end?: TimeRange;
   created?: TimeRange;
   modified?: TimeRange;
+  /** Only bookings attributed to this partner account (-1: a value no booking can have). */
+  partnerId?: number;
   /** `start_date` and `end_date` together, both plain: the bookings whose stay overlaps these days. */
   window?: TimeRange;
   limit: number;
@@ -119,6 +122,10 @@ export function readListQuery(
   if (query.customer_email !== undefined) result.customerEmail = query.customer_email.trim();
   const itemId = positive(query.item_id, 'item_id', problems);
   if (itemId !== undefined) result.itemId = itemId;
+  // An unknown or non-partner id lists nothing rather than failing: sync clients send their own.
+  if (query.partner_id !== undefined) {
+    result.partnerId = /^\d{1,10}$/.test(query.partner_id.trim()) ? Number(query.partner_id.trim()) : -1;
+  }
   const ranges = {
     start: time('start_date'),
     end: time('end_date'),
@@ -173,6 +180,10 @@ function filterOf(query: ListQuery, options: { byCustomer: boolean; byStatus: bo
   if (query.itemId !== undefined) {
     values[':item'] = query.itemId;
     clauses.push('contains(item_ids, :item)');
+  }
+  if (query.partnerId !== undefined) {
+    values[':partner'] = query.partnerId;
+    clauses.push('partner_id = :partner');
   }
   range('created_date', 'created', query.created);
   range('last_modified', 'modified', query.modified);

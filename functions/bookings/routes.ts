@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod/mini';
+import type { Caller } from '#lib/auth/access.ts';
 import { getCustomer, getCustomerIdByEmail, listBookingsInPartition } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
 import { runIdempotent } from '#lib/db/idempotency-store.ts';
 import { customerBookingsPartition } from '#lib/db/keys.ts';
-import { type BookingContext, createBooking, findBooking } from '#lib/domain/booking.ts';
+import { type BookingContext, canSee, createBooking, findBooking } from '#lib/domain/booking.ts';
 import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
 import { fieldsFor } from '#lib/domain/booking-form.ts';
 import { DomainError } from '#lib/domain/errors.ts';
@@ -141,7 +142,9 @@ export const createCreateBooking =
       // A booked session's id alone is no proof of having made the booking: without the same customer
       // email (or the same Idempotency-Key, replayed below) a repeat learns only its id, code and status.
       const proven =
-        !existing || request.caller.kind === 'staff' || sameEmail(parsed.form, booking.form.customer_email);
+        !existing ||
+        (request.caller.kind === 'staff' && canSee(request.caller, booking)) ||
+        sameEmail(parsed.form, booking.form.customer_email);
       const created = presentCreated(booking, {
         config: request.config,
         headers: request.headers,
@@ -181,7 +184,7 @@ export const createGetBooking =
   (deps: BookingDeps): RouteHandler =>
   async ({ input, params, config, caller }) => {
     const query = parseInput(recordQuery, input);
-    const record = await findBooking(deps.db, params.booking_id ?? '');
+    const record = await findBooking(deps.db, params.booking_id ?? '', caller);
     return {
       body: { booking: presentRecord(record, { config, caller, events: query.events === true }) },
       request: { id: record.booking.code, records: 1 },
@@ -203,7 +206,7 @@ export const createGetInvoice =
   (deps: BookingDeps): RouteHandler =>
   async ({ input, params, config, caller, headers }) => {
     const query = parseInput(invoiceQuery, input);
-    const record = await findBooking(deps.db, params.booking_id ?? '').catch((error: unknown) => {
+    const record = await findBooking(deps.db, params.booking_id ?? '', caller).catch((error: unknown) => {
       if (caller.kind !== 'staff' && error instanceof DomainError && error.code === 'not_found')
         return undefined;
       throw error;
@@ -227,7 +230,7 @@ const actionResult = (booking: { code: string }, record: Record<string, unknown>
 });
 
 const refreshed = async (deps: BookingDeps, request: ApiRequest, code: string) => {
-  const record = await findBooking(deps.db, code);
+  const record = await findBooking(deps.db, code, request.caller);
   return actionResult(
     record.booking,
     presentRecord(record, { config: request.config, caller: request.caller, events: false }),
@@ -313,8 +316,17 @@ export const createNote =
 /** GET booking and booking/index: the list under "booking/index", filtered and paged. */
 export const createListBookings =
   (deps: BookingDeps): RouteHandler =>
-  async ({ input, config }) => {
-    const query = readListQuery(input, config);
+  async ({ input, config, caller }) => {
+    const asked = readListQuery(input, config);
+    // A partner's own credential lists only its bookings, whatever partner_id it sends.
+    const query =
+      caller.kind === 'staff' && caller.partnerOnly
+        ? {
+            ...asked,
+            partnerId:
+              asked.partnerId === undefined || asked.partnerId === caller.partnerId ? caller.partnerId : -1,
+          }
+        : asked;
     const { rows, total } = await listBookings(deps.db, { query, config });
     const pages = Math.max(1, Math.ceil(total / query.limit));
     return {
@@ -336,42 +348,58 @@ export const createListBookings =
 
 const customerQuery = z.strictObject({ customer_email: z.string().check(z.maxLength(254)) });
 
+/**
+ * A customer with the bookings the caller may see; a partner's own credential sees a customer only
+ * through a booking attributed to it (otherwise undefined: the same as an unknown customer).
+ */
+const customerFor = async (deps: BookingDeps, caller: Caller, customerId: number | undefined) => {
+  const customer = customerId ? await getCustomer(deps.db, customerId) : undefined;
+  if (!customer) return undefined;
+  const bookings = (
+    await listBookingsInPartition(deps.db, {
+      index: 'gsi1',
+      partition: customerBookingsPartition(customer.customer_id),
+    })
+  ).filter((booking) => canSee(caller, booking));
+  if (caller.kind === 'staff' && caller.partnerOnly && bookings.length === 0) return undefined;
+  return { customer, bookings };
+};
+
 /** GET customer?customer_email=: the customer with that email (exact, any case), with bookings. */
 export const createFindCustomer =
   (deps: BookingDeps): RouteHandler =>
-  async ({ input }) => {
+  async ({ input, caller }) => {
     const query = parseInput(customerQuery, input);
-    const id = await getCustomerIdByEmail(deps.db, query.customer_email.trim());
-    const customer = id ? await getCustomer(deps.db, id) : undefined;
-    const bookings = customer
-      ? await listBookingsInPartition(deps.db, {
-          index: 'gsi1',
-          partition: customerBookingsPartition(customer.customer_id),
-        })
-      : [];
+    const found = await customerFor(
+      deps,
+      caller,
+      await getCustomerIdByEmail(deps.db, query.customer_email.trim()),
+    );
     return {
       body: {
-        customers: customer ? { [String(customer.customer_id)]: presentCustomer(customer, bookings) } : {},
+        customers: found
+          ? { [String(found.customer.customer_id)]: presentCustomer(found.customer, found.bookings) }
+          : {},
       },
-      request: { records: customer ? 1 : 0 },
+      request: { records: found ? 1 : 0 },
     };
   };
 
 /** GET customer/{id}: one customer by numeric id or code (C-000123), with bookings. */
 export const createGetCustomer =
   (deps: BookingDeps): RouteHandler =>
-  async ({ input, params }) => {
+  async ({ input, params, caller }) => {
     parseInput(noParameters, input);
     const raw = params.customer_id ?? '';
     const match = /^(?:C-)?(\d{1,10})$/i.exec(raw);
-    const customer = match ? await getCustomer(deps.db, Number(match[1])) : undefined;
-    if (!customer) throw new DomainError('not_found', `Customer ${raw} not found`, { customer_id: raw });
-    const bookings = await listBookingsInPartition(deps.db, {
-      index: 'gsi1',
-      partition: customerBookingsPartition(customer.customer_id),
-    });
+    const found = await customerFor(deps, caller, match ? Number(match[1]) : undefined);
+    if (!found) {
+      throw new DomainError('not_found', `Customer ${raw.slice(0, 64)} not found`, {
+        customer_id: raw.slice(0, 64),
+      });
+    }
     return {
-      body: { customer: presentCustomer(customer, bookings) },
-      request: { id: customer.code, records: 1 },
+      body: { customer: presentCustomer(found.customer, found.bookings) },
+      request: { id: found.customer.code, records: 1 },
     };
   };

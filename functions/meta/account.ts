@@ -20,6 +20,7 @@ export const createListAccounts =
           nickname: account.nickname,
           login_id: account.login_id,
           enabled: account.enabled ? 1 : 0,
+          partner: account.partner ? 1 : 0,
           date_created: account.date_created,
           date_last_login: account.date_last_login,
           ip_last_login: account.ip_last_login,

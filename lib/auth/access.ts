@@ -7,10 +7,21 @@ import {
   verifySecret,
 } from './secrets.ts';
 
-/** Who is calling: a customer (the public widget surface) or a staff account. */
+/**
+ * Who is calling: a customer (the public widget surface) or a staff account. `partnerId` is the partner
+ * account a booking made by this caller is attributed to; `partnerOnly` marks a partner's own
+ * credential, which sees and changes only the bookings attributed to it.
+ */
 export type Caller =
-  | { kind: 'customer'; credentialKey?: string }
-  | { kind: 'staff'; accountId: number; credentialKey: string; credentialAccountId: number };
+  | { kind: 'customer'; credentialKey?: string; partnerId?: number }
+  | {
+      kind: 'staff';
+      accountId: number;
+      credentialKey: string;
+      credentialAccountId: number;
+      partnerId?: number;
+      partnerOnly?: boolean;
+    };
 
 /** The stored facts access checks need, behind an interface so the rules stay free of I/O details. */
 export interface AccessStore {
@@ -28,7 +39,7 @@ export interface AccessStore {
     | undefined
   >;
   getToken(tokenHash: string): Promise<{ key: string; expires_at: number; created_at: number } | undefined>;
-  getAccount(accountId: number): Promise<{ enabled: boolean } | undefined>;
+  getAccount(accountId: number): Promise<{ enabled: boolean; partner?: boolean } | undefined>;
   recordUse(options: { key: string; accountId: number; ip: string; at: number }): Promise<void>;
 }
 
@@ -142,27 +153,35 @@ export async function resolveCaller(store: AccessStore, presented: Presented, no
   }
 
   const onBehalf = presented.onBehalf?.trim().toLowerCase() ?? '';
-  if (onBehalf === 'off') return { kind: 'customer', credentialKey: credential.key };
+  // A partner's own credential: its bookings are attributed to it and it sees only those.
+  const partner = account.partner ? { partnerId: credential.account_id } : {};
+  if (onBehalf === 'off') return { kind: 'customer', credentialKey: credential.key, ...partner };
   const staff = {
     kind: 'staff' as const,
     credentialKey: credential.key,
     credentialAccountId: credential.account_id,
   };
-  if (onBehalf === '') return { ...staff, accountId: credential.account_id };
+  if (onBehalf === '' || onBehalf === String(credential.account_id)) {
+    return {
+      ...staff,
+      accountId: credential.account_id,
+      ...(account.partner ? { ...partner, partnerOnly: true } : {}),
+    };
+  }
   if (!/^\d{1,10}$/.test(onBehalf)) {
     throw new ApiError('validation_error', {
       details: 'X-On-Behalf must be an account id or "off"',
       data: { 'X-On-Behalf': 'an account id or "off"' },
     });
   }
-  const accountId = Number(onBehalf);
-  if (accountId === credential.account_id) return { ...staff, accountId };
-  if (!credential.on_behalf) {
+  if (account.partner || !credential.on_behalf) {
     throw new ApiError('forbidden', { details: 'This credential may not act on behalf of other accounts' });
   }
+  const accountId = Number(onBehalf);
   const target = await store.getAccount(accountId);
   if (!target?.enabled) {
     throw new ApiError('forbidden', { details: `Account ${accountId} does not exist or is disabled` });
   }
-  return { ...staff, accountId };
+  // Staff acting for a partner book in its name (attributed), but keep their own view.
+  return { ...staff, accountId, ...(target.partner ? { partnerId: accountId } : {}) };
 }

@@ -32,7 +32,8 @@ export type CredentialAdminErrorCode =
   | 'invalid_key'
   | 'not_found'
   | 'revoked'
-  | 'invalid_ttl';
+  | 'invalid_ttl'
+  | 'partner_on_behalf';
 
 /** A credential problem the CLI reports as a one-line message. */
 export class CredentialAdminError extends Error {
@@ -48,10 +49,16 @@ export class CredentialAdminError extends Error {
 const revokedError = (key: string) =>
   new CredentialAdminError('revoked', `Credential ${key} was revoked and stays revoked; use another key`);
 
-const requireAccount = async (db: Db, accountId: number): Promise<void> => {
+const requireAccount = async (db: Db, accountId: number, onBehalf: boolean): Promise<void> => {
   const account = await getAccount(db, accountId);
   if (!account?.enabled)
     throw new CredentialAdminError('unknown_account', `No enabled staff account ${accountId}`);
+  if (onBehalf && account.partner) {
+    throw new CredentialAdminError(
+      'partner_on_behalf',
+      `Account ${accountId} is a partner: its credentials cannot act on behalf of others`,
+    );
+  }
 };
 
 /** Creates a credential for a staff account; the secret is returned once and stored only as a hash. */
@@ -59,7 +66,7 @@ export async function createCredential(
   db: Db,
   options: { accountId: number; onBehalf: boolean; label: string; now: number },
 ): Promise<{ key: string; secret: string }> {
-  await requireAccount(db, options.accountId);
+  await requireAccount(db, options.accountId, options.onBehalf);
   const key = generateApiKey();
   const secret = generateSecret();
   const salt = generateSalt();
@@ -99,7 +106,7 @@ export async function ensureCredential(
       `The secret must be ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters`,
     );
   }
-  await requireAccount(db, options.accountId);
+  await requireAccount(db, options.accountId, options.onBehalf);
   const existing = await getCredential(db, options.key);
   if (existing?.status === 'revoked') throw revokedError(options.key);
   const kept =

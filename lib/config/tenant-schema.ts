@@ -258,6 +258,8 @@ const accountSchema = z.strictObject({
   nickname: text(100).default(''),
   login_id: z.string().regex(/^[a-z0-9._-]{2,64}$/, 'lower case letters, digits, ., - and _'),
   enabled: z.boolean().default(true),
+  /** A partner (an agent or reseller): its bookings are attributed to it, and it sees only those. */
+  partner: z.boolean().default(false),
 });
 
 const duplicates = <T>(values: readonly T[]): T[] =>

@@ -57,6 +57,8 @@ export interface StoredBooking {
    * check-out day), for the overlap of list windows; absent on bookings made before it existed.
    */
   last_at?: number;
+  /** The partner account the booking is attributed to (made with its credential, or on its behalf). */
+  partner_id?: number;
   /** The distinct items of its lines, for the item filter. */
   item_ids: number[];
   session_id?: string;

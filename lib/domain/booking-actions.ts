@@ -52,7 +52,7 @@ async function changeBooking(
   change: (record: BookingRecord) => Promise<BookingChange> | BookingChange,
 ): Promise<StoredBooking> {
   for (let attempt = 1; attempt <= 5; attempt += 1) {
-    const record = await findBooking(ctx.db, reference);
+    const record = await findBooking(ctx.db, reference, ctx.caller);
     const { next, writes, counters, event } = await change(record);
     const nowSeconds = Math.floor(ctx.now / 1000);
     const updated = { ...next, version: record.booking.version + 1, last_modified: nowSeconds };

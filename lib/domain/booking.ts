@@ -83,14 +83,26 @@ export const newEvent = (
   data,
 });
 
-/** Finds a booking by its code or its numeric id; anything that cannot be either is not found unread. */
-export async function findBooking(db: Db, reference: string): Promise<BookingRecord> {
+/** Whether a caller may see a booking: a partner's own credential sees only those attributed to it. */
+export const canSee = (caller: Caller | undefined, booking: { partner_id?: number }): boolean =>
+  !(caller?.kind === 'staff' && caller.partnerOnly) || booking.partner_id === caller.partnerId;
+
+/**
+ * Finds a booking by its code or its numeric id; anything that cannot be either is not found unread, and
+ * so is a booking the caller may not see (the same answer: no oracle).
+ */
+export async function findBooking(
+  db: Db,
+  reference: string,
+  viewer: Caller | undefined,
+): Promise<BookingRecord> {
   const id = /^\d{1,10}$/.test(reference)
     ? Number(reference)
     : /^[A-Za-z0-9-]{1,40}$/.test(reference)
       ? await getBookingIdByCode(db, reference.toUpperCase())
       : undefined;
-  const record = id ? await getBookingRecord(db, id) : undefined;
+  const found = id ? await getBookingRecord(db, id) : undefined;
+  const record = found && canSee(viewer, found.booking) ? found : undefined;
   if (!record)
     throw new DomainError('not_found', `Booking ${reference} not found`, { booking_id: reference });
   return record;
@@ -240,6 +252,7 @@ async function bookSession(
       last_at: Math.floor(localInstant(lastDate, 0, ctx.config.company.timezone) / 1000),
       item_ids: [...new Set(lines.map((line) => line.item_id))],
       session_id: session.id,
+      ...(ctx.caller.partnerId !== undefined ? { partner_id: ctx.caller.partnerId } : {}),
     };
     const actions: TransactItem[] = [
       bookSessionAction(ctx.db, { session, bookingId, nowSeconds, nowMs: ctx.now }),

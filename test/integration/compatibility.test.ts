@@ -21,6 +21,23 @@ beforeAll(async () => {
     makeTenant(
       makeTenantJson({
         params: { qty: { lbl: 'Quantity' }, adults: { lbl: 'Adults' } },
+        accounts: [
+          { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
+          {
+            account_id: 2,
+            first_name: 'Lake Tours',
+            email: 'a@tours.example.com',
+            login_id: 'tours',
+            partner: true,
+          },
+          {
+            account_id: 3,
+            first_name: 'Inn Agent',
+            email: 'b@inn.example.com',
+            login_id: 'inn',
+            partner: true,
+          },
+        ],
         items: [
           makeItem({ item_id: 1, sku: 'kayak', stock: 10 }),
           makeItem({
@@ -37,21 +54,32 @@ beforeAll(async () => {
     Date.now(),
   );
   handlers = createAllHandlers(testDeps(db));
-  const credential = await createCredential(db, { accountId: 1, onBehalf: false, label: 't', now: 0 });
+  const credential = await createCredential(db, { accountId: 1, onBehalf: true, label: 't', now: 0 });
   staff = basic(credential.key, credential.secret);
+  const tours = await createCredential(db, { accountId: 2, onBehalf: false, label: 'tours', now: 0 });
+  partner = basic(tours.key, tours.secret);
+  const inn = await createCredential(db, { accountId: 3, onBehalf: false, label: 'inn', now: 0 });
+  otherPartner = basic(inn.key, inn.secret);
 });
 
 let staff: string;
+let partner: string;
+let otherPartner: string;
 
 /** Books one item for a query through the public flow and returns the booking code. */
-const book = async (itemId: number, query: string): Promise<string> => {
+const book = async (
+  itemId: number,
+  query: string,
+  options: { headers?: Record<string, string>; email?: string } = {},
+): Promise<string> => {
   const rated = await invoke(handlers.items, { path: `item/${itemId}`, query });
   const slip = rated.json.item.rate.slip;
   const created = await invoke(handlers.bookings, {
     method: 'POST',
     path: 'booking/create',
-    body: `slip[]=${slip}&form[customer_name]=Sync&form[customer_email]=sync@example.com`,
+    body: `slip[]=${slip}&form[customer_name]=Sync&form[customer_email]=${options.email ?? 'sync@example.com'}`,
     contentType: 'application/x-www-form-urlencoded',
+    headers: options.headers ?? {},
   });
   expect(created.status).toBe(200);
   return created.json.booking.code;
@@ -236,5 +264,107 @@ describe('harmless deviations of clients', () => {
       headers: { authorization: staff, 'X-ON-BEHALF': 'Off' },
     });
     expect(off.json.booking_form_ui.customer_name.define.required).toBe(1);
+  });
+});
+
+describe('partners', () => {
+  const codes: Record<string, string> = {};
+  const get = (path: string, authorization: string, query = '') =>
+    invoke(handlers.bookings, { path, query, headers: { authorization } });
+  const at = (offset: number) => addDays(day, 120 + offset);
+
+  beforeAll(async () => {
+    codes.byPartner = await book(1, `date=${at(0)}`, {
+      headers: { authorization: partner },
+      email: 'p@example.com',
+    });
+    codes.onBehalf = await book(1, `date=${at(1)}`, {
+      headers: { authorization: staff, 'x-on-behalf': '2' },
+      email: 'p@example.com',
+    });
+    codes.byOther = await book(1, `date=${at(2)}`, {
+      headers: { authorization: otherPartner },
+      email: 'o@example.com',
+    });
+    codes.direct = await book(1, `date=${at(3)}`, { email: 'o@example.com' });
+  });
+
+  it('attributes bookings made with a partner credential or on its behalf, on the record, rows and invoice', async () => {
+    const record = await get(`booking/${codes.byPartner}`, staff);
+    expect(record.json.booking.partner_id).toBe(2);
+    expect((await get(`booking/${codes.onBehalf}`, staff)).json.booking.partner_id).toBe(2);
+    expect((await get(`booking/${codes.direct}`, staff)).json.booking.partner_id).toBe(0);
+    const invoice = await get(`booking/${codes.onBehalf}/invoice`, staff);
+    expect(invoice.json.booking.invoice.partner_id).toBe(2);
+    const rows = (await get('booking/index', staff, 'partner_id=2')).json['booking/index'];
+    expect(
+      Object.values(rows)
+        .map((row: any) => row.code)
+        .sort(),
+    ).toEqual([codes.byPartner, codes.onBehalf].sort());
+    expect(Object.values(rows).every((row: any) => row.partner_id === 2)).toBe(true);
+  });
+
+  it('filters lists by partner_id, and an unknown or non-partner id lists nothing', async () => {
+    for (const id of ['99', '1', 'abc']) {
+      const json = (await get('booking', staff, `partner_id=${id}`)).json;
+      expect(json['booking/index']).toEqual({});
+      expect(json.request.total_records).toBe(0);
+    }
+  });
+
+  it('lets a partner credential see and change only its own bookings, with no oracle', async () => {
+    const own = await get('booking/index', partner);
+    expect(
+      Object.values(own.json['booking/index'])
+        .map((row: any) => row.code)
+        .sort(),
+    ).toEqual([codes.byPartner, codes.onBehalf].sort());
+    expect((await get('booking/index', partner, 'partner_id=3')).json['booking/index']).toEqual({});
+    for (const code of [codes.byOther, codes.direct]) {
+      for (const path of [`booking/${code}`, `booking/${code}/invoice`]) {
+        const refused = await get(path, partner);
+        expect(refused.status).toBe(404);
+        expect((await get(`booking/${'NOPE-000000'}`, partner)).json.request.error).toEqual({
+          ...refused.json.request.error,
+          details: expect.any(String),
+          data: expect.any(Object),
+        });
+      }
+      const update = await invoke(handlers.bookings, {
+        method: 'POST',
+        path: `booking/${code}/update`,
+        query: 'status_id=VOID',
+        headers: { authorization: partner },
+      });
+      expect(update.status).toBe(404);
+    }
+    expect((await get(`booking/${codes.byPartner}/checkin`, partner)).status).toBe(200);
+  });
+
+  it('shows a partner a customer only through its own bookings', async () => {
+    const seen = await get('customer', partner, 'customer_email=p@example.com');
+    const customer = Object.values(seen.json.customers)[0] as { customer_id: number; bookings: object };
+    expect(Object.keys(customer.bookings).sort()).toEqual([codes.byPartner, codes.onBehalf].sort());
+    const other = await get('customer', partner, 'customer_email=o@example.com');
+    expect(other.json.customers).toEqual({});
+    const otherId = Object.keys(
+      (await get('customer', staff, 'customer_email=o@example.com')).json.customers,
+    )[0];
+    expect((await get(`customer/${otherId}`, partner)).status).toBe(404);
+  });
+
+  it('never lets a partner act on behalf of anyone, and shows partners in account rows', async () => {
+    const refused = await invoke(handlers.meta, {
+      path: 'account',
+      headers: { authorization: partner, 'x-on-behalf': '1' },
+    });
+    expect(refused.status).toBe(403);
+    await expect(
+      createCredential(db, { accountId: 2, onBehalf: true, label: 'x', now: 0 }),
+    ).rejects.toMatchObject({ code: 'partner_on_behalf' });
+    const accounts = (await invoke(handlers.meta, { path: 'account', headers: { authorization: staff } }))
+      .json.account;
+    expect(accounts.map((account: { partner: number }) => account.partner)).toEqual([0, 1, 1]);
   });
 });

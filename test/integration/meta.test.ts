@@ -269,6 +269,7 @@ describe('GET account', () => {
         'login_id',
         'mobile_phone',
         'nickname',
+        'partner',
       ].sort(),
     );
     expect(JSON.stringify(json)).not.toMatch(/secret|salt|hash/);
