@@ -1,4 +1,5 @@
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
+import { createListNotes } from './notes.ts';
 import {
   createBookingForm,
   createBookmark,
@@ -35,6 +36,7 @@ export const createBookingsHandler = (deps: ApiDeps) => {
       'booking.note': createNote(routeDeps),
       'customer.find': createFindCustomer(routeDeps),
       'customer.get': createGetCustomer(routeDeps),
+      'booking.notes': createListNotes(routeDeps),
     },
   });
 };

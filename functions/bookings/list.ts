@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import {
   type BookingFilter,
-  countBookings,
+  countInPartitions,
   firstIdAt,
   getCustomerIdByEmail,
-  pageOfBookings,
+  pageInPartitions,
   type StoredBooking,
 } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
@@ -145,7 +145,8 @@ export function readListQuery(
   return result;
 }
 
-const months = (from: number, to: number): string[] => {
+/** The UTC months (YYYYMM) from `from` to `to` (Unix seconds), newest first. */
+export const months = (from: number, to: number): string[] => {
   const out: string[] = [];
   const cursor = new Date(
     Date.UTC(new Date(from * 1000).getUTCFullYear(), new Date(from * 1000).getUTCMonth(), 1),
@@ -241,8 +242,13 @@ export async function listBookings(
     { byCustomer: source.index === 'gsi1', byStatus: source.index === 'gsi2' },
   );
   const [total, rows] = await Promise.all([
-    countBookings(db, { ...source, filter }),
-    pageOfBookings(db, { ...source, filter, skip: (query.page - 1) * query.limit, take: query.limit }),
+    countInPartitions(db, { ...source, filter }),
+    pageInPartitions<StoredBooking>(db, {
+      ...source,
+      filter,
+      skip: (query.page - 1) * query.limit,
+      take: query.limit,
+    }),
   ]);
   return { rows, total };
 }

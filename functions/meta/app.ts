@@ -2,6 +2,7 @@ import { type ApiDeps, createApiHandler } from '#lib/http/api.ts';
 import { createListAccounts } from './account.ts';
 import { createListCategories } from './category.ts';
 import { getCompany } from './company.ts';
+import { createGetEvent, createListEvents } from './events.ts';
 import { createPing } from './ping.ts';
 
 /** The meta group: company, category, account and ping, plus every unknown path and method ($default). */
@@ -14,5 +15,7 @@ export const createMetaHandler = (deps: ApiDeps) =>
       category: createListCategories(deps.db),
       account: createListAccounts(deps.db),
       ping: createPing(deps.provider),
+      'event.list': createListEvents(deps.db),
+      'event.get': createGetEvent(deps.db),
     },
   });

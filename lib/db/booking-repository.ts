@@ -13,6 +13,7 @@ import {
   customerKey,
   giftcertKey,
   idCounterKey,
+  noteIndexKeys,
 } from './keys.ts';
 import { queryAll } from './operations.ts';
 import type { SessionLine } from './session-repository.ts';
@@ -215,8 +216,8 @@ const partitionQuery = (
   });
 };
 
-/** Counts the bookings of index partitions that pass a filter (COUNT queries, never reading items out). */
-export async function countBookings(
+/** Counts the records of index partitions that pass a filter (COUNT queries, never reading items out). */
+export async function countInPartitions(
   db: Db,
   options: { index: IndexName; partitions: string[]; filter: BookingFilter },
 ): Promise<number> {
@@ -238,14 +239,14 @@ export async function countBookings(
 }
 
 /**
- * Reads one page of bookings from index partitions, newest first, skipping `skip` matches: it reads past
- * the pages before it and stops as soon as the page is full.
+ * Reads one page of records (bookings, notes) from index partitions, newest first, skipping `skip`
+ * matches: it reads past the pages before it and stops as soon as the page is full.
  */
-export async function pageOfBookings(
+export async function pageInPartitions<T>(
   db: Db,
   options: { index: IndexName; partitions: string[]; filter: BookingFilter; skip: number; take: number },
-): Promise<StoredBooking[]> {
-  const page: StoredBooking[] = [];
+): Promise<T[]> {
+  const page: T[] = [];
   let skipped = 0;
   for (const partition of options.partitions) {
     let cursor: Record<string, unknown> | undefined;
@@ -259,7 +260,7 @@ export async function pageOfBookings(
       );
       for (const record of result.Items ?? []) {
         if (skipped < options.skip) skipped += 1;
-        else if (page.length < options.take) page.push(strip<StoredBooking>(record));
+        else if (page.length < options.take) page.push(strip<T>(record));
       }
       if (page.length >= options.take) return page;
       cursor = result.LastEvaluatedKey;
@@ -338,14 +339,23 @@ export function putEventAction(db: Db, bookingId: number, event: StoredEvent): T
 }
 
 /** Adds a note to a booking. */
-export function putNoteAction(db: Db, bookingId: number, note: StoredNote, at: number): TransactItem {
+export function putNoteAction(
+  db: Db,
+  booking: { booking_id: number; code: string; partner_id?: number },
+  note: StoredNote,
+  at: number,
+): TransactItem {
   return {
     Put: {
       TableName: db.tableName,
       Item: {
-        ...bookingNoteKey(bookingId, at, note.note_id),
+        ...bookingNoteKey(booking.booking_id, at, note.note_id),
+        ...noteIndexKeys(Date.parse(note.date), note.note_id),
         entity: 'note',
-        booking_id: bookingId,
+        booking_id: booking.booking_id,
+        booking_code: booking.code,
+        at,
+        ...(booking.partner_id !== undefined ? { partner_id: booking.partner_id } : {}),
         ...note,
       },
     },

@@ -118,3 +118,9 @@ export const clientHoldKey = (client: string, counterId: string) => ({
 
 /** The set of a client's open sessions that hold stock. */
 export const clientSessionsKey = (client: string) => ({ pk: clientPartition(client), sk: 'SESSIONS' });
+
+/** The gsi3 keys of a note: notes across bookings by month, in millisecond order (`booking/notes`). */
+export const noteIndexKeys = (atMs: number, noteId: string) => ({
+  gsi3pk: `NOTE_MONTH#${new Date(atMs).toISOString().slice(0, 7).replace('-', '')}`,
+  gsi3sk: `${String(atMs).padStart(15, '0')}#${noteId}`,
+});

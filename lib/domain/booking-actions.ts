@@ -117,7 +117,7 @@ export async function checkInOrOut(
     return {
       next: { ...booking, [field]: nowSeconds },
       writes: options.note
-        ? [putNoteAction(ctx.db, booking.booking_id, noteOf(ctx, `Checked ${options.direction}`), nowSeconds)]
+        ? [putNoteAction(ctx.db, booking, noteOf(ctx, `Checked ${options.direction}`), nowSeconds)]
         : [],
       event: { type: `booking.checked_${options.direction}`, data: { note: options.note } },
     };
@@ -252,7 +252,7 @@ export async function addNote(
   }
   return changeBooking(ctx, options.reference, ({ booking }) => ({
     next: booking,
-    writes: [putNoteAction(ctx.db, booking.booking_id, noteOf(ctx, body), Math.floor(ctx.now / 1000))],
+    writes: [putNoteAction(ctx.db, booking, noteOf(ctx, body), Math.floor(ctx.now / 1000))],
     event: { type: 'booking.note_added', data: { length: body.length } },
   }));
 }

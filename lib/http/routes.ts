@@ -217,6 +217,33 @@ export const ROUTES: readonly Route[] = [
     id: '',
   },
   { name: 'ping', method: 'GET', path: 'ping', group: 'meta', access: 'public', resource: 'ping', id: '' },
+  {
+    name: 'event.list',
+    method: 'GET',
+    path: 'event',
+    group: 'meta',
+    access: 'staff',
+    resource: 'event',
+    id: '',
+  },
+  {
+    name: 'event.get',
+    method: 'GET',
+    path: 'event/{event_id}',
+    group: 'meta',
+    access: 'staff',
+    resource: 'event',
+    id: '',
+  },
+  {
+    name: 'booking.notes',
+    method: 'GET',
+    path: 'booking/notes',
+    group: 'bookings',
+    access: 'staff',
+    resource: 'booking',
+    id: 'notes',
+  },
 ];
 
 /** The full path of a route as API Gateway and the routers see it. */

@@ -39,7 +39,21 @@ beforeAll(async () => {
           },
         ],
         items: [
-          makeItem({ item_id: 1, sku: 'kayak', stock: 10 }),
+          makeItem({
+            item_id: 1,
+            sku: 'kayak',
+            stock: 10,
+            rates: [
+              {
+                name: 'Summer',
+                start_date: '20270601',
+                end_date: '20270831',
+                price: { param: { qty: '50.00' } },
+              },
+              { name: 'Weekend', dow: [0, 6], price: { param: { qty: '55.00' } } },
+            ],
+            rules: { closed_dates: ['20271225'], closed_dow: [] },
+          }),
           makeItem({
             item_id: 2,
             sku: 'cabin',
@@ -47,7 +61,12 @@ beforeAll(async () => {
             unit: 'N',
             stock: 3,
             params: { adults: { price: '50.00', def: 2 } },
+            rates: [{ name: 'Weekend', dow: [0, 6], price: { param: { adults: '60.00' } } }],
           }),
+        ],
+        discounts: [
+          { code: 'EARLY', name: 'Early bird', type: 'percent', value: '10', end_date: '20200101' },
+          { code: 'KAYAK5', name: 'Kayak five', type: 'amount', value: '5.00', item_ids: [1] },
         ],
       }),
     ),
@@ -366,5 +385,99 @@ describe('partners', () => {
     const accounts = (await invoke(handlers.meta, { path: 'account', headers: { authorization: staff } }))
       .json.account;
     expect(accounts.map((account: { partner: number }) => account.partner)).toEqual([0, 1, 1]);
+  });
+});
+
+describe('event and booking/notes', () => {
+  const staffGet = (path: string, query = '', authorization = staff) =>
+    invoke(path.startsWith('event') ? handlers.meta : handlers.bookings, {
+      path,
+      query,
+      headers: { authorization },
+    });
+
+  it('lists the rate events keyed by id, paged to their end, and reads one', async () => {
+    const all = await staffGet('event');
+    expect(all.status).toBe(200);
+    const events = Object.values(all.json.events) as Record<string, any>[];
+    expect(events.map((event) => [event.type, event.name])).toEqual([
+      ['rate', 'Summer'],
+      ['rate', 'Weekend'],
+      ['discount', 'Early bird'],
+      ['discount', 'Kayak five'],
+      ['closed', 'Closed 20271225'],
+    ]);
+    expect(all.json.events['2']).toMatchObject({
+      event_id: 2,
+      start_date: '',
+      repeat: 'weekly',
+      dow: ['0', '6'],
+      enabled: 1,
+      status: 'A',
+      apply_to: { item_id: [1, 2], category_id: [1] },
+    });
+    expect(all.json.events['1']).toMatchObject({ start_date: '20270601', end_date: '20270831' });
+    expect(all.json.events['3']).toMatchObject({ status: 'E', apply_to: { item_id: [1, 2] } });
+    expect(all.json.events['4'].apply_to.item_id).toEqual([1]);
+
+    const seen: string[] = [];
+    let page = 1;
+    let pages = 1;
+    do {
+      const json = (await staffGet('event', `limit=2&page=${page}`)).json;
+      pages = json.request.pages;
+      seen.push(...Object.keys(json.events));
+      page += 1;
+    } while (page <= pages);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(['1', '2', '3', '4', '5']);
+
+    const one = await staffGet('event/4');
+    expect(one.json.event).toEqual(all.json.events['4']);
+    expect((await staffGet('event/99')).status).toBe(404);
+    expect((await invoke(handlers.meta, { path: 'event' })).status).toBe(401);
+  });
+
+  it('lists notes across bookings, newest first, by date, paged, and a partner sees only its own', async () => {
+    const codes = [
+      await book(1, `date=${addDays(day, 200)}`),
+      await book(1, `date=${addDays(day, 201)}`, { headers: { authorization: partner } }),
+    ];
+    for (const [index, code] of codes.entries()) {
+      for (const body of [`first of ${index}`, `second of ${index}`]) {
+        const response = await invoke(handlers.bookings, {
+          method: 'POST',
+          path: `booking/${code}/note`,
+          body: `body=${encodeURIComponent(body)}`,
+          contentType: 'application/x-www-form-urlencoded',
+          headers: { authorization: staff },
+        });
+        expect(response.status).toBe(200);
+      }
+    }
+    const all = await staffGet('booking/notes');
+    expect(all.status).toBe(200);
+    const mine = all.json.notes.filter((note: { booking_id: string }) => codes.includes(note.booking_id));
+    expect(mine).toHaveLength(4);
+    expect(mine[0]).toMatchObject({ account_id: 1, private: 0, note_id: expect.any(String) });
+    expect(Date.parse(mine[0].date)).toBeGreaterThanOrEqual(Date.parse(mine[3].date));
+
+    const paged = (await staffGet('booking/notes', 'limit=1&page=2')).json;
+    expect(paged.notes).toHaveLength(1);
+    expect(paged.request).toMatchObject({ page: 2, limit: 1, total_records: all.json.request.total_records });
+    expect(
+      (await staffGet('booking/notes', `date=<${addDays(todayIn('America/Toronto', Date.now()), -40)}`)).json
+        .notes,
+    ).toEqual([]);
+    expect(
+      (await staffGet('booking/notes', `date=${todayIn('America/Toronto', Date.now())}`)).json.notes.length,
+    ).toBeGreaterThanOrEqual(4);
+
+    const partnerNotes = (await staffGet('booking/notes', '', partner)).json.notes.map(
+      (note: { booking_id: string }) => note.booking_id,
+    );
+    expect(partnerNotes).toContain(codes[1]);
+    expect(partnerNotes).not.toContain(codes[0]);
+    expect((await staffGet('booking/notes', 'date=nonsense')).status).toBe(400);
   });
 });
