@@ -181,7 +181,7 @@ export const requestOf = (payload: SlipPayload): RateRequest => ({
 });
 
 /**
- * The item of a line, if it is still offered to the actor: enabled, and public for customers. A staff
+ * The item of a line, if it is still offered to the actor: enabled, and not staff-only for customers. A staff
  * item's SLIP in a customer's hands is `invalid_slip` (`staff_only`); an item withdrawn since it was
  * added is `unavailable`.
  */
@@ -190,7 +190,8 @@ function offeredItem(
   options: { itemId: number; all: StoredItem[]; where: Record<string, unknown>; adding: boolean },
 ): StoredItem {
   const item = options.all.find((entry) => entry.item_id === options.itemId && entry.enabled);
-  const hidden = item !== undefined && ctx.actor.audience === 'customer' && item.visibility !== '*';
+  // Private items (`P`) are bookable by anyone who has their id; staff items (`S`) only by staff.
+  const hidden = item !== undefined && ctx.actor.audience === 'customer' && item.visibility === 'S';
   if (hidden && options.adding) {
     throw new DomainError('invalid_slip', 'This SLIP was issued to staff', {
       ...options.where,

@@ -37,6 +37,19 @@ interface Row {
   note?: string;
 }
 
+let nextClient = 0;
+
+/** Gives each autocannon connection a client address of its own (and the scenario's headers). */
+const asClients = (headers: Record<string, string> = {}) => ({
+  setupClient: (client: { setHeaders: (headers: Record<string, string>) => void }) => {
+    nextClient += 1;
+    client.setHeaders({
+      ...headers,
+      'x-forwarded-for': `10.${(nextClient >> 16) & 255}.${(nextClient >> 8) & 255}.${nextClient & 255}`,
+    });
+  },
+});
+
 const startServer = async (env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> => {
   const child = spawn('node_modules/.bin/tsx', ['infra/local/start.ts'], {
     detached: true,
@@ -118,6 +131,9 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
     TABLE_NAME: tableName,
     TENANT_FILE: tenantFile,
     SWEEP_INTERVAL_MS: '60000',
+    // Each connection is a client of its own, named by X-Forwarded-For through this trusted proxy, as
+    // real traffic is: one address per guest, not one for the whole load.
+    TRUSTED_PROXIES: '127.0.0.1',
   });
   const base = server.base;
   const rated = `start_date=${start}&end_date=${end}&param[adults]=2&param[children]=1`;
@@ -197,15 +213,15 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
   }[] = [
     {
       name: 'unrated list',
-      run: (connections) => autocannon({ url: `${base}/item`, connections, duration: SECONDS }),
+      run: (connections) => autocannon({ url: `${base}/item`, connections, duration: SECONDS, ...asClients() }),
     },
     {
       name: 'rated list, 7 nights',
-      run: (connections) => autocannon({ url: `${base}/item?${rated}`, connections, duration: SECONDS }),
+      run: (connections) => autocannon({ url: `${base}/item?${rated}`, connections, duration: SECONDS, ...asClients() }),
     },
     {
       name: 'rated item, 7 nights',
-      run: (connections) => autocannon({ url: `${base}/item/1?${rated}`, connections, duration: SECONDS }),
+      run: (connections) => autocannon({ url: `${base}/item/1?${rated}`, connections, duration: SECONDS, ...asClients() }),
     },
     {
       name: 'calendar, 90 days',
@@ -214,6 +230,7 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
           url: `${base}/item/1/cal?start_date=${start}&end_date=${addDays(start, 89)}`,
           connections,
           duration: SECONDS,
+          ...asClients(),
         }),
     },
     {
@@ -224,8 +241,8 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
           connections,
           duration: SECONDS,
           method: 'POST',
-          headers: { 'content-type': form },
           body: `slip[]=${slip}`,
+          ...asClients({ 'content-type': form }),
         }),
     },
     {
@@ -236,6 +253,8 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
           url: base,
           connections,
           duration: SECONDS,
+          // The client's headers go on every request of the flow (a request's own headers would replace them).
+          ...asClients({ 'content-type': form }),
           requests: [
             {
               method: 'GET',
@@ -247,7 +266,6 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
             {
               method: 'POST',
               path: '/api/3.0/booking/session',
-              headers: { 'content-type': form },
               setupRequest: (request, context) => ({
                 ...request,
                 body: `slip[]=${(context as Record<string, unknown>).slip}`,
@@ -259,7 +277,6 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
             {
               method: 'POST',
               path: '/api/3.0/booking/create',
-              headers: { 'content-type': form },
               setupRequest: (request, context) => ({
                 ...request,
                 body: `session_id=${(context as Record<string, unknown>).session}&form[customer_name]=Bench&form[customer_email]=bench@example.com`,
@@ -300,8 +317,8 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
     connections: 100,
     amount: 100,
     method: 'POST',
-    headers: { 'content-type': form },
     body: `slip[]=${contended}`,
+    ...asClients({ 'content-type': form }),
   });
   const seconds = (Date.now() - started) / 1000;
   const won = race['2xx'];

@@ -30,6 +30,7 @@ const tenantJson = (overrides: { hidden?: boolean; unlimitedRaft?: boolean } = {
       makeItem({ item_id: 1, sku: 'kayak', stock: 10 }),
       makeItem({ item_id: 2, sku: 'free', name: 'Free tour', stock: 10, params: { qty: { price: '0.00' } } }),
       makeItem({ item_id: 3, sku: 'desk', name: 'Desk only', stock: 10, visibility: 'S' }),
+      makeItem({ item_id: 6, sku: 'secret', name: 'Private link', stock: 10, visibility: 'P' }),
       makeItem({
         item_id: 4,
         sku: 'canoe',
@@ -274,6 +275,14 @@ describe('staff SLIPs and items', () => {
     expect(refused.status).toBe(400);
     expect(refused.json.request.error.data.reason).toBe('staff_only');
     expect(await usedOf(3, day)).toBe(0);
+  });
+
+  it('still books a private item for a customer who has its id', async () => {
+    const day = freshDay();
+    const added = await post('session', 'booking/session', `slip[]=${await slipOf(6, `date=${day}`)}`);
+    expect(added.status).toBe(200);
+    expect(await usedOf(6, day)).toBe(1);
+    await post('session', 'booking/session/end', `session_id=${sessionOf(added).id}`);
   });
 
   it('re-checks visibility and that the item is enabled when a line grows', async () => {
