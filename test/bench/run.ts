@@ -213,15 +213,18 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
   }[] = [
     {
       name: 'unrated list',
-      run: (connections) => autocannon({ url: `${base}/item`, connections, duration: SECONDS, ...asClients() }),
+      run: (connections) =>
+        autocannon({ url: `${base}/item`, connections, duration: SECONDS, ...asClients() }),
     },
     {
       name: 'rated list, 7 nights',
-      run: (connections) => autocannon({ url: `${base}/item?${rated}`, connections, duration: SECONDS, ...asClients() }),
+      run: (connections) =>
+        autocannon({ url: `${base}/item?${rated}`, connections, duration: SECONDS, ...asClients() }),
     },
     {
       name: 'rated item, 7 nights',
-      run: (connections) => autocannon({ url: `${base}/item/1?${rated}`, connections, duration: SECONDS, ...asClients() }),
+      run: (connections) =>
+        autocannon({ url: `${base}/item/1?${rated}`, connections, duration: SECONDS, ...asClients() }),
     },
     {
       name: 'calendar, 90 days',
