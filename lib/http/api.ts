@@ -269,7 +269,19 @@ export function createApiHandler(options: {
           sourceIp,
         },
         state.startedAt,
-      );
+      ).catch(async (error: unknown) => {
+        // A refused credential still costs its client a request, so guessing keys is rate limited too.
+        if (error instanceof AuthError) {
+          const budget = { requests: config.settings.limits.requests_per_minute };
+          const client = `client:${clientKeyOf(state.clientAddress ?? sourceIp)}`;
+          state.limitHeaders = await enforceRateLimit(deps.db, {
+            counter: client,
+            budgets: budget,
+            now: state.startedAt,
+          });
+        }
+        throw error;
+      });
       // A staff credential calling for its customer (X-On-Behalf: off) vouches for the address it forwards.
       if (caller.kind === 'customer' && caller.credentialKey) state.clientAddress = addressOf(true);
       const clientAddress = state.clientAddress;

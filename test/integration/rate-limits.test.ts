@@ -185,6 +185,22 @@ describe('per-client request limits', () => {
     expect(statuses.at(-1)).toBe(429);
   });
 
+  it('counts refused credentials against the client, so guessing keys is limited too', async () => {
+    nextMinute();
+    const guess = (index: number) =>
+      invoke(handlers.meta, {
+        path: 'account',
+        sourceIp: '203.0.113.120',
+        headers: { authorization: basic(`bk_guess${index}`, 'not-the-secret-at-all') },
+      });
+    const statuses: number[] = [];
+    for (let index = 0; index < LIMITS.requests_per_minute + 1; index += 1)
+      statuses.push((await guess(index)).status);
+    expect(statuses.slice(0, LIMITS.requests_per_minute).every((status) => status === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    expect((await ping({ sourceIp: '203.0.113.121' })).status).toBe(200);
+  });
+
   it('uses the X-Forwarded-For of a staff integration calling for its customers (X-On-Behalf: off)', async () => {
     nextMinute();
     const integration = (customer: string) =>
