@@ -6,6 +6,7 @@ import { describeDates, localInstant } from '#lib/domain/dates.ts';
 import { formatAmount, formatDisplay } from '#lib/domain/money.ts';
 import { escapeHtml } from '#lib/domain/text.ts';
 import { lineAmounts, sumAmounts } from '#lib/domain/totals.ts';
+import { apiBaseUrl } from '#lib/http/routes.ts';
 
 /** The customer fields of the wire, in order. */
 export const CUSTOMER_FIELDS = [
@@ -26,9 +27,7 @@ const moneyOf = (config: StoredConfig) => (minor: number) => formatAmount(minor,
 
 /** The absolute URL of a booking's invoice page for whoever holds its token. */
 export function invoiceUrl(booking: StoredBooking, headers: Record<string, string>): string {
-  const proto = headers['x-forwarded-proto'] ?? 'http';
-  const host = headers.host ?? 'localhost';
-  return `${proto}://${host}/api/3.0/booking/${booking.code}/invoice?token=${booking.token}`;
+  return `${apiBaseUrl(headers)}/booking/${booking.code}/invoice?token=${booking.token}`;
 }
 
 const customerOf = (form: Record<string, string>) =>

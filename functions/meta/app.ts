@@ -3,6 +3,7 @@ import { createListAccounts } from './account.ts';
 import { createListCategories } from './category.ts';
 import { getCompany } from './company.ts';
 import { createGetEvent, createListEvents } from './events.ts';
+import { getHelp } from './help.ts';
 import { createPing } from './ping.ts';
 
 /** The meta group: company, category, account and ping, plus every unknown path and method ($default). */
@@ -15,6 +16,7 @@ export const createMetaHandler = (deps: ApiDeps) =>
       category: createListCategories(deps.db),
       account: createListAccounts(deps.db),
       ping: createPing(deps.provider),
+      help: getHelp,
       'event.list': createListEvents(deps.db),
       'event.get': createGetEvent(deps.db),
     },

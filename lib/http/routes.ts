@@ -217,6 +217,7 @@ export const ROUTES: readonly Route[] = [
     id: '',
   },
   { name: 'ping', method: 'GET', path: 'ping', group: 'meta', access: 'public', resource: 'ping', id: '' },
+  { name: 'help', method: 'GET', path: 'help', group: 'meta', access: 'public', resource: 'help', id: '' },
   {
     name: 'event.list',
     method: 'GET',
@@ -245,6 +246,10 @@ export const ROUTES: readonly Route[] = [
     id: 'notes',
   },
 ];
+
+/** The public base URL of the API as the client reached it (`https://host/api/3.0`). */
+export const apiBaseUrl = (headers: Record<string, string>): string =>
+  `${headers['x-forwarded-proto'] ?? 'http'}://${headers.host ?? 'localhost'}${API_PREFIX}`;
 
 /** The full path of a route as API Gateway and the routers see it. */
 export const fullPath = (route: Pick<Route, 'path'>): string => `${API_PREFIX}/${route.path}`;

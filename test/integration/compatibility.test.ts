@@ -6,7 +6,7 @@ import { writeTenant } from '#lib/db/tenant-repository.ts';
 import { addDays, todayIn } from '#lib/domain/dates.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, invoke } from '#test/support/events.ts';
+import { basic, invoke, makeEvent, testContext } from '#test/support/events.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 // Issue 10: what third-party API 3.0 clients send must work unchanged.
@@ -479,5 +479,32 @@ describe('event and booking/notes', () => {
     expect(partnerNotes).toContain(codes[1]);
     expect(partnerNotes).not.toContain(codes[0]);
     expect((await staffGet('booking/notes', 'date=nonsense')).status).toBe(400);
+  });
+});
+
+describe('help', () => {
+  it('lists the resources and links to documentation that exists', async () => {
+    const help = await invoke(handlers.meta, { path: 'help', headers: { host: 'api.test' } });
+    expect(help.status).toBe(200);
+    expect(help.json.help.resources).toEqual(
+      expect.arrayContaining([
+        'item',
+        'booking',
+        'category',
+        'company',
+        'account',
+        'ping',
+        'customer',
+        'event',
+      ]),
+    );
+    expect(help.json.help.documentation).toBe('http://api.test/api/3.0/help');
+    const page = await handlers.meta(
+      makeEvent({ path: 'help', headers: { host: 'api.test', accept: 'text/html' } }),
+      testContext(),
+    );
+    expect(page.statusCode).toBe(200);
+    expect(String(page.headers?.['content-type'])).toContain('text/html');
+    expect(page.body).toContain('<code>booking/{booking_id}/invoice</code>');
   });
 });

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { authErrorSchema, errorEnvelopeSchema, RESPONSES } from '#functions/responses.ts';
 import { resolveGroup } from '#infra/local/gateway.ts';
+import { matchRoute } from '#lib/http/routes.ts';
 
 /** What a test request says. */
 export interface TestRequest {
@@ -86,13 +88,40 @@ export async function invoke(
   handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>,
   request: TestRequest,
 ): Promise<TestResponse> {
-  const result = await handler(makeEvent(request), testContext());
-  return {
+  const event = makeEvent(request);
+  const result = await handler(event, testContext());
+  const response = {
     status: result.statusCode ?? 200,
     headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),
     cookies: result.cookies ?? [],
     json: JSON.parse(result.body ?? 'null'),
   };
+  expectDescribed(event.requestContext.http.method, event.rawPath, response);
+  return response;
+}
+
+/**
+ * Checks a response against the one schema that describes it (functions/responses.ts): the route's
+ * success body, the error envelope, or the 401 body. Every test that invokes a handler checks this.
+ */
+export function expectDescribed(method: string, path: string, response: TestResponse): void {
+  if (!(response.headers['content-type'] ?? '').startsWith('application/json')) return;
+  const match = matchRoute(method, path);
+  const schema =
+    response.status === 401
+      ? authErrorSchema
+      : response.status >= 400
+        ? errorEnvelopeSchema
+        : match.kind === 'route'
+          ? RESPONSES[match.route.name]
+          : undefined;
+  if (!schema) throw new Error(`No response schema for ${method} ${path}`);
+  const result = schema.safeParse(response.json);
+  if (!result.success) {
+    throw new Error(
+      `${method} ${path} ${response.status} does not match its schema: ${JSON.stringify(result.error.issues.slice(0, 5))}`,
+    );
+  }
 }
 
 /** The Basic authorization header of a key and secret. */

@@ -124,3 +124,11 @@ describe('the local gateway', () => {
     expect(resolveGroup('PUT', '/api/3.0/item')).toEqual({ group: 'meta', routeKey: '$default' });
   });
 });
+
+describe('response schemas', () => {
+  it('describe every route of the route table, and nothing else', async () => {
+    const { RESPONSES } = await import('#functions/responses.ts');
+    const names = [...new Set(ROUTES.map((route) => route.name))].sort();
+    expect(Object.keys(RESPONSES).sort()).toEqual(names);
+  });
+});

@@ -1,0 +1,40 @@
+import { escapeHtml } from '#lib/domain/text.ts';
+import type { RouteHandler } from '#lib/http/api.ts';
+import { apiBaseUrl, ROUTES } from '#lib/http/routes.ts';
+import { noParameters, parseInput } from '#lib/http/validate.ts';
+
+const ACCESS = {
+  public: 'public',
+  staff: 'staff credentials',
+  token: 'staff, or the booking token',
+} as const;
+
+/** The endpoint table of the route table as a small HTML page: the service's own documentation. */
+const helpPage = (base: string): string =>
+  [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Booking API 3.0</title></head><body>',
+    `<h1>Booking API 3.0</h1><p>Every path is under <code>${escapeHtml(base)}</code>.</p>`,
+    '<table><thead><tr><th>Method</th><th>Path</th><th>Access</th></tr></thead><tbody>',
+    ...ROUTES.map(
+      (route) =>
+        `<tr><td>${route.method}</td><td><code>${escapeHtml(route.path)}</code></td><td>${ACCESS[route.access]}</td></tr>`,
+    ),
+    '</tbody></table></body></html>',
+  ].join('');
+
+/**
+ * GET help (public): the resources this service answers and where its documentation is; a browser
+ * (`Accept: text/html`) gets that documentation, the endpoint table, at the same URL.
+ */
+export const getHelp: RouteHandler = async ({ input, headers }) => {
+  parseInput(noParameters, input);
+  const base = apiBaseUrl(headers);
+  if ((headers.accept ?? '').includes('text/html')) {
+    return { body: {}, raw: { contentType: 'text/html; charset=utf-8', body: helpPage(base) } };
+  }
+  const resources = [...new Set(ROUTES.map((route) => route.resource))].sort();
+  return {
+    body: { help: { resources, documentation: `${base}/help` } },
+    request: { records: resources.length },
+  };
+};
