@@ -10,6 +10,7 @@ import {
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
 import { fullPath, type Group, ROUTES } from '#lib/http/routes.ts';
 
 /** Props of the tenant's HTTP API. */
@@ -44,14 +45,8 @@ export class TenantApi extends Construct {
               allowOrigins: props.corsOrigins,
               allowCredentials: true,
               allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.OPTIONS],
-              allowHeaders: ['authorization', 'content-type', 'x-on-behalf', 'idempotency-key'],
-              exposeHeaders: [
-                'x-request-id',
-                'retry-after',
-                'ratelimit-limit',
-                'ratelimit-remaining',
-                'ratelimit-reset',
-              ],
+              allowHeaders: CORS_ALLOW_HEADERS,
+              exposeHeaders: CORS_EXPOSE_HEADERS,
             },
           }
         : {}),

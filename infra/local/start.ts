@@ -8,6 +8,7 @@ import { createDb, type Db } from '#lib/db/client.ts';
 import { getCredential } from '#lib/db/credential-repository.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
 import { generateSlipSecret, parseSlipKeys } from '#lib/slip/keys.ts';
 import { hasJava, JAVA_MISSING, type LocalDynamo, startLocalDynamo } from './dynamodb.ts';
 import { createGateway } from './gateway.ts';
@@ -160,14 +161,8 @@ async function main(): Promise<void> {
     handlers,
     cors: {
       origins: tenant.settings.cors_origins,
-      headers: ['authorization', 'content-type', 'x-on-behalf', 'idempotency-key'],
-      exposeHeaders: [
-        'x-request-id',
-        'retry-after',
-        'ratelimit-limit',
-        'ratelimit-remaining',
-        'ratelimit-reset',
-      ],
+      headers: CORS_ALLOW_HEADERS,
+      exposeHeaders: CORS_EXPOSE_HEADERS,
       methods: ['GET', 'POST', 'OPTIONS'],
       maxAgeSeconds: 600,
     },
