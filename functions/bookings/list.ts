@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { addDays, localInstant, parseDateParam, todayIn } from '#lib/core/dates.ts';
 import {
   type BookingFilter,
   countInPartitions,
@@ -10,7 +11,6 @@ import {
 import type { Db } from '#lib/db/client.ts';
 import { customerBookingsPartition } from '#lib/db/keys.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { addDays, localInstant, parseDateParam, todayIn } from '#lib/domain/dates.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';
 

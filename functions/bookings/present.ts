@@ -1,9 +1,9 @@
 import type { Caller } from '#lib/auth/access.ts';
+import { describeDates, localInstant } from '#lib/core/dates.ts';
+import { formatAmount, formatDisplay } from '#lib/core/money.ts';
 import type { BookingRecord, StoredBooking, StoredCustomer } from '#lib/db/booking-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { actorOf, statusName } from '#lib/domain/booking.ts';
-import { describeDates, localInstant } from '#lib/domain/dates.ts';
-import { formatAmount, formatDisplay } from '#lib/domain/money.ts';
 import { escapeHtml } from '#lib/domain/text.ts';
 import { lineAmounts, sumAmounts } from '#lib/domain/totals.ts';
 import { apiBaseUrl } from '#lib/http/routes.ts';

@@ -1,8 +1,8 @@
 import type { Caller } from '#lib/auth/access.ts';
+import type { Ymd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { getItemsWithParts, listItems } from '#lib/db/tenant-repository.ts';
 import { calendarsOf, findVisibleItem, selectListedItems } from '#lib/domain/catalog.ts';
-import type { Ymd } from '#lib/domain/dates.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
 import { readItemId } from './get-item.ts';

@@ -1,6 +1,6 @@
+import { describeDates, toLocalDate, type Ymd } from '#lib/core/dates.ts';
+import { formatAmount, formatDisplay } from '#lib/core/money.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import { describeDates, toLocalDate, type Ymd } from '#lib/domain/dates.ts';
-import { formatAmount, formatDisplay } from '#lib/domain/money.ts';
 import { describeLength, escapeHtml, unitWord } from '#lib/domain/text.ts';
 import type { RatedItem, SlotRate } from '#lib/rating/rate-item.ts';
 

@@ -1,15 +1,8 @@
 import * as z from 'zod/mini';
 import type { Caller } from '#lib/auth/access.ts';
+import { addDays, daysBetween, parseDateParam, parseTimeParam, todayIn, type Ymd } from '#lib/core/dates.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import type { ItemFilters } from '#lib/domain/catalog.ts';
-import {
-  addDays,
-  daysBetween,
-  parseDateParam,
-  parseTimeParam,
-  todayIn,
-  type Ymd,
-} from '#lib/domain/dates.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { reportIgnored } from '#lib/http/ignored.ts';
 import { asList } from '#lib/http/parse.ts';

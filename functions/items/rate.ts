@@ -1,7 +1,7 @@
+import { toLocalDate } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { type RateItemsOptions, rateItems } from '#lib/domain/catalog.ts';
-import { toLocalDate } from '#lib/domain/dates.ts';
 import type { RatedItem, RateRequest } from '#lib/rating/rate-item.ts';
 import { encodeSlip, type SlipKey } from '#lib/slip/codec.ts';
 import { presentRated } from './present.ts';

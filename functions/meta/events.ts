@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
+import { todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { listItems } from '#lib/db/tenant-repository.ts';
-import { todayIn } from '#lib/domain/dates.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import { rateEvents } from '#lib/domain/rate-events.ts';
 import type { RouteHandler } from '#lib/http/api.ts';

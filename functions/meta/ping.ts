@@ -1,4 +1,4 @@
-import { unixSeconds } from '#lib/domain/time.ts';
+import { unixSeconds } from '#lib/core/time.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 

@@ -1,5 +1,5 @@
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
-import { createClearSession, createEndSession, createWriteSession } from './routes.ts';
+import { createClearSession, createEndSession, createWriteSession, sessionErrorCookies } from './routes.ts';
 
 /** The session group: the cart that holds stock (add, alter, read, clear, end). */
 export const createSessionHandler = (deps: ApiDeps) => {
@@ -11,5 +11,6 @@ export const createSessionHandler = (deps: ApiDeps) => {
     group: 'session',
     deps,
     routes: { 'session.write': write, 'session.clear': clear, 'session.end': end },
+    errorCookies: sessionErrorCookies,
   });
 };

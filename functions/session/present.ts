@@ -1,7 +1,7 @@
+import { describeDates } from '#lib/core/dates.ts';
+import { formatAmount } from '#lib/core/money.ts';
 import type { SessionLine, StoredSession } from '#lib/db/session-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { describeDates } from '#lib/domain/dates.ts';
-import { formatAmount } from '#lib/domain/money.ts';
 import { describeLength } from '#lib/domain/text.ts';
 import { lineAmounts, sumAmounts } from '#lib/domain/totals.ts';
 

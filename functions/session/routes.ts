@@ -67,19 +67,13 @@ const respond = async (
 };
 
 /**
- * Runs a session operation; an expired, ended or unknown session also clears the cookie, so the client
- * starts afresh (clearing plants nothing, so this holds for an id sent as a parameter too).
+ * The cookies of a session group error: an expired, ended or unknown session also clears the cookie, so
+ * the client starts afresh (clearing plants nothing, so this holds for an id sent as a parameter too).
  */
-const clearingCookieOnLoss = async <T>(request: ApiRequest, operation: () => Promise<T>): Promise<T> => {
-  try {
-    return await operation();
-  } catch (error) {
-    if (error instanceof DomainError && (error.code === 'session_expired' || error.code === 'not_found')) {
-      error.cookies.push(clearedSessionCookie(request.headers));
-    }
-    throw error;
-  }
-};
+export const sessionErrorCookies = (error: unknown, headers: Record<string, string>): string[] =>
+  error instanceof DomainError && (error.code === 'session_expired' || error.code === 'not_found')
+    ? [clearedSessionCookie(headers)]
+    : [];
 
 /** A change made by a customer with nothing but the session cookie must come from an allowed site. */
 const guardCookieWrite = (request: ApiRequest, source: SessionSource): void => {
@@ -106,24 +100,19 @@ export const createWriteSession =
   async (request) => {
     const { sessionId, source, slips, changes } = readSessionRequest(request.input, request.cookies);
     if (!slips.length && !changes.length) {
-      const session = sessionId
-        ? await clearingCookieOnLoss(request, () => loadOpenSession(deps.db, sessionId, request.now))
-        : EMPTY;
+      const session = sessionId ? await loadOpenSession(deps.db, sessionId, request.now) : EMPTY;
       return respond(deps, request, { session, source });
     }
     guardCookieWrite(request, source);
     const ctx = await contextOf(deps, request);
-    const session = await clearingCookieOnLoss(request, async () => {
-      let written: StoredSession | undefined;
-      if (slips.length) written = await addSlips(ctx, { ...(sessionId ? { sessionId } : {}), slips });
-      const target = written?.id ?? sessionId;
-      if (changes.length) {
-        if (!target) throw new DomainError('not_found', 'No session to alter', { session_id: '' });
-        written = await alterSession(ctx, { sessionId: target, changes });
-      }
-      return written ?? EMPTY;
-    });
-    return respond(deps, request, { session, source, loadItems: ctx.loadItems });
+    let session: StoredSession | undefined;
+    if (slips.length) session = await addSlips(ctx, { ...(sessionId ? { sessionId } : {}), slips });
+    const target = session?.id ?? sessionId;
+    if (changes.length) {
+      if (!target) throw new DomainError('not_found', 'No session to alter', { session_id: '' });
+      session = await alterSession(ctx, { sessionId: target, changes });
+    }
+    return respond(deps, request, { session: session ?? EMPTY, source, loadItems: ctx.loadItems });
   };
 
 /** booking/session/clear: releases every hold and keeps the (now empty) session. */
@@ -134,7 +123,7 @@ export const createClearSession =
     if (!sessionId) throw new DomainError('not_found', 'No session to clear', { session_id: '' });
     guardCookieWrite(request, source);
     const ctx = await contextOf(deps, request);
-    const session = await clearingCookieOnLoss(request, () => clearSession(ctx, sessionId));
+    const session = await clearSession(ctx, sessionId);
     return respond(deps, request, { session, source, loadItems: ctx.loadItems });
   };
 
@@ -146,7 +135,7 @@ export const createEndSession =
     if (!sessionId) throw new DomainError('not_found', 'No session to end', { session_id: '' });
     guardCookieWrite(request, source);
     const ctx = await contextOf(deps, request);
-    const ended = await clearingCookieOnLoss(request, () => endSession(ctx, sessionId));
+    const ended = await endSession(ctx, sessionId);
     const result = await respond(deps, request, { session: ended, source, loadItems: ctx.loadItems });
     return { ...result, cookies: [clearedSessionCookie(request.headers)] };
   };

@@ -1,4 +1,5 @@
-import { ApiError, AuthError } from '../http/errors.ts';
+import type { Caller } from '../domain/caller.ts';
+import { AccessError, AuthError } from './errors.ts';
 import {
   hashToken,
   isWellFormedApiKey,
@@ -7,21 +8,7 @@ import {
   verifySecret,
 } from './secrets.ts';
 
-/**
- * Who is calling: a customer (the public widget surface) or a staff account. `partnerId` is the partner
- * account a booking made by this caller is attributed to; `partnerOnly` marks a partner's own
- * credential, which sees and changes only the bookings attributed to it.
- */
-export type Caller =
-  | { kind: 'customer'; credentialKey?: string; partnerId?: number }
-  | {
-      kind: 'staff';
-      accountId: number;
-      credentialKey: string;
-      credentialAccountId: number;
-      partnerId?: number;
-      partnerOnly?: boolean;
-    };
+export type { Caller };
 
 /** The stored facts access checks need, behind an interface so the rules stay free of I/O details. */
 export interface AccessStore {
@@ -169,18 +156,17 @@ export async function resolveCaller(store: AccessStore, presented: Presented, no
     };
   }
   if (!/^\d{1,10}$/.test(onBehalf)) {
-    throw new ApiError('validation_error', {
-      details: 'X-On-Behalf must be an account id or "off"',
-      data: { 'X-On-Behalf': 'an account id or "off"' },
+    throw new AccessError('validation_error', 'X-On-Behalf must be an account id or "off"', {
+      'X-On-Behalf': 'an account id or "off"',
     });
   }
   if (account.partner || !credential.on_behalf) {
-    throw new ApiError('forbidden', { details: 'This credential may not act on behalf of other accounts' });
+    throw new AccessError('forbidden', 'This credential may not act on behalf of other accounts');
   }
   const accountId = Number(onBehalf);
   const target = await store.getAccount(accountId);
   if (!target?.enabled) {
-    throw new ApiError('forbidden', { details: `Account ${accountId} does not exist or is disabled` });
+    throw new AccessError('forbidden', `Account ${accountId} does not exist or is disabled`);
   }
   // Staff acting for a partner book in its name (attributed), but keep their own view.
   return { ...staff, accountId, ...(target.partner ? { partnerId: accountId } : {}) };

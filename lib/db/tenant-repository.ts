@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_LIMITS } from '../config/limits.ts';
 import type { Tenant, TenantAccount, TenantCategory, TenantItem } from '../config/tenant-schema.ts';
-import { toMinor } from '../domain/money.ts';
+import { toMinor } from '../core/money.ts';
 import type { Db } from './client.ts';
 import {
   ACCOUNT_PARTITION,

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Caller } from '../auth/access.ts';
+import { localInstant, todayIn } from '../core/dates.ts';
 import {
   type BookingRecord,
   createBookingActions,
@@ -27,7 +27,7 @@ import {
 } from '../db/transact.ts';
 import type { SlipKey } from '../slip/codec.ts';
 import { type Audience, validateForm } from './booking-form.ts';
-import { localInstant, todayIn } from './dates.ts';
+import type { Caller } from './caller.ts';
 import { DomainError } from './errors.ts';
 import {
   addSlips,

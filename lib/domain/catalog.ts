@@ -1,11 +1,11 @@
-import type { Caller } from '../auth/access.ts';
+import { todayIn, type Ymd } from '../core/dates.ts';
 import type { Db } from '../db/client.ts';
 import { queryStockRanges } from '../db/stock-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
 import { calendarOf, slotRangeOf } from '../rating/calendar.ts';
 import { type RatedItem, type RateRequest, type RatingTenant, rateItem } from '../rating/rate-item.ts';
 import { resolveSpan, SpanError } from '../rating/span.ts';
-import { todayIn, type Ymd } from './dates.ts';
+import type { Caller } from './caller.ts';
 import { isListedFor } from './visibility.ts';
 
 /** The list filters of `GET item`. */

@@ -1,16 +1,24 @@
-import type { ErrorId } from '../http/errors.ts';
+/** The stable codes of broken business rules; `lib/http` maps each to its HTTP status in one table. */
+export type DomainErrorCode =
+  | 'validation_error'
+  | 'invalid_slip'
+  | 'not_found'
+  | 'unavailable'
+  | 'hold_limit'
+  | 'session_expired'
+  | 'session_empty'
+  | 'invalid_status'
+  | 'nothing_due';
 
 /** A broken business rule, with the stable code that becomes `request.error.id`. */
 export class DomainError extends Error {
-  readonly code: ErrorId;
+  readonly code: DomainErrorCode;
   readonly data: Record<string, unknown>;
-  /** Cookies the response must set anyway (for example, clearing a lost session's cookie). */
-  readonly cookies: string[] = [];
 
   /** A title other than the error table's default. */
   readonly title?: string;
 
-  constructor(code: ErrorId, details: string, data: Record<string, unknown> = {}, title?: string) {
+  constructor(code: DomainErrorCode, details: string, data: Record<string, unknown> = {}, title?: string) {
     super(details);
     if (title) this.title = title;
     this.name = 'DomainError';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { localParts } from '../core/dates.ts';
 import type { Db } from '../db/client.ts';
 import {
   claimClientSessionAction,
@@ -43,7 +44,6 @@ import {
 import { resolveSpan } from '../rating/span.ts';
 import { SlipError, type SlipKey, type SlipPayload, verifySlip } from '../slip/codec.ts';
 import { mergeRanges, paramLabels, partsOf, type Range, ratingTenant } from './catalog.ts';
-import { localParts } from './dates.ts';
 import { DomainError } from './errors.ts';
 
 /**

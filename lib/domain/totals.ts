@@ -1,5 +1,5 @@
 import type { Tenant } from '../config/tenant-schema.ts';
-import { percentOf, toMinor } from './money.ts';
+import { percentOf, toMinor } from '../core/money.ts';
 
 /** The money of one line, in minor units. */
 export interface LineAmounts {

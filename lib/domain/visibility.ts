@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/access.ts';
+import type { Caller } from './caller.ts';
 
 /** Item visibility: `*` everyone, `S` staff, `P` private (only when asked for by id). */
 export type Visibility = '*' | 'S' | 'P';

@@ -3,6 +3,7 @@ import middy from '@middy/core';
 import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { type Caller, resolveCaller } from '../auth/access.ts';
+import { AccessError } from '../auth/errors.ts';
 import type { Db } from '../db/client.ts';
 import { getCredential, getToken, recordCredentialUse } from '../db/credential-repository.ts';
 import { IdempotencyKeyError } from '../db/idempotency-store.ts';
@@ -192,9 +193,11 @@ const toApiError = (error: unknown): ApiError | undefined => {
     return new ApiError(error.code, {
       details: error.message,
       data: error.data,
-      cookies: error.cookies,
       ...(error.title ? { title: error.title } : {}),
     });
+  }
+  if (error instanceof AccessError) {
+    return new ApiError(error.code, { details: error.message, data: error.data });
   }
   if (error instanceof SlipError) {
     return new ApiError('invalid_slip', { details: error.message, data: { reason: error.reason } });
@@ -211,6 +214,13 @@ const toApiError = (error: unknown): ApiError | undefined => {
   return undefined;
 };
 
+const lowerCaseKeys = (headers: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name.toLowerCase(), value]],
+    ),
+  );
+
 const firstSegment = (path: string): string => path.slice(`${API_PREFIX}/`.length).split('/')[0] ?? '';
 
 /**
@@ -222,6 +232,8 @@ export function createApiHandler(options: {
   group: Group;
   routes: Partial<Record<string, RouteHandler>>;
   deps: ApiDeps;
+  /** Cookies a group sets on an error response (the session group clears a lost session's cookie). */
+  errorCookies?: (error: unknown, headers: Record<string, string>) => string[];
 }) {
   const { group, routes, deps } = options;
   const clock = deps.clock ?? Date.now;
@@ -437,7 +449,10 @@ export function createApiHandler(options: {
           status: apiError.status,
           body: buildErrorEnvelope(context(state, method), apiError),
           headers: apiError.headers,
-          cookies: apiError.cookies,
+          cookies: [
+            ...apiError.cookies,
+            ...(options.errorCookies?.(error, lowerCaseKeys(event.headers ?? {})) ?? []),
+          ],
         });
       },
     })

@@ -72,13 +72,4 @@ export function notFoundError(what: string): ApiError {
   return new ApiError('not_found', { details: `${what} not found` });
 }
 
-/** Why a request was refused before any application code ran, answered without the envelope (401). */
-export class AuthError extends Error {
-  readonly error: string;
-
-  constructor(error: 'unauthorized' | 'invalid_token', description: string) {
-    super(description);
-    this.name = 'AuthError';
-    this.error = error;
-  }
-}
+export { AuthError } from '../auth/errors.ts';

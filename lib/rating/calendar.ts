@@ -7,7 +7,7 @@ import {
   localInstant,
   utcHourKey,
   type Ymd,
-} from '../domain/dates.ts';
+} from '../core/dates.ts';
 import { quantitiesFor, type StockLookup, stockOf, unitsFor } from './rate-item.ts';
 import type { Slot } from './span.ts';
 

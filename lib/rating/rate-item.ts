@@ -1,6 +1,6 @@
 import type { Tenant, TenantItem } from '../config/tenant-schema.ts';
-import { addDays, dayOfWeek, daysBetween, todayIn, type Ymd } from '../domain/dates.ts';
-import { percentOf, toMinor } from '../domain/money.ts';
+import { addDays, dayOfWeek, daysBetween, todayIn, type Ymd } from '../core/dates.ts';
+import { percentOf, toMinor } from '../core/money.ts';
 import { type RequestedSpan, resolveSpan, type Slot, type Span, SpanError } from './span.ts';
 
 /** How strictly rules apply: all, all but date-based ones (`soft`), or none (`off`); stock always. */

@@ -1,4 +1,4 @@
-import { addDays, datesFrom, localInstant, localParts, utcHourKey, type Ymd } from '../domain/dates.ts';
+import { addDays, datesFrom, localInstant, localParts, utcHourKey, type Ymd } from '../core/dates.ts';
 
 /** How an item is sold: by the day (inclusive span), by the night ([start, end)), or by the hour. */
 export type Unit = 'D' | 'N' | 'H';

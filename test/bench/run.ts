@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { freePort, type LocalDynamo, startLocalDynamo } from '#infra/local/dynamodb.ts';
+import { addDays, todayIn } from '#lib/core/dates.ts';
 import { createDb } from '#lib/db/client.ts';
 import { ITEM_PARTITION, itemKey, sessionKey, stockKey } from '#lib/db/keys.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-repository.ts';
-import { addDays, todayIn } from '#lib/domain/dates.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { benchTenant, CONTENDED_ITEM, CONTENDED_STOCK } from './tenant.ts';
 

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { type AccessStore, RECORD_USE_INTERVAL_MS, resolveCaller } from '#lib/auth/access.ts';
+import { AccessError } from '#lib/auth/errors.ts';
 import { hashSecret, hashToken } from '#lib/auth/secrets.ts';
-import { ApiError, AuthError } from '#lib/http/errors.ts';
+import { AuthError, ERRORS } from '#lib/http/errors.ts';
+
+/** The HTTP status the error table gives an access error. */
+const statusOf = (error: unknown): number => ERRORS[(error as AccessError).code].status;
+
 import { basic } from '#test/support/events.ts';
 
 const NOW = 1_800_000_000_000;
@@ -243,8 +248,8 @@ describe('resolveCaller', () => {
         NOW,
       ),
     );
-    expect(refused).toBeInstanceOf(ApiError);
-    expect((refused as ApiError).status).toBe(403);
+    expect(refused).toBeInstanceOf(AccessError);
+    expect(statusOf(refused)).toBe(403);
 
     const unknown = await rejection(
       resolveCaller(
@@ -253,7 +258,7 @@ describe('resolveCaller', () => {
         NOW,
       ),
     );
-    expect((unknown as ApiError).status).toBe(403);
+    expect(statusOf(unknown)).toBe(403);
     const malformed = await rejection(
       resolveCaller(
         allowed.store,
@@ -261,7 +266,7 @@ describe('resolveCaller', () => {
         NOW,
       ),
     );
-    expect((malformed as ApiError).status).toBe(400);
+    expect(statusOf(malformed)).toBe(400);
   });
 
   it('records a credential use at most once per interval', async () => {

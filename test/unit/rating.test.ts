@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAmount, percentOf, toMinor } from '#lib/domain/money.ts';
+import { formatAmount, percentOf, toMinor } from '#lib/core/money.ts';
 import { makeTenantItem, NOW, rate } from '#test/support/rating.ts';
 
 const keys = (result: ReturnType<typeof rate>) => result.slots.map((entry) => entry.slot.key);
