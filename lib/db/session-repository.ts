@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SlipPayload } from '../slip/codec.ts';
 import type { Db } from './client.ts';
-import { sessionExpiryShard, sessionKey, stockKey } from './keys.ts';
+import { sessionExpiryShard, sessionKey } from './keys.ts';
 import type { TransactItem } from './transact.ts';
 
 /** A package part inside a session line, per one of the line. */
@@ -59,15 +59,6 @@ export interface StoredSession {
   /** When the session first held stock (ms); it holds for at most `max_session_minutes` after that. */
   first_held_at?: number;
 }
-
-/** Splits a counter id into its item and slot. */
-export const parseCounterId = (counterId: string): { itemId: number; slot: string } => {
-  const [item = '', slot = ''] = counterId.split('|');
-  return { itemId: Number(item), slot };
-};
-
-/** The counter id of an item slot. */
-export const counterId = (itemId: number, slot: string): string => `${itemId}|${slot}`;
 
 const RECORD_KEYS = new Set(['pk', 'sk', 'entity', 'gsi1pk', 'gsi1sk', 'ttl']);
 
@@ -166,59 +157,6 @@ export const expireSessionAction = (
   db: Db,
   options: { session: StoredSession; nowSeconds: number; nowMs: number },
 ): TransactItem => closeSessionAction(db, { ...options, status: 'expired' });
-
-/**
- * Holds `units` of a counter: `used` grows only while it stays within capacity. Conditions cannot add,
- * so the caller passes capacity − units, computed from item configuration read in the same request.
- */
-export function holdStockAction(
-  db: Db,
-  options: { itemId: number; slot: string; units: number; capacity: number },
-): TransactItem {
-  return {
-    Update: {
-      TableName: db.tableName,
-      Key: stockKey(options.itemId, options.slot),
-      UpdateExpression: 'SET used = if_not_exists(used, :zero) + :units, entity = :entity, item_id = :item',
-      ConditionExpression: 'attribute_not_exists(used) OR used <= :room',
-      ExpressionAttributeValues: {
-        ':zero': 0,
-        ':units': options.units,
-        ':room': options.capacity - options.units,
-        ':entity': 'stock',
-        ':item': options.itemId,
-      },
-    },
-  };
-}
-
-/** Takes `units` of a counter without a capacity condition (an item that is unlimited now). */
-export function takeStockAction(
-  db: Db,
-  options: { itemId: number; slot: string; units: number },
-): TransactItem {
-  return releaseStockAction(db, { ...options, units: -options.units });
-}
-
-/** Releases `units` of a counter. */
-export function releaseStockAction(
-  db: Db,
-  options: { itemId: number; slot: string; units: number },
-): TransactItem {
-  return {
-    Update: {
-      TableName: db.tableName,
-      Key: stockKey(options.itemId, options.slot),
-      UpdateExpression: 'SET used = if_not_exists(used, :zero) - :units, entity = :entity, item_id = :item',
-      ExpressionAttributeValues: {
-        ':zero': 0,
-        ':units': options.units,
-        ':entity': 'stock',
-        ':item': options.itemId,
-      },
-    },
-  };
-}
 
 /** Books a session: marks it booked and hands its holds over (the counters are not touched). */
 export const bookSessionAction = (

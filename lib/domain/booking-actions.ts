@@ -15,12 +15,12 @@ import {
   parseCounterId,
   releaseStockAction,
   takeStockAction,
-} from '../db/session-repository.ts';
+} from '../db/stock-repository.ts';
 import { getItemsById } from '../db/tenant-repository.ts';
 import { ConditionsFailedError, ContentionError, type TransactItem, transact } from '../db/transact.ts';
 import { actorOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
 import { DomainError } from './errors.ts';
-import { capacityOf } from './session.ts';
+import { capacityOf } from './stock.ts';
 
 /** The longest note, in characters after trimming. */
 export const MAX_NOTE_LENGTH = 3000;

@@ -1,7 +1,7 @@
 import type { HoldingSnapshot } from '../db/reconcile-repository.ts';
-import { counterId, parseCounterId } from '../db/session-repository.ts';
+import { counterId, parseCounterId } from '../db/stock-repository.ts';
 import type { StoredItem } from '../db/tenant-repository.ts';
-import { capacityOf } from './session.ts';
+import { capacityOf } from './stock.ts';
 
 /** Booking statuses whose stock is released. */
 export const INACTIVE_STATUSES = new Set(['VOID', 'CANCELLED']);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { localParts } from '../core/dates.ts';
 import type { Db } from '../db/client.ts';
 import {
   claimClientSessionAction,
@@ -9,17 +8,18 @@ import {
   releaseClientUnitsAction,
 } from '../db/client-hold-repository.ts';
 import {
-  counterId,
   expireSessionAction,
   getSession,
-  holdStockAction,
-  parseCounterId,
   putSessionAction,
-  releaseStockAction,
   type SessionLine,
   type StoredSession,
 } from '../db/session-repository.ts';
-import { queryStockRanges } from '../db/stock-repository.ts';
+import {
+  holdStockAction,
+  parseCounterId,
+  queryStockRanges,
+  releaseStockAction,
+} from '../db/stock-repository.ts';
 import {
   createItemLoader,
   type ItemLoader,
@@ -33,18 +33,12 @@ import {
   type TransactItem,
   transact,
 } from '../db/transact.ts';
-import {
-  quantitiesFor,
-  type RatedItem,
-  type RateRequest,
-  rateItem,
-  type StockLookup,
-  unitsFor,
-} from '../rating/rate-item.ts';
+import { type RatedItem, type RateRequest, rateItem, type StockLookup } from '../rating/rate-item.ts';
 import { resolveSpan } from '../rating/span.ts';
 import { SlipError, type SlipKey, type SlipPayload, verifySlip } from '../slip/codec.ts';
 import { mergeRanges, paramLabels, partsOf, type Range, ratingTenant } from './catalog.ts';
 import { DomainError } from './errors.ts';
+import { capacityOf, clientAllowance, holdsOf, totalHolds } from './stock.ts';
 
 /**
  * Limits of one session and one call. A session holds at most 48 item-dates, so releasing all of it (a
@@ -115,56 +109,6 @@ export async function loadOpenSession(db: Db, id: string, now: number): Promise<
     });
   }
   return session;
-}
-
-/** The counters a line holds in total: its per-qty holds times its qty. */
-export const lineHolds = (line: SessionLine): Record<string, number> =>
-  Object.fromEntries(Object.entries(line.holds_per_qty).map(([id, units]) => [id, units * line.qty]));
-
-/** The sum of every line's holds. */
-export function totalHolds(lines: Record<string, SessionLine>): Record<string, number> {
-  const total: Record<string, number> = {};
-  for (const line of Object.values(lines)) {
-    for (const [id, units] of Object.entries(lineHolds(line))) total[id] = (total[id] ?? 0) + units;
-  }
-  return total;
-}
-
-/** The capacity of a counter from the item's configuration (the date's override or its stock). */
-export function capacityOf(item: StoredItem, slot: string, timeZone: string): number {
-  const date =
-    slot.length === 8
-      ? slot
-      : localParts(
-          Date.UTC(+slot.slice(0, 4), +slot.slice(4, 6) - 1, +slot.slice(6, 8), +slot.slice(9, 11)),
-          timeZone,
-        ).ymd;
-  return item.stock_overrides[date] ?? item.stock;
-}
-
-/** What a line must hold, per one of its qty: its own counters and its included parts' (unlimited take none). */
-function holdsOf(
-  item: StoredItem,
-  rated: RatedItem,
-  payload: SlipPayload,
-  all: StoredItem[],
-): Record<string, number> {
-  const holds: Record<string, number> = {};
-  const add = (id: string, units: number) => {
-    if (units > 0) holds[id] = (holds[id] ?? 0) + units;
-  };
-  for (const { slot } of rated.slots) {
-    if (!item.unlimited) add(counterId(item.item_id, slot.key), rated.units);
-    for (const part of partsOf(item, all)) {
-      const included = !part.optional || (payload.optIn ?? []).includes(part.item.item_id);
-      if (!included || part.item.unlimited) continue;
-      add(
-        counterId(part.item.item_id, slot.key),
-        part.qty * unitsFor(part.item, quantitiesFor(part.item, payload.params)),
-      );
-    }
-  }
-  return holds;
 }
 
 /** The rating request a SLIP stands for. */
@@ -326,10 +270,6 @@ const expiryOf = (ctx: SessionContext, firstHeldAt: number | undefined): number 
   if (firstHeldAt === undefined) return extended;
   return Math.min(extended, nowSeconds(firstHeldAt) + Math.round(maxMinutes * 60));
 };
-
-/** What a client may hold of a counter: its share of the capacity, rounded down, but at least one unit. */
-export const clientAllowance = (capacity: number, share: number): number =>
-  Math.max(1, Math.floor(capacity * share));
 
 const isHolding = (session: StoredSession): boolean =>
   session.status === 'open' && Object.keys(session.holds).length > 0;

@@ -1,0 +1,61 @@
+import { localParts } from '../core/dates.ts';
+import type { SessionLine } from '../db/session-repository.ts';
+import { counterId } from '../db/stock-repository.ts';
+import type { StoredItem } from '../db/tenant-repository.ts';
+import { quantitiesFor, type RatedItem, unitsFor } from '../rating/rate-item.ts';
+import type { SlipPayload } from '../slip/codec.ts';
+import { partsOf } from './catalog.ts';
+
+/** The counters a line holds in total: its per-qty holds times its qty. */
+export const lineHolds = (line: SessionLine): Record<string, number> =>
+  Object.fromEntries(Object.entries(line.holds_per_qty).map(([id, units]) => [id, units * line.qty]));
+
+/** The sum of every line's holds. */
+export function totalHolds(lines: Record<string, SessionLine>): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const line of Object.values(lines)) {
+    for (const [id, units] of Object.entries(lineHolds(line))) total[id] = (total[id] ?? 0) + units;
+  }
+  return total;
+}
+
+/** The capacity of a counter from the item's configuration (the date's override or its stock). */
+export function capacityOf(item: StoredItem, slot: string, timeZone: string): number {
+  const date =
+    slot.length === 8
+      ? slot
+      : localParts(
+          Date.UTC(+slot.slice(0, 4), +slot.slice(4, 6) - 1, +slot.slice(6, 8), +slot.slice(9, 11)),
+          timeZone,
+        ).ymd;
+  return item.stock_overrides[date] ?? item.stock;
+}
+
+/** What a line must hold, per one of its qty: its own counters and its included parts' (unlimited take none). */
+export function holdsOf(
+  item: StoredItem,
+  rated: RatedItem,
+  payload: SlipPayload,
+  all: StoredItem[],
+): Record<string, number> {
+  const holds: Record<string, number> = {};
+  const add = (id: string, units: number) => {
+    if (units > 0) holds[id] = (holds[id] ?? 0) + units;
+  };
+  for (const { slot } of rated.slots) {
+    if (!item.unlimited) add(counterId(item.item_id, slot.key), rated.units);
+    for (const part of partsOf(item, all)) {
+      const included = !part.optional || (payload.optIn ?? []).includes(part.item.item_id);
+      if (!included || part.item.unlimited) continue;
+      add(
+        counterId(part.item.item_id, slot.key),
+        part.qty * unitsFor(part.item, quantitiesFor(part.item, payload.params)),
+      );
+    }
+  }
+  return holds;
+}
+
+/** What a client may hold of a counter: its share of the capacity, rounded down, but at least one unit. */
+export const clientAllowance = (capacity: number, share: number): number =>
+  Math.max(1, Math.floor(capacity * share));
