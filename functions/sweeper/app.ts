@@ -1,8 +1,7 @@
 import type { Db } from '#lib/db/client.ts';
 import { type ExpiringSession, listSessionsExpiringInMinute } from '#lib/db/session-expiry-repository.ts';
 import { getSweptUntil, putSweptUntil } from '#lib/db/sweeper-state-repository.ts';
-import { releaseExpiredSession } from '#lib/domain/session.ts';
-import { releaseRounds, sweepMinutes } from '#lib/domain/sweep.ts';
+import { releaseExpiredSession, releaseRounds, sweepMinutes } from '#lib/domain/sweep.ts';
 import { logger } from '#lib/http/logger.ts';
 
 /** What one sweep did, and how far behind it is. */

@@ -29,13 +29,8 @@ import type { SlipKey } from '../slip/codec.ts';
 import { type Audience, validateForm } from './booking-form.ts';
 import type { Caller } from './caller.ts';
 import { DomainError } from './errors.ts';
-import {
-  addSlips,
-  endSession,
-  isExpired,
-  releaseBudgetActions,
-  actorOf as sessionActorOf,
-} from './session.ts';
+import { addSlips, endSession, isExpired, actorOf as sessionActorOf } from './session.ts';
+import { releaseBudgetActions } from './stock.ts';
 import { lineAmounts, sumAmounts } from './totals.ts';
 
 /** Statuses whose stock is released and that cannot be checked in or out. */

@@ -8,7 +8,6 @@ import {
   releaseClientUnitsAction,
 } from '../db/client-hold-repository.ts';
 import {
-  expireSessionAction,
   getSession,
   putSessionAction,
   type SessionLine,
@@ -38,7 +37,8 @@ import { resolveSpan } from '../rating/span.ts';
 import { SlipError, type SlipKey, type SlipPayload, verifySlip } from '../slip/codec.ts';
 import { mergeRanges, paramLabels, partsOf, type Range, ratingTenant } from './catalog.ts';
 import { DomainError } from './errors.ts';
-import { capacityOf, clientAllowance, holdsOf, totalHolds } from './stock.ts';
+import { capacityOf, clientAllowance, holdsOf, isHolding, totalHolds } from './stock.ts';
+import { releaseExpiredSession } from './sweep.ts';
 
 /**
  * Limits of one session and one call. A session holds at most 48 item-dates, so releasing all of it (a
@@ -271,9 +271,6 @@ const expiryOf = (ctx: SessionContext, firstHeldAt: number | undefined): number 
   return Math.min(extended, nowSeconds(firstHeldAt) + Math.round(maxMinutes * 60));
 };
 
-const isHolding = (session: StoredSession): boolean =>
-  session.status === 'open' && Object.keys(session.holds).length > 0;
-
 /** What one action of a session transaction does, to tell which rule a failed condition broke. */
 type ActionRole =
   | { kind: 'stock'; counter: string }
@@ -353,21 +350,6 @@ function holdActions(
     push(dropClientSessionAction(ctx.db, { client, sessionId: before.id }), { kind: 'sessions' });
   }
   return { actions, roles };
-}
-
-/**
- * The actions that take a session's holds off its client's budget when the session lets go of them
- * (released by the sweeper, or handed over to a booking).
- */
-export function releaseBudgetActions(db: Db, session: StoredSession): TransactItem[] {
-  const { client } = session;
-  if (!client) return [];
-  return [
-    ...Object.entries(session.holds).map(([counterId, units]) =>
-      releaseClientUnitsAction(db, { client, counterId, units }),
-    ),
-    ...(isHolding(session) ? [dropClientSessionAction(db, { client, sessionId: session.id })] : []),
-  ];
 }
 
 /**
@@ -712,32 +694,6 @@ export async function endSession(ctx: SessionContext, sessionId: string): Promis
     () => loadOpenSession(ctx.db, sessionId, ctx.now),
     (session) => ({ next: { ...withHolds({ ...session, lines: {} }, ctx), status: 'ended' }, owners: {} }),
   );
-}
-
-/**
- * The sweeper's release of one expired session: its holds go back in one transaction conditioned on the
- * session still being open, still expired and unchanged, so an extension made meanwhile, a crash or a
- * second run never releases wrongly or twice. Returns whether it released.
- */
-export async function releaseExpiredSession(
-  db: Db,
-  options: { sessionId: string; now: number; retry?: RetryPolicy },
-): Promise<boolean> {
-  const session = await getSession(db, options.sessionId);
-  if (session?.status !== 'open' || session.expires_at > nowSeconds(options.now)) return false;
-  const actions: TransactItem[] = Object.entries(session.holds).map(([id, units]) => {
-    const { itemId, slot } = parseCounterId(id);
-    return releaseStockAction(db, { itemId, slot, units });
-  });
-  actions.push(...releaseBudgetActions(db, session));
-  actions.push(expireSessionAction(db, { session, nowSeconds: nowSeconds(options.now), nowMs: options.now }));
-  try {
-    await transact(db, actions, options.retry);
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionsFailedError) return false;
-    throw error;
-  }
 }
 
 /**

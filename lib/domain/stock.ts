@@ -1,7 +1,10 @@
 import { localParts } from '../core/dates.ts';
-import type { SessionLine } from '../db/session-repository.ts';
+import type { Db } from '../db/client.ts';
+import { dropClientSessionAction, releaseClientUnitsAction } from '../db/client-hold-repository.ts';
+import type { SessionLine, StoredSession } from '../db/session-repository.ts';
 import { counterId } from '../db/stock-repository.ts';
 import type { StoredItem } from '../db/tenant-repository.ts';
+import type { TransactItem } from '../db/transact.ts';
 import { quantitiesFor, type RatedItem, unitsFor } from '../rating/rate-item.ts';
 import type { SlipPayload } from '../slip/codec.ts';
 import { partsOf } from './catalog.ts';
@@ -59,3 +62,22 @@ export function holdsOf(
 /** What a client may hold of a counter: its share of the capacity, rounded down, but at least one unit. */
 export const clientAllowance = (capacity: number, share: number): number =>
   Math.max(1, Math.floor(capacity * share));
+
+/** Whether a session holds stock: open, with at least one held counter. */
+export const isHolding = (session: StoredSession): boolean =>
+  session.status === 'open' && Object.keys(session.holds).length > 0;
+
+/**
+ * The actions that take a session's holds off its client's budget when the session lets go of them
+ * (released by the sweeper, or handed over to a booking).
+ */
+export function releaseBudgetActions(db: Db, session: StoredSession): TransactItem[] {
+  const { client } = session;
+  if (!client) return [];
+  return [
+    ...Object.entries(session.holds).map(([counterId, units]) =>
+      releaseClientUnitsAction(db, { client, counterId, units }),
+    ),
+    ...(isHolding(session) ? [dropClientSessionAction(db, { client, sessionId: session.id })] : []),
+  ];
+}

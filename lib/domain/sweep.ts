@@ -1,3 +1,11 @@
+import type { Db } from '../db/client.ts';
+import { expireSessionAction, getSession } from '../db/session-repository.ts';
+import { parseCounterId, releaseStockAction } from '../db/stock-repository.ts';
+import { ConditionsFailedError, type RetryPolicy, type TransactItem, transact } from '../db/transact.ts';
+import { releaseBudgetActions } from './stock.ts';
+
+const nowSeconds = (ms: number): number => Math.floor(ms / 1000);
+
 /** How far back the first sweep reads. */
 export const SWEEP_LOOKBACK_MINUTES = 60;
 /** How far back any sweep reads at most, after an outage (older holds are for `npm run reconcile`). */
@@ -43,4 +51,30 @@ export function releaseRounds<T extends { expires_at: number; holds: Record<stri
     rounds.push(round);
   }
   return rounds;
+}
+
+/**
+ * The sweeper's release of one expired session: its holds go back in one transaction conditioned on the
+ * session still being open, still expired and unchanged, so an extension made meanwhile, a crash or a
+ * second run never releases wrongly or twice. Returns whether it released.
+ */
+export async function releaseExpiredSession(
+  db: Db,
+  options: { sessionId: string; now: number; retry?: RetryPolicy },
+): Promise<boolean> {
+  const session = await getSession(db, options.sessionId);
+  if (session?.status !== 'open' || session.expires_at > nowSeconds(options.now)) return false;
+  const actions: TransactItem[] = Object.entries(session.holds).map(([id, units]) => {
+    const { itemId, slot } = parseCounterId(id);
+    return releaseStockAction(db, { itemId, slot, units });
+  });
+  actions.push(...releaseBudgetActions(db, session));
+  actions.push(expireSessionAction(db, { session, nowSeconds: nowSeconds(options.now), nowMs: options.now }));
+  try {
+    await transact(db, actions, options.retry);
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionsFailedError) return false;
+    throw error;
+  }
 }

@@ -6,7 +6,7 @@ import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-repository.ts';
-import { releaseExpiredSession } from '#lib/domain/session.ts';
+import { releaseExpiredSession } from '#lib/domain/sweep.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
