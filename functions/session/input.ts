@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { type AlterValue, readAlter } from '#lib/domain/session.ts';
+import { type AlterValue, readAlter } from '#lib/domain/cart-lines.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { asList } from '#lib/http/parse.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';

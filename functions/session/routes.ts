@@ -1,9 +1,9 @@
 import type { Db } from '#lib/db/client.ts';
 import type { StoredSession } from '#lib/db/session-repository.ts';
 import { createItemLoader, type ItemLoader } from '#lib/db/tenant-repository.ts';
+import { actorOf } from '#lib/domain/cart-lines.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import {
-  actorOf,
   addSlips,
   alterSession,
   clearSession,

@@ -28,8 +28,9 @@ import {
 import type { SlipKey } from '../slip/codec.ts';
 import { type Audience, validateForm } from './booking-form.ts';
 import type { Caller } from './caller.ts';
+import { actorOf as sessionActorOf } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
-import { addSlips, endSession, isExpired, actorOf as sessionActorOf } from './session.ts';
+import { addSlips, endSession, isExpired } from './session.ts';
 import { releaseBudgetActions } from './stock.ts';
 import { lineAmounts, sumAmounts } from './totals.ts';
 

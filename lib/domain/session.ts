@@ -7,12 +7,7 @@ import {
   holdClientUnitsAction,
   releaseClientUnitsAction,
 } from '../db/client-hold-repository.ts';
-import {
-  getSession,
-  putSessionAction,
-  type SessionLine,
-  type StoredSession,
-} from '../db/session-repository.ts';
+import { getSession, putSessionAction, type StoredSession } from '../db/session-repository.ts';
 import {
   holdStockAction,
   parseCounterId,
@@ -32,53 +27,34 @@ import {
   type TransactItem,
   transact,
 } from '../db/transact.ts';
-import { type RatedItem, type RateRequest, rateItem, type StockLookup } from '../rating/rate-item.ts';
+import { rateItem, type StockLookup } from '../rating/rate-item.ts';
 import { resolveSpan } from '../rating/span.ts';
 import { SlipError, type SlipKey, type SlipPayload, verifySlip } from '../slip/codec.ts';
+import {
+  type AlterChange,
+  addLines,
+  applyAlters,
+  type Change,
+  expiryOf,
+  type LineContext,
+  MAX_COUNTER_CHANGES,
+  nowSeconds,
+  requestOf,
+  SESSION_LIMITS,
+  withHolds,
+} from './cart-lines.ts';
 import { mergeRanges, paramLabels, partsOf, type Range, ratingTenant } from './catalog.ts';
 import { DomainError } from './errors.ts';
-import { capacityOf, clientAllowance, holdsOf, isHolding, totalHolds } from './stock.ts';
+import { capacityOf, clientAllowance, isHolding } from './stock.ts';
 import { releaseExpiredSession } from './sweep.ts';
 
-/**
- * Limits of one session and one call. A session holds at most 48 item-dates, so releasing all of it (a
- * counter and the client's budget record per item-date, the session and the client's session set) always
- * fits one transaction of 100 actions.
- */
-export const SESSION_LIMITS = {
-  slipsPerCall: 20,
-  linesPerSession: 50,
-  countersPerSession: 48,
-  altersPerCall: 50,
-  maxQty: 99,
-} as const;
-
-/** A transaction holds at most 100 actions: two per changed counter, the session and the client's set. */
-const MAX_COUNTER_CHANGES = 49;
-
-/** Who is changing a session: a customer (budgeted by its client address) or staff (exempt). */
-export interface SessionActor {
-  audience: 'customer' | 'staff';
-  /** The client key of the caller; a new session's holds count against it (customers only). */
-  client?: string;
-}
-
-/** The session actor of a caller: customers are budgeted by their client key, staff are not. */
-export const actorOf = (caller: { kind: 'customer' | 'staff' }, client: string): SessionActor =>
-  caller.kind === 'staff' ? { audience: 'staff' } : { audience: 'customer', client };
-
-/** What every session operation needs. */
-export interface SessionContext {
+/** What every session operation needs: the line rules' context, the table and the SLIP keys. */
+export interface SessionContext extends LineContext {
   db: Db;
-  config: StoredConfig;
   keys: readonly SlipKey[];
-  /** Milliseconds since the epoch. */
-  now: number;
   retry?: RetryPolicy;
   /** The request's item loader, so one request reads each item once. */
   loadItems?: ItemLoader;
-  /** Who is acting: customers get budgets and only public items and SLIPs. */
-  actor: SessionActor;
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{16,64}$/;
@@ -88,8 +64,6 @@ export const isSessionId = (id: string): boolean => SESSION_ID.test(id);
 
 /** A new random session id. */
 export const newSessionId = (): string => randomBytes(18).toString('base64url');
-
-const nowSeconds = (ms: number): number => Math.floor(ms / 1000);
 
 /** Whether a session can no longer be used: ended, booked, swept, or past its hold time. */
 export const isExpired = (session: StoredSession, now: number): boolean =>
@@ -110,166 +84,6 @@ export async function loadOpenSession(db: Db, id: string, now: number): Promise<
   }
   return session;
 }
-
-/** The rating request a SLIP stands for. */
-export const requestOf = (payload: SlipPayload): RateRequest => ({
-  start: payload.start,
-  end: payload.end,
-  ...(payload.startTime !== undefined && payload.endTime !== undefined
-    ? { startTime: payload.startTime, endTime: payload.endTime }
-    : {}),
-  params: payload.params,
-  rules: payload.rules ?? 'on',
-  ...(payload.discountCode ? { discountCode: payload.discountCode } : {}),
-  ...(payload.optIn ? { optIn: payload.optIn } : {}),
-});
-
-/**
- * The item of a line, if it is still offered to the actor: enabled, and not staff-only for customers. A staff
- * item's SLIP in a customer's hands is `invalid_slip` (`staff_only`); an item withdrawn since it was
- * added is `unavailable`.
- */
-function offeredItem(
-  ctx: SessionContext,
-  options: { itemId: number; all: StoredItem[]; where: Record<string, unknown>; adding: boolean },
-): StoredItem {
-  const item = options.all.find((entry) => entry.item_id === options.itemId && entry.enabled);
-  // Private items (`P`) are bookable by anyone who has their id; staff items (`S`) only by staff.
-  const hidden = item !== undefined && ctx.actor.audience === 'customer' && item.visibility === 'S';
-  if (hidden && options.adding) {
-    throw new DomainError('invalid_slip', 'This SLIP was issued to staff', {
-      ...options.where,
-      reason: 'staff_only',
-    });
-  }
-  if (!item || hidden)
-    throw new DomainError('unavailable', 'This item is no longer offered', {
-      ...options.where,
-      item_id: options.itemId,
-    });
-  return item;
-}
-
-/** Re-rates a SLIP's line at today's prices and rules (stock is left to the conditional writes). */
-function rateLine(
-  ctx: SessionContext,
-  payload: SlipPayload,
-  all: StoredItem[],
-  where: Record<string, unknown>,
-  adding: boolean,
-) {
-  const item = offeredItem(ctx, { itemId: payload.itemId, all, where, adding });
-  const rated = rateItem({
-    item,
-    parts: partsOf(item, all),
-    request: requestOf(payload),
-    stock: () => 0,
-    tenant: ratingTenant(ctx.config),
-    labels: paramLabels(ctx.config),
-    now: ctx.now,
-  });
-  if (rated.status !== 'AVAILABLE' || !rated.span) {
-    throw new DomainError('unavailable', rated.errors.join('; ') || 'Not available', {
-      ...where,
-      item_id: item.item_id,
-      reason: rated.errors.join('; '),
-    });
-  }
-  return { item, rated };
-}
-
-const discountOf = (ctx: SessionContext, code: string | undefined): SessionLine['discount'] => {
-  const found = code ? ctx.config.discounts.find((discount) => discount.code === code) : undefined;
-  return found ? { code: found.code, type: found.type, value: found.value } : undefined;
-};
-
-/** Builds a session line from a verified SLIP, priced now. */
-function makeLine(
-  ctx: SessionContext,
-  options: {
-    lineId: string;
-    slip: string;
-    payload: SlipPayload;
-    all: StoredItem[];
-    where: Record<string, unknown>;
-    /** A new line (from a SLIP) rather than a change of one already held. */
-    adding: boolean;
-  },
-): SessionLine {
-  const { item, rated } = rateLine(ctx, options.payload, options.all, options.where, options.adding);
-  const span = rated.span as NonNullable<RatedItem['span']>;
-  const discount = discountOf(ctx, rated.discountCode);
-  return {
-    line_id: options.lineId,
-    item_id: item.item_id,
-    sku: item.sku,
-    name: item.name,
-    unit: item.unit,
-    slip: options.slip,
-    payload: options.payload,
-    qty: 1,
-    holds_per_qty: holdsOf(item, rated, options.payload, options.all),
-    sub_total: rated.subTotal,
-    ...(discount ? { discount } : {}),
-    parts: Object.fromEntries(
-      partsOf(item, options.all).map((part, index) => [
-        String(index + 1),
-        {
-          item_id: part.item.item_id,
-          name: part.item.name,
-          sku: part.item.sku,
-          optional: part.optional,
-          included: !part.optional || (options.payload.optIn ?? []).includes(part.item.item_id),
-        },
-      ]),
-    ),
-    start_date: span.start,
-    end_date: span.end,
-    last_date: rated.slots.at(-1)?.slot.date ?? span.start,
-    length: rated.slots.length,
-    added_at: ctx.now,
-  };
-}
-
-/** A change computed against one read of the session: the session to write and which line did what. */
-interface Change {
-  next: StoredSession;
-  /** For messages: which line (or SLIP) each counter belongs to. */
-  owners: Record<string, string>;
-}
-
-const withHolds = (session: StoredSession, ctx: SessionContext): StoredSession => {
-  const holds = totalHolds(session.lines);
-  if (Object.keys(holds).length > SESSION_LIMITS.countersPerSession) {
-    throw new DomainError(
-      'validation_error',
-      `A session holds at most ${SESSION_LIMITS.countersPerSession} item-dates`,
-      {
-        slip: `more than ${SESSION_LIMITS.countersPerSession} item-dates in one session`,
-      },
-    );
-  }
-  const firstHeldAt = session.first_held_at ?? (Object.keys(holds).length ? ctx.now : undefined);
-  return {
-    ...session,
-    holds,
-    version: session.version + 1,
-    updated_at: ctx.now,
-    expires_at: expiryOf(ctx, firstHeldAt),
-    ...(firstHeldAt !== undefined ? { first_held_at: firstHeldAt } : {}),
-  };
-};
-
-/**
- * When a session changed now expires: `hold_minutes` from now, but never more than
- * `max_session_minutes` after it first held stock, however often it changes.
- */
-const expiryOf = (ctx: SessionContext, firstHeldAt: number | undefined): number => {
-  const { hold_minutes: holdMinutes, max_session_minutes: maxMinutes } = ctx.config.settings;
-  const extended = nowSeconds(ctx.now) + Math.round(holdMinutes * 60);
-  if (firstHeldAt === undefined) return extended;
-  return Math.min(extended, nowSeconds(firstHeldAt) + Math.round(maxMinutes * 60));
-};
 
 /** What one action of a session transaction does, to tell which rule a failed condition broke. */
 type ActionRole =
@@ -510,73 +324,9 @@ export async function addSlips(
   return commit(
     ctx,
     read,
-    (session, all) => {
-      const lines = { ...session.lines };
-      const known = new Set(Object.values(lines).map((line) => line.slip));
-      let next = session.next_line;
-      const owners: Record<string, string> = {};
-      options.slips.forEach((slip, index) => {
-        const payload = payloads[index] as SlipPayload;
-        if (known.has(slip)) return;
-        known.add(slip);
-        const lineId = String(next);
-        next += 1;
-        const line = makeLine(ctx, { lineId, slip, payload, all, where: { slip: index }, adding: true });
-        for (const id of Object.keys(line.holds_per_qty)) owners[id] ??= lineId;
-        lines[lineId] = line;
-      });
-      if (Object.keys(lines).length > SESSION_LIMITS.linesPerSession) {
-        throw new DomainError(
-          'validation_error',
-          `A session has at most ${SESSION_LIMITS.linesPerSession} lines`,
-          {
-            slip: `at most ${SESSION_LIMITS.linesPerSession} lines per session`,
-          },
-        );
-      }
-      if (Object.keys(lines).length === Object.keys(session.lines).length && session.version > 0) {
-        return { next: session, owners };
-      }
-      return { next: withHolds({ ...session, lines, next_line: next }, ctx), owners };
-    },
+    (session, all) => addLines(ctx, { session, all, slips: options.slips, payloads }),
     payloads.map((payload) => payload.itemId),
   );
-}
-
-/** What `alter` may say of a line. */
-export type AlterValue = number | 'remove' | 'optin' | 'optout';
-
-const LINE_ID = /^(\d{1,4})(?:\.(\d{1,3}))?$/;
-const SLIP_KEY = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+){2,}$/;
-
-/** One `alter` change: a line id, or (for widgets that never keep line ids) the SLIP of a line. */
-export interface AlterChange {
-  lineId: string;
-  value: AlterValue;
-  /** `lineId` is the SLIP of a line in the session, not its id. */
-  bySlip?: boolean;
-}
-
-/** Reads one `alter[...]` entry; throws a 400 naming it when malformed. */
-export function readAlter(lineId: string, value: unknown): AlterChange {
-  const field = `alter[${lineId}]`;
-  const bySlip = !LINE_ID.test(lineId) && lineId.length <= 4096 && SLIP_KEY.test(lineId);
-  if (!LINE_ID.test(lineId) && !bySlip)
-    throw new DomainError('validation_error', `Malformed line id ${lineId.slice(0, 64)}`, {
-      [field]: 'malformed line id',
-    });
-  const text =
-    typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim().toLowerCase() : '';
-  const change = (parsed: AlterValue): AlterChange => ({
-    lineId,
-    value: parsed,
-    ...(bySlip ? { bySlip } : {}),
-  });
-  if (text === 'remove' || text === 'optin' || text === 'optout') return change(text);
-  if (/^\d{1,3}$/.test(text) && Number(text) <= SESSION_LIMITS.maxQty) return change(Number(text));
-  throw new DomainError('validation_error', `Invalid change for line ${lineId.slice(0, 64)}`, {
-    [field]: `a quantity from 0 to ${SESSION_LIMITS.maxQty}, remove, optin or optout`,
-  });
 }
 
 /**
@@ -595,83 +345,7 @@ export async function alterSession(
   return commit(
     ctx,
     () => loadOpenSession(ctx.db, options.sessionId, ctx.now),
-    (session, all) => {
-      const lines = { ...session.lines };
-      const owners: Record<string, string> = {};
-      let changed = false;
-      for (const change of options.changes) {
-        const { value } = change;
-        const field = `alter[${change.lineId}]`;
-        // A widget that keeps no line ids names the line by its SLIP.
-        const lineId = change.bySlip
-          ? (Object.values(lines).find((line) => line.slip === change.lineId)?.line_id ?? '')
-          : change.lineId;
-        if (!lineId)
-          throw new DomainError('validation_error', 'No line with this SLIP in this session', {
-            [field]: 'unknown line',
-          });
-        const [main = '', sub] = lineId.split('.');
-        const line = lines[main];
-        if (!line)
-          throw new DomainError('validation_error', `No line ${lineId} in this session`, {
-            [field]: 'unknown line',
-          });
-        if (sub !== undefined) {
-          const part = line.parts[sub];
-          if (!part)
-            throw new DomainError('validation_error', `No line ${lineId} in this session`, {
-              [field]: 'unknown line',
-            });
-          if (value !== 'optin' && value !== 'optout') {
-            throw new DomainError('validation_error', 'A package part takes optin or optout', {
-              [field]: 'optin or optout',
-            });
-          }
-          if (!part.optional) {
-            throw new DomainError('validation_error', `Line ${lineId} is not optional`, {
-              [field]: 'not an optional part',
-            });
-          }
-          const optIn = new Set(line.payload.optIn ?? []);
-          if (optIn.has(part.item_id) === (value === 'optin')) continue;
-          if (value === 'optin') optIn.add(part.item_id);
-          else optIn.delete(part.item_id);
-          const payload = { ...line.payload, optIn: [...optIn].sort((a, b) => a - b) };
-          const rebuilt = makeLine(ctx, {
-            lineId: main,
-            slip: line.slip,
-            payload,
-            all,
-            where: { line: lineId },
-            adding: false,
-          });
-          lines[main] = { ...rebuilt, qty: line.qty, added_at: line.added_at };
-          for (const id of Object.keys(rebuilt.holds_per_qty)) owners[id] ??= lineId;
-          changed = true;
-          continue;
-        }
-        if (value === 'optin' || value === 'optout') {
-          throw new DomainError('validation_error', 'optin and optout apply to package parts (such as 1.1)', {
-            [field]: 'optin and optout take a part line such as 1.1',
-          });
-        }
-        if (value === 'remove' || value === 0) {
-          delete lines[main];
-          changed = true;
-          continue;
-        }
-        if (value === line.qty) continue;
-        // Holding more re-checks that the item is still offered to this caller.
-        if (value > line.qty)
-          offeredItem(ctx, { itemId: line.item_id, all, where: { line: lineId }, adding: false });
-        lines[main] = { ...line, qty: value };
-        for (const id of Object.keys(line.holds_per_qty)) owners[id] ??= main;
-        changed = true;
-      }
-      // A change that changes nothing writes nothing and extends nothing.
-      if (!changed) return { next: session, owners };
-      return { next: withHolds({ ...session, lines }, ctx), owners };
-    },
+    (session, all) => applyAlters(ctx, { session, all, changes: options.changes }),
   );
 }
 
