@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredSession } from '#lib/db/session-repository.ts';
+import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
+import { addLines, applyAlters, type LineContext, readAlter } from '#lib/domain/cart-lines.ts';
+import type { SlipPayload } from '#lib/slip/codec.ts';
+import { NOW } from '#test/support/rating.ts';
+import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+
+// The cart's pure rules, without DynamoDB (issue 11, point 4).
+const tenant = makeTenant(
+  makeTenantJson({
+    settings: { booking_code_prefix: 'TEST', hold_minutes: 15, max_session_minutes: 60 },
+    items: [
+      makeItem({ item_id: 1, stock: 10 }),
+      makeItem({ item_id: 2, sku: 'desk', stock: 3, visibility: 'S' }),
+    ],
+  }),
+);
+const config = { ...tenant, updated_at: 0 } as unknown as StoredConfig;
+const all = tenant.items as StoredItem[];
+const customer: LineContext = { config, now: NOW, actor: { audience: 'customer', client: '203.0.113.1' } };
+const payload = (itemId: number, start: string): SlipPayload =>
+  ({
+    tenant: 'test',
+    itemId,
+    start,
+    end: start,
+    params: { qty: 1 },
+    expires: NOW + 3_600_000,
+  }) as SlipPayload;
+const empty: StoredSession = {
+  id: 'session-0000000000000',
+  status: 'open',
+  version: 0,
+  created_at: NOW,
+  updated_at: NOW,
+  expires_at: 0,
+  next_line: 1,
+  lines: {},
+  holds: {},
+};
+
+const withLine = (ctx: LineContext = customer) =>
+  addLines(ctx, { session: empty, all, slips: ['slip-a'], payloads: [payload(1, '20270110')] }).next;
+
+describe('cart lines', () => {
+  it('turns a SLIP into a held line that expires hold_minutes later, and a repeat into nothing', () => {
+    const session = withLine();
+    expect(session.lines['1']).toMatchObject({ item_id: 1, qty: 1, holds_per_qty: { '1|20270110': 1 } });
+    expect(session.holds).toEqual({ '1|20270110': 1 });
+    expect(session.expires_at).toBe(Math.floor(NOW / 1000) + 900);
+    expect(session.first_held_at).toBe(NOW);
+    const stored = { ...session, version: 1 };
+    const again = addLines(customer, {
+      session: stored,
+      all,
+      slips: ['slip-a'],
+      payloads: [payload(1, '20270110')],
+    });
+    expect(again.next).toBe(stored);
+  });
+
+  it('refuses a staff item to a customer and lets staff add it', () => {
+    const add = (ctx: LineContext) =>
+      addLines(ctx, { session: empty, all, slips: ['slip-s'], payloads: [payload(2, '20270110')] });
+    expect(() => add(customer)).toThrow(expect.objectContaining({ code: 'invalid_slip' }));
+    expect(add({ ...customer, actor: { audience: 'staff' } }).next.holds).toEqual({ '2|20270110': 1 });
+  });
+
+  it.each([
+    ['the same quantity', '1', false],
+    ['a new quantity', '3', true],
+    ['remove', 'remove', true],
+    ['0', '0', true],
+  ])('alters with %s (changes something: %s)', (_, value, changes) => {
+    const session = { ...withLine(), version: 1 };
+    const later = { ...customer, now: NOW + 300_000 };
+    const { next } = applyAlters(later, { session, all, changes: [readAlter('1', value)] });
+    expect(next !== session).toBe(changes);
+    if (changes) expect(next.expires_at).toBe(Math.floor((NOW + 300_000) / 1000) + 900);
+  });
+
+  it('never extends a hold past max_session_minutes after the first hold', () => {
+    const session = { ...withLine(), version: 1 };
+    const late = { ...customer, now: NOW + 55 * 60_000 };
+    const { next } = applyAlters(late, { session, all, changes: [readAlter('1', '2')] });
+    expect(next.expires_at).toBe(Math.floor(NOW / 1000) + 3600);
+  });
+
+  it('reads alter keys: line ids, part ids and SLIPs; anything else is a 400', () => {
+    expect(readAlter('1', '2')).toEqual({ lineId: '1', value: 2 });
+    expect(readAlter('2.1', 'OPTIN')).toEqual({ lineId: '2.1', value: 'optin' });
+    expect(readAlter('s1.k.payload.sig', 'remove')).toEqual({
+      lineId: 's1.k.payload.sig',
+      value: 'remove',
+      bySlip: true,
+    });
+    expect(() => readAlter('line-one', '2')).toThrow(expect.objectContaining({ code: 'validation_error' }));
+    expect(() => readAlter('1', '100')).toThrow(expect.objectContaining({ code: 'validation_error' }));
+  });
+});
