@@ -26,7 +26,7 @@ const payload = (itemId: number, start: string): SlipPayload =>
     start,
     end: start,
     params: { qty: 1 },
-    expires: NOW + 3_600_000,
+    expiresAt: Math.floor(NOW / 1000) + 3600,
   }) as SlipPayload;
 const empty: StoredSession = {
   id: 'session-0000000000000',
