@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { addDays, localInstant, parseDateParam, todayIn } from '#lib/core/dates.ts';
+import { unixSeconds } from '#lib/core/time.ts';
 import {
   type BookingFilter,
   countInPartitions,
@@ -74,8 +75,8 @@ export function readTimeFilter(value: string, config: StoredConfig, now: number)
     const ymd = parseDateParam(body, todayIn(timeZone, now));
     if (!ymd) return undefined;
     range = {
-      from: Math.floor(localInstant(ymd, 0, timeZone) / 1000),
-      to: Math.floor(localInstant(addDays(ymd, 1), 0, timeZone) / 1000),
+      from: unixSeconds(localInstant(ymd, 0, timeZone)),
+      to: unixSeconds(localInstant(addDays(ymd, 1), 0, timeZone)),
     };
   }
   if (prefix === '<') return { from: -FAR, to: range.from };
@@ -231,10 +232,7 @@ export async function listBookings(
     if (first === undefined) return { rows: [], total: 0 };
     const margin = 86_400 * 31;
     const from = Math.max(first - margin, query.created?.from ?? first - margin);
-    const to = Math.min(
-      Math.floor(Date.now() / 1000) + margin,
-      query.created?.to ?? Number.POSITIVE_INFINITY,
-    );
+    const to = Math.min(unixSeconds(Date.now()) + margin, query.created?.to ?? Number.POSITIVE_INFINITY);
     source = { index: 'gsi3', partitions: months(from, to).map((month) => `BOOKING_MONTH#${month}`) };
   }
   const filter = filterOf(

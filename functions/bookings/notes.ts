@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { unixSeconds } from '#lib/core/time.ts';
 import {
   countInPartitions,
   firstIdAt,
@@ -36,7 +37,7 @@ export const createListNotes =
     if (limit === undefined) problems.limit = `a whole number from 1 to ${LIST_LIMITS.max}`;
     const page = query.page === undefined ? 1 : pageNumber(query.page, 2_147_483_647);
     if (page === undefined) problems.page = 'a positive whole number';
-    const nowSeconds = Math.floor(now / 1000);
+    const nowSeconds = unixSeconds(now);
     const range =
       query.date === undefined
         ? { from: nowSeconds - DEFAULT_DAYS * 86_400, to: nowSeconds + 1 }

@@ -1,6 +1,7 @@
 import type { Caller } from '#lib/auth/access.ts';
 import { describeDates, localInstant } from '#lib/core/dates.ts';
 import { formatAmount, formatDisplay } from '#lib/core/money.ts';
+import { unixSeconds } from '#lib/core/time.ts';
 import type { BookingRecord, StoredBooking, StoredCustomer } from '#lib/db/booking-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { actorOf, statusName } from '#lib/domain/booking.ts';
@@ -21,7 +22,7 @@ export const CUSTOMER_FIELDS = [
 ] as const;
 
 const unix = (ymd: string, config: StoredConfig): number =>
-  ymd ? Math.floor(localInstant(ymd, 0, config.company.timezone) / 1000) : 0;
+  ymd ? unixSeconds(localInstant(ymd, 0, config.company.timezone)) : 0;
 
 const moneyOf = (config: StoredConfig) => (minor: number) => formatAmount(minor, config.locale.decimals);
 
@@ -168,7 +169,7 @@ export function presentRecord(
       ? {
           events: [...record.events]
             .sort((a, b) => a.at - b.at)
-            .map((event) => ({ ...event, at: Math.floor(event.at / 1000) })),
+            .map((event) => ({ ...event, at: unixSeconds(event.at) })),
         }
       : {}),
   };

@@ -1,4 +1,5 @@
 import { toLocalDate } from '#lib/core/dates.ts';
+import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { type RateItemsOptions, rateItems } from '#lib/domain/catalog.ts';
@@ -31,7 +32,7 @@ function slipFor(options: {
       ...(rated.discountCode ? { discountCode: rated.discountCode } : {}),
       ...(request.optIn?.length ? { optIn: request.optIn } : {}),
       ...(request.rules !== 'on' ? { rules: request.rules } : {}),
-      expiresAt: Math.floor(options.now / 1000) + options.config.settings.slip_minutes * 60,
+      expiresAt: unixSeconds(options.now) + options.config.settings.slip_minutes * 60,
     },
     options.key,
   );

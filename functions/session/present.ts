@@ -1,5 +1,6 @@
 import { describeDates } from '#lib/core/dates.ts';
 import { formatAmount } from '#lib/core/money.ts';
+import { unixSeconds } from '#lib/core/time.ts';
 import type { SessionLine, StoredSession } from '#lib/db/session-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { describeLength } from '#lib/domain/text.ts';
@@ -69,7 +70,7 @@ export function presentSession(
   const hourly = lines.filter((line) => line.unit === 'H');
   return {
     id: session.id,
-    age: Math.max(0, Math.floor((context.now - session.created_at) / 1000)),
+    age: Math.max(0, unixSeconds(context.now - session.created_at)),
     expires: session.expires_at,
     summary: lines.length === 0 ? 'Empty' : lines.map((line) => line.name).join(', '),
     start_date: starts[0] ?? '',

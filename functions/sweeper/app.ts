@@ -1,3 +1,4 @@
+import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
 import { type ExpiringSession, listSessionsExpiringInMinute } from '#lib/db/session-expiry-repository.ts';
 import { getSweptUntil, putSweptUntil } from '#lib/db/sweeper-state-repository.ts';
@@ -42,7 +43,7 @@ export const createSweeper =
     const clock = options.clock ?? Date.now;
     const startedMs = clock();
     const deadline = startedMs + (options.budgetMs ?? DEFAULT_SWEEP_BUDGET_MS);
-    const now = Math.floor(startedMs / 1000);
+    const now = unixSeconds(startedMs);
     const minutes = sweepMinutes(now, await getSweptUntil(options.db));
     let found = 0;
     let released = 0;

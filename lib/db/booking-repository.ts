@@ -1,4 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unixSeconds } from '../core/time.ts';
 import type { Db } from './client.ts';
 import {
   bookingCodeKey,
@@ -130,7 +131,7 @@ export async function nextId(db: Db, name: 'booking' | 'customer'): Promise<numb
       ExpressionAttributeValues: {
         ':one': 1,
         ':entity': 'id_counter',
-        ':now': Math.floor(Date.now() / 1000),
+        ':now': unixSeconds(Date.now()),
       },
       ReturnValues: 'UPDATED_NEW',
     }),

@@ -8,6 +8,7 @@ import {
 import { DEFAULT_LIMITS } from '../config/limits.ts';
 import type { Tenant, TenantAccount, TenantCategory, TenantItem } from '../config/tenant-schema.ts';
 import { toMinor } from '../core/money.ts';
+import { unixSeconds } from '../core/time.ts';
 import type { Db } from './client.ts';
 import {
   ACCOUNT_PARTITION,
@@ -262,7 +263,7 @@ export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<
       record: { ...account, entity: 'account', updated_at: now },
       onCreate: {
         created_at: now,
-        date_created: Math.floor(now / 1000),
+        date_created: unixSeconds(now),
         date_last_login: 0,
         ip_last_login: '',
       },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { unixSeconds } from '../core/time.ts';
 import {
   type BookingRecord,
   bookmarkAction,
@@ -54,7 +55,7 @@ async function changeBooking(
   for (let attempt = 1; attempt <= 5; attempt += 1) {
     const record = await findBooking(ctx.db, reference, ctx.caller);
     const { next, writes, counters, event } = await change(record);
-    const nowSeconds = Math.floor(ctx.now / 1000);
+    const nowSeconds = unixSeconds(ctx.now);
     const updated = { ...next, version: record.booking.version + 1, last_modified: nowSeconds };
     const actions = [
       ...writes,
@@ -113,7 +114,7 @@ export async function checkInOrOut(
         [field]: booking[field],
       });
     }
-    const nowSeconds = Math.floor(ctx.now / 1000);
+    const nowSeconds = unixSeconds(ctx.now);
     return {
       next: { ...booking, [field]: nowSeconds },
       writes: options.note
@@ -139,7 +140,7 @@ export async function changeStatus(
     const writes: TransactItem[] = [];
     const counters: (string | undefined)[] = [];
     let next: StoredBooking = { ...booking, status_id: to };
-    const nowSeconds = Math.floor(ctx.now / 1000);
+    const nowSeconds = unixSeconds(ctx.now);
     const giftcert = booking.giftcert;
     if (!isInactive(from) && isInactive(to)) {
       for (const [id, units] of Object.entries(booking.holds)) {
@@ -252,7 +253,7 @@ export async function addNote(
   }
   return changeBooking(ctx, options.reference, ({ booking }) => ({
     next: booking,
-    writes: [putNoteAction(ctx.db, booking, noteOf(ctx, body), Math.floor(ctx.now / 1000))],
+    writes: [putNoteAction(ctx.db, booking, noteOf(ctx, body), unixSeconds(ctx.now))],
     event: { type: 'booking.note_added', data: { length: body.length } },
   }));
 }

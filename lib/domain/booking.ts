@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { localInstant, todayIn } from '../core/dates.ts';
+import { unixSeconds } from '../core/time.ts';
 import {
   type BookingRecord,
   createBookingActions,
@@ -204,7 +205,7 @@ async function bookSession(
     const totals = sessionTotals(session, ctx.config);
     const giftcert = input.giftcertCode ? await spendable(ctx, input.giftcertCode, totals.total) : undefined;
     const paid = giftcert?.amount ?? 0;
-    const nowSeconds = Math.floor(ctx.now / 1000);
+    const nowSeconds = unixSeconds(ctx.now);
     const lines = Object.values(session.lines);
     const startDate =
       lines.map((line) => line.start_date).sort()[0] ?? todayIn(ctx.config.company.timezone, ctx.now);
@@ -243,9 +244,9 @@ async function bookSession(
       checked_out: 0,
       start_date: startDate,
       end_date: endDate,
-      start_at: Math.floor(localInstant(startDate, 0, ctx.config.company.timezone) / 1000),
-      end_at: Math.floor(localInstant(endDate, 0, ctx.config.company.timezone) / 1000),
-      last_at: Math.floor(localInstant(lastDate, 0, ctx.config.company.timezone) / 1000),
+      start_at: unixSeconds(localInstant(startDate, 0, ctx.config.company.timezone)),
+      end_at: unixSeconds(localInstant(endDate, 0, ctx.config.company.timezone)),
+      last_at: unixSeconds(localInstant(lastDate, 0, ctx.config.company.timezone)),
       item_ids: [...new Set(lines.map((line) => line.item_id))],
       session_id: session.id,
       ...(ctx.caller.partnerId !== undefined ? { partner_id: ctx.caller.partnerId } : {}),

@@ -1,3 +1,4 @@
+import { unixSeconds } from '../core/time.ts';
 import type { SessionLine, StoredSession } from '../db/session-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
 import { type RatedItem, type RateRequest, rateItem } from '../rating/rate-item.ts';
@@ -43,9 +44,6 @@ export interface LineContext {
   now: number;
   actor: SessionActor;
 }
-
-/** Unix seconds of an instant in milliseconds. */
-export const nowSeconds = (ms: number): number => Math.floor(ms / 1000);
 
 /** The rating request a SLIP stands for. */
 export const requestOf = (payload: SlipPayload): RateRequest => ({
@@ -202,9 +200,9 @@ export const withHolds = (session: StoredSession, ctx: LineContext): StoredSessi
  */
 export const expiryOf = (ctx: LineContext, firstHeldAt: number | undefined): number => {
   const { hold_minutes: holdMinutes, max_session_minutes: maxMinutes } = ctx.config.settings;
-  const extended = nowSeconds(ctx.now) + Math.round(holdMinutes * 60);
+  const extended = unixSeconds(ctx.now) + Math.round(holdMinutes * 60);
   if (firstHeldAt === undefined) return extended;
-  return Math.min(extended, nowSeconds(firstHeldAt) + Math.round(maxMinutes * 60));
+  return Math.min(extended, unixSeconds(firstHeldAt) + Math.round(maxMinutes * 60));
 };
 
 /** What `alter` may say of a line. */

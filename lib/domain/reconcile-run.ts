@@ -1,3 +1,4 @@
+import { unixSeconds } from '../core/time.ts';
 import type { Db } from '../db/client.ts';
 import { fixClientHold, fixClientSessions, fixCounter, scanHoldings } from '../db/reconcile-repository.ts';
 import { getConfig, listItems } from '../db/tenant-repository.ts';
@@ -21,7 +22,7 @@ export async function runReconcile(db: Db, options: { fix: boolean; now: number 
   const report = reconcile(snapshot, {
     items,
     timeZone: config?.company.timezone ?? 'UTC',
-    nowSeconds: Math.floor(options.now / 1000),
+    nowSeconds: unixSeconds(options.now),
   });
   let fixed = 0;
   let skipped = 0;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { unixSeconds } from '../core/time.ts';
 import type { Db } from '../db/client.ts';
 import {
   claimClientSessionAction,
@@ -38,7 +39,6 @@ import {
   expiryOf,
   type LineContext,
   MAX_COUNTER_CHANGES,
-  nowSeconds,
   requestOf,
   SESSION_LIMITS,
   withHolds,
@@ -67,7 +67,7 @@ export const newSessionId = (): string => randomBytes(18).toString('base64url');
 
 /** Whether a session can no longer be used: ended, booked, swept, or past its hold time. */
 export const isExpired = (session: StoredSession, now: number): boolean =>
-  session.status !== 'open' || session.expires_at <= nowSeconds(now);
+  session.status !== 'open' || session.expires_at <= unixSeconds(now);
 
 /**
  * Reads an open session. An unknown (or malformed) id is `not_found`; an ended, booked, swept or
@@ -103,7 +103,7 @@ function holdActions(
 ): { actions: TransactItem[]; roles: ActionRole[] } {
   const { before, after } = options;
   const client = before.client ?? after.client;
-  const seconds = nowSeconds(ctx.now);
+  const seconds = unixSeconds(ctx.now);
   const actions: TransactItem[] = [];
   const roles: ActionRole[] = [];
   const push = (action: TransactItem, role: ActionRole) => {
@@ -208,7 +208,7 @@ async function commit(
       putSessionAction(ctx.db, {
         session: next,
         ...(isNew ? {} : { previousVersion: session.version }),
-        nowSeconds: nowSeconds(ctx.now),
+        nowSeconds: unixSeconds(ctx.now),
       }),
     );
     roles.push({ kind: 'session' });

@@ -1,10 +1,9 @@
+import { unixSeconds } from '../core/time.ts';
 import type { Db } from '../db/client.ts';
 import { expireSessionAction, getSession } from '../db/session-repository.ts';
 import { parseCounterId, releaseStockAction } from '../db/stock-repository.ts';
 import { ConditionsFailedError, type RetryPolicy, type TransactItem, transact } from '../db/transact.ts';
 import { releaseBudgetActions } from './stock.ts';
-
-const nowSeconds = (ms: number): number => Math.floor(ms / 1000);
 
 /** How far back the first sweep reads. */
 export const SWEEP_LOOKBACK_MINUTES = 60;
@@ -63,13 +62,15 @@ export async function releaseExpiredSession(
   options: { sessionId: string; now: number; retry?: RetryPolicy },
 ): Promise<boolean> {
   const session = await getSession(db, options.sessionId);
-  if (session?.status !== 'open' || session.expires_at > nowSeconds(options.now)) return false;
+  if (session?.status !== 'open' || session.expires_at > unixSeconds(options.now)) return false;
   const actions: TransactItem[] = Object.entries(session.holds).map(([id, units]) => {
     const { itemId, slot } = parseCounterId(id);
     return releaseStockAction(db, { itemId, slot, units });
   });
   actions.push(...releaseBudgetActions(db, session));
-  actions.push(expireSessionAction(db, { session, nowSeconds: nowSeconds(options.now), nowMs: options.now }));
+  actions.push(
+    expireSessionAction(db, { session, nowSeconds: unixSeconds(options.now), nowMs: options.now }),
+  );
   try {
     await transact(db, actions, options.retry);
     return true;

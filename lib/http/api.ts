@@ -4,6 +4,7 @@ import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { type Caller, resolveCaller } from '../auth/access.ts';
 import { AccessError } from '../auth/errors.ts';
+import { unixSeconds } from '../core/time.ts';
 import type { Db } from '../db/client.ts';
 import { getCredential, getToken, recordCredentialUse } from '../db/credential-repository.ts';
 import { IdempotencyKeyError } from '../db/idempotency-store.ts';
@@ -146,7 +147,7 @@ const accessStore = (db: Db) => ({
     if (recorded) {
       await recordAccountLogin(db, {
         accountId: options.accountId,
-        at: Math.floor(options.at / 1000),
+        at: unixSeconds(options.at),
         ip: options.ip,
       });
     }

@@ -1,4 +1,5 @@
 import type { Caller } from '../auth/access.ts';
+import { unixSeconds } from '../core/time.ts';
 import type { Db } from '../db/client.ts';
 import { countRequestInWindow, type WindowBudgets } from '../db/rate-limit-repository.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
@@ -47,7 +48,7 @@ export async function enforceRateLimit(
   db: Db,
   options: { counter: string; budgets: WindowBudgets; now: number },
 ): Promise<Record<string, string>> {
-  const nowSeconds = Math.floor(options.now / 1000);
+  const nowSeconds = unixSeconds(options.now);
   const windowStart = nowSeconds - (nowSeconds % RATE_WINDOW_SECONDS);
   const reset = String(windowStart + RATE_WINDOW_SECONDS - nowSeconds);
   const count = await countRequestInWindow(db, {

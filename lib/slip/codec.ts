@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { unixSeconds } from '../core/time.ts';
 
 /** What a SLIP carries: everything needed to hold and book one line, and when it stops being valid. */
 export interface SlipPayload {
@@ -168,7 +169,7 @@ export function verifySlip(
   if (!payload) throw new SlipError('malformed', 'The SLIP content is not readable');
   if (payload.tenant !== options.tenant)
     throw new SlipError('foreign', 'The SLIP belongs to another business');
-  if (payload.expiresAt <= Math.floor(options.now / 1000))
+  if (payload.expiresAt <= unixSeconds(options.now))
     throw new SlipError('expired', 'The SLIP has expired; rate again');
   return payload;
 }
