@@ -16,6 +16,7 @@ import type { RouteResult } from '#lib/http/envelope.ts';
 import { AuthError, validationError } from '#lib/http/errors.ts';
 import { reportIgnored } from '#lib/http/ignored.ts';
 import { asList } from '#lib/http/parse.ts';
+import { sessionIdOf } from '#lib/http/session-cookie.ts';
 import { booleanParam, noParameters, parseInput } from '#lib/http/validate.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
 import { listBookings, readListQuery } from './list.ts';
@@ -95,7 +96,6 @@ export const createBookingForm =
   };
 
 const createSchema = z.strictObject({
-  session_id: z.optional(z.string().check(z.maxLength(128))),
   form: z.optional(z.record(z.string(), z.unknown())),
   slip: z.optional(z.union([z.string(), z.array(z.string()), z.record(z.string(), z.string())])),
   giftcert_code: z.optional(z.string().check(z.maxLength(32))),
@@ -118,15 +118,12 @@ const hashOf = (value: unknown): string =>
 export const createCreateBooking =
   (deps: BookingDeps): RouteHandler =>
   async (request) => {
-    const { session_id: sessionParam, ...rest } = request.input;
-    const parsed = parseInput(createSchema, rest);
-    if (sessionParam !== undefined && typeof sessionParam !== 'string')
-      throw validationError({ session_id: 'one session id' });
-    const sessionId = (sessionParam as string | undefined) || request.cookies.session_id || undefined;
+    const { sessionId, source } = sessionIdOf(request.input, request.cookies);
+    const parsed = parseInput(createSchema, request.input);
     if (sessionId && !isSessionId(sessionId)) {
       throw new DomainError('not_found', 'No such session', { session_id: sessionId.slice(0, 64) });
     }
-    if (!sessionParam && sessionId && request.caller.kind === 'customer' && !request.caller.credentialKey) {
+    if (source === 'cookie' && request.caller.kind === 'customer' && !request.caller.credentialKey) {
       assertNotCrossSite(request.headers, request.config.settings.cors_origins);
     }
     const slips = asList(parsed.slip).map(String);

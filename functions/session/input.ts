@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
 import { type AlterValue, readAlter } from '#lib/domain/cart-lines.ts';
-import { validationError } from '#lib/http/errors.ts';
 import { asList } from '#lib/http/parse.ts';
+import { type SessionSource, sessionIdOf } from '#lib/http/session-cookie.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
-import { SESSION_COOKIE } from './cookie.ts';
 
 const slipValue = z.string().check(z.maxLength(4096));
 
@@ -11,24 +10,6 @@ const sessionSchema = z.strictObject({
   slip: z.optional(z.union([slipValue, z.array(slipValue), z.record(z.string(), slipValue)])),
   alter: z.optional(z.record(z.string(), z.union([z.string().check(z.maxLength(16)), z.number()]))),
 });
-
-/** Where a request's session id came from: the `session_id` parameter, the cookie, or nowhere. */
-export type SessionSource = 'param' | 'cookie' | 'none';
-
-/** The session id of a request and its source: the `session_id` parameter, else the cookie. */
-export function sessionIdOf(
-  input: Record<string, unknown>,
-  cookies: Record<string, string>,
-): { sessionId?: string; source: SessionSource } {
-  const raw = input.session_id;
-  if (raw !== undefined && (typeof raw !== 'string' || raw.length > 128)) {
-    throw validationError({ session_id: 'one session id' });
-  }
-  if (raw) return { sessionId: raw as string, source: 'param' };
-  const cookie = cookies[SESSION_COOKIE];
-  if (cookie) return { sessionId: cookie, source: 'cookie' };
-  return { source: 'none' };
-}
 
 /** A validated `booking/session` request: SLIPs to add, changes to make, or neither (a read). */
 export interface SessionRequest {

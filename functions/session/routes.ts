@@ -15,9 +15,9 @@ import {
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
 import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
+import { clearedSessionCookie, type SessionSource, sessionCookie } from '#lib/http/session-cookie.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
-import { clearedSessionCookie, sessionCookie } from './cookie.ts';
-import { readSessionId, readSessionRequest, type SessionSource } from './input.ts';
+import { readSessionId, readSessionRequest } from './input.ts';
 import { presentSession } from './present.ts';
 
 /** What the session routes need. */

@@ -1,4 +1,5 @@
 import { serialize } from 'cookie';
+import { validationError } from './errors.ts';
 
 /** The cookie that carries the session id. */
 export const SESSION_COOKIE = 'session_id';
@@ -19,3 +20,24 @@ export const sessionCookie = (id: string, headers: Record<string, string>): stri
 /** Clears the session cookie, so the client starts afresh. */
 export const clearedSessionCookie = (headers: Record<string, string>): string =>
   serialize(SESSION_COOKIE, '', { ...attributes(headers), maxAge: 0, expires: new Date(0) });
+
+/** Where a request's session id came from: the `session_id` parameter, the cookie, or nowhere. */
+export type SessionSource = 'param' | 'cookie' | 'none';
+
+/**
+ * The session id of a request and its source: the `session_id` parameter (one string of at most 128
+ * characters, else a 400), else the cookie. Both the cart and `booking/create` read it here.
+ */
+export function sessionIdOf(
+  input: Record<string, unknown>,
+  cookies: Record<string, string>,
+): { sessionId?: string; source: SessionSource } {
+  const raw = input.session_id;
+  if (raw !== undefined && (typeof raw !== 'string' || raw.length > 128)) {
+    throw validationError({ session_id: 'one session id' });
+  }
+  if (raw) return { sessionId: raw as string, source: 'param' };
+  const cookie = cookies[SESSION_COOKIE];
+  if (cookie) return { sessionId: cookie, source: 'cookie' };
+  return { source: 'none' };
+}
