@@ -12,6 +12,7 @@ import {
 import type { Db } from '#lib/db/client.ts';
 import { customerBookingsPartition } from '#lib/db/keys.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
+import { knownStatuses } from '#lib/domain/booking.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';
 
@@ -224,7 +225,7 @@ export async function listBookings(
   if (customerId !== undefined) {
     source = { index: 'gsi1', partitions: [customerBookingsPartition(customerId)] };
   } else if (query.statusId !== undefined) {
-    const known = new Set([...config.statuses.map((status) => status.status_id), 'CANCELLED']);
+    const known = knownStatuses(config);
     if (!known.has(query.statusId)) return { rows: [], total: 0 };
     source = { index: 'gsi2', partitions: [`BOOKING_STATUS#${query.statusId}`] };
   } else {

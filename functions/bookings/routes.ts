@@ -5,7 +5,13 @@ import { getCustomer, getCustomerIdByEmail, listBookingsInPartition } from '#lib
 import type { Db } from '#lib/db/client.ts';
 import { runIdempotent } from '#lib/db/idempotency-store.ts';
 import { customerBookingsPartition } from '#lib/db/keys.ts';
-import { type BookingContext, canSee, createBooking, findBooking } from '#lib/domain/booking.ts';
+import {
+  type BookingContext,
+  canSee,
+  createBooking,
+  findBooking,
+  knownStatuses,
+} from '#lib/domain/booking.ts';
 import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
 import { fieldsFor } from '#lib/domain/booking-form.ts';
 import { DomainError } from '#lib/domain/errors.ts';
@@ -263,7 +269,7 @@ export const createUpdate =
   (deps: BookingDeps): RouteHandler =>
   async (request) => {
     const query = parseInput(updateSchema, request.input);
-    const known = new Set([...request.config.statuses.map((status) => status.status_id), 'CANCELLED']);
+    const known = knownStatuses(request.config);
     if (!query.status_id) throw validationError({ status_id: 'required' });
     if (!known.has(query.status_id)) throw validationError({ status_id: `one of ${[...known].join(', ')}` });
     const setPaid = query.set_paid === true;

@@ -38,6 +38,10 @@ import { lineAmounts, sumAmounts } from './totals.ts';
 /** Statuses whose stock is released and that cannot be checked in or out. */
 export const isInactive = (statusId: string): boolean => statusId === 'VOID' || statusId === 'CANCELLED';
 
+/** Every status a booking may have: the tenant's set and CANCELLED, which always exists. */
+export const knownStatuses = (config: StoredConfig): Set<string> =>
+  new Set([...config.statuses.map((status) => status.status_id), 'CANCELLED']);
+
 /** The display name of a status. */
 export const statusName = (config: StoredConfig, statusId: string): string =>
   statusId === 'CANCELLED'

@@ -1,10 +1,8 @@
 import type { HoldingSnapshot } from '../db/reconcile-repository.ts';
 import { counterId, parseCounterId } from '../db/stock-repository.ts';
 import type { StoredItem } from '../db/tenant-repository.ts';
+import { isInactive } from './booking.ts';
 import { capacityOf } from './stock.ts';
-
-/** Booking statuses whose stock is released. */
-export const INACTIVE_STATUSES = new Set(['VOID', 'CANCELLED']);
 
 /** One counter that breaks the invariant. */
 export interface Discrepancy {
@@ -51,7 +49,7 @@ export function reconcile(
       expected.set(id, (expected.get(id) ?? 0) + Number(units));
   };
   for (const session of snapshot.sessions) if (session.status === 'open') add(session.holds);
-  for (const booking of snapshot.bookings) if (!INACTIVE_STATUSES.has(booking.status_id)) add(booking.holds);
+  for (const booking of snapshot.bookings) if (!isInactive(booking.status_id)) add(booking.holds);
 
   const used = new Map(
     snapshot.counters.map((counter) => [counterId(counter.itemId, counter.slot), counter.used]),
