@@ -11,7 +11,7 @@ import { IdempotencyKeyError } from '../db/idempotency-store.ts';
 import { getAccount, getConfig, recordAccountLogin, type StoredConfig } from '../db/tenant-repository.ts';
 import { ContentionError } from '../db/transact.ts';
 import { DomainError } from '../domain/errors.ts';
-import { SlipError, type SlipKey } from '../slip/codec.ts';
+import type { SlipKey } from '../slip/codec.ts';
 import { clientKeyOf, resolveClientAddress, type TrustedProxies, trustedProxies } from './client-address.ts';
 import {
   buildEnvelope,
@@ -199,9 +199,6 @@ const toApiError = (error: unknown): ApiError | undefined => {
   }
   if (error instanceof AccessError) {
     return new ApiError(error.code, { details: error.message, data: error.data });
-  }
-  if (error instanceof SlipError) {
-    return new ApiError('invalid_slip', { details: error.message, data: { reason: error.reason } });
   }
   if (error instanceof IdempotencyKeyError) {
     return new ApiError(error.code, { details: error.message, data: { 'Idempotency-Key': error.key } });
