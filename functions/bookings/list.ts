@@ -10,7 +10,12 @@ import {
   type StoredBooking,
 } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
-import { customerBookingsPartition } from '#lib/db/keys.ts';
+import {
+  bookingMonthPartition,
+  bookingStatusPartition,
+  customerBookingsPartition,
+  monthsBetween,
+} from '#lib/db/keys.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { knownStatuses } from '#lib/domain/booking.ts';
 import { validationError } from '#lib/http/errors.ts';
@@ -147,19 +152,6 @@ export function readListQuery(
   return result;
 }
 
-/** The UTC months (YYYYMM) from `from` to `to` (Unix seconds), newest first. */
-export const months = (from: number, to: number): string[] => {
-  const out: string[] = [];
-  const cursor = new Date(
-    Date.UTC(new Date(from * 1000).getUTCFullYear(), new Date(from * 1000).getUTCMonth(), 1),
-  );
-  while (cursor.getTime() / 1000 <= to) {
-    out.push(cursor.toISOString().slice(0, 7).replace('-', ''));
-    cursor.setUTCMonth(cursor.getUTCMonth() + 1);
-  }
-  return out.reverse();
-};
-
 /** The filter expression of every filter the chosen index does not already apply. */
 function filterOf(query: ListQuery, options: { byCustomer: boolean; byStatus: boolean }): BookingFilter {
   const clauses: string[] = [];
@@ -227,14 +219,14 @@ export async function listBookings(
   } else if (query.statusId !== undefined) {
     const known = knownStatuses(config);
     if (!known.has(query.statusId)) return { rows: [], total: 0 };
-    source = { index: 'gsi2', partitions: [`BOOKING_STATUS#${query.statusId}`] };
+    source = { index: 'gsi2', partitions: [bookingStatusPartition(query.statusId)] };
   } else {
     const first = await firstIdAt(db, 'booking');
     if (first === undefined) return { rows: [], total: 0 };
     const margin = 86_400 * 31;
     const from = Math.max(first - margin, query.created?.from ?? first - margin);
     const to = Math.min(unixSeconds(Date.now()) + margin, query.created?.to ?? Number.POSITIVE_INFINITY);
-    source = { index: 'gsi3', partitions: months(from, to).map((month) => `BOOKING_MONTH#${month}`) };
+    source = { index: 'gsi3', partitions: monthsBetween(from, to).map(bookingMonthPartition) };
   }
   const filter = filterOf(
     { ...query, ...(customerId !== undefined ? { customerId } : {}) },

@@ -7,10 +7,11 @@ import {
   type StoredNote,
 } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
+import { monthsBetween, noteMonthPartition } from '#lib/db/keys.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';
-import { LIST_LIMITS, months, readTimeFilter } from './list.ts';
+import { LIST_LIMITS, readTimeFilter } from './list.ts';
 
 const text = z.optional(z.string().check(z.maxLength(40)));
 const notesSchema = z.strictObject({ date: text, limit: text, page: text });
@@ -48,7 +49,7 @@ export const createListNotes =
     const first = await firstIdAt(deps.db, 'booking');
     const from = Math.max(range.from, (first ?? nowSeconds) - 86_400);
     const to = Math.min(range.to, nowSeconds + 86_400);
-    const partitions = from < to ? months(from, to).map((month) => `NOTE_MONTH#${month}`) : [];
+    const partitions = from < to ? monthsBetween(from, to).map(noteMonthPartition) : [];
     const partner = caller.kind === 'staff' && caller.partnerOnly ? caller.partnerId : undefined;
     const filter = {
       expression: `#at >= :from AND #at < :to${partner !== undefined ? ' AND partner_id = :partner' : ''}`,

@@ -76,6 +76,31 @@ export const bookingCodeKey = (code: string) => ({ pk: `BOOKING_CODE#${code}`, s
 export const customerBookingsPartition = (customerId: number): string =>
   `CUSTOMER_BOOKINGS#${pad(customerId)}`;
 
+/** The UTC month (`YYYYMM`) of an instant in Unix seconds: the shard of the month indexes. */
+export const monthOf = (seconds: number): string =>
+  new Date(seconds * 1000).toISOString().slice(0, 7).replace('-', '');
+
+/** The UTC months (`YYYYMM`) from `from` to `to` (Unix seconds), newest first. */
+export function monthsBetween(from: number, to: number): string[] {
+  const out: string[] = [];
+  const start = new Date(from * 1000);
+  const cursor = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 1));
+  while (cursor.getTime() / 1000 <= to) {
+    out.push(monthOf(cursor.getTime() / 1000));
+    cursor.setUTCMonth(cursor.getUTCMonth() + 1);
+  }
+  return out.reverse();
+}
+
+/** The gsi2 partition of the bookings of one status. */
+export const bookingStatusPartition = (statusId: string): string => `BOOKING_STATUS#${statusId}`;
+
+/** The gsi3 partition of the bookings created in one month. */
+export const bookingMonthPartition = (month: string): string => `BOOKING_MONTH#${month}`;
+
+/** The gsi3 partition of the notes written in one month. */
+export const noteMonthPartition = (month: string): string => `NOTE_MONTH#${month}`;
+
 /** Index keys of a booking: by customer (gsi1), by status (gsi2), by creation month (gsi3); newest last. */
 export const bookingIndexKeys = (booking: {
   booking_id: number;
@@ -84,13 +109,13 @@ export const bookingIndexKeys = (booking: {
   created_date: number;
 }) => {
   const order = `${padTime(booking.created_date)}#${pad(booking.booking_id)}`;
-  const month = new Date(booking.created_date * 1000).toISOString().slice(0, 7).replace('-', '');
+  const month = monthOf(booking.created_date);
   return {
     gsi1pk: customerBookingsPartition(booking.customer_id),
     gsi1sk: order,
-    gsi2pk: `BOOKING_STATUS#${booking.status_id}`,
+    gsi2pk: bookingStatusPartition(booking.status_id),
     gsi2sk: order,
-    gsi3pk: `BOOKING_MONTH#${month}`,
+    gsi3pk: bookingMonthPartition(month),
     gsi3sk: order,
   };
 };
@@ -121,6 +146,6 @@ export const clientSessionsKey = (client: string) => ({ pk: clientPartition(clie
 
 /** The gsi3 keys of a note: notes across bookings by month, in millisecond order (`booking/notes`). */
 export const noteIndexKeys = (atMs: number, noteId: string) => ({
-  gsi3pk: `NOTE_MONTH#${new Date(atMs).toISOString().slice(0, 7).replace('-', '')}`,
+  gsi3pk: noteMonthPartition(monthOf(Math.floor(atMs / 1000))),
   gsi3sk: `${String(atMs).padStart(15, '0')}#${noteId}`,
 });
