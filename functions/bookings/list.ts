@@ -105,11 +105,7 @@ const positive = (
 };
 
 /** Reads and validates the list filters and paging. */
-export function readListQuery(
-  input: Record<string, unknown>,
-  config: StoredConfig,
-  now = Date.now(),
-): ListQuery {
+export function readListQuery(input: Record<string, unknown>, config: StoredConfig, now: number): ListQuery {
   const query = parseInput(listSchema, input);
   const problems: Record<string, string> = {};
   const time = (field: 'start_date' | 'end_date' | 'created_date' | 'last_modified') => {
@@ -206,7 +202,7 @@ function filterOf(query: ListQuery, options: { byCustomer: boolean; byStatus: bo
  */
 export async function listBookings(
   db: Db,
-  options: { query: ListQuery; config: StoredConfig },
+  options: { query: ListQuery; config: StoredConfig; now: number },
 ): Promise<{ rows: StoredBooking[]; total: number }> {
   const { query, config } = options;
   const customerId = query.customerEmail
@@ -225,7 +221,7 @@ export async function listBookings(
     if (first === undefined) return { rows: [], total: 0 };
     const margin = 86_400 * 31;
     const from = Math.max(first - margin, query.created?.from ?? first - margin);
-    const to = Math.min(unixSeconds(Date.now()) + margin, query.created?.to ?? Number.POSITIVE_INFINITY);
+    const to = Math.min(unixSeconds(options.now) + margin, query.created?.to ?? Number.POSITIVE_INFINITY);
     source = { index: 'gsi3', partitions: monthsBetween(from, to).map(bookingMonthPartition) };
   }
   const filter = filterOf(

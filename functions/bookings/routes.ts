@@ -319,8 +319,8 @@ export const createNote =
 /** GET booking and booking/index: the list under "booking/index", filtered and paged. */
 export const createListBookings =
   (deps: BookingDeps): RouteHandler =>
-  async ({ input, config, caller }) => {
-    const asked = readListQuery(input, config);
+  async ({ input, config, caller, now }) => {
+    const asked = readListQuery(input, config, now);
     // A partner's own credential lists only its bookings, whatever partner_id it sends.
     const query =
       caller.kind === 'staff' && caller.partnerOnly
@@ -330,7 +330,7 @@ export const createListBookings =
               asked.partnerId === undefined || asked.partnerId === caller.partnerId ? caller.partnerId : -1,
           }
         : asked;
-    const { rows, total } = await listBookings(deps.db, { query, config });
+    const { rows, total } = await listBookings(deps.db, { query, config, now });
     const pages = Math.max(1, Math.ceil(total / query.limit));
     return {
       body: {

@@ -94,7 +94,7 @@ export const createSweeper =
     }
     const complete = firstUnfinished === undefined;
     const resumeFrom = firstUnfinished ?? minutes.at(-1) ?? Math.floor(now / 60) * 60;
-    await putSweptUntil(options.db, resumeFrom - REREAD_SECONDS);
+    await putSweptUntil(options.db, resumeFrom - REREAD_SECONDS, startedMs);
     const ageOf = (expiresAt: number | undefined) =>
       expiresAt === undefined ? 0 : Math.max(0, now - expiresAt);
     const report: SweepReport = {

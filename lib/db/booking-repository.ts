@@ -121,7 +121,7 @@ const strip = <T>(record: Record<string, unknown>): T => {
 };
 
 /** Takes the next number of an id counter (atomic; ids may have gaps, never repeats). */
-export async function nextId(db: Db, name: 'booking' | 'customer'): Promise<number> {
+export async function nextId(db: Db, name: 'booking' | 'customer', now: number): Promise<number> {
   const { Attributes } = await db.client.send(
     new UpdateCommand({
       TableName: db.tableName,
@@ -131,7 +131,7 @@ export async function nextId(db: Db, name: 'booking' | 'customer'): Promise<numb
       ExpressionAttributeValues: {
         ':one': 1,
         ':entity': 'id_counter',
-        ':now': unixSeconds(Date.now()),
+        ':now': unixSeconds(now),
       },
       ReturnValues: 'UPDATED_NEW',
     }),

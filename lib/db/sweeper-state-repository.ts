@@ -9,11 +9,11 @@ export async function getSweptUntil(db: Db): Promise<number | undefined> {
 }
 
 /** Records the minute from which the next sweep must read. */
-export async function putSweptUntil(db: Db, minuteStart: number): Promise<void> {
+export async function putSweptUntil(db: Db, minuteStart: number, now: number): Promise<void> {
   await db.client.send(
     new PutCommand({
       TableName: db.tableName,
-      Item: { ...sweeperStateKey(), entity: 'sweeper', swept_until: minuteStart, updated_at: Date.now() },
+      Item: { ...sweeperStateKey(), entity: 'sweeper', swept_until: minuteStart, updated_at: now },
     }),
   );
 }

@@ -184,7 +184,7 @@ async function bookSession(
     throw new DomainError('session_empty', 'Nothing to book: send a session or SLIPs', { session_id: '' });
 
   const email = form.customer_email?.toLowerCase();
-  const bookingId = await nextId(ctx.db, 'booking');
+  const bookingId = await nextId(ctx.db, 'booking', ctx.now);
   let newCustomerId: number | undefined;
   let code = newBookingCode(ctx.config.settings.booking_code_prefix);
   for (let attempt = 1; attempt <= 5; attempt += 1) {
@@ -204,7 +204,9 @@ async function bookSession(
     }
 
     const existingCustomer = email ? await getCustomerIdByEmail(ctx.db, email) : undefined;
-    newCustomerId = existingCustomer ? undefined : (newCustomerId ?? (await nextId(ctx.db, 'customer')));
+    newCustomerId = existingCustomer
+      ? undefined
+      : (newCustomerId ?? (await nextId(ctx.db, 'customer', ctx.now)));
     const customerId = existingCustomer ?? (newCustomerId as number);
     const totals = sessionTotals(session, ctx.config);
     const giftcert = input.giftcertCode ? await spendable(ctx, input.giftcertCode, totals.total) : undefined;
