@@ -1,6 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { Caller } from '#lib/auth/access.ts';
+import { sameSecret } from '#lib/auth/secrets.ts';
 import { getCustomer, getCustomerIdByEmail, listBookingsInPartition } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
 import { runIdempotent } from '#lib/db/idempotency-store.ts';
@@ -196,11 +197,6 @@ export const createGetBooking =
 
 const invoiceQuery = z.strictObject({ token: z.optional(z.string().check(z.maxLength(128))) });
 
-const tokenMatches = (expected: string, given: string | undefined): boolean =>
-  given !== undefined &&
-  given.length === expected.length &&
-  timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-
 /**
  * GET booking/{id}/invoice: staff, or anyone with the booking's token (then 401 on a wrong token,
  * without saying whether the booking exists). HTML when the client asks for text/html.
@@ -214,7 +210,7 @@ export const createGetInvoice =
         return undefined;
       throw error;
     });
-    if (caller.kind !== 'staff' && (!record || !tokenMatches(record.booking.token, query.token))) {
+    if (caller.kind !== 'staff' && (!record || !sameSecret(query.token, record.booking.token))) {
       throw new AuthError('unauthorized', 'Staff credentials or the booking token are required');
     }
     if (!record) throw new DomainError('not_found', 'Booking not found');

@@ -40,7 +40,13 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 
 /** Compares a presented secret with a stored hash in constant time. */
 export function verifySecret(secret: string, salt: string, expectedHash: string): boolean {
-  const actual = Buffer.from(hashSecret(secret, salt));
-  const expected = Buffer.from(expectedHash);
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return sameSecret(hashSecret(secret, salt), expectedHash);
+}
+
+/** Whether two secret strings are equal, compared in constant time (the one compare of the service). */
+export function sameSecret(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const actual = Buffer.from(given);
+  const wanted = Buffer.from(expected);
+  return actual.length === wanted.length && timingSafeEqual(actual, wanted);
 }
