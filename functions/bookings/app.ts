@@ -1,13 +1,12 @@
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
+import { createFindCustomer, createGetCustomer } from './customers.ts';
 import { createListNotes } from './notes.ts';
 import {
   createBookingForm,
   createBookmark,
   createCheck,
   createCreateBooking,
-  createFindCustomer,
   createGetBooking,
-  createGetCustomer,
   createGetInvoice,
   createListBookings,
   createNote,

@@ -5,6 +5,7 @@ import { unixSeconds } from '#lib/core/time.ts';
 import type { BookingRecord, StoredBooking, StoredCustomer } from '#lib/db/booking-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { actorOf, statusName } from '#lib/domain/booking.ts';
+import { fieldsFor } from '#lib/domain/booking-form.ts';
 import { escapeHtml } from '#lib/domain/text.ts';
 import { lineAmounts, sumAmounts } from '#lib/domain/totals.ts';
 import { apiBaseUrl } from '#lib/http/routes.ts';
@@ -271,4 +272,46 @@ export function presentCustomer(customer: StoredCustomer, bookings: StoredBookin
       ]),
     ),
   };
+}
+
+/** The `booking/form` response's form and policy for an audience (wire notes: `booking_form_ui`). */
+export function presentForm(config: StoredConfig, audience: 'customer' | 'staff') {
+  const ui: Record<string, unknown> = { msg: [], errors: 0, mode: 'html', _cnf: [] };
+  for (const field of fieldsFor(config, audience)) {
+    ui[field.field_id] = {
+      value: field.value,
+      define: {
+        required: field[audience].required ? 1 : 0,
+        ...(field.mask ? { mask: field.mask } : {}),
+        layout: {
+          lbl: field.lbl,
+          type: field.type,
+          ...(field.options ? { options: field.options } : {}),
+          customer: {
+            form: field.customer.form ? 1 : 0,
+            required: field.customer.required ? 1 : 0,
+            invoice: field.customer.invoice ? 1 : 0,
+          },
+          staff: {
+            form: field.staff.form ? 1 : 0,
+            required: field.staff.required ? 1 : 0,
+            invoice: field.staff.invoice ? 1 : 0,
+          },
+        },
+      },
+    };
+  }
+  const policy = {
+    body: config.policy.body,
+    fields: {
+      customer_tos_agree: {
+        value: '',
+        define: {
+          required: config.policy.tos_required ? 1 : 0,
+          layout: { lbl: 'I agree to the booking policy', type: 'checkbox' },
+        },
+      },
+    },
+  };
+  return { ui, policy };
 }

@@ -1,11 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import type { Caller } from '#lib/auth/access.ts';
 import { sameSecret } from '#lib/auth/secrets.ts';
-import { getCustomer, getCustomerIdByEmail, listBookingsInPartition } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
 import { runIdempotent } from '#lib/db/idempotency-store.ts';
-import { customerBookingsPartition } from '#lib/db/keys.ts';
 import {
   type BookingContext,
   canSee,
@@ -14,7 +11,6 @@ import {
   knownStatuses,
 } from '#lib/domain/booking.ts';
 import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
-import { fieldsFor } from '#lib/domain/booking-form.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import { isSessionId } from '#lib/domain/session.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
@@ -30,7 +26,7 @@ import { listBookings, readListQuery } from './list.ts';
 import {
   invoiceUrl,
   presentCreated,
-  presentCustomer,
+  presentForm,
   presentInvoice,
   presentRecord,
   presentRow,
@@ -59,43 +55,7 @@ export const createBookingForm =
   async ({ input, config, caller }) => {
     parseInput(noParameters, input);
     const audience = caller.kind === 'staff' ? 'staff' : 'customer';
-    const ui: Record<string, unknown> = { msg: [], errors: 0, mode: 'html', _cnf: [] };
-    for (const field of fieldsFor(config, audience)) {
-      ui[field.field_id] = {
-        value: field.value,
-        define: {
-          required: field[audience].required ? 1 : 0,
-          ...(field.mask ? { mask: field.mask } : {}),
-          layout: {
-            lbl: field.lbl,
-            type: field.type,
-            ...(field.options ? { options: field.options } : {}),
-            customer: {
-              form: field.customer.form ? 1 : 0,
-              required: field.customer.required ? 1 : 0,
-              invoice: field.customer.invoice ? 1 : 0,
-            },
-            staff: {
-              form: field.staff.form ? 1 : 0,
-              required: field.staff.required ? 1 : 0,
-              invoice: field.staff.invoice ? 1 : 0,
-            },
-          },
-        },
-      };
-    }
-    const policy = {
-      body: config.policy.body,
-      fields: {
-        customer_tos_agree: {
-          value: '',
-          define: {
-            required: config.policy.tos_required ? 1 : 0,
-            layout: { lbl: 'I agree to the booking policy', type: 'checkbox' },
-          },
-        },
-      },
-    };
+    const { ui, policy } = presentForm(config, audience);
     return {
       body: { booking_form_ui: ui, booking_policy: policy },
       request: { id: 'form', records: Object.keys(ui).length - 4 },
@@ -342,63 +302,5 @@ export const createListBookings =
         pages,
         total_records: total,
       },
-    };
-  };
-
-const customerQuery = z.strictObject({ customer_email: z.string().check(z.maxLength(254)) });
-
-/**
- * A customer with the bookings the caller may see; a partner's own credential sees a customer only
- * through a booking attributed to it (otherwise undefined: the same as an unknown customer).
- */
-const customerFor = async (deps: BookingDeps, caller: Caller, customerId: number | undefined) => {
-  const customer = customerId ? await getCustomer(deps.db, customerId) : undefined;
-  if (!customer) return undefined;
-  const bookings = (
-    await listBookingsInPartition(deps.db, {
-      index: 'gsi1',
-      partition: customerBookingsPartition(customer.customer_id),
-    })
-  ).filter((booking) => canSee(caller, booking));
-  if (caller.kind === 'staff' && caller.partnerOnly && bookings.length === 0) return undefined;
-  return { customer, bookings };
-};
-
-/** GET customer?customer_email=: the customer with that email (exact, any case), with bookings. */
-export const createFindCustomer =
-  (deps: BookingDeps): RouteHandler =>
-  async ({ input, caller }) => {
-    const query = parseInput(customerQuery, input);
-    const found = await customerFor(
-      deps,
-      caller,
-      await getCustomerIdByEmail(deps.db, query.customer_email.trim()),
-    );
-    return {
-      body: {
-        customers: found
-          ? { [String(found.customer.customer_id)]: presentCustomer(found.customer, found.bookings) }
-          : {},
-      },
-      request: { records: found ? 1 : 0 },
-    };
-  };
-
-/** GET customer/{id}: one customer by numeric id or code (C-000123), with bookings. */
-export const createGetCustomer =
-  (deps: BookingDeps): RouteHandler =>
-  async ({ input, params, caller }) => {
-    parseInput(noParameters, input);
-    const raw = params.customer_id ?? '';
-    const match = /^(?:C-)?(\d{1,10})$/i.exec(raw);
-    const found = await customerFor(deps, caller, match ? Number(match[1]) : undefined);
-    if (!found) {
-      throw new DomainError('not_found', `Customer ${raw.slice(0, 64)} not found`, {
-        customer_id: raw.slice(0, 64),
-      });
-    }
-    return {
-      body: { customer: presentCustomer(found.customer, found.bookings) },
-      request: { id: found.customer.code, records: 1 },
     };
   };
