@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { getCustomer, getCustomerIdByEmail, listBookingsInPartition } from '#lib/db/booking-repository.ts';
+import { listBookingsInPartition } from '#lib/db/booking-repository.ts';
+import { getCustomer, getCustomerIdByEmail } from '#lib/db/customer-repository.ts';
 import { customerBookingsPartition } from '#lib/db/keys.ts';
 import { canSee } from '#lib/domain/booking.ts';
 import type { Caller } from '#lib/domain/caller.ts';

@@ -4,12 +4,12 @@ import { unixSeconds } from '#lib/core/time.ts';
 import {
   type BookingFilter,
   countInPartitions,
-  firstIdAt,
-  getCustomerIdByEmail,
   pageInPartitions,
   type StoredBooking,
 } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
+import { getCustomerIdByEmail } from '#lib/db/customer-repository.ts';
+import { firstIdAt } from '#lib/db/id-counter-repository.ts';
 import {
   bookingMonthPartition,
   bookingStatusPartition,

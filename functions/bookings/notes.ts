@@ -1,12 +1,8 @@
 import * as z from 'zod/mini';
 import { unixSeconds } from '#lib/core/time.ts';
-import {
-  countInPartitions,
-  firstIdAt,
-  pageInPartitions,
-  type StoredNote,
-} from '#lib/db/booking-repository.ts';
+import { countInPartitions, pageInPartitions, type StoredNote } from '#lib/db/booking-repository.ts';
 import type { Db } from '#lib/db/client.ts';
+import { firstIdAt } from '#lib/db/id-counter-repository.ts';
 import { monthsBetween, noteMonthPartition } from '#lib/db/keys.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { validationError } from '#lib/http/errors.ts';

@@ -1,5 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unixSeconds } from '../core/time.ts';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import {
   bookingCodeKey,
@@ -10,13 +9,9 @@ import {
   bookingPartition,
   bookingPaymentKey,
   bookmarkKey,
-  customerEmailKey,
-  customerKey,
-  giftcertKey,
-  idCounterKey,
   noteIndexKeys,
 } from './keys.ts';
-import { queryAll } from './operations.ts';
+import { queryAll, stripKeys } from './operations.ts';
 import type { SessionLine } from './session-repository.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -93,58 +88,6 @@ export interface StoredPayment {
   date: number;
 }
 
-/** A customer as stored; a public booking never changes it. */
-export interface StoredCustomer {
-  customer_id: number;
-  code: string;
-  status_id: string;
-  email: string;
-  fields: Record<string, string>;
-  created_date: number;
-}
-
-const strip = <T>(record: Record<string, unknown>): T => {
-  const {
-    pk: _pk,
-    sk: _sk,
-    entity: _e,
-    gsi1pk: _a,
-    gsi1sk: _b,
-    gsi2pk: _c,
-    gsi2sk: _d,
-    gsi3pk: _f,
-    gsi3sk: _g,
-    ttl: _t,
-    ...rest
-  } = record;
-  return rest as T;
-};
-
-/** Takes the next number of an id counter (atomic; ids may have gaps, never repeats). */
-export async function nextId(db: Db, name: 'booking' | 'customer', now: number): Promise<number> {
-  const { Attributes } = await db.client.send(
-    new UpdateCommand({
-      TableName: db.tableName,
-      Key: idCounterKey(name),
-      UpdateExpression: 'ADD #value :one SET entity = :entity, first_at = if_not_exists(first_at, :now)',
-      ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':entity': 'id_counter',
-        ':now': unixSeconds(now),
-      },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return Number(Attributes?.value);
-}
-
-/** When the first id of a counter was taken (Unix seconds), or undefined if none was. */
-export async function firstIdAt(db: Db, name: 'booking' | 'customer'): Promise<number | undefined> {
-  const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: idCounterKey(name) }));
-  return Item?.first_at ? Number(Item.first_at) : undefined;
-}
-
 /** A booking with everything in its partition. */
 export interface BookingRecord {
   booking: StoredBooking;
@@ -165,10 +108,10 @@ export async function getBookingRecord(db: Db, bookingId: number): Promise<Booki
   if (!main) return undefined;
   const of = (prefix: string) => records.filter((record) => String(record.sk).startsWith(prefix));
   return {
-    booking: strip<StoredBooking>(main),
-    notes: of('NOTE#').map((record) => strip<StoredNote>(record)),
-    events: of('EVENT#').map((record) => strip<StoredEvent>(record)),
-    payments: of('PAYMENT#').map((record) => strip<StoredPayment>(record)),
+    booking: stripKeys<StoredBooking>(main),
+    notes: of('NOTE#').map((record) => stripKeys<StoredNote>(record)),
+    events: of('EVENT#').map((record) => stripKeys<StoredEvent>(record)),
+    payments: of('PAYMENT#').map((record) => stripKeys<StoredPayment>(record)),
     bookmarks: of('BOOKMARK#').map((record) => Number(record.account_id)),
   };
 }
@@ -261,7 +204,7 @@ export async function pageInPartitions<T>(
       );
       for (const record of result.Items ?? []) {
         if (skipped < options.skip) skipped += 1;
-        else if (page.length < options.take) page.push(strip<T>(record));
+        else if (page.length < options.take) page.push(stripKeys<T>(record));
       }
       if (page.length >= options.take) return page;
       cursor = result.LastEvaluatedKey;
@@ -281,7 +224,7 @@ export async function listBookingsInPartition(
     ExpressionAttributeValues: { ':pk': options.partition },
     ScanIndexForward: false,
   });
-  return records.map((record) => strip<StoredBooking>(record));
+  return records.map((record) => stripKeys<StoredBooking>(record));
 }
 
 const bookingItem = (booking: StoredBooking) => ({
@@ -392,71 +335,4 @@ export function bookmarkAction(
         },
       }
     : { Delete: { TableName: db.tableName, Key: key } };
-}
-
-/** Spends (positive) or restores (negative) a gift certificate balance; a spend never takes it below 0. */
-export function giftcertBalanceAction(db: Db, options: { code: string; spend: number }): TransactItem {
-  return {
-    Update: {
-      TableName: db.tableName,
-      Key: giftcertKey(options.code),
-      UpdateExpression: 'SET balance = balance - :spend',
-      ConditionExpression:
-        options.spend > 0 ? 'attribute_exists(pk) AND balance >= :spend' : 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':spend': options.spend },
-    },
-  };
-}
-
-/** A gift certificate's balance (minor units) and expiry. */
-export async function getGiftcert(
-  db: Db,
-  code: string,
-): Promise<{ balance: number; expires?: string } | undefined> {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: giftcertKey(code), ConsistentRead: true }),
-  );
-  return Item
-    ? { balance: Number(Item.balance), ...(Item.expires ? { expires: String(Item.expires) } : {}) }
-    : undefined;
-}
-
-/** Reads a customer. */
-export async function getCustomer(db: Db, customerId: number): Promise<StoredCustomer | undefined> {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: customerKey(customerId) }),
-  );
-  return Item ? strip<StoredCustomer>(Item) : undefined;
-}
-
-/** The customer id an email belongs to. */
-export async function getCustomerIdByEmail(db: Db, email: string): Promise<number | undefined> {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: customerEmailKey(email), ConsistentRead: true }),
-  );
-  return Item ? Number(Item.customer_id) : undefined;
-}
-
-/** Creates a customer and claims its email (fails if another customer claimed it first). */
-export function createCustomerActions(db: Db, customer: StoredCustomer): TransactItem[] {
-  return [
-    {
-      Put: {
-        TableName: db.tableName,
-        Item: { ...customerKey(customer.customer_id), entity: 'customer', ...customer },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Put: {
-        TableName: db.tableName,
-        Item: {
-          ...customerEmailKey(customer.email),
-          entity: 'customer_email',
-          customer_id: customer.customer_id,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-  ];
 }

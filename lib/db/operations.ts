@@ -29,3 +29,21 @@ export async function applyIfCondition(write: () => Promise<unknown>): Promise<b
     throw error;
   }
 }
+
+/** A record without its key, index and bookkeeping attributes: what the entity itself holds. */
+export const stripKeys = <T>(record: Record<string, unknown>): T => {
+  const {
+    pk: _pk,
+    sk: _sk,
+    entity: _e,
+    gsi1pk: _a,
+    gsi1sk: _b,
+    gsi2pk: _c,
+    gsi2sk: _d,
+    gsi3pk: _f,
+    gsi3sk: _g,
+    ttl: _t,
+    ...rest
+  } = record;
+  return rest as T;
+};

@@ -3,7 +3,6 @@ import { unixSeconds } from '../core/time.ts';
 import {
   type BookingRecord,
   bookmarkAction,
-  giftcertBalanceAction,
   putEventAction,
   putNoteAction,
   putPaymentAction,
@@ -11,6 +10,7 @@ import {
   type StoredBooking,
   type StoredNote,
 } from '../db/booking-repository.ts';
+import { giftcertBalanceAction } from '../db/giftcert-repository.ts';
 import {
   holdStockAction,
   parseCounterId,

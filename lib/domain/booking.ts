@@ -4,19 +4,17 @@ import { unixSeconds } from '../core/time.ts';
 import {
   type BookingRecord,
   createBookingActions,
-  createCustomerActions,
   getBookingIdByCode,
   getBookingRecord,
-  getCustomerIdByEmail,
-  getGiftcert,
-  giftcertBalanceAction,
-  nextId,
   putEventAction,
   putPaymentAction,
   type StoredBooking,
   type StoredEvent,
 } from '../db/booking-repository.ts';
 import type { Db } from '../db/client.ts';
+import { createCustomerActions, getCustomerIdByEmail } from '../db/customer-repository.ts';
+import { getGiftcert, giftcertBalanceAction } from '../db/giftcert-repository.ts';
+import { nextId } from '../db/id-counter-repository.ts';
 import { bookSessionAction, getSession, type StoredSession } from '../db/session-repository.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import {

@@ -1,0 +1,55 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Db } from './client.ts';
+import { customerEmailKey, customerKey } from './keys.ts';
+import { stripKeys } from './operations.ts';
+import type { TransactItem } from './transact.ts';
+
+/** A customer as stored; a public booking never changes it. */
+export interface StoredCustomer {
+  customer_id: number;
+  code: string;
+  status_id: string;
+  email: string;
+  fields: Record<string, string>;
+  created_date: number;
+}
+
+/** Reads a customer. */
+export async function getCustomer(db: Db, customerId: number): Promise<StoredCustomer | undefined> {
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: customerKey(customerId) }),
+  );
+  return Item ? stripKeys<StoredCustomer>(Item) : undefined;
+}
+
+/** The customer id an email belongs to. */
+export async function getCustomerIdByEmail(db: Db, email: string): Promise<number | undefined> {
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: customerEmailKey(email), ConsistentRead: true }),
+  );
+  return Item ? Number(Item.customer_id) : undefined;
+}
+
+/** Creates a customer and claims its email (fails if another customer claimed it first). */
+export function createCustomerActions(db: Db, customer: StoredCustomer): TransactItem[] {
+  return [
+    {
+      Put: {
+        TableName: db.tableName,
+        Item: { ...customerKey(customer.customer_id), entity: 'customer', ...customer },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: db.tableName,
+        Item: {
+          ...customerEmailKey(customer.email),
+          entity: 'customer_email',
+          customer_id: customer.customer_id,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+}
