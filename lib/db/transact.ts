@@ -71,3 +71,50 @@ export async function transact(
     }
   }
 }
+
+/** An action of a transaction with what it stands for, so a failed condition is told by name. */
+export interface NamedAction<R> {
+  role: R;
+  action: TransactItem;
+}
+
+/** What one attempt decided: write these actions (and return `result`), or nothing is left to write. */
+export type Attempt<T, R> = { write: NamedAction<R>[]; result: T } | { done: T };
+
+/**
+ * The one read → transact → retry loop. `attempt` reads and builds the named actions; the transaction
+ * runs them; when conditions fail, `onFailed` gets the roles of the failed actions and throws the error
+ * they mean, or returns to read and build again (someone changed what was read). Persistent failures end
+ * in `ContentionError` (503 busy).
+ */
+export async function commitWithRetry<T, R>(
+  db: Db,
+  options: {
+    attempt: (attempt: number) => Promise<Attempt<T, R>>;
+    onFailed: (failed: R[], attempt: number) => Promise<void> | void;
+    attempts?: number;
+    retry?: RetryPolicy;
+  },
+): Promise<T> {
+  const attempts = options.attempts ?? 5;
+  for (let attempt = 1; ; attempt += 1) {
+    const built = await options.attempt(attempt);
+    if ('done' in built) return built.done;
+    try {
+      await transact(
+        db,
+        built.write.map((entry) => entry.action),
+        options.retry,
+      );
+      return built.result;
+    } catch (error) {
+      if (!(error instanceof ConditionsFailedError)) throw error;
+      const failed = error.failed.flatMap((index) => {
+        const entry = built.write[index];
+        return entry ? [entry.role] : [];
+      });
+      await options.onFailed(failed, attempt);
+      if (attempt >= attempts) throw new ContentionError({ cause: error });
+    }
+  }
+}

@@ -21,13 +21,7 @@ import {
   type StoredConfig,
   type StoredItem,
 } from '../db/tenant-repository.ts';
-import {
-  ConditionsFailedError,
-  ContentionError,
-  type RetryPolicy,
-  type TransactItem,
-  transact,
-} from '../db/transact.ts';
+import { commitWithRetry, type NamedAction, type RetryPolicy, type TransactItem } from '../db/transact.ts';
 import { rateItem, type StockLookup } from '../rating/rate-item.ts';
 import { resolveSpan } from '../rating/span.ts';
 import { SlipError, type SlipKey, type SlipPayload, verifySlip } from '../slip/codec.ts';
@@ -100,15 +94,13 @@ type ActionRole =
 function holdActions(
   ctx: SessionContext,
   options: { before: StoredSession; after: StoredSession; all: StoredItem[]; owners: Record<string, string> },
-): { actions: TransactItem[]; roles: ActionRole[] } {
+): NamedAction<ActionRole>[] {
   const { before, after } = options;
   const client = before.client ?? after.client;
   const seconds = unixSeconds(ctx.now);
-  const actions: TransactItem[] = [];
-  const roles: ActionRole[] = [];
+  const named: NamedAction<ActionRole>[] = [];
   const push = (action: TransactItem, role: ActionRole) => {
-    actions.push(action);
-    roles.push(role);
+    named.push({ action, role });
   };
   const counters = new Set([...Object.keys(before.holds), ...Object.keys(after.holds)]);
   for (const id of counters) {
@@ -145,7 +137,7 @@ function holdActions(
       );
     }
   }
-  if (roles.length > MAX_COUNTER_CHANGES * 2) {
+  if (named.length > MAX_COUNTER_CHANGES * 2) {
     throw new DomainError('validation_error', 'Too many item-dates change in one call; split the changes', {
       alter: `at most ${MAX_COUNTER_CHANGES} item-dates may change in one call`,
     });
@@ -163,7 +155,7 @@ function holdActions(
   } else if (client && isHolding(before) && !isHolding(after)) {
     push(dropClientSessionAction(ctx.db, { client, sessionId: before.id }), { kind: 'sessions' });
   }
-  return { actions, roles };
+  return named;
 }
 
 /**
@@ -194,53 +186,48 @@ async function commit(
   itemIds: number[] = [],
 ): Promise<StoredSession> {
   let cleaned = false;
-  for (let attempt = 1; ; attempt += 1) {
-    const session = await read();
-    const all = await (ctx.loadItems ?? createItemLoader(ctx.db))([
-      ...itemIds,
-      ...Object.values(session.lines).map((line) => line.item_id),
-    ]);
-    const { next, owners } = change(session, all);
-    if (next === session) return session;
-    const { actions, roles } = holdActions(ctx, { before: session, after: next, all, owners });
-    const isNew = session.version === 0;
-    actions.push(
-      putSessionAction(ctx.db, {
-        session: next,
-        ...(isNew ? {} : { previousVersion: session.version }),
-        nowSeconds: unixSeconds(ctx.now),
-      }),
-    );
-    roles.push({ kind: 'session' });
-    try {
-      await transact(ctx.db, actions, ctx.retry);
-      return next;
-    } catch (error) {
-      if (!(error instanceof ConditionsFailedError)) throw error;
-      const failed = error.failed.map((index) => roles[index]);
-      if (!failed.some((role) => role?.kind === 'session')) {
-        const stock = failed.find((role) => role?.kind === 'stock');
-        if (stock?.kind === 'stock') throw unavailable(stock.counter, owners);
-        const budget = failed.find((role) => role?.kind === 'client');
-        if (budget?.kind === 'client') {
-          throw holdLimit(budget.counter, owners, { allowance: budget.allowance });
-        }
-        if (failed.some((role) => role?.kind === 'sessions')) {
-          const client = next.client as string;
-          if (!cleaned) {
-            cleaned = true;
-            await releaseClientExpiredSessions(ctx, client);
-            continue;
-          }
+  let written: Change | undefined;
+  return commitWithRetry<StoredSession, ActionRole>(ctx.db, {
+    ...(ctx.retry ? { retry: ctx.retry } : {}),
+    attempt: async () => {
+      const session = await read();
+      const all = await (ctx.loadItems ?? createItemLoader(ctx.db))([
+        ...itemIds,
+        ...Object.values(session.lines).map((line) => line.item_id),
+      ]);
+      written = change(session, all);
+      const { next, owners } = written;
+      if (next === session) return { done: session };
+      const write = holdActions(ctx, { before: session, after: next, all, owners });
+      write.push({
+        role: { kind: 'session' },
+        action: putSessionAction(ctx.db, {
+          session: next,
+          ...(session.version === 0 ? {} : { previousVersion: session.version }),
+          nowSeconds: unixSeconds(ctx.now),
+        }),
+      });
+      return { write, result: next };
+    },
+    onFailed: async (failed) => {
+      // Someone changed (or expired) the session since we read it: read again and re-apply.
+      if (failed.some((role) => role.kind === 'session')) return;
+      const { next, owners } = written as Change;
+      const stock = failed.find((role) => role.kind === 'stock');
+      if (stock?.kind === 'stock') throw unavailable(stock.counter, owners);
+      const budget = failed.find((role) => role.kind === 'client');
+      if (budget?.kind === 'client') throw holdLimit(budget.counter, owners, { allowance: budget.allowance });
+      if (failed.some((role) => role.kind === 'sessions')) {
+        if (cleaned) {
           throw holdLimit(Object.keys(next.holds)[0] ?? '', owners, {
             sessions: ctx.config.settings.limits.open_sessions_per_client,
           });
         }
+        cleaned = true;
+        await releaseClientExpiredSessions(ctx, next.client as string);
       }
-      if (attempt >= 5) throw new ContentionError();
-      // Someone changed (or expired) the session since we read it: read again and re-apply.
-    }
-  }
+    },
+  });
 }
 
 /** 409 `hold_limit`: the client would hold more than its share of an item-date, or too many sessions. */
