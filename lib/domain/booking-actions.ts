@@ -18,7 +18,7 @@ import {
   takeStockAction,
 } from '../db/stock-repository.ts';
 import { getItemsById } from '../db/tenant-repository.ts';
-import { ConditionsFailedError, ContentionError, type TransactItem, transact } from '../db/transact.ts';
+import { commitWithRetry, type NamedAction, type TransactItem } from '../db/transact.ts';
 import { actorOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
 import { DomainError } from './errors.ts';
 import { capacityOf } from './stock.ts';
@@ -52,45 +52,52 @@ async function changeBooking(
   reference: string,
   change: (record: BookingRecord) => Promise<BookingChange> | BookingChange,
 ): Promise<StoredBooking> {
-  for (let attempt = 1; attempt <= 5; attempt += 1) {
-    const record = await findBooking(ctx.db, reference, ctx.caller);
-    const { next, writes, counters, event } = await change(record);
-    const nowSeconds = unixSeconds(ctx.now);
-    const updated = { ...next, version: record.booking.version + 1, last_modified: nowSeconds };
-    const actions = [
-      ...writes,
-      replaceBookingAction(ctx.db, updated, record.booking.version),
-      putEventAction(ctx.db, updated.booking_id, newEvent(ctx, event.type, event.data ?? {})),
-    ];
-    try {
-      await transact(ctx.db, actions, ctx.retry);
-      return updated;
-    } catch (error) {
-      if (!(error instanceof ConditionsFailedError)) throw error;
-      const failedCounter = error.failed.map((index) => counters?.[index]).find((id) => id !== undefined);
-      if (failedCounter) {
-        const { itemId, slot } = parseCounterId(failedCounter);
+  /** A side write that failed on a counter names it; any other side write is the gift certificate. */
+  type Role = { kind: 'counter'; id: string } | { kind: 'write' } | { kind: 'booking' };
+  let giftcertCode = '';
+  return commitWithRetry<StoredBooking, Role>(ctx.db, {
+    ...(ctx.retry ? { retry: ctx.retry } : {}),
+    attempt: async () => {
+      const record = await findBooking(ctx.db, reference, ctx.caller);
+      const { next, writes, counters, event } = await change(record);
+      giftcertCode = next.giftcert?.code ?? '';
+      const nowSeconds = unixSeconds(ctx.now);
+      const updated = { ...next, version: record.booking.version + 1, last_modified: nowSeconds };
+      const write: NamedAction<Role>[] = [
+        ...writes.map((action, index) => {
+          const id = counters?.[index];
+          return { role: id ? { kind: 'counter' as const, id } : { kind: 'write' as const }, action };
+        }),
+        { role: { kind: 'booking' }, action: replaceBookingAction(ctx.db, updated, record.booking.version) },
+        {
+          role: { kind: 'booking' },
+          action: putEventAction(ctx.db, updated.booking_id, newEvent(ctx, event.type, event.data ?? {})),
+        },
+      ];
+      return { write, result: updated };
+    },
+    onFailed: (failed) => {
+      const counter = failed.find((role) => role.kind === 'counter');
+      if (counter?.kind === 'counter') {
+        const { itemId, slot } = parseCounterId(counter.id);
         throw new DomainError(
           'unavailable',
           `Not enough left of item ${itemId} on ${slot.slice(0, 8)} to revive the booking`,
-          {
-            item_id: itemId,
-            date: slot.slice(0, 8),
-          },
+          { item_id: itemId, date: slot.slice(0, 8) },
         );
       }
-      if (error.failed.some((index) => index < writes.length)) {
+      if (failed.some((role) => role.kind === 'write')) {
         throw new DomainError(
           'unavailable',
           'The gift certificate no longer has the balance this booking spent',
           {
-            giftcert_code: next.giftcert?.code ?? '',
+            giftcert_code: giftcertCode,
           },
         );
       }
-    }
-  }
-  throw new ContentionError();
+      // The booking changed since it was read: read it again and re-check.
+    },
+  });
 }
 
 /** Checks a booking in (or out): refused for VOID and CANCELLED and when already done; adds a note unless told not to. */

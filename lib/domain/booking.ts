@@ -17,13 +17,7 @@ import { getGiftcert, giftcertBalanceAction } from '../db/giftcert-repository.ts
 import { nextId } from '../db/id-counter-repository.ts';
 import { bookSessionAction, getSession, type StoredSession } from '../db/session-repository.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
-import {
-  ConditionsFailedError,
-  ContentionError,
-  type RetryPolicy,
-  type TransactItem,
-  transact,
-} from '../db/transact.ts';
+import { commitWithRetry, type NamedAction, type RetryPolicy, type TransactItem } from '../db/transact.ts';
 import type { SlipKey } from '../slip/codec.ts';
 import { type Audience, validateForm } from './booking-form.ts';
 import type { Caller } from './caller.ts';
@@ -185,121 +179,133 @@ async function bookSession(
   const bookingId = await nextId(ctx.db, 'booking', ctx.now);
   let newCustomerId: number | undefined;
   let code = newBookingCode(ctx.config.settings.booking_code_prefix);
-  for (let attempt = 1; attempt <= 5; attempt += 1) {
-    const session = await getSession(ctx.db, sessionId);
-    if (!session) throw new DomainError('not_found', 'No such session', { session_id: sessionId });
-    if (session.status === 'booked' && session.booking_id) {
-      const record = await getBookingRecord(ctx.db, session.booking_id);
-      if (record) return { booking: record.booking, existing: true };
-    }
-    if (isExpired(session, ctx.now)) {
-      throw new DomainError('session_expired', 'The session has expired or ended; start a new one', {
-        session_id: sessionId,
-      });
-    }
-    if (Object.keys(session.lines).length === 0) {
-      throw new DomainError('session_empty', 'The session has nothing to book', { session_id: sessionId });
-    }
+  type Role = 'session' | 'booking' | 'code' | 'other';
+  return commitWithRetry<Omit<CreatedBooking, 'ignoredFields'>, Role>(ctx.db, {
+    ...(ctx.retry ? { retry: ctx.retry } : {}),
+    // The code collided: draw another. Otherwise the session, the customer's email or the gift
+    // certificate changed meanwhile: read them again.
+    onFailed: (failed) => {
+      if (failed.includes('code')) code = newBookingCode(ctx.config.settings.booking_code_prefix);
+    },
+    attempt: async () => {
+      const session = await getSession(ctx.db, sessionId);
+      if (!session) throw new DomainError('not_found', 'No such session', { session_id: sessionId });
+      if (session.status === 'booked' && session.booking_id) {
+        const record = await getBookingRecord(ctx.db, session.booking_id);
+        if (record) return { done: { booking: record.booking, existing: true } };
+      }
+      if (isExpired(session, ctx.now)) {
+        throw new DomainError('session_expired', 'The session has expired or ended; start a new one', {
+          session_id: sessionId,
+        });
+      }
+      if (Object.keys(session.lines).length === 0) {
+        throw new DomainError('session_empty', 'The session has nothing to book', { session_id: sessionId });
+      }
 
-    const existingCustomer = email ? await getCustomerIdByEmail(ctx.db, email) : undefined;
-    newCustomerId = existingCustomer
-      ? undefined
-      : (newCustomerId ?? (await nextId(ctx.db, 'customer', ctx.now)));
-    const customerId = existingCustomer ?? (newCustomerId as number);
-    const totals = sessionTotals(session, ctx.config);
-    const giftcert = input.giftcertCode ? await spendable(ctx, input.giftcertCode, totals.total) : undefined;
-    const paid = giftcert?.amount ?? 0;
-    const nowSeconds = unixSeconds(ctx.now);
-    const lines = Object.values(session.lines);
-    const startDate =
-      lines.map((line) => line.start_date).sort()[0] ?? todayIn(ctx.config.company.timezone, ctx.now);
-    const endDate =
-      lines
-        .map((line) => line.end_date)
-        .sort()
-        .at(-1) ?? startDate;
-    const lastDate =
-      lines
-        .map((line) => line.last_date)
-        .sort()
-        .at(-1) ?? startDate;
-    const booking: StoredBooking = {
-      booking_id: bookingId,
-      code,
-      token: randomBytes(24).toString('base64url'),
-      status_id: initialStatus(ctx.config, totals.total - paid),
-      version: 1,
-      created_date: nowSeconds,
-      last_modified: nowSeconds,
-      customer_id: customerId,
-      form,
-      lines: session.lines,
-      holds: session.holds,
-      totals: {
-        sub_total: totals.subTotal,
-        discount: totals.discount,
-        tax: totals.tax,
-        tax_included: totals.taxIncluded,
-        total: totals.total,
-      },
-      paid_total: paid,
-      ...(giftcert ? { giftcert } : {}),
-      checked_in: 0,
-      checked_out: 0,
-      start_date: startDate,
-      end_date: endDate,
-      start_at: unixSeconds(localInstant(startDate, 0, ctx.config.company.timezone)),
-      end_at: unixSeconds(localInstant(endDate, 0, ctx.config.company.timezone)),
-      last_at: unixSeconds(localInstant(lastDate, 0, ctx.config.company.timezone)),
-      item_ids: [...new Set(lines.map((line) => line.item_id))],
-      session_id: session.id,
-      ...(ctx.caller.partnerId !== undefined ? { partner_id: ctx.caller.partnerId } : {}),
-    };
-    const actions: TransactItem[] = [
-      bookSessionAction(ctx.db, { session, bookingId, nowSeconds, nowMs: ctx.now }),
-      ...createBookingActions(ctx.db, booking),
-      ...releaseBudgetActions(ctx.db, session),
-      putEventAction(
-        ctx.db,
-        bookingId,
-        newEvent(ctx, 'booking.created', { status_id: booking.status_id, total: totals.total }),
-      ),
-    ];
-    if (newCustomerId !== undefined) {
-      actions.push(
-        ...createCustomerActions(ctx.db, {
-          customer_id: newCustomerId,
-          code: `C-${String(newCustomerId).padStart(6, '0')}`,
-          status_id: 'A',
-          email: email ?? '',
-          fields: Object.fromEntries(Object.entries(form).filter(([name]) => name.startsWith('customer_'))),
-          created_date: nowSeconds,
-        }).slice(0, email ? 2 : 1),
-      );
-    }
-    if (giftcert) {
-      actions.push(giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: giftcert.amount }));
-      actions.push(
-        putPaymentAction(ctx.db, bookingId, {
-          transaction_id: randomUUID(),
-          amount: giftcert.amount,
-          method: 'giftcert',
-          account_id: actorOf(ctx.caller),
-          date: nowSeconds,
-        }),
-      );
-    }
-    try {
-      await transact(ctx.db, actions, ctx.retry);
-      return { booking, existing: false };
-    } catch (error) {
-      if (!(error instanceof ConditionsFailedError)) throw error;
-      // The code collided: draw another. Otherwise the session, the customer's email or the gift
-      // certificate changed meanwhile: read them again.
-      if (error.failed.includes(2)) code = newBookingCode(ctx.config.settings.booking_code_prefix);
-    }
-  }
-  throw new ContentionError();
+      const existingCustomer = email ? await getCustomerIdByEmail(ctx.db, email) : undefined;
+      newCustomerId = existingCustomer
+        ? undefined
+        : (newCustomerId ?? (await nextId(ctx.db, 'customer', ctx.now)));
+      const customerId = existingCustomer ?? (newCustomerId as number);
+      const totals = sessionTotals(session, ctx.config);
+      const giftcert = input.giftcertCode
+        ? await spendable(ctx, input.giftcertCode, totals.total)
+        : undefined;
+      const paid = giftcert?.amount ?? 0;
+      const nowSeconds = unixSeconds(ctx.now);
+      const lines = Object.values(session.lines);
+      const startDate =
+        lines.map((line) => line.start_date).sort()[0] ?? todayIn(ctx.config.company.timezone, ctx.now);
+      const endDate =
+        lines
+          .map((line) => line.end_date)
+          .sort()
+          .at(-1) ?? startDate;
+      const lastDate =
+        lines
+          .map((line) => line.last_date)
+          .sort()
+          .at(-1) ?? startDate;
+      const booking: StoredBooking = {
+        booking_id: bookingId,
+        code,
+        token: randomBytes(24).toString('base64url'),
+        status_id: initialStatus(ctx.config, totals.total - paid),
+        version: 1,
+        created_date: nowSeconds,
+        last_modified: nowSeconds,
+        customer_id: customerId,
+        form,
+        lines: session.lines,
+        holds: session.holds,
+        totals: {
+          sub_total: totals.subTotal,
+          discount: totals.discount,
+          tax: totals.tax,
+          tax_included: totals.taxIncluded,
+          total: totals.total,
+        },
+        paid_total: paid,
+        ...(giftcert ? { giftcert } : {}),
+        checked_in: 0,
+        checked_out: 0,
+        start_date: startDate,
+        end_date: endDate,
+        start_at: unixSeconds(localInstant(startDate, 0, ctx.config.company.timezone)),
+        end_at: unixSeconds(localInstant(endDate, 0, ctx.config.company.timezone)),
+        last_at: unixSeconds(localInstant(lastDate, 0, ctx.config.company.timezone)),
+        item_ids: [...new Set(lines.map((line) => line.item_id))],
+        session_id: session.id,
+        ...(ctx.caller.partnerId !== undefined ? { partner_id: ctx.caller.partnerId } : {}),
+      };
+      const [bookingPut, codePut] = createBookingActions(ctx.db, booking) as [TransactItem, TransactItem];
+      const named: NamedAction<Role>[] = [
+        {
+          role: 'session',
+          action: bookSessionAction(ctx.db, { session, bookingId, nowSeconds, nowMs: ctx.now }),
+        },
+        { role: 'booking', action: bookingPut },
+        { role: 'code', action: codePut },
+      ];
+      const actions: TransactItem[] = [
+        ...releaseBudgetActions(ctx.db, session),
+        putEventAction(
+          ctx.db,
+          bookingId,
+          newEvent(ctx, 'booking.created', { status_id: booking.status_id, total: totals.total }),
+        ),
+      ];
+      if (newCustomerId !== undefined) {
+        actions.push(
+          ...createCustomerActions(ctx.db, {
+            customer_id: newCustomerId,
+            code: `C-${String(newCustomerId).padStart(6, '0')}`,
+            status_id: 'A',
+            email: email ?? '',
+            fields: Object.fromEntries(Object.entries(form).filter(([name]) => name.startsWith('customer_'))),
+            created_date: nowSeconds,
+          }).slice(0, email ? 2 : 1),
+        );
+      }
+      if (giftcert) {
+        actions.push(giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: giftcert.amount }));
+        actions.push(
+          putPaymentAction(ctx.db, bookingId, {
+            transaction_id: randomUUID(),
+            amount: giftcert.amount,
+            method: 'giftcert',
+            account_id: actorOf(ctx.caller),
+            date: nowSeconds,
+          }),
+        );
+      }
+      return {
+        write: [...named, ...actions.map((action) => ({ role: 'other' as const, action }))],
+        result: { booking, existing: false },
+      };
+    },
+  });
 }
 
 /**
