@@ -70,11 +70,16 @@ export async function runIdempotent<T>(db: Db, call: IdempotentCall, work: () =>
   config.registerLambdaContext({
     getRemainingTimeInMillis: () => call.remainingMs + LEASE_MARGIN_MS,
   } as Parameters<IdempotencyConfig['registerLambdaContext']>[0]);
-  const idempotent = makeIdempotent(async (_payload: Omit<IdempotentCall, 'remainingMs'>) => work(), {
-    persistenceStore,
-    config,
-    keyPrefix: 'booking-create',
-  });
+  // The stored result is what a replay returns: keep exactly its JSON, so saving it can never fail after
+  // the work (a booking) is done.
+  const idempotent = makeIdempotent(
+    async (_payload: Omit<IdempotentCall, 'remainingMs'>) => JSON.parse(JSON.stringify(await work())) as T,
+    {
+      persistenceStore,
+      config,
+      keyPrefix: 'booking-create',
+    },
+  );
   try {
     return (await idempotent({ scope: call.scope, key: call.key, requestHash: call.requestHash })) as T;
   } catch (error) {

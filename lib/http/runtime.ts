@@ -9,6 +9,18 @@ const required = (name: string): string => {
   return value;
 };
 
+/** The table of a deployed function (TABLE_NAME, and DYNAMODB_ENDPOINT for a local one). */
+export const dbFromEnv = () =>
+  createDb({
+    tableName: required('TABLE_NAME'),
+    endpoint: process.env.DYNAMODB_ENDPOINT,
+    region: process.env.AWS_REGION,
+  });
+
+/** A number from the environment, or its default. */
+export const numberFromEnv = (name: string, fallback: number): number =>
+  Number(process.env[name] ?? fallback);
+
 /**
  * The dependencies of a deployed function, read from its environment once at cold start: a missing
  * variable fails the cold start, not a request.
@@ -24,8 +36,8 @@ export function runtimeFromEnv(): ApiDeps {
       : undefined;
   return {
     ...(slipKeys ? { slipKeys } : {}),
-    db: createDb({ tableName: required('TABLE_NAME'), endpoint: process.env.DYNAMODB_ENDPOINT, region }),
+    db: dbFromEnv(),
     provider: region ? `aws:${region}` : 'local',
-    configTtlMs: Number(process.env.CONFIG_CACHE_MS ?? 15_000),
+    configTtlMs: numberFromEnv('CONFIG_CACHE_MS', 15_000),
   };
 }
