@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import { listBookingsInPartition } from '#lib/db/booking-repository.ts';
+import { listAllBookingsOfCustomer } from '#lib/db/booking-list-repository.ts';
 import { getCustomer, getCustomerIdByEmail } from '#lib/db/customer-repository.ts';
-import { customerBookingsPartition } from '#lib/db/keys.ts';
 import { canSee } from '#lib/domain/booking.ts';
 import type { Caller } from '#lib/domain/caller.ts';
 import { DomainError } from '#lib/domain/errors.ts';
@@ -19,12 +18,9 @@ const customerQuery = z.strictObject({ customer_email: z.string().check(z.maxLen
 const customerFor = async (deps: BookingDeps, caller: Caller, customerId: number | undefined) => {
   const customer = customerId ? await getCustomer(deps.db, customerId) : undefined;
   if (!customer) return undefined;
-  const bookings = (
-    await listBookingsInPartition(deps.db, {
-      index: 'gsi1',
-      partition: customerBookingsPartition(customer.customer_id),
-    })
-  ).filter((booking) => canSee(caller, booking));
+  const bookings = (await listAllBookingsOfCustomer(deps.db, customer.customer_id)).filter((booking) =>
+    canSee(caller, booking),
+  );
   if (caller.kind === 'staff' && caller.partnerOnly && bookings.length === 0) return undefined;
   return { customer, bookings };
 };

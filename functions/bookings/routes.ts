@@ -11,6 +11,7 @@ import {
   knownStatuses,
 } from '#lib/domain/booking.ts';
 import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
+import { listBookings } from '#lib/domain/booking-list.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import { isSessionId } from '#lib/domain/session.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
@@ -22,7 +23,7 @@ import { asList } from '#lib/http/parse.ts';
 import { sessionIdOf } from '#lib/http/session-cookie.ts';
 import { booleanParam, noParameters, parseInput } from '#lib/http/validate.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
-import { listBookings, readListQuery } from './list.ts';
+import { readListQuery } from './list.ts';
 import {
   invoiceUrl,
   presentCreated,
@@ -276,17 +277,8 @@ export const createNote =
 export const createListBookings =
   (deps: BookingDeps): RouteHandler =>
   async ({ input, config, caller, now }) => {
-    const asked = readListQuery(input, config, now);
-    // A partner's own credential lists only its bookings, whatever partner_id it sends.
-    const query =
-      caller.kind === 'staff' && caller.partnerOnly
-        ? {
-            ...asked,
-            partnerId:
-              asked.partnerId === undefined || asked.partnerId === caller.partnerId ? caller.partnerId : -1,
-          }
-        : asked;
-    const { rows, total } = await listBookings(deps.db, { query, config, now });
+    const query = readListQuery(input, config, now);
+    const { rows, total } = await listBookings(deps.db, { query, caller, config, now });
     const pages = Math.max(1, Math.ceil(total / query.limit));
     return {
       body: {

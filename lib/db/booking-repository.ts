@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import {
   bookingCodeKey,
@@ -122,109 +122,6 @@ export async function getBookingIdByCode(db: Db, code: string): Promise<number |
     new GetCommand({ TableName: db.tableName, Key: bookingCodeKey(code) }),
   );
   return Item ? Number(Item.booking_id) : undefined;
-}
-
-/** A DynamoDB filter over booking attributes (names and values of its placeholders). */
-export interface BookingFilter {
-  expression?: string;
-  names: Record<string, string>;
-  values: Record<string, unknown>;
-}
-
-const filterInput = (filter: BookingFilter) =>
-  filter.expression
-    ? {
-        FilterExpression: filter.expression,
-        ...(Object.keys(filter.names).length ? { ExpressionAttributeNames: filter.names } : {}),
-        ExpressionAttributeValues: filter.values,
-      }
-    : { ExpressionAttributeValues: {} };
-
-type IndexName = 'gsi1' | 'gsi2' | 'gsi3';
-
-/** A query of one index partition with a filter, from `cursor`. */
-const partitionQuery = (
-  db: Db,
-  options: { index: IndexName; partition: string; filter: BookingFilter; cursor?: Record<string, unknown> },
-  extra: { Select?: 'COUNT'; ScanIndexForward?: boolean },
-) => {
-  const input = filterInput(options.filter);
-  return new QueryCommand({
-    TableName: db.tableName,
-    IndexName: options.index,
-    KeyConditionExpression: `${options.index}pk = :partition`,
-    ...input,
-    ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ':partition': options.partition },
-    ExclusiveStartKey: options.cursor,
-    ...extra,
-  });
-};
-
-/** Counts the records of index partitions that pass a filter (COUNT queries, never reading items out). */
-export async function countInPartitions(
-  db: Db,
-  options: { index: IndexName; partitions: string[]; filter: BookingFilter },
-): Promise<number> {
-  const counts = await Promise.all(
-    options.partitions.map(async (partition) => {
-      let count = 0;
-      let cursor: Record<string, unknown> | undefined;
-      do {
-        const page = await db.client.send(
-          partitionQuery(db, { ...options, partition, ...(cursor ? { cursor } : {}) }, { Select: 'COUNT' }),
-        );
-        count += page.Count ?? 0;
-        cursor = page.LastEvaluatedKey;
-      } while (cursor);
-      return count;
-    }),
-  );
-  return counts.reduce((sum, count) => sum + count, 0);
-}
-
-/**
- * Reads one page of records (bookings, notes) from index partitions, newest first, skipping `skip`
- * matches: it reads past the pages before it and stops as soon as the page is full.
- */
-export async function pageInPartitions<T>(
-  db: Db,
-  options: { index: IndexName; partitions: string[]; filter: BookingFilter; skip: number; take: number },
-): Promise<T[]> {
-  const page: T[] = [];
-  let skipped = 0;
-  for (const partition of options.partitions) {
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const result = await db.client.send(
-        partitionQuery(
-          db,
-          { ...options, partition, ...(cursor ? { cursor } : {}) },
-          { ScanIndexForward: false },
-        ),
-      );
-      for (const record of result.Items ?? []) {
-        if (skipped < options.skip) skipped += 1;
-        else if (page.length < options.take) page.push(stripKeys<T>(record));
-      }
-      if (page.length >= options.take) return page;
-      cursor = result.LastEvaluatedKey;
-    } while (cursor);
-  }
-  return page;
-}
-
-/** Lists the bookings of one index partition (newest first). */
-export async function listBookingsInPartition(
-  db: Db,
-  options: { index: 'gsi1' | 'gsi2' | 'gsi3'; partition: string },
-): Promise<StoredBooking[]> {
-  const records = await queryAll(db, {
-    IndexName: options.index,
-    KeyConditionExpression: `${options.index}pk = :pk`,
-    ExpressionAttributeValues: { ':pk': options.partition },
-    ScanIndexForward: false,
-  });
-  return records.map((record) => stripKeys<StoredBooking>(record));
 }
 
 const bookingItem = (booking: StoredBooking) => ({
