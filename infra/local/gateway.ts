@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { fullPath, type Group, matchRoute } from '#lib/http/routes.ts';
+import { matchRoute } from '#lib/http/route-match.ts';
+import { fullPath, type Group } from '#lib/http/routes.ts';
 
 /** A Lambda handler as the gateway calls it. */
 export type GatewayHandler = (

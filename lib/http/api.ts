@@ -3,30 +3,20 @@ import middy from '@middy/core';
 import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { type Caller, resolveCaller } from '../auth/access.ts';
-import { AccessError } from '../auth/errors.ts';
-import { unixSeconds } from '../core/time.ts';
 import type { Db } from '../db/client.ts';
-import { getCredential, getToken, recordCredentialUse } from '../db/credential-repository.ts';
-import { IdempotencyKeyError } from '../db/idempotency-store.ts';
-import { getAccount, getConfig, recordAccountLogin, type StoredConfig } from '../db/tenant-repository.ts';
-import { ContentionError } from '../db/transact.ts';
-import { DomainError } from '../domain/errors.ts';
+import type { StoredConfig } from '../db/tenant-repository.ts';
 import type { SlipKey } from '../slip/codec.ts';
-import { clientKeyOf, resolveClientAddress, type TrustedProxies, trustedProxies } from './client-address.ts';
-import {
-  buildEnvelope,
-  buildErrorEnvelope,
-  type EnvelopeContext,
-  type EnvelopeTenant,
-  type RouteResult,
-  UNKNOWN_TENANT,
-} from './envelope.ts';
+import { clientKeyOf, resolveClientAddress } from './client-address.ts';
+import { buildEnvelope, type EnvelopeContext, type RouteResult } from './envelope.ts';
 import { ApiError, AuthError } from './errors.ts';
 import { collectIgnored } from './ignored.ts';
 import { logger } from './logger.ts';
 import { type Input, parseRequest } from './parse.ts';
 import { budgetOf, enforceRateLimit } from './rate-limit.ts';
-import { API_PREFIX, fullPath, type Group, matchRoute, type Route, routesOfGroup } from './routes.ts';
+import { errorResponse, jsonResponse, type RequestState, respond, unauthorizedResponse } from './respond.ts';
+import { matchRoute } from './route-match.ts';
+import { API_PREFIX, fullPath, type Group, type Route, routesOfGroup } from './routes.ts';
+import { accessStore, createConfigCache, createTrustedCache, envelopeTenant } from './tenant-context.ts';
 
 /** What every endpoint group needs at run time, built once per process. */
 export interface ApiDeps {
@@ -81,136 +71,7 @@ type Event = APIGatewayProxyEventV2;
 const DEFAULT_REMAINING_MS = 10_000;
 type Result = APIGatewayProxyStructuredResultV2;
 
-interface RequestState {
-  requestId: string;
-  startedAt: number;
-  resource: string;
-  id: string;
-  config?: StoredConfig;
-  clientAddress?: string;
-  /** The `RateLimit-*` headers of a limited route, sent on every response of the request. */
-  limitHeaders?: Record<string, string>;
-  /** Parameters sent but not read, as sent. */
-  ignored: Set<string>;
-}
-
 const states = new WeakMap<Event, RequestState>();
-
-const WWW_AUTHENTICATE = 'Basic realm="Booking API 3.0", Bearer realm="Booking API 3.0"';
-
-const envelopeTenant = (config: StoredConfig | undefined): EnvelopeTenant =>
-  config
-    ? {
-        account_id: config.company.account_id,
-        host_id: config.company.host_id,
-        name: config.company.name,
-        locale: { id: config.locale.id, lang: config.locale.lang, currency: config.locale.currency },
-      }
-    : UNKNOWN_TENANT;
-
-/** Caches the tenant configuration for a short time, so most requests read nothing for the envelope. */
-function createConfigCache(deps: ApiDeps) {
-  const ttl = deps.configTtlMs ?? 15_000;
-  let cached: { config: StoredConfig; until: number } | undefined;
-  return async (now: number): Promise<StoredConfig> => {
-    if (cached && cached.until > now) return cached.config;
-    const config = await getConfig(deps.db);
-    if (!config) throw new Error('No tenant is loaded into the table');
-    cached = { config, until: now + ttl };
-    return config;
-  };
-}
-
-/** The trusted proxies of a configuration, built once per configuration read. */
-const createTrustedCache = (extra: readonly string[]) => {
-  const cache = new WeakMap<StoredConfig, TrustedProxies>();
-  return (config: StoredConfig): TrustedProxies => {
-    let list = cache.get(config);
-    if (!list) {
-      list = trustedProxies([...config.settings.trusted_proxies, ...extra]);
-      cache.set(config, list);
-    }
-    return list;
-  };
-};
-
-const accessStore = (db: Db) => ({
-  getCredential: (key: string) => getCredential(db, key),
-  getToken: (hash: string) => getToken(db, hash),
-  getAccount: (accountId: number) => getAccount(db, accountId),
-  recordUse: async (options: { key: string; accountId: number; ip: string; at: number }) => {
-    const recorded = await recordCredentialUse(db, {
-      key: options.key,
-      at: options.at,
-      notBefore: options.at - 60_000,
-    });
-    if (recorded) {
-      await recordAccountLogin(db, {
-        accountId: options.accountId,
-        at: unixSeconds(options.at),
-        ip: options.ip,
-      });
-    }
-  },
-});
-
-const respond = (
-  state: RequestState,
-  options: {
-    status: number;
-    contentType: string;
-    body: string;
-    headers?: Record<string, string>;
-    cookies?: string[];
-  },
-): Result => ({
-  statusCode: options.status,
-  headers: {
-    'content-type': options.contentType,
-    'cache-control': 'no-store',
-    'x-request-id': state.requestId,
-    ...(state.ignored.size ? { 'x-ignored-parameters': [...state.ignored].join(',') } : {}),
-    ...state.limitHeaders,
-    ...options.headers,
-  },
-  ...(options.cookies?.length ? { cookies: options.cookies } : {}),
-  body: options.body,
-});
-
-const jsonResponse = (
-  state: RequestState,
-  options: { status: number; body: unknown; headers?: Record<string, string>; cookies?: string[] },
-): Result =>
-  respond(state, {
-    ...options,
-    contentType: 'application/json; charset=utf-8',
-    body: JSON.stringify(options.body),
-  });
-
-/** Maps the errors that carry a client-facing meaning to their envelope error; others are internal. */
-const toApiError = (error: unknown): ApiError | undefined => {
-  if (error instanceof ApiError) return error;
-  if (error instanceof DomainError) {
-    return new ApiError(error.code, {
-      details: error.message,
-      data: error.data,
-      ...(error.title ? { title: error.title } : {}),
-    });
-  }
-  if (error instanceof AccessError) {
-    return new ApiError(error.code, { details: error.message, data: error.data });
-  }
-  if (error instanceof IdempotencyKeyError) {
-    return new ApiError(error.code, { details: error.message, data: { 'Idempotency-Key': error.key } });
-  }
-  if (error instanceof ContentionError) {
-    return new ApiError('busy', {
-      details: 'Too many changes at once; try again',
-      headers: { 'retry-after': '1' },
-    });
-  }
-  return undefined;
-};
 
 const lowerCaseKeys = (headers: Record<string, string | undefined>): Record<string, string> =>
   Object.fromEntries(
@@ -235,7 +96,7 @@ export function createApiHandler(options: {
 }) {
   const { group, routes, deps } = options;
   const clock = deps.clock ?? Date.now;
-  const loadConfig = createConfigCache(deps);
+  const loadConfig = createConfigCache({ db: deps.db, ttlMs: deps.configTtlMs });
   const trustedOf = createTrustedCache(deps.trustedProxies ?? []);
   const store = accessStore(deps.db);
 
@@ -399,58 +260,19 @@ export function createApiHandler(options: {
           ignored: new Set<string>(),
         };
         const error = request.error;
+        const sourceIp = event.requestContext?.http?.sourceIp;
         if (error instanceof AuthError) {
-          logger.info('request', {
-            request_id: state.requestId,
-            status: 401,
-            reason: error.message,
-            client_ip: state.clientAddress ?? event.requestContext?.http?.sourceIp,
-          });
-          request.response = jsonResponse(state, {
-            status: 401,
-            body: { error: error.error, error_description: error.message },
-            headers: {
-              'www-authenticate':
-                error.error === 'invalid_token'
-                  ? `${WWW_AUTHENTICATE}, error="invalid_token"`
-                  : WWW_AUTHENTICATE,
-            },
-          });
+          request.response = unauthorizedResponse(state, error, sourceIp);
           return;
-        }
-        const apiError =
-          toApiError(error) ??
-          new ApiError('internal', {
-            details: `Something went wrong on our side. Quote request id ${state.requestId} when reporting it.`,
-            data: { request_id: state.requestId },
-          });
-        if (apiError.status >= 500) {
-          logger.error('request failed', {
-            request_id: state.requestId,
-            status: apiError.status,
-            client_ip: state.clientAddress ?? event.requestContext?.http?.sourceIp,
-            error,
-          });
-        } else {
-          logger.info('request', {
-            request_id: state.requestId,
-            status: apiError.status,
-            error_id: apiError.id,
-            client_ip: state.clientAddress ?? event.requestContext?.http?.sourceIp,
-          });
         }
         if (!state.config) {
           state.config = await loadConfig(clock()).catch(() => undefined);
         }
-        const method = event.requestContext?.http?.method ?? 'GET';
-        request.response = jsonResponse(state, {
-          status: apiError.status,
-          body: buildErrorEnvelope(context(state, method), apiError),
-          headers: apiError.headers,
-          cookies: [
-            ...apiError.cookies,
-            ...(options.errorCookies?.(error, lowerCaseKeys(event.headers ?? {})) ?? []),
-          ],
+        request.response = errorResponse(state, {
+          error,
+          context: context(state, event.requestContext?.http?.method ?? 'GET'),
+          sourceIp,
+          cookies: options.errorCookies?.(error, lowerCaseKeys(event.headers ?? {})) ?? [],
         });
       },
     })

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authErrorSchema, errorEnvelopeSchema, RESPONSES } from '#functions/responses.ts';
 import { resolveGroup } from '#infra/local/gateway.ts';
-import { matchRoute } from '#lib/http/routes.ts';
+import { matchRoute } from '#lib/http/route-match.ts';
 
 /** What a test request says. */
 export interface TestRequest {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveGroup } from '#infra/local/gateway.ts';
-import { fullPath, matchRoute, ROUTES } from '#lib/http/routes.ts';
+import { matchRoute } from '#lib/http/route-match.ts';
+import { fullPath, ROUTES } from '#lib/http/routes.ts';
 
 describe('the route table', () => {
   it.each([

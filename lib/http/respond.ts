@@ -1,0 +1,153 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { AccessError } from '../auth/errors.ts';
+import { IdempotencyKeyError } from '../db/idempotency-store.ts';
+import type { StoredConfig } from '../db/tenant-repository.ts';
+import { ContentionError } from '../db/transact.ts';
+import { DomainError } from '../domain/errors.ts';
+import { buildErrorEnvelope, type EnvelopeContext } from './envelope.ts';
+import { ApiError, type AuthError } from './errors.ts';
+import { logger } from './logger.ts';
+
+type Result = APIGatewayProxyStructuredResultV2;
+
+/** What one request has learnt so far, for its response and its log lines, whatever the outcome. */
+export interface RequestState {
+  requestId: string;
+  startedAt: number;
+  resource: string;
+  id: string;
+  config?: StoredConfig;
+  clientAddress?: string;
+  /** The `RateLimit-*` headers of a limited route, sent on every response of the request. */
+  limitHeaders?: Record<string, string>;
+  /** Parameters sent but not read, as sent. */
+  ignored: Set<string>;
+}
+
+const WWW_AUTHENTICATE = 'Basic realm="Booking API 3.0", Bearer realm="Booking API 3.0"';
+
+/** A response with the headers every response carries (request id, ignored parameters, limits). */
+export const respond = (
+  state: RequestState,
+  options: {
+    status: number;
+    contentType: string;
+    body: string;
+    headers?: Record<string, string> | undefined;
+    cookies?: string[] | undefined;
+  },
+): Result => ({
+  statusCode: options.status,
+  headers: {
+    'content-type': options.contentType,
+    'cache-control': 'no-store',
+    'x-request-id': state.requestId,
+    ...(state.ignored.size ? { 'x-ignored-parameters': [...state.ignored].join(',') } : {}),
+    ...state.limitHeaders,
+    ...options.headers,
+  },
+  ...(options.cookies?.length ? { cookies: options.cookies } : {}),
+  body: options.body,
+});
+
+/** A JSON response. */
+export const jsonResponse = (
+  state: RequestState,
+  options: {
+    status: number;
+    body: unknown;
+    headers?: Record<string, string> | undefined;
+    cookies?: string[] | undefined;
+  },
+): Result =>
+  respond(state, {
+    ...options,
+    contentType: 'application/json; charset=utf-8',
+    body: JSON.stringify(options.body),
+  });
+
+/** Maps the errors that carry a client-facing meaning to their envelope error; others are internal. */
+const toApiError = (error: unknown): ApiError | undefined => {
+  if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) {
+    return new ApiError(error.code, {
+      details: error.message,
+      data: error.data,
+      ...(error.title ? { title: error.title } : {}),
+    });
+  }
+  if (error instanceof AccessError) {
+    return new ApiError(error.code, { details: error.message, data: error.data });
+  }
+  if (error instanceof IdempotencyKeyError) {
+    return new ApiError(error.code, { details: error.message, data: { 'Idempotency-Key': error.key } });
+  }
+  if (error instanceof ContentionError) {
+    return new ApiError('busy', {
+      details: 'Too many changes at once; try again',
+      headers: { 'retry-after': '1' },
+    });
+  }
+  return undefined;
+};
+
+/** The 401 answer: the OAuth-style body (no envelope) and the schemes a client may use. */
+export function unauthorizedResponse(
+  state: RequestState,
+  error: AuthError,
+  sourceIp: string | undefined,
+): Result {
+  logger.info('request', {
+    request_id: state.requestId,
+    status: 401,
+    reason: error.message,
+    client_ip: state.clientAddress ?? sourceIp,
+  });
+  return jsonResponse(state, {
+    status: 401,
+    body: { error: error.error, error_description: error.message },
+    headers: {
+      'www-authenticate':
+        error.error === 'invalid_token' ? `${WWW_AUTHENTICATE}, error="invalid_token"` : WWW_AUTHENTICATE,
+    },
+  });
+}
+
+/**
+ * The error envelope of any other error: its own status and message for a client-facing error, a generic
+ * 500 with the request id otherwise (the cause goes only to the log).
+ */
+export function errorResponse(
+  state: RequestState,
+  options: { error: unknown; context: EnvelopeContext; sourceIp: string | undefined; cookies: string[] },
+): Result {
+  const { error } = options;
+  const apiError =
+    toApiError(error) ??
+    new ApiError('internal', {
+      details: `Something went wrong on our side. Quote request id ${state.requestId} when reporting it.`,
+      data: { request_id: state.requestId },
+    });
+  const client_ip = state.clientAddress ?? options.sourceIp;
+  if (apiError.status >= 500) {
+    logger.error('request failed', {
+      request_id: state.requestId,
+      status: apiError.status,
+      client_ip,
+      error,
+    });
+  } else {
+    logger.info('request', {
+      request_id: state.requestId,
+      status: apiError.status,
+      error_id: apiError.id,
+      client_ip,
+    });
+  }
+  return jsonResponse(state, {
+    status: apiError.status,
+    body: buildErrorEnvelope(options.context, apiError),
+    headers: apiError.headers,
+    cookies: [...apiError.cookies, ...options.cookies],
+  });
+}
