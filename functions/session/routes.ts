@@ -10,8 +10,8 @@ import {
   endSession,
   lineAvailability,
   loadOpenSession,
-  type SessionContext,
 } from '#lib/domain/session.ts';
+import type { SessionContext } from '#lib/domain/session-commit.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
 import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';

@@ -1,0 +1,210 @@
+import { unixSeconds } from '../core/time.ts';
+import type { Db } from '../db/client.ts';
+import {
+  claimClientSessionAction,
+  dropClientSessionAction,
+  getClientSessions,
+  holdClientUnitsAction,
+  releaseClientUnitsAction,
+} from '../db/client-hold-repository.ts';
+import { putSessionAction, type StoredSession } from '../db/session-repository.ts';
+import { holdStockAction, parseCounterId, releaseStockAction } from '../db/stock-repository.ts';
+import { createItemLoader, type ItemLoader, type StoredItem } from '../db/tenant-repository.ts';
+import { commitWithRetry, type NamedAction, type RetryPolicy, type TransactItem } from '../db/transact.ts';
+import type { SlipKey } from '../slip/codec.ts';
+import { type Change, type LineContext, MAX_COUNTER_CHANGES } from './cart-lines.ts';
+import { DomainError } from './errors.ts';
+import { capacityOf, clientAllowance, isHolding } from './stock.ts';
+import { releaseExpiredSession } from './sweep.ts';
+
+/** What every session operation needs: the line rules' context, the table and the SLIP keys. */
+export interface SessionContext extends LineContext {
+  db: Db;
+  keys: readonly SlipKey[];
+  retry?: RetryPolicy;
+  /** The request's item loader, so one request reads each item once. */
+  loadItems?: ItemLoader;
+}
+
+/** What one action of a session transaction does, to tell which rule a failed condition broke. */
+type ActionRole =
+  | { kind: 'stock'; counter: string }
+  | { kind: 'client'; counter: string; allowance: number }
+  | { kind: 'sessions' }
+  | { kind: 'session' };
+
+/**
+ * The actions that move a session's holds from `before` to `after`: each counter that grows is held on
+ * capacity and (for a budgeted client) on the client's allowance; each that shrinks is released from both;
+ * and the client's set of holding sessions gains or loses the session when it starts or stops holding.
+ */
+function holdActions(
+  ctx: SessionContext,
+  options: { before: StoredSession; after: StoredSession; all: StoredItem[]; owners: Record<string, string> },
+): NamedAction<ActionRole>[] {
+  const { before, after } = options;
+  const client = before.client ?? after.client;
+  const seconds = unixSeconds(ctx.now);
+  const named: NamedAction<ActionRole>[] = [];
+  const push = (action: TransactItem, role: ActionRole) => {
+    named.push({ action, role });
+  };
+  const counters = new Set([...Object.keys(before.holds), ...Object.keys(after.holds)]);
+  for (const id of counters) {
+    const delta = (after.holds[id] ?? 0) - (before.holds[id] ?? 0);
+    if (delta === 0) continue;
+    const { itemId, slot } = parseCounterId(id);
+    if (delta < 0) {
+      push(releaseStockAction(ctx.db, { itemId, slot, units: -delta }), { kind: 'stock', counter: id });
+      if (client) {
+        push(releaseClientUnitsAction(ctx.db, { client, counterId: id, units: -delta }), {
+          kind: 'client',
+          counter: id,
+          allowance: 0,
+        });
+      }
+      continue;
+    }
+    const item = options.all.find((entry) => entry.item_id === itemId);
+    const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
+    if (delta > capacity) throw unavailable(id, options.owners);
+    push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity }), { kind: 'stock', counter: id });
+    if (client) {
+      const allowance = clientAllowance(capacity, ctx.config.settings.limits.client_hold_share);
+      if (delta > allowance) throw holdLimit(id, options.owners, { allowance });
+      push(
+        holdClientUnitsAction(ctx.db, {
+          client,
+          counterId: id,
+          units: delta,
+          allowance,
+          nowSeconds: seconds,
+        }),
+        { kind: 'client', counter: id, allowance },
+      );
+    }
+  }
+  if (named.length > MAX_COUNTER_CHANGES * 2) {
+    throw new DomainError('validation_error', 'Too many item-dates change in one call; split the changes', {
+      alter: `at most ${MAX_COUNTER_CHANGES} item-dates may change in one call`,
+    });
+  }
+  if (client && isHolding(after) && !isHolding(before)) {
+    push(
+      claimClientSessionAction(ctx.db, {
+        client,
+        sessionId: after.id,
+        max: ctx.config.settings.limits.open_sessions_per_client,
+        nowSeconds: seconds,
+      }),
+      { kind: 'sessions' },
+    );
+  } else if (client && isHolding(before) && !isHolding(after)) {
+    push(dropClientSessionAction(ctx.db, { client, sessionId: before.id }), { kind: 'sessions' });
+  }
+  return named;
+}
+
+/**
+ * Frees a client's session slots held by sessions that have already expired but that the sweeper has
+ * not reached yet, so a guest who abandoned carts is not locked out until the next sweep.
+ */
+async function releaseClientExpiredSessions(ctx: SessionContext, client: string): Promise<void> {
+  for (const sessionId of await getClientSessions(ctx.db, client)) {
+    await releaseExpiredSession(ctx.db, {
+      sessionId,
+      now: ctx.now,
+      ...(ctx.retry ? { retry: ctx.retry } : {}),
+    });
+  }
+}
+
+/**
+ * Writes a changed session and the difference of its holds in one transaction: counters that grow are
+ * held conditionally on capacity and on the client's hold budget, those that shrink are released, and the
+ * session only if nobody changed it meanwhile. A failed counter is 409 `unavailable` naming the line and
+ * date; a budget that would be exceeded is 409 `hold_limit`; a concurrent change of the session is re-read
+ * and re-applied; persistent conflicts end in 503 `busy`.
+ */
+export async function commitSession(
+  ctx: SessionContext,
+  read: () => Promise<StoredSession>,
+  change: (session: StoredSession, all: StoredItem[]) => Change,
+  itemIds: number[] = [],
+): Promise<StoredSession> {
+  let cleaned = false;
+  let written: Change | undefined;
+  return commitWithRetry<StoredSession, ActionRole>(ctx.db, {
+    ...(ctx.retry ? { retry: ctx.retry } : {}),
+    attempt: async () => {
+      const session = await read();
+      const all = await (ctx.loadItems ?? createItemLoader(ctx.db))([
+        ...itemIds,
+        ...Object.values(session.lines).map((line) => line.item_id),
+      ]);
+      written = change(session, all);
+      const { next, owners } = written;
+      if (next === session) return { done: session };
+      const write = holdActions(ctx, { before: session, after: next, all, owners });
+      write.push({
+        role: { kind: 'session' },
+        action: putSessionAction(ctx.db, {
+          session: next,
+          ...(session.version === 0 ? {} : { previousVersion: session.version }),
+          nowSeconds: unixSeconds(ctx.now),
+        }),
+      });
+      return { write, result: next };
+    },
+    onFailed: async (failed) => {
+      // Someone changed (or expired) the session since we read it: read again and re-apply.
+      if (failed.some((role) => role.kind === 'session')) return;
+      const { next, owners } = written as Change;
+      const stock = failed.find((role) => role.kind === 'stock');
+      if (stock?.kind === 'stock') throw unavailable(stock.counter, owners);
+      const budget = failed.find((role) => role.kind === 'client');
+      if (budget?.kind === 'client') throw holdLimit(budget.counter, owners, { allowance: budget.allowance });
+      if (failed.some((role) => role.kind === 'sessions')) {
+        if (cleaned) {
+          throw holdLimit(Object.keys(next.holds)[0] ?? '', owners, {
+            sessions: ctx.config.settings.limits.open_sessions_per_client,
+          });
+        }
+        cleaned = true;
+        await releaseClientExpiredSessions(ctx, next.client as string);
+      }
+    },
+  });
+}
+
+/** 409 `hold_limit`: the client would hold more than its share of an item-date, or too many sessions. */
+const holdLimit = (
+  id: string,
+  owners: Record<string, string>,
+  limit: { allowance?: number; sessions?: number },
+): DomainError => {
+  const { itemId, slot } = parseCounterId(id);
+  const date = slot.slice(0, 8);
+  const message =
+    limit.sessions !== undefined
+      ? `This client already has ${limit.sessions} carts holding stock; book or end one first`
+      : `One client may hold at most ${limit.allowance} of item ${itemId} on ${date}`;
+  return new DomainError('hold_limit', message, {
+    line: owners[id] ?? '',
+    item_id: itemId,
+    date,
+    ...(slot.length > 8 ? { slot } : {}),
+    ...(limit.sessions !== undefined ? { open_sessions: limit.sessions } : { allowed: limit.allowance }),
+  });
+};
+
+const unavailable = (id: string, owners: Record<string, string>): DomainError => {
+  const { itemId, slot } = parseCounterId(id);
+  const date = slot.slice(0, 8);
+  return new DomainError('unavailable', `Not enough left of item ${itemId} on ${date}`, {
+    line: owners[id] ?? '',
+    item_id: itemId,
+    date,
+    ...(slot.length > 8 ? { slot } : {}),
+  });
+};
