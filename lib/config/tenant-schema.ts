@@ -1,6 +1,15 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import {
+  bookingParamSchema,
+  categorySchema,
+  discountSchema,
+  giftcertSchema,
+  itemSchema,
+  taxSchema,
+} from './catalog-schema.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
+import { paramId, positiveId, text } from './schema-parts.ts';
 
 /** The default booking status set of the interface (§3); CANCELLED is reserved and always exists. */
 export const DEFAULT_STATUSES = [
@@ -13,14 +22,6 @@ export const DEFAULT_STATUSES = [
   { status_id: 'VOID', name: 'Void' },
 ];
 
-const isRealDate = (value: string): boolean => {
-  const year = Number(value.slice(0, 4));
-  const month = Number(value.slice(4, 6));
-  const day = Number(value.slice(6, 8));
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-};
-
 const isTimeZone = (value: string): boolean => {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: value });
@@ -30,16 +31,6 @@ const isTimeZone = (value: string): boolean => {
   }
 };
 
-const ymd = z
-  .string()
-  .regex(/^\d{8}$/, 'a date as YYYYMMDD')
-  .refine(isRealDate, 'not a real calendar date');
-const money = z.string().regex(/^\d{1,9}(\.\d{1,4})?$/, 'a decimal amount as a string, such as "40.00"');
-const text = (max: number) => z.string().max(max);
-const positiveId = z.number().int().positive().max(2_147_483_647);
-const paramId = z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'lower case letters, digits and _');
-const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time as HH:MM');
-const dow = z.number().int().min(0).max(6);
 const isAddressOrCidr = (value: string): boolean => {
   const [address = '', prefix, ...rest] = value.split('/');
   const family = isIP(address);
@@ -112,118 +103,6 @@ const settingsSchema = z.strictObject({
       burst_limit: z.number().int().positive().max(5_000).default(100),
     })
     .default({ rate_limit: 50, burst_limit: 100 }),
-});
-
-const bookingParamSchema = z.strictObject({
-  lbl: text(100).min(1),
-  group: z.number().int().nonnegative().default(0),
-});
-
-const categorySchema = z.strictObject({
-  category_id: positiveId,
-  name: text(200).min(1),
-  description: text(5000).default(''),
-  pos: z.number().int().default(0),
-  image: text(2000).default(''),
-});
-
-const itemParamSchema = z.strictObject({
-  price: money.default('0.00'),
-  counts_stock: z.boolean().default(false),
-  def: z.number().int().min(0).max(999).default(0),
-  req: z.boolean().default(false),
-  min: z.number().int().min(0).max(999).default(0),
-  max: z.number().int().min(0).max(999).default(99),
-  range: z.boolean().default(false),
-  hide: z.boolean().default(false),
-});
-
-const rateSchema = z.strictObject({
-  name: text(100).min(1),
-  start_date: ymd.optional(),
-  end_date: ymd.optional(),
-  dow: z.array(dow).max(7).optional(),
-  price: z.strictObject({
-    item: money.optional(),
-    param: z.record(paramId, money).default({}),
-  }),
-});
-
-const rulesSchema = z.strictObject({
-  min_len: z.number().int().positive().optional(),
-  max_len: z.number().int().positive().optional(),
-  lead_days: z.number().int().nonnegative().optional(),
-  advance_days: z.number().int().positive().optional(),
-  closed_dates: z.array(ymd).max(1000).default([]),
-  closed_dow: z.array(dow).max(7).default([]),
-});
-
-const imageSchema = z.strictObject({
-  src: text(2000).min(1),
-  src2x: text(2000).optional(),
-  title: text(200).optional(),
-});
-
-const itemSchema = z.strictObject({
-  item_id: positiveId,
-  sku: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _'),
-  name: text(200).min(1),
-  unit: z.enum(['D', 'N', 'H']),
-  enabled: z.boolean().default(true),
-  visibility: z.enum(['*', 'S', 'P']).default('*'),
-  category_id: positiveId,
-  pos: z.number().int().default(0),
-  summary: text(5000).default(''),
-  details: text(20000).default(''),
-  url: text(2000).default(''),
-  video: z.strictObject({ id: text(2000), start: z.number().int().nonnegative().default(0) }).optional(),
-  images: z.array(imageSchema).max(20).default([]),
-  stock: z.number().int().nonnegative().max(100_000),
-  unlimited: z.boolean().default(false),
-  stock_overrides: z.record(ymd, z.number().int().nonnegative().max(100_000)).default({}),
-  hours: z.strictObject({ open: hhmm, close: hhmm }).optional(),
-  params: z.record(paramId, itemParamSchema).default({}),
-  price: z.strictObject({ item: money.optional() }).default({}),
-  rates: z.array(rateSchema).max(100).default([]),
-  rules: rulesSchema.default({ closed_dates: [], closed_dow: [] }),
-  package: z
-    .strictObject({
-      items: z
-        .array(
-          z.strictObject({
-            item_id: positiveId,
-            qty: z.number().int().positive().max(100).default(1),
-            optional: z.boolean().default(false),
-          }),
-        )
-        .min(1)
-        .max(20),
-    })
-    .optional(),
-});
-
-const discountSchema = z.strictObject({
-  code: z.string().regex(/^[A-Z0-9_-]{2,32}$/, 'upper case letters, digits, - and _'),
-  name: text(200).min(1),
-  type: z.enum(['percent', 'amount']),
-  value: money,
-  start_date: ymd.optional(),
-  end_date: ymd.optional(),
-  item_ids: z.array(positiveId).max(1000).optional(),
-});
-
-const giftcertSchema = z.strictObject({
-  code: z.string().regex(/^[A-Z0-9_-]{4,32}$/, 'upper case letters, digits, - and _'),
-  amount: money,
-  expires: ymd.optional(),
-});
-
-const taxSchema = z.strictObject({
-  tax_id: paramId,
-  name: text(100).min(1),
-  rate: z.number().min(0).max(100),
-  inclusive: z.boolean().default(false),
-  item_ids: z.array(positiveId).max(1000).optional(),
 });
 
 const statusSchema = z.strictObject({
