@@ -1,14 +1,7 @@
 import type { TenantItem } from '../config/tenant-schema.ts';
-import {
-  addDays,
-  datesFrom,
-  dayOfWeek,
-  daysBetween,
-  localInstant,
-  utcHourKey,
-  type Ymd,
-} from '../core/dates.ts';
+import { datesFrom, localInstant, utcHourKey, type Ymd } from '../core/dates.ts';
 import { quantitiesFor, type StockLookup, stockOf, unitsFor } from './rate-item.ts';
+import { isBookableOn } from './rules.ts';
 import type { Slot } from './span.ts';
 
 const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
@@ -35,18 +28,6 @@ export function slotRangeOf(
   return { first: head, last: tail };
 }
 
-const bookableOn = (item: TenantItem, date: Ymd, today: Ymd): boolean => {
-  const {
-    closed_dates: closedDates,
-    closed_dow: closedDow,
-    lead_days: lead,
-    advance_days: advance,
-  } = item.rules;
-  if (closedDates.includes(date) || closedDow.includes(dayOfWeek(date))) return false;
-  if (date < addDays(today, lead ?? 0)) return false;
-  return advance === undefined || daysBetween(today, date) <= advance;
-};
-
 /**
  * Availability per date for a calendar: the units left (for hourly items, in the best hour), 0 on
  * closed dates and outside the lead time and advance limit. A package's count is what its required
@@ -64,7 +45,7 @@ export function calendarOf(input: {
   const { item } = input;
   const calendar: Record<Ymd, number> = {};
   for (const date of datesFrom(input.first, input.last)) {
-    if (!bookableOn(item, date, input.today)) {
+    if (!isBookableOn(item, date, input.today)) {
       calendar[date] = 0;
       continue;
     }
@@ -76,7 +57,7 @@ export function calendarOf(input: {
       const partSlots = slotsOfDate(part.item, date, input.timeZone);
       const partAvailable = Math.max(0, ...partSlots.map((slot) => stockOf(part.item, slot, input.stock).A));
       const allowed =
-        perPackage > 0 && bookableOn(part.item, date, input.today)
+        perPackage > 0 && isBookableOn(part.item, date, input.today)
           ? Math.floor(partAvailable / perPackage)
           : 0;
       partsLimit = Math.min(partsLimit, allowed);

@@ -1,6 +1,8 @@
 import type { Tenant, TenantItem } from '../config/tenant-schema.ts';
-import { addDays, dayOfWeek, daysBetween, todayIn, type Ymd } from '../core/dates.ts';
+import { dayOfWeek, todayIn } from '../core/dates.ts';
 import { percentOf, toMinor } from '../core/money.ts';
+import { inWindow, pricesOn, slotTotal } from './pricing.ts';
+import { dateRuleErrors, isClosed, paramRuleErrors } from './rules.ts';
 import { type RequestedSpan, resolveSpan, type Slot, type Span, SpanError } from './span.ts';
 
 /** How strictly rules apply: all, all but date-based ones (`soft`), or none (`off`); stock always. */
@@ -85,9 +87,6 @@ export interface RatedItem {
   parts: RatedPart[];
 }
 
-const inWindow = (date: Ymd, start?: Ymd, end?: Ymd): boolean =>
-  (start === undefined || date >= start) && (end === undefined || date <= end);
-
 /** The quantities of an item's parameters: as requested, else the item's default. */
 export function quantitiesFor(item: TenantItem, requested: Record<string, number>): Record<string, number> {
   return Object.fromEntries(
@@ -105,42 +104,6 @@ export function unitsFor(item: TenantItem, quantities: Record<string, number>): 
   return counting.reduce((sum, [id]) => sum + (quantities[id] ?? 0), 0);
 }
 
-/**
- * The prices of one slot's date: base prices, each overridden by the last matching tenant rate that
- * sets it. `sources` says which rate (1-based) priced each parameter; the base price has none.
- */
-export function pricesOn(
-  item: TenantItem,
-  date: Ymd,
-  decimals: number,
-): { price: Record<string, number>; rate: number; sources: Record<string, number> } {
-  const price: Record<string, number> = {};
-  const sources: Record<string, number> = {};
-  for (const [id, param] of Object.entries(item.params)) price[id] = toMinor(param.price, decimals);
-  if (item.price.item !== undefined) price._item = toMinor(item.price.item, decimals);
-  let applied = 0;
-  item.rates.forEach((rate, index) => {
-    if (!inWindow(date, rate.start_date, rate.end_date)) return;
-    if (rate.dow && !rate.dow.includes(dayOfWeek(date))) return;
-    applied = index + 1;
-    for (const [id, amount] of Object.entries(rate.price.param)) {
-      price[id] = toMinor(amount, decimals);
-      sources[id] = index + 1;
-    }
-    if (rate.price.item !== undefined) {
-      price._item = toMinor(rate.price.item, decimals);
-      sources._item = index + 1;
-    }
-  });
-  return { price, rate: applied, sources };
-}
-
-const slotTotal = (price: Record<string, number>, quantities: Record<string, number>): number =>
-  Object.entries(price).reduce(
-    (sum, [id, amount]) => sum + amount * (id === '_item' ? 1 : (quantities[id] ?? 0)),
-    0,
-  );
-
 /** The stock of an item's slot: capacity (per-date override or stock) less what is used. */
 export function stockOf(item: TenantItem, slot: Slot, used: StockLookup): SlotStock {
   const capacity = item.stock_overrides[slot.date] ?? item.stock;
@@ -148,54 +111,6 @@ export function stockOf(item: TenantItem, slot: Slot, used: StockLookup): SlotSt
   const booked = used(item.item_id, slot.key);
   return { T: capacity, B: booked, A: Math.max(0, capacity - booked) };
 }
-
-const isClosed = (item: TenantItem, date: Ymd): boolean =>
-  item.rules.closed_dates.includes(date) || item.rules.closed_dow.includes(dayOfWeek(date));
-
-const paramRuleErrors = (
-  item: TenantItem,
-  quantities: Record<string, number>,
-  labels: Record<string, string>,
-): string[] => {
-  const errors: string[] = [];
-  for (const [id, param] of Object.entries(item.params)) {
-    const qty = quantities[id] ?? 0;
-    const label = labels[id] ?? id;
-    if (param.req && qty < Math.max(1, param.min))
-      errors.push(`${label}: at least ${Math.max(1, param.min)} required`);
-    else if (qty > 0 && qty < param.min) errors.push(`${label}: at least ${param.min}`);
-    if (qty > param.max) errors.push(`${label}: at most ${param.max}`);
-  }
-  return errors;
-};
-
-const dateRuleErrors = (item: TenantItem, span: Span, today: Ymd): string[] => {
-  const errors: string[] = [];
-  const length = span.slots.length;
-  const noun = { D: 'day', N: 'night', H: 'hour' }[span.unit];
-  const { min_len: minLen, max_len: maxLen, lead_days: leadDays, advance_days: advanceDays } = item.rules;
-  if (minLen !== undefined && length < minLen) errors.push(`Minimum stay is ${minLen} ${noun}s`);
-  if (maxLen !== undefined && length > maxLen) errors.push(`Maximum stay is ${maxLen} ${noun}s`);
-  const lead = leadDays ?? 0;
-  if (span.start < addDays(today, lead)) {
-    errors.push(lead === 0 ? 'Dates in the past cannot be booked' : `Book at least ${lead} days ahead`);
-  }
-  if (advanceDays !== undefined && daysBetween(today, span.start) > advanceDays) {
-    errors.push(`Bookable at most ${advanceDays} days ahead`);
-  }
-  const closed = [
-    ...new Set(span.slots.filter((slot) => isClosed(item, slot.date)).map((slot) => slot.date)),
-  ];
-  if (closed.length) errors.push(`Closed on ${closed.join(', ')}`);
-  if (span.unit === 'H' && item.hours && span.from !== undefined) {
-    const open = Number(item.hours.open.slice(0, 2)) * 60 + Number(item.hours.open.slice(3));
-    const close = Number(item.hours.close.slice(0, 2)) * 60 + Number(item.hours.close.slice(3));
-    const startTime = span.slots[0] ? Number(span.slots[0].label?.slice(11, 13)) * 60 : open;
-    const lastTime = span.slots.at(-1) ? Number(span.slots.at(-1)?.label?.slice(11, 13)) * 60 + 60 : close;
-    if (startTime < open || lastTime > close) errors.push(`Open ${item.hours.open} to ${item.hours.close}`);
-  }
-  return errors;
-};
 
 const applyDiscount = (
   item: TenantItem,

@@ -1,0 +1,62 @@
+import type { TenantItem } from '../config/tenant-schema.ts';
+import { addDays, dayOfWeek, daysBetween, type Ymd } from '../core/dates.ts';
+import type { Span } from './span.ts';
+
+/** Whether an item is closed on a date (a closed date or day of the week). */
+export const isClosed = (item: TenantItem, date: Ymd): boolean =>
+  item.rules.closed_dates.includes(date) || item.rules.closed_dow.includes(dayOfWeek(date));
+
+/** The parameter rules a request breaks: required, minimum and maximum quantities, by label. */
+export const paramRuleErrors = (
+  item: TenantItem,
+  quantities: Record<string, number>,
+  labels: Record<string, string>,
+): string[] => {
+  const errors: string[] = [];
+  for (const [id, param] of Object.entries(item.params)) {
+    const qty = quantities[id] ?? 0;
+    const label = labels[id] ?? id;
+    if (param.req && qty < Math.max(1, param.min))
+      errors.push(`${label}: at least ${Math.max(1, param.min)} required`);
+    else if (qty > 0 && qty < param.min) errors.push(`${label}: at least ${param.min}`);
+    if (qty > param.max) errors.push(`${label}: at most ${param.max}`);
+  }
+  return errors;
+};
+
+/** The date rules a span breaks: length, lead time, advance limit, closed days and opening hours. */
+export const dateRuleErrors = (item: TenantItem, span: Span, today: Ymd): string[] => {
+  const errors: string[] = [];
+  const length = span.slots.length;
+  const noun = { D: 'day', N: 'night', H: 'hour' }[span.unit];
+  const { min_len: minLen, max_len: maxLen, lead_days: leadDays, advance_days: advanceDays } = item.rules;
+  if (minLen !== undefined && length < minLen) errors.push(`Minimum stay is ${minLen} ${noun}s`);
+  if (maxLen !== undefined && length > maxLen) errors.push(`Maximum stay is ${maxLen} ${noun}s`);
+  const lead = leadDays ?? 0;
+  if (span.start < addDays(today, lead)) {
+    errors.push(lead === 0 ? 'Dates in the past cannot be booked' : `Book at least ${lead} days ahead`);
+  }
+  if (advanceDays !== undefined && daysBetween(today, span.start) > advanceDays) {
+    errors.push(`Bookable at most ${advanceDays} days ahead`);
+  }
+  const closed = [
+    ...new Set(span.slots.filter((slot) => isClosed(item, slot.date)).map((slot) => slot.date)),
+  ];
+  if (closed.length) errors.push(`Closed on ${closed.join(', ')}`);
+  if (span.unit === 'H' && item.hours && span.from !== undefined) {
+    const open = Number(item.hours.open.slice(0, 2)) * 60 + Number(item.hours.open.slice(3));
+    const close = Number(item.hours.close.slice(0, 2)) * 60 + Number(item.hours.close.slice(3));
+    const startTime = span.slots[0] ? Number(span.slots[0].label?.slice(11, 13)) * 60 : open;
+    const lastTime = span.slots.at(-1) ? Number(span.slots.at(-1)?.label?.slice(11, 13)) * 60 + 60 : close;
+    if (startTime < open || lastTime > close) errors.push(`Open ${item.hours.open} to ${item.hours.close}`);
+  }
+  return errors;
+};
+
+/** Whether a date can be booked at all: open, after the lead time and within the advance limit. */
+export const isBookableOn = (item: TenantItem, date: Ymd, today: Ymd): boolean => {
+  if (isClosed(item, date)) return false;
+  if (date < addDays(today, item.rules.lead_days ?? 0)) return false;
+  const advance = item.rules.advance_days;
+  return advance === undefined || daysBetween(today, date) <= advance;
+};
