@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { type AlterValue, readAlter } from '#lib/domain/cart-lines.ts';
+import { type AlterValue, readAlter } from '#lib/domain/cart-alter.ts';
 import { asList } from '#lib/http/parse.ts';
 import { type SessionSource, sessionIdOf } from '#lib/http/session-cookie.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';

@@ -1,10 +1,11 @@
 import { unixSeconds } from '../core/time.ts';
 import type { SessionLine, StoredSession } from '../db/session-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
-import { type RatedItem, type RateRequest, rateItem } from '../rating/rate-item.ts';
+import { type RatedItem, rateItem } from '../rating/rate-item.ts';
 import type { SlipPayload } from '../slip/codec.ts';
 import { paramLabels, partsOf, ratingTenant } from './catalog.ts';
 import { DomainError } from './errors.ts';
+import { requestOf } from './slip-contents.ts';
 import { holdsOf, totalHolds } from './stock.ts';
 
 // The pure side of the cart: what a line is, how SLIPs become lines and how `alter` changes them. The
@@ -44,19 +45,6 @@ export interface LineContext {
   now: number;
   actor: SessionActor;
 }
-
-/** The rating request a SLIP stands for. */
-export const requestOf = (payload: SlipPayload): RateRequest => ({
-  start: payload.start,
-  end: payload.end,
-  ...(payload.startTime !== undefined && payload.endTime !== undefined
-    ? { startTime: payload.startTime, endTime: payload.endTime }
-    : {}),
-  params: payload.params,
-  rules: payload.rules ?? 'on',
-  ...(payload.discountCode ? { discountCode: payload.discountCode } : {}),
-  ...(payload.optIn ? { optIn: payload.optIn } : {}),
-});
 
 /**
  * The item of a line, if it is still offered to the actor: enabled, and not staff-only for customers. A staff
@@ -172,6 +160,7 @@ export interface Change {
   owners: Record<string, string>;
 }
 
+/** A session with its holds summed from its lines, one version on, its expiry moved on from now. */
 export const withHolds = (session: StoredSession, ctx: LineContext): StoredSession => {
   const holds = totalHolds(session.lines);
   if (Object.keys(holds).length > SESSION_LIMITS.countersPerSession) {
@@ -204,42 +193,6 @@ export const expiryOf = (ctx: LineContext, firstHeldAt: number | undefined): num
   if (firstHeldAt === undefined) return extended;
   return Math.min(extended, unixSeconds(firstHeldAt) + Math.round(maxMinutes * 60));
 };
-
-/** What `alter` may say of a line. */
-export type AlterValue = number | 'remove' | 'optin' | 'optout';
-
-const LINE_ID = /^(\d{1,4})(?:\.(\d{1,3}))?$/;
-const SLIP_KEY = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+){2,}$/;
-
-/** One `alter` change: a line id, or (for widgets that never keep line ids) the SLIP of a line. */
-export interface AlterChange {
-  lineId: string;
-  value: AlterValue;
-  /** `lineId` is the SLIP of a line in the session, not its id. */
-  bySlip?: boolean;
-}
-
-/** Reads one `alter[...]` entry; throws a 400 naming it when malformed. */
-export function readAlter(lineId: string, value: unknown): AlterChange {
-  const field = `alter[${lineId}]`;
-  const bySlip = !LINE_ID.test(lineId) && lineId.length <= 4096 && SLIP_KEY.test(lineId);
-  if (!LINE_ID.test(lineId) && !bySlip)
-    throw new DomainError('validation_error', `Malformed line id ${lineId.slice(0, 64)}`, {
-      [field]: 'malformed line id',
-    });
-  const text =
-    typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim().toLowerCase() : '';
-  const change = (parsed: AlterValue): AlterChange => ({
-    lineId,
-    value: parsed,
-    ...(bySlip ? { bySlip } : {}),
-  });
-  if (text === 'remove' || text === 'optin' || text === 'optout') return change(text);
-  if (/^\d{1,3}$/.test(text) && Number(text) <= SESSION_LIMITS.maxQty) return change(Number(text));
-  throw new DomainError('validation_error', `Invalid change for line ${lineId.slice(0, 64)}`, {
-    [field]: `a quantity from 0 to ${SESSION_LIMITS.maxQty}, remove, optin or optout`,
-  });
-}
 
 /**
  * Adds verified SLIPs to a session as new lines, priced now; a SLIP already in the session changes
@@ -277,90 +230,4 @@ export function addLines(
     return { next: session, owners };
   }
   return { next: withHolds({ ...session, lines, next_line: next }, ctx), owners };
-}
-
-/**
- * Applies `alter` changes to a session's lines: a quantity, `remove` (or 0), `optin`/`optout` of a
- * package part; a change that changes nothing leaves the session as it is (no write, no extension).
- */
-export function applyAlters(
-  ctx: LineContext,
-  options: { session: StoredSession; all: StoredItem[]; changes: AlterChange[] },
-): Change {
-  const { session, all } = options;
-  const lines = { ...session.lines };
-  const owners: Record<string, string> = {};
-  let changed = false;
-  for (const change of options.changes) {
-    const { value } = change;
-    const field = `alter[${change.lineId}]`;
-    // A widget that keeps no line ids names the line by its SLIP.
-    const lineId = change.bySlip
-      ? (Object.values(lines).find((line) => line.slip === change.lineId)?.line_id ?? '')
-      : change.lineId;
-    if (!lineId)
-      throw new DomainError('validation_error', 'No line with this SLIP in this session', {
-        [field]: 'unknown line',
-      });
-    const [main = '', sub] = lineId.split('.');
-    const line = lines[main];
-    if (!line)
-      throw new DomainError('validation_error', `No line ${lineId} in this session`, {
-        [field]: 'unknown line',
-      });
-    if (sub !== undefined) {
-      const part = line.parts[sub];
-      if (!part)
-        throw new DomainError('validation_error', `No line ${lineId} in this session`, {
-          [field]: 'unknown line',
-        });
-      if (value !== 'optin' && value !== 'optout') {
-        throw new DomainError('validation_error', 'A package part takes optin or optout', {
-          [field]: 'optin or optout',
-        });
-      }
-      if (!part.optional) {
-        throw new DomainError('validation_error', `Line ${lineId} is not optional`, {
-          [field]: 'not an optional part',
-        });
-      }
-      const optIn = new Set(line.payload.optIn ?? []);
-      if (optIn.has(part.item_id) === (value === 'optin')) continue;
-      if (value === 'optin') optIn.add(part.item_id);
-      else optIn.delete(part.item_id);
-      const payload = { ...line.payload, optIn: [...optIn].sort((a, b) => a - b) };
-      const rebuilt = makeLine(ctx, {
-        lineId: main,
-        slip: line.slip,
-        payload,
-        all,
-        where: { line: lineId },
-        adding: false,
-      });
-      lines[main] = { ...rebuilt, qty: line.qty, added_at: line.added_at };
-      for (const id of Object.keys(rebuilt.holds_per_qty)) owners[id] ??= lineId;
-      changed = true;
-      continue;
-    }
-    if (value === 'optin' || value === 'optout') {
-      throw new DomainError('validation_error', 'optin and optout apply to package parts (such as 1.1)', {
-        [field]: 'optin and optout take a part line such as 1.1',
-      });
-    }
-    if (value === 'remove' || value === 0) {
-      delete lines[main];
-      changed = true;
-      continue;
-    }
-    if (value === line.qty) continue;
-    // Holding more re-checks that the item is still offered to this caller.
-    if (value > line.qty)
-      offeredItem(ctx, { itemId: line.item_id, all, where: { line: lineId }, adding: false });
-    lines[main] = { ...line, qty: value };
-    for (const id of Object.keys(line.holds_per_qty)) owners[id] ??= main;
-    changed = true;
-  }
-  // A change that changes nothing writes nothing and extends nothing.
-  if (!changed) return { next: session, owners };
-  return { next: withHolds({ ...session, lines }, ctx), owners };
 }

@@ -7,18 +7,12 @@ import { createItemLoader, type ItemLoader, type StoredConfig } from '../db/tena
 import { rateItem, type StockLookup } from '../rating/rate-item.ts';
 import { resolveSpan } from '../rating/span.ts';
 import { SlipError, type SlipPayload, verifySlip } from '../slip/codec.ts';
-import {
-  type AlterChange,
-  addLines,
-  applyAlters,
-  expiryOf,
-  requestOf,
-  SESSION_LIMITS,
-  withHolds,
-} from './cart-lines.ts';
+import { type AlterChange, applyAlters } from './cart-alter.ts';
+import { addLines, expiryOf, SESSION_LIMITS, withHolds } from './cart-lines.ts';
 import { mergeRanges, paramLabels, partsOf, type Range, ratingTenant } from './catalog.ts';
 import { DomainError } from './errors.ts';
 import { commitSession, type SessionContext } from './session-commit.ts';
+import { requestOf } from './slip-contents.ts';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{16,64}$/;
 

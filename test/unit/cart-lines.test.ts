@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredSession } from '#lib/db/session-repository.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import { addLines, applyAlters, type LineContext, readAlter } from '#lib/domain/cart-lines.ts';
+import { applyAlters, readAlter } from '#lib/domain/cart-alter.ts';
+import { addLines, type LineContext } from '#lib/domain/cart-lines.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { NOW } from '#test/support/rating.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';

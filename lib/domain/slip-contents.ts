@@ -1,0 +1,46 @@
+import { unixSeconds } from '../core/time.ts';
+import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
+import type { RatedItem, RateRequest } from '../rating/rate-item.ts';
+import type { SlipPayload } from '../slip/codec.ts';
+
+/**
+ * What the SLIP of a rated item says: everything the session needs to hold and book exactly this line,
+ * or nothing when the item cannot be booked. `requestOf` reads it back.
+ */
+export function slipPayloadFor(options: {
+  item: StoredItem;
+  rated: RatedItem;
+  request: RateRequest;
+  config: StoredConfig;
+  now: number;
+}): SlipPayload | undefined {
+  const { rated, request } = options;
+  if (rated.status !== 'AVAILABLE' || !rated.span) return undefined;
+  return {
+    tenant: options.config.tenant,
+    itemId: options.item.item_id,
+    start: rated.span.start,
+    end: rated.span.end,
+    ...(options.item.unit === 'H' && request.startTime !== undefined && request.endTime !== undefined
+      ? { startTime: request.startTime, endTime: request.endTime }
+      : {}),
+    params: rated.quantities,
+    ...(rated.discountCode ? { discountCode: rated.discountCode } : {}),
+    ...(request.optIn?.length ? { optIn: request.optIn } : {}),
+    ...(request.rules !== 'on' ? { rules: request.rules } : {}),
+    expiresAt: unixSeconds(options.now) + options.config.settings.slip_minutes * 60,
+  };
+}
+
+/** The rating request a SLIP stands for: the reverse of `slipPayloadFor`. */
+export const requestOf = (payload: SlipPayload): RateRequest => ({
+  start: payload.start,
+  end: payload.end,
+  ...(payload.startTime !== undefined && payload.endTime !== undefined
+    ? { startTime: payload.startTime, endTime: payload.endTime }
+    : {}),
+  params: payload.params,
+  rules: payload.rules ?? 'on',
+  ...(payload.discountCode ? { discountCode: payload.discountCode } : {}),
+  ...(payload.optIn ? { optIn: payload.optIn } : {}),
+});
