@@ -1,14 +1,13 @@
 import type { Caller } from '#lib/auth/access.ts';
 import { describeDates, localInstant } from '#lib/core/dates.ts';
-import { formatAmount, formatDisplay } from '#lib/core/money.ts';
+import { formatAmount } from '#lib/core/money.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { BookingRecord, StoredBooking } from '#lib/db/booking-repository.ts';
 import type { StoredCustomer } from '#lib/db/customer-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { actorOf, statusName } from '#lib/domain/booking.ts';
 import { fieldsFor } from '#lib/domain/booking-form.ts';
-import { escapeHtml } from '#lib/domain/text.ts';
-import { lineAmounts, sumAmounts } from '#lib/domain/totals.ts';
+import { lineAmounts } from '#lib/domain/totals.ts';
 import { apiBaseUrl } from '#lib/http/routes.ts';
 
 /** The customer fields of the wire, in order. */
@@ -26,14 +25,17 @@ export const CUSTOMER_FIELDS = [
 const unix = (ymd: string, config: StoredConfig): number =>
   ymd ? unixSeconds(localInstant(ymd, 0, config.company.timezone)) : 0;
 
-const moneyOf = (config: StoredConfig) => (minor: number) => formatAmount(minor, config.locale.decimals);
+/** Formats minor units in the tenant's currency digits (`"130.00"`). */
+export const moneyOf = (config: StoredConfig) => (minor: number) =>
+  formatAmount(minor, config.locale.decimals);
 
 /** The absolute URL of a booking's invoice page for whoever holds its token. */
 export function invoiceUrl(booking: StoredBooking, headers: Record<string, string>): string {
   return `${apiBaseUrl(headers)}/booking/${booking.code}/invoice?token=${booking.token}`;
 }
 
-const customerOf = (form: Record<string, string>) =>
+/** The wire's customer fields of a booking's form, each a string. */
+export const customerOf = (form: Record<string, string>) =>
   Object.fromEntries(CUSTOMER_FIELDS.map((field) => [field, form[field] ?? '']));
 
 /** A booking's lines, one summary line, and its dates. */
@@ -174,87 +176,6 @@ export function presentRecord(
             .map((event) => ({ ...event, at: unixSeconds(event.at) })),
         }
       : {}),
-  };
-}
-
-/** The invoice: structured lines, taxes, totals and payments, and an HTML page with every value escaped. */
-export function presentInvoice(record: BookingRecord, config: StoredConfig) {
-  const { booking } = record;
-  const money = moneyOf(config);
-  const currency = { symbol: config.locale.currency_symbol, decimals: config.locale.decimals };
-  const lines = Object.values(booking.lines).map((line) => {
-    const amounts = lineAmounts(line, config.taxes, config.locale.decimals);
-    return {
-      line_id: line.line_id,
-      name: line.name,
-      sku: line.sku,
-      qty: line.qty,
-      dates: describeDates(line.start_date, line.last_date),
-      sub_total: money(amounts.subTotal),
-      discount: money(amounts.discount),
-      total: money(amounts.subTotal - amounts.discount),
-      amounts,
-    };
-  });
-  const totals = sumAmounts(lines.map((line) => line.amounts));
-  const taxes = config.taxes
-    .filter((tax) => totals.taxes[tax.tax_id] !== undefined)
-    .map((tax) => ({
-      tax_id: tax.tax_id,
-      name: tax.name,
-      rate: tax.rate,
-      inclusive: tax.inclusive ? 1 : 0,
-      amount: money(totals.taxes[tax.tax_id] ?? 0),
-    }));
-  const payments = [...record.payments].sort((a, b) => a.date - b.date);
-  const due = booking.totals.total - booking.paid_total;
-  const row = (cells: unknown[]) =>
-    `<tr>${cells.map((cell) => `<td>${escapeHtml(cell)}</td>`).join('')}</tr>`;
-  const html = [
-    '<!doctype html><html><head><meta charset="utf-8">',
-    `<title>Invoice ${escapeHtml(booking.code)}</title></head><body>`,
-    `<h1>${escapeHtml(config.company.name)}</h1>`,
-    `<p>${escapeHtml(config.company.address)}, ${escapeHtml(config.company.city)} ${escapeHtml(config.company.postal_zip)}</p>`,
-    `<h2>Invoice ${escapeHtml(booking.code)}</h2>`,
-    `<p>${escapeHtml(booking.form.customer_name ?? '')}<br>${escapeHtml(booking.form.customer_email ?? '')}</p>`,
-    '<table><thead><tr><th>Item</th><th>Dates</th><th>Qty</th><th>Amount</th></tr></thead><tbody>',
-    ...lines.map((line) =>
-      row([
-        line.name,
-        line.dates,
-        line.qty,
-        formatDisplay(line.amounts.subTotal - line.amounts.discount, currency),
-      ]),
-    ),
-    '</tbody></table><table>',
-    row(['Sub-total', formatDisplay(totals.subTotal, currency)]),
-    ...(totals.discount ? [row(['Discount', formatDisplay(-totals.discount, currency)])] : []),
-    ...taxes.map((tax) =>
-      row([tax.inclusive ? `${tax.name} (included)` : tax.name, `${currency.symbol}${tax.amount}`]),
-    ),
-    row(['Total', formatDisplay(booking.totals.total, currency)]),
-    ...payments.map((payment) => row([`Paid (${payment.method})`, formatDisplay(payment.amount, currency)])),
-    row(['Due', formatDisplay(due, currency)]),
-    '</table></body></html>',
-  ].join('');
-  return {
-    booking_id: booking.booking_id,
-    code: booking.code,
-    status_id: booking.status_id,
-    created_date: booking.created_date,
-    partner_id: booking.partner_id ?? 0,
-    customer: customerOf(booking.form),
-    lines: lines.map(({ amounts: _amounts, ...line }) => line),
-    taxes,
-    sub_total: money(booking.totals.sub_total),
-    discount: money(booking.totals.discount),
-    tax_total: money(booking.totals.tax),
-    tax_inc_total: money(booking.totals.tax_included),
-    total: money(booking.totals.total),
-    payments: payments.map((payment) => ({ ...payment, amount: money(payment.amount) })),
-    paid_total: money(booking.paid_total),
-    due: money(due),
-    html,
   };
 }
 

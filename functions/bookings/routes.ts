@@ -3,14 +3,9 @@ import * as z from 'zod/mini';
 import { sameSecret } from '#lib/auth/secrets.ts';
 import type { Db } from '#lib/db/client.ts';
 import { runIdempotent } from '#lib/db/idempotency-store.ts';
-import {
-  type BookingContext,
-  canSee,
-  createBooking,
-  findBooking,
-  knownStatuses,
-} from '#lib/domain/booking.ts';
+import { type BookingContext, canSee, findBooking, knownStatuses } from '#lib/domain/booking.ts';
 import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
+import { createBooking } from '#lib/domain/booking-create.ts';
 import { listBookings } from '#lib/domain/booking-list.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import { isSessionId } from '#lib/domain/session.ts';
@@ -24,14 +19,8 @@ import { sessionIdOf } from '#lib/http/session-cookie.ts';
 import { booleanParam, noParameters, parseInput } from '#lib/http/validate.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
 import { readListQuery } from './list.ts';
-import {
-  invoiceUrl,
-  presentCreated,
-  presentForm,
-  presentInvoice,
-  presentRecord,
-  presentRow,
-} from './present.ts';
+import { invoiceUrl, presentCreated, presentForm, presentRecord, presentRow } from './present.ts';
+import { presentInvoice } from './present-invoice.ts';
 
 /** What the bookings routes need. */
 export interface BookingDeps {

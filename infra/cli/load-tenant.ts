@@ -1,5 +1,5 @@
 import { connectForCli, readTenantFile, TenantFileError } from '#infra/local/settings.ts';
-import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 
 // Usage: npm run tenant:load -- [file]   (default TENANT_FILE, else infra/tenants/demo.json)
 // Validates the file (every problem listed by path) and writes it into the table idempotently.

@@ -7,7 +7,7 @@ import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { createDb, type Db } from '#lib/db/client.ts';
 import { getCredential } from '#lib/db/credential-repository.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
-import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
 import { generateSlipSecret, parseSlipKeys } from '#lib/slip/keys.ts';
 import { hasJava, JAVA_MISSING, type LocalDynamo, startLocalDynamo } from './dynamodb.ts';

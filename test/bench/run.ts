@@ -10,7 +10,7 @@ import { addDays, todayIn } from '#lib/core/dates.ts';
 import { createDb } from '#lib/db/client.ts';
 import { ITEM_PARTITION, itemKey, sessionKey, stockKey } from '#lib/db/keys.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
-import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { benchTenant, CONTENDED_ITEM, CONTENDED_STOCK } from './tenant.ts';
 

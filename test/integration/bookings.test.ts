@@ -6,7 +6,7 @@ import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { LEASE_MARGIN_MS, runIdempotent } from '#lib/db/idempotency-store.ts';
 import { giftcertKey, stockKey } from '#lib/db/keys.ts';
-import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { basic, invoke, type TestResponse } from '#test/support/events.ts';

@@ -3,7 +3,7 @@ import { createAllHandlers } from '#functions/index.ts';
 import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { basic, invoke, makeEvent, testContext } from '#test/support/events.ts';

@@ -10,7 +10,7 @@ import {
   rotate,
 } from '#lib/auth/credential-admin.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { basic, invoke } from '#test/support/events.ts';
 import { makeTenant } from '#test/support/tenant.ts';

@@ -5,7 +5,7 @@ import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { stockKey } from '#lib/db/keys.ts';
-import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { verifySlip } from '#lib/slip/codec.ts';
 import { TEST_SLIP_KEY, testDeps } from '#test/support/deps.ts';
 import { createTestDb, recordCommands } from '#test/support/dynamo.ts';

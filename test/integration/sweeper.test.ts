@@ -4,7 +4,7 @@ import { createSweeper } from '#functions/sweeper/app.ts';
 import type { Db } from '#lib/db/client.ts';
 import { stockKey, sweeperStateKey } from '#lib/db/keys.ts';
 import { putSessionAction, type StoredSession } from '#lib/db/session-repository.ts';
-import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { newSessionId } from '#lib/domain/session.ts';
 import { releaseRounds } from '#lib/domain/sweep.ts';
 import { createTestDb } from '#test/support/dynamo.ts';

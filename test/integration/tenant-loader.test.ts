@@ -2,7 +2,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '#lib/db/client.ts';
 import { giftcertKey } from '#lib/db/keys.ts';
-import { listAccounts, listCategories, listItems, writeTenant } from '#lib/db/tenant-repository.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { listAccounts, listCategories, listItems } from '#lib/db/tenant-repository.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
