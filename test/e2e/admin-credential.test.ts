@@ -8,7 +8,7 @@ import { createCredential, ensureCredential, revoke } from '#lib/auth/credential
 import { createDb, type Db } from '#lib/db/client.ts';
 import { getCredential } from '#lib/db/credential-repository.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
-import { writeTenant } from '#lib/db/tenant-repository.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { basic } from '#test/support/events.ts';
 import { startService, stopService } from '#test/support/local-runner.ts';
 
