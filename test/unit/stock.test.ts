@@ -1,39 +1,282 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionLine } from '#lib/db/session-repository.ts';
-import { capacityOf, clientAllowance, lineHolds, totalHolds } from '#lib/domain/stock.ts';
-import { makeTenantItem } from '#test/support/rating.ts';
+import type { SessionLine, SessionStatus, StoredSession } from '#lib/db/session-repository.ts';
+import type { StoredItem } from '#lib/db/tenant-repository.ts';
+import { partsOf } from '#lib/domain/catalog.ts';
+import { capacityOf, clientAllowance, holdsOf, isHolding, lineHolds, totalHolds } from '#lib/domain/stock.ts';
+import { quantitiesFor, unitsFor } from '#lib/rating/rate-item.ts';
+import type { SlipPayload } from '#lib/slip/codec.ts';
+import { makeTenantItem, NOW, rate } from '#test/support/rating.ts';
+import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+
+// Stock rules without DynamoDB (issue 11, point 4): units per line, holds per counter, capacity and the
+// client's share of it.
 
 const line = (qty: number, holds: Record<string, number>) => ({ qty, holds_per_qty: holds }) as SessionLine;
 
-describe('stock rules', () => {
+/** Validated items of one tenant, each built from the item factory with overrides. */
+const catalogOf = (...items: Record<string, unknown>[]): StoredItem[] =>
+  makeTenant(
+    makeTenantJson({
+      params: { qty: { lbl: 'Quantity' }, adults: { lbl: 'Adults' }, children: { lbl: 'Children' } },
+      items: items.map((overrides) => makeItem(overrides)),
+    }),
+  ).items;
+
+const catalog = catalogOf(
+  { item_id: 1, sku: 'kayak', unit: 'D', stock: 10 },
+  {
+    item_id: 2,
+    sku: 'cabin',
+    unit: 'N',
+    stock: 4,
+    params: { adults: { price: '60.00', def: 2 }, children: { price: '25.00' } },
+  },
+  {
+    item_id: 3,
+    sku: 'tour',
+    stock: 12,
+    params: {
+      adults: { price: '65.00', counts_stock: true, def: 1 },
+      children: { price: '35.00', counts_stock: true },
+      qty: { price: '5.00' },
+    },
+  },
+  { item_id: 4, sku: 'hamper', unlimited: true, stock: 50, params: { adults: { price: '18.00' } } },
+  {
+    item_id: 5,
+    sku: 'board',
+    unit: 'H',
+    stock: 6,
+    hours: { open: '08:00', close: '20:00' },
+    params: { qty: { price: '20.00', counts_stock: true, def: 1 } },
+  },
+  { item_id: 6, sku: 'bike', stock: 8, params: { adults: { price: '35.00', counts_stock: true } } },
+  { item_id: 8, sku: 'guide', stock: 3, params: { adults: { price: '0.00' } } },
+  {
+    item_id: 7,
+    sku: 'day-pack',
+    stock: 5,
+    params: { adults: { price: '0.00', def: 1 } },
+    price: { item: '5.00' },
+    package: {
+      items: [
+        { item_id: 3, qty: 2 },
+        { item_id: 8, qty: 1 },
+        { item_id: 4, qty: 1 },
+        { item_id: 6, qty: 1, optional: true },
+      ],
+    },
+  },
+);
+
+const itemNamed = (sku: string): StoredItem => {
+  const item = catalog.find((entry) => entry.sku === sku);
+  if (!item) throw new Error(`no item ${sku}`);
+  return item;
+};
+
+type LineRequest = Pick<SlipPayload, 'start' | 'params'> & Partial<SlipPayload>;
+
+/** What one line of an item holds per unit of its qty, rated as the cart rates it (nothing used). */
+const holdsFor = (sku: string, request: LineRequest): Record<string, number> => {
+  const item = itemNamed(sku);
+  const payload: SlipPayload = {
+    tenant: 'test',
+    itemId: item.item_id,
+    end: request.start,
+    expiresAt: Math.floor(NOW / 1000) + 3600,
+    ...request,
+  };
+  const rated = rate(item, payload, { parts: partsOf(item, catalog) });
+  return holdsOf(item, rated, payload, catalog);
+};
+
+const sessionWith = (status: SessionStatus, holds: Record<string, number>): StoredSession => ({
+  id: 'session-0000000000000',
+  status,
+  version: 1,
+  created_at: NOW,
+  updated_at: NOW,
+  expires_at: Math.floor(NOW / 1000) + 900,
+  next_line: 2,
+  lines: {},
+  holds,
+});
+
+describe('units per line', () => {
+  it.each([
+    ['no parameter counts: 2 adults and 1 child', 'cabin', { adults: 2, children: 1 }, 1],
+    ['no parameter counts, even at zero quantities', 'cabin', { adults: 0, children: 0 }, 1],
+    ['one counting parameter', 'kayak', { qty: 3 }, 3],
+    ['one counting parameter at zero', 'kayak', { qty: 0 }, 0],
+    ['one counting parameter at its default when not sent', 'kayak', {}, 1],
+    [
+      'two counting parameters summed, the non-counting one ignored',
+      'tour',
+      { adults: 2, children: 1, qty: 4 },
+      3,
+    ],
+    ['two counting parameters, one at zero', 'tour', { adults: 0, children: 2 }, 2],
+    ['two counting parameters, both at zero', 'tour', { adults: 0, children: 0 }, 0],
+    ['a counting parameter at its default, the other at zero', 'tour', { children: 0 }, 1],
+  ])('takes the units of %s (%s %o): %i', (_case, sku, requested, units) => {
+    const item = itemNamed(sku);
+    expect(unitsFor(item, quantitiesFor(item, requested))).toBe(units);
+  });
+});
+
+describe('holds of a line', () => {
+  it.each([
+    [
+      'a counting qty on each day of a daily span',
+      'kayak',
+      { start: '20270110', end: '20270111', params: { qty: 3 } },
+      { '1|20270110': 3, '1|20270111': 3 },
+    ],
+    ['no counter when its counting quantity is zero', 'kayak', { start: '20270110', params: { qty: 0 } }, {}],
+    [
+      'one unit per night whatever the guests when nothing counts',
+      'cabin',
+      { start: '20270110', end: '20270112', params: { adults: 2, children: 1 } },
+      { '2|20270110': 1, '2|20270111': 1 },
+    ],
+    [
+      'a seat per person',
+      'tour',
+      { start: '20270110', params: { adults: 2, children: 1, qty: 4 } },
+      { '3|20270110': 3 },
+    ],
+    [
+      'no counter when every counting quantity is zero',
+      'tour',
+      { start: '20270110', params: { adults: 0, children: 0 } },
+      {},
+    ],
+    ['no counter for an unlimited item', 'hamper', { start: '20270110', params: { adults: 3 } }, {}],
+    [
+      'one counter per UTC hour of an hourly span',
+      'board',
+      // 10:00 to 13:00 in Toronto in January (UTC-5).
+      { start: '20270110', startTime: 600, endTime: 780, params: { qty: 2 } },
+      { '5|20270110T15Z': 2, '5|20270110T16Z': 2, '5|20270110T17Z': 2 },
+    ],
+    [
+      'its own counter and its required parts times units per package, not an unlimited part',
+      'day-pack',
+      { start: '20270110', params: { adults: 2 } },
+      // tour: 2 per package × 2 adults; guide: 1 per package × 1 (nothing counts).
+      { '7|20270110': 1, '3|20270110': 4, '8|20270110': 1 },
+    ],
+    [
+      'an opted-in optional part times its units',
+      'day-pack',
+      { start: '20270110', params: { adults: 2 }, optIn: [6] },
+      { '7|20270110': 1, '3|20270110': 4, '8|20270110': 1, '6|20270110': 2 },
+    ],
+    [
+      'no counter for a part whose counting quantities are zero',
+      'day-pack',
+      { start: '20270110', params: { adults: 0 }, optIn: [6] },
+      { '7|20270110': 1, '8|20270110': 1 },
+    ],
+  ])('holds %s', (_case, sku, request: LineRequest, holds) => {
+    expect(holdsFor(sku, request)).toEqual(holds);
+  });
+
+  it.each([
+    [1, { '1|20270101': 2, '2|20270101': 1 }, { '1|20270101': 2, '2|20270101': 1 }],
+    [3, { '1|20270101': 2, '2|20270101': 1 }, { '1|20270101': 6, '2|20270101': 3 }],
+    [99, { '1|20270101': 1 }, { '1|20270101': 99 }],
+    [2, {}, {}],
+  ])('multiplies the holds per qty by a qty of %i', (qty, perQty, holds) => {
+    expect(lineHolds(line(qty, perQty))).toEqual(holds);
+  });
+
+  it.each([
+    ['no lines', {}, {}],
+    [
+      'lines on different counters',
+      { 1: line(2, { '1|20270101': 1 }), 2: line(1, { '2|20270101': 3 }) },
+      { '1|20270101': 2, '2|20270101': 3 },
+    ],
+    [
+      'two lines sharing a counter',
+      { 1: line(2, { '1|20270101': 1 }), 2: line(1, { '1|20270101': 3, '1|20270102': 1 }) },
+      { '1|20270101': 5, '1|20270102': 1 },
+    ],
+  ])('sums the holds of %s per counter', (_case, lines: Record<string, SessionLine>, total) => {
+    expect(totalHolds(lines)).toEqual(total);
+  });
+
+  it('sums a package line and a line of its part on the part counter', () => {
+    const packageLine = line(1, holdsFor('day-pack', { start: '20270110', params: { adults: 2 } }));
+    const tourLine = line(2, holdsFor('tour', { start: '20270110', params: { adults: 2 } }));
+    // tour: 4 from the package, 2 seats × qty 2 from its own line.
+    expect(totalHolds({ 1: packageLine, 2: tourLine })).toEqual({
+      '7|20270110': 1,
+      '8|20270110': 1,
+      '3|20270110': 8,
+    });
+  });
+});
+
+describe('capacity of a counter', () => {
+  const item = makeTenantItem({
+    item_id: 1,
+    stock: 4,
+    stock_overrides: { '20270102': 1, '20270105': 0, '20270701': 2 },
+  });
+
+  it.each([
+    ['a date without override: the stock', '20270101', 'America/Toronto', 4],
+    ['a date with an override: the override', '20270102', 'America/Toronto', 1],
+    ['a date overridden to zero: zero, not the stock', '20270105', 'America/Toronto', 0],
+    ['23:00 EST on the 2nd: the 2nd', '20270103T04Z', 'America/Toronto', 1],
+    ['midnight EST on the 3rd: the 3rd', '20270103T05Z', 'America/Toronto', 4],
+    ['23:00 EST on a date overridden to zero', '20270106T04Z', 'America/Toronto', 0],
+    ['23:00 EDT on 1 July: 1 July', '20270702T03Z', 'America/Toronto', 2],
+    ['midnight EDT on 2 July: 2 July', '20270702T04Z', 'America/Toronto', 4],
+    ['midnight in Tokyo on the 2nd: the 2nd', '20270101T15Z', 'Asia/Tokyo', 1],
+    ['23:00 in Tokyo on the 1st: the 1st', '20270101T14Z', 'Asia/Tokyo', 4],
+  ])('reads the capacity of %s (%s in %s): %i', (_case, slot, timeZone, capacity) => {
+    expect(capacityOf(item, slot, timeZone)).toBe(capacity);
+  });
+});
+
+describe('client allowance', () => {
   it.each([
     [10, 0.5, 5],
     [9, 0.5, 4],
+    [4, 0.5, 2],
+    [3, 0.5, 1],
+    [2, 0.5, 1],
     [1, 0.5, 1],
     [0, 0.5, 1],
     [3, 1, 3],
+    [100, 1, 100],
+    [1, 1, 1],
+    [0, 1, 1],
+    [8, 0.25, 2],
     [7, 0.25, 1],
-  ])('lets a client hold at most floor(%i × %f), at least one: %i', (capacity, share, allowed) => {
+    [20, 0.1, 2],
+    [19, 0.1, 1],
+    [10, 0.7, 7],
+    [10, 0, 1],
+    [0, 0, 1],
+  ])('lets a client hold of a capacity of %i at a share of %f at most %i', (capacity, share, allowed) => {
     expect(clientAllowance(capacity, share)).toBe(allowed);
   });
+});
 
-  it('multiplies a line holds by its qty and sums the lines per counter', () => {
-    expect(lineHolds(line(3, { '1|20270101': 2, '2|20270101': 1 }))).toEqual({
-      '1|20270101': 6,
-      '2|20270101': 3,
-    });
-    expect(
-      totalHolds({ 1: line(2, { '1|20270101': 1 }), 2: line(1, { '1|20270101': 3, '1|20270102': 1 }) }),
-    ).toEqual({ '1|20270101': 5, '1|20270102': 1 });
-    expect(totalHolds({})).toEqual({});
-  });
-
-  it('reads the capacity of a date from its override, else the stock, and of a UTC hour from its local date', () => {
-    const item = makeTenantItem({ item_id: 1, stock: 4, stock_overrides: { '20270102': 1 } });
-    expect(capacityOf(item, '20270101', 'America/Toronto')).toBe(4);
-    expect(capacityOf(item, '20270102', 'America/Toronto')).toBe(1);
-    // 03:00 UTC on the 3rd is still the 2nd in Toronto.
-    expect(capacityOf(item, '20270103T03Z', 'America/Toronto')).toBe(1);
-    expect(capacityOf(item, '20270103T06Z', 'America/Toronto')).toBe(4);
+describe('holding sessions', () => {
+  it.each([
+    ['open', { '1|20270110': 1 }, true],
+    ['open', { '1|20270110': 1, '2|20270110': 3 }, true],
+    ['open', {}, false],
+    ['ended', { '1|20270110': 1 }, false],
+    ['expired', { '1|20270110': 1 }, false],
+    ['booked', { '1|20270110': 1 }, false],
+  ] as const)('says whether a session %s with holds %o holds stock: %s', (status, holds, holding) => {
+    expect(isHolding(sessionWith(status, holds))).toBe(holding);
   });
 });
