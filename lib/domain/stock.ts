@@ -61,7 +61,8 @@ export function holdsOf(
 
 /** What a client may hold of a counter: its share of the capacity, rounded down, but at least one unit. */
 export const clientAllowance = (capacity: number, share: number): number =>
-  Math.max(1, Math.floor(capacity * share));
+  // The epsilon undoes binary fractions: 100 × 0.29 is 28.999999999999996, and the share means 29.
+  Math.max(1, Math.floor(capacity * share + 1e-9));
 
 /** Whether a session holds stock: open, with at least one held counter. */
 export const isHolding = (session: StoredSession): boolean =>

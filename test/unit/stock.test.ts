@@ -261,6 +261,9 @@ describe('client allowance', () => {
     [20, 0.1, 2],
     [19, 0.1, 1],
     [10, 0.7, 7],
+    [100, 0.29, 29],
+    [100, 0.57, 57],
+    [100_000, 0.33, 33_000],
     [10, 0, 1],
     [0, 0, 1],
   ])('lets a client hold of a capacity of %i at a share of %f at most %i', (capacity, share, allowed) => {
