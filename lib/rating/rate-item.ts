@@ -240,8 +240,11 @@ export function rateItem(input: RateItemInput): RatedItem {
       );
     }
     if (partsLimit !== Number.POSITIVE_INFINITY) {
-      // A package's A: what its required parts allow, capped by its own stock unless it is unlimited.
-      const A = item.unlimited ? partsLimit : Math.min(stock.A, partsLimit);
+      // A package's A: what its required parts allow, capped by its own stock unless it is unlimited. The
+      // parts allow whole lines of this request; a package whose own parameters count takes `units` of its
+      // own stock per line, so its A is in those units.
+      const partsAllow = partsLimit * Math.max(1, units);
+      const A = item.unlimited ? partsAllow : Math.min(stock.A, partsAllow);
       stock = item.unlimited ? { T: A, B: 0, A } : { T: stock.T, B: stock.T - A, A };
     }
     const enough = item.unlimited && !input.parts?.length ? true : stock.A >= units;

@@ -259,6 +259,36 @@ describe('package availability', () => {
     expect(result.slots[0]?.rate.stock).toEqual({ T: A, B: 0, A });
   });
 
+  it.each([
+    // [case, used, status, A]: 2 adults take 2 of the package's own stock and 2 tour seats per line.
+    ['both have room', {}, 'AVAILABLE', 10],
+    ['the tour has exactly one line left', { [`2|${DAY}`]: 8 }, 'AVAILABLE', 2],
+    ['the tour has one seat less than a line', { [`2|${DAY}`]: 9 }, 'SOLDOUT', 0],
+    ['its own stock has exactly one line left', { [`9|${DAY}`]: 8 }, 'AVAILABLE', 2],
+    ['its own stock has one unit less than a line', { [`9|${DAY}`]: 9 }, 'SOLDOUT', 1],
+  ])(
+    'counts a package whose own parameters count in its own units when %s',
+    (_case, byCounter, status, A) => {
+      const pack = catalogOf(
+        { item_id: 2, sku: 'tour', stock: 10, params: { adults: { price: '65.00', counts_stock: true } } },
+        {
+          item_id: 9,
+          sku: 'counted-pack',
+          stock: 10,
+          params: { adults: { price: '0.00', counts_stock: true } },
+          package: { items: [{ item_id: 2, qty: 1 }] },
+        },
+      );
+      const item = pack[1] as StoredItem;
+      const result = rate(
+        item,
+        { start: DAY, params: { adults: 2 } },
+        { parts: partsOf(item, pack), stock: used(byCounter) },
+      );
+      expect(result).toMatchObject({ status, available: A });
+    },
+  );
+
   it('caps a package of an unlimited part by its own stock alone', () => {
     // ⌊50 / 3⌋ = 16 from the hamper's configured stock, whatever is used; 6 of its own.
     const result = ratePackage('hamper-pack', { adults: 1 }, { [`6|${DAY}`]: 1000 });
