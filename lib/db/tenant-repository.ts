@@ -15,7 +15,7 @@ import {
   ITEM_PARTITION,
   itemKey,
 } from './keys.ts';
-import { applyIfCondition, queryAll } from './operations.ts';
+import { applyIfCondition, queryAll, stripKeys } from './operations.ts';
 
 /** The tenant-wide configuration as stored: everything of the tenant file but the collections. */
 export type StoredConfig = Pick<
@@ -45,10 +45,11 @@ export type StoredAccount = TenantAccount & {
   ip_last_login: string;
 };
 
-const RECORD_KEYS = new Set(['pk', 'sk', 'entity', 'created_at', 'updated_at', 'gsi1pk', 'gsi1sk', 'ttl']);
-
-const stripKeys = <T>(record: Record<string, unknown>): T =>
-  Object.fromEntries(Object.entries(record).filter(([name]) => !RECORD_KEYS.has(name))) as T;
+/** A tenant record without its keys and its bookkeeping times (the tenant file has no such fields). */
+const tenantRecord = <T>(record: Record<string, unknown>): T => {
+  const { created_at: _created, updated_at: _updated, ...rest } = stripKeys<Record<string, unknown>>(record);
+  return rest as T;
+};
 
 const queryPartition = (db: Db, pk: string): Promise<Record<string, unknown>[]> =>
   queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } });
@@ -68,13 +69,13 @@ const withLaterSettings = (config: StoredConfig): StoredConfig => ({
 export async function getConfig(db: Db): Promise<StoredConfig | undefined> {
   const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: configKey() }));
   return Item
-    ? withLaterSettings({ ...stripKeys<StoredConfig>(Item), updated_at: Number(Item.updated_at) })
+    ? withLaterSettings({ ...tenantRecord<StoredConfig>(Item), updated_at: Number(Item.updated_at) })
     : undefined;
 }
 
 /** Lists every item, enabled or not, in one partition query. */
 export async function listItems(db: Db): Promise<StoredItem[]> {
-  return (await queryPartition(db, ITEM_PARTITION)).map((record) => stripKeys<StoredItem>(record));
+  return (await queryPartition(db, ITEM_PARTITION)).map((record) => tenantRecord<StoredItem>(record));
 }
 
 /** Reads items by id (BatchGetItem, 100 a call); ids that do not exist are absent from the result. */
@@ -87,7 +88,7 @@ export async function getItemsById(db: Db, ids: number[]): Promise<StoredItem[]>
       const page: BatchGetCommandOutput = await db.client.send(
         new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: keys } } }),
       );
-      found.push(...(page.Responses?.[db.tableName] ?? []).map((record) => stripKeys<StoredItem>(record)));
+      found.push(...(page.Responses?.[db.tableName] ?? []).map((record) => tenantRecord<StoredItem>(record)));
       keys = page.UnprocessedKeys?.[db.tableName]?.Keys;
     }
   }
@@ -121,12 +122,12 @@ export function createItemLoader(db: Db): ItemLoader {
 
 /** Lists every category, enabled or not. */
 export async function listCategories(db: Db): Promise<StoredCategory[]> {
-  return (await queryPartition(db, CATEGORY_PARTITION)).map((record) => stripKeys<StoredCategory>(record));
+  return (await queryPartition(db, CATEGORY_PARTITION)).map((record) => tenantRecord<StoredCategory>(record));
 }
 
 /** Lists every staff account, enabled or not. */
 export async function listAccounts(db: Db): Promise<StoredAccount[]> {
-  return (await queryPartition(db, ACCOUNT_PARTITION)).map((record) => stripKeys<StoredAccount>(record));
+  return (await queryPartition(db, ACCOUNT_PARTITION)).map((record) => tenantRecord<StoredAccount>(record));
 }
 
 /** Reads one staff account. */
@@ -134,7 +135,7 @@ export async function getAccount(db: Db, accountId: number): Promise<StoredAccou
   const { Item } = await db.client.send(
     new GetCommand({ TableName: db.tableName, Key: accountKey(accountId) }),
   );
-  return Item ? stripKeys<StoredAccount>(Item) : undefined;
+  return Item ? tenantRecord<StoredAccount>(Item) : undefined;
 }
 
 /** Records a staff account's latest sign-in, never moving it backwards. */

@@ -53,3 +53,12 @@ export function makeTenant(raw: Record<string, unknown> = makeTenantJson()): Ten
   if (!result.ok) throw new Error(JSON.stringify(result.problems));
   return result.tenant;
 }
+
+/** Validated items of one tenant with the parameters qty, adults and children, from item overrides. */
+export const makeCatalog = (...items: Record<string, unknown>[]): TenantItem[] =>
+  makeTenant(
+    makeTenantJson({
+      params: { qty: { lbl: 'Quantity' }, adults: { lbl: 'Adults' }, children: { lbl: 'Children' } },
+      items: items.map((overrides) => makeItem(overrides)),
+    }),
+  ).items;

@@ -5,20 +5,13 @@ import { partsOf } from '#lib/domain/catalog.ts';
 import { calendarOf } from '#lib/rating/calendar.ts';
 import type { StockLookup } from '#lib/rating/rate-item.ts';
 import { rate } from '#test/support/rating.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeCatalog } from '#test/support/tenant.ts';
 
 // Capacity and package availability without DynamoDB (issue 11, point 4): T, B and A per slot, and a
 // package's A as the least floor(A_part / units per package) over its required parts, capped by its own
 // stock.
 
-/** Validated items of one tenant, each built from the item factory with overrides. */
-const catalogOf = (...items: Record<string, unknown>[]): StoredItem[] =>
-  makeTenant(
-    makeTenantJson({
-      params: { qty: { lbl: 'Quantity' }, adults: { lbl: 'Adults' }, children: { lbl: 'Children' } },
-      items: items.map((overrides) => makeItem(overrides)),
-    }),
-  ).items;
+const catalogOf = (...items: Record<string, unknown>[]): StoredItem[] => makeCatalog(...items);
 
 /** Counter usage (B) by counter id, `<item>|<slot>`; counters not listed are unused. */
 const used =

@@ -6,21 +6,14 @@ import { capacityOf, clientAllowance, holdsOf, isHolding, lineHolds, totalHolds 
 import { quantitiesFor, unitsFor } from '#lib/rating/rate-item.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { makeTenantItem, NOW, rate } from '#test/support/rating.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeCatalog } from '#test/support/tenant.ts';
 
 // Stock rules without DynamoDB (issue 11, point 4): units per line, holds per counter, capacity and the
 // client's share of it.
 
 const line = (qty: number, holds: Record<string, number>) => ({ qty, holds_per_qty: holds }) as SessionLine;
 
-/** Validated items of one tenant, each built from the item factory with overrides. */
-const catalogOf = (...items: Record<string, unknown>[]): StoredItem[] =>
-  makeTenant(
-    makeTenantJson({
-      params: { qty: { lbl: 'Quantity' }, adults: { lbl: 'Adults' }, children: { lbl: 'Children' } },
-      items: items.map((overrides) => makeItem(overrides)),
-    }),
-  ).items;
+const catalogOf = (...items: Record<string, unknown>[]): StoredItem[] => makeCatalog(...items);
 
 const catalog = catalogOf(
   { item_id: 1, sku: 'kayak', unit: 'D', stock: 10 },
