@@ -1,8 +1,5 @@
 import * as z from 'zod/mini';
-import { listAllBookingsOfCustomer } from '#lib/db/booking-list-repository.ts';
-import { getCustomer, getCustomerIdByEmail } from '#lib/db/customer-repository.ts';
-import { canSee } from '#lib/domain/booking.ts';
-import type { Caller } from '#lib/domain/caller.ts';
+import { findCustomer } from '#lib/domain/customer.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
@@ -11,30 +8,12 @@ import type { BookingDeps } from './routes.ts';
 
 const customerQuery = z.strictObject({ customer_email: z.string().check(z.maxLength(254)) });
 
-/**
- * A customer with the bookings the caller may see; a partner's own credential sees a customer only
- * through a booking attributed to it (otherwise undefined: the same as an unknown customer).
- */
-const customerFor = async (deps: BookingDeps, caller: Caller, customerId: number | undefined) => {
-  const customer = customerId ? await getCustomer(deps.db, customerId) : undefined;
-  if (!customer) return undefined;
-  const bookings = (await listAllBookingsOfCustomer(deps.db, customer.customer_id)).filter((booking) =>
-    canSee(caller, booking),
-  );
-  if (caller.kind === 'staff' && caller.partnerOnly && bookings.length === 0) return undefined;
-  return { customer, bookings };
-};
-
 /** GET customer?customer_email=: the customer with that email (exact, any case), with bookings. */
 export const createFindCustomer =
   (deps: BookingDeps): RouteHandler =>
   async ({ input, caller }) => {
     const query = parseInput(customerQuery, input);
-    const found = await customerFor(
-      deps,
-      caller,
-      await getCustomerIdByEmail(deps.db, query.customer_email.trim()),
-    );
+    const found = await findCustomer(deps.db, { caller, email: query.customer_email.trim() });
     return {
       body: {
         customers: found
@@ -52,7 +31,7 @@ export const createGetCustomer =
     parseInput(noParameters, input);
     const raw = params.customer_id ?? '';
     const match = /^(?:C-)?(\d{1,10})$/i.exec(raw);
-    const found = await customerFor(deps, caller, match ? Number(match[1]) : undefined);
+    const found = await findCustomer(deps.db, { caller, customerId: match ? Number(match[1]) : undefined });
     if (!found) {
       throw new DomainError('not_found', `Customer ${raw.slice(0, 64)} not found`, {
         customer_id: raw.slice(0, 64),
