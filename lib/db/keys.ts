@@ -1,4 +1,7 @@
+import { unixSeconds } from '../core/time.ts';
+
 /** Pure key builders: every record's pk/sk (and index keys) are made here and nowhere else. */
+
 const pad = (id: number): string => String(id).padStart(10, '0');
 
 /** The tenant's configuration record (company, locale, settings, params, form, taxes, discounts). */
@@ -146,6 +149,6 @@ export const clientSessionsKey = (client: string) => ({ pk: clientPartition(clie
 
 /** The gsi3 keys of a note: notes across bookings by month, in millisecond order (`booking/notes`). */
 export const noteIndexKeys = (atMs: number, noteId: string) => ({
-  gsi3pk: noteMonthPartition(monthOf(Math.floor(atMs / 1000))),
+  gsi3pk: noteMonthPartition(monthOf(unixSeconds(atMs))),
   gsi3sk: `${String(atMs).padStart(15, '0')}#${noteId}`,
 });
