@@ -2,7 +2,7 @@ import type { Caller } from '#lib/auth/access.ts';
 import { describeDates, localInstant } from '#lib/core/dates.ts';
 import { formatAmount } from '#lib/core/money.ts';
 import { unixSeconds } from '#lib/core/time.ts';
-import type { BookingRecord, StoredBooking } from '#lib/db/booking-repository.ts';
+import type { BookingRecord, StoredBooking, StoredEvent } from '#lib/db/booking-repository.ts';
 import type { StoredCustomer } from '#lib/db/customer-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { actorOf, statusName } from '#lib/domain/booking.ts';
@@ -109,6 +109,9 @@ export function presentRow(booking: StoredBooking, config: StoredConfig) {
   };
 }
 
+/** An audit entry as `booking/{id}?events=1` lists it (and webhooks send it): its time in Unix seconds. */
+export const presentEvent = <T extends StoredEvent>(event: T) => ({ ...event, at: unixSeconds(event.at) });
+
 /** The full record of `GET booking/{id}` (design §3 and wire notes), with its audit trail on request. */
 export function presentRecord(
   record: BookingRecord,
@@ -171,9 +174,7 @@ export function presentRecord(
     token: booking.token,
     ...(context.events
       ? {
-          events: [...record.events]
-            .sort((a, b) => a.at - b.at)
-            .map((event) => ({ ...event, at: unixSeconds(event.at) })),
+          events: [...record.events].sort((a, b) => a.at - b.at).map(presentEvent),
         }
       : {}),
   };

@@ -14,6 +14,7 @@ export const localSettings = () => ({
   adminKey: process.env.ADMIN_API_KEY || undefined,
   adminSecret: process.env.ADMIN_API_SECRET || undefined,
   sweepIntervalMs: Number(process.env.SWEEP_INTERVAL_MS ?? 15_000),
+  webhookIntervalMs: Number(process.env.WEBHOOK_INTERVAL_MS ?? 1_000),
   tableName: process.env.TABLE_NAME || undefined,
   trustedProxies: parseProxyList(process.env.TRUSTED_PROXIES),
 });
@@ -23,6 +24,9 @@ export const defaultTableName = (tenant: string): string => `booking-${tenant}`;
 
 /** Where a running `npm start` says its DynamoDB is, so the CLIs can reach it. */
 export const connectionFile = (dataDir: string): string => join(dataDir, 'connection.json');
+
+/** Where `npm start` keeps the webhook endpoints' signing secrets (mode 600). */
+export const webhookSecretsFile = (dataDir: string): string => join(dataDir, 'webhook-secrets.json');
 
 /** A tenant file problem list, printed one problem a line. */
 export class TenantFileError extends Error {

@@ -2,14 +2,17 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
+import { createDispatcher } from '#functions/webhooks/app.ts';
 import { CredentialAdminError, createCredential, ensureCredential } from '#lib/auth/credential-admin.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { createDb, type Db } from '#lib/db/client.ts';
 import { getCredential } from '#lib/db/credential-repository.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { createFileSecretStore } from '#lib/db/webhook-secret-store.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
 import { generateSlipSecret, parseSlipKeys } from '#lib/slip/keys.ts';
+import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
 import { hasJava, JAVA_MISSING, type LocalDynamo, startLocalDynamo } from './dynamodb.ts';
 import { createGateway } from './gateway.ts';
 import {
@@ -18,6 +21,7 @@ import {
   localSettings,
   readTenantFile,
   TenantFileError,
+  webhookSecretsFile,
 } from './settings.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -90,6 +94,20 @@ function loadLocalSlipKeys(dataDir: string) {
   return parseSlipKeys(readFileSync(file, 'utf8'));
 }
 
+/** Runs a job every `ms`, never two runs at once, reporting a failed run and going on. */
+function every(ms: number, job: () => Promise<unknown>, name: string): NodeJS.Timeout {
+  let running = false;
+  return setInterval(() => {
+    if (running || stopping) return;
+    running = true;
+    job()
+      .catch((error: unknown) => process.stderr.write(`${name} failed: ${(error as Error).message}\n`))
+      .finally(() => {
+        running = false;
+      });
+  }, ms);
+}
+
 let dynamo: LocalDynamo | undefined;
 let stopping = false;
 const timers: NodeJS.Timeout[] = [];
@@ -147,6 +165,13 @@ async function main(): Promise<void> {
   say(
     `tenant ${tenant.tenant} loaded into ${tableName}: ${summary.items} items, ${summary.accounts} accounts`,
   );
+  const webhookSecrets = createFileSecretStore(webhookSecretsFile(settings.dataDir));
+  const created = await ensureEndpointSecrets(
+    webhookSecrets,
+    tenant.webhooks.map((webhook) => webhook.id),
+  );
+  if (created.length)
+    say(`webhook secrets created for ${created.join(', ')} (npm run webhooks -- secret <id>)`);
   await ensureAdminCredential(db, tenant, settings);
   writeFileSync(connectionFile(settings.dataDir), `${JSON.stringify({ endpoint, tableName })}\n`);
 
@@ -167,18 +192,13 @@ async function main(): Promise<void> {
       maxAgeSeconds: 600,
     },
   });
-  const sweep = createSweeper({ db });
-  let sweeping = false;
+  timers.push(every(settings.sweepIntervalMs, createSweeper({ db }), 'sweep'));
   timers.push(
-    setInterval(() => {
-      if (sweeping || stopping) return;
-      sweeping = true;
-      sweep()
-        .catch((error: unknown) => process.stderr.write(`sweep failed: ${(error as Error).message}\n`))
-        .finally(() => {
-          sweeping = false;
-        });
-    }, settings.sweepIntervalMs),
+    every(
+      settings.webhookIntervalMs,
+      createDispatcher({ db, secrets: webhookSecrets, policy: 'local' }),
+      'webhook dispatch',
+    ),
   );
   await new Promise<void>((done) => server.current?.listen(settings.port, settings.host, done));
   // PORT=0 picks a free port: say the one the system chose.

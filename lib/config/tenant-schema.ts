@@ -8,8 +8,9 @@ import {
   itemSchema,
   taxSchema,
 } from './catalog-schema.ts';
-import { DEFAULT_LIMITS } from './limits.ts';
+import { DEFAULT_LIMITS, DEFAULT_WEBHOOK_SETTINGS } from './limits.ts';
 import { paramId, positiveId, text } from './schema-parts.ts';
+import { webhookSchema, webhookSettingsSchema } from './webhook-schema.ts';
 
 /** The default booking status set of the interface (§3); CANCELLED is reserved and always exists. */
 export const DEFAULT_STATUSES = [
@@ -103,6 +104,7 @@ const settingsSchema = z.strictObject({
       burst_limit: z.number().int().positive().max(5_000).default(100),
     })
     .default({ rate_limit: 50, burst_limit: 100 }),
+  webhooks: webhookSettingsSchema.default(DEFAULT_WEBHOOK_SETTINGS),
 });
 
 const statusSchema = z.strictObject({
@@ -164,6 +166,7 @@ export const tenantSchema = z
       .strictObject({ body: text(20_000).default(''), tos_required: z.boolean().default(false) })
       .default({ body: '', tos_required: false }),
     accounts: z.array(accountSchema).min(1).max(500),
+    webhooks: z.array(webhookSchema).max(10).default([]),
   })
   .superRefine((tenant, ctx) => {
     const problem = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -195,6 +198,9 @@ export const tenantSchema = z
     }
     for (const id of duplicates(tenant.taxes.map((tax) => tax.tax_id))) {
       problem(['taxes'], `tax_id ${id} appears more than once`);
+    }
+    for (const id of duplicates(tenant.webhooks.map((webhook) => webhook.id))) {
+      problem(['webhooks'], `webhook id ${id} appears more than once`);
     }
     for (const id of duplicates(tenant.form.map((field) => field.field_id))) {
       problem(['form'], `field_id ${id} appears more than once`);
@@ -290,6 +296,7 @@ export type Tenant = z.infer<typeof tenantSchema>;
 export type TenantItem = Tenant['items'][number];
 export type TenantCategory = Tenant['categories'][number];
 export type TenantAccount = Tenant['accounts'][number];
+export type TenantWebhook = Tenant['webhooks'][number];
 
 /** One problem of a tenant file, located by its JSON path. */
 export interface TenantProblem {

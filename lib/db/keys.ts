@@ -152,3 +152,40 @@ export const noteIndexKeys = (atMs: number, noteId: string) => ({
   gsi3pk: noteMonthPartition(monthOf(unixSeconds(atMs))),
   gsi3sk: `${String(atMs).padStart(15, '0')}#${noteId}`,
 });
+
+/** A webhook endpoint's state, and (same partition) its deliveries by event time. */
+export const webhookPartition = (endpointId: string) => `WEBHOOK#${endpointId}`;
+export const webhookEndpointKey = (endpointId: string) => ({
+  pk: webhookPartition(endpointId),
+  sk: 'ENDPOINT',
+});
+export const WEBHOOK_ENDPOINTS = 'WEBHOOK_ENDPOINTS';
+export const webhookListKey = (endpointId: string) => ({ gsi1pk: WEBHOOK_ENDPOINTS, gsi1sk: endpointId });
+export const WEBHOOK_DELIVERY_PREFIX = 'DELIVERY#';
+export const webhookDeliveryKey = (endpointId: string, eventAtMs: number, eventId: string) => ({
+  pk: webhookPartition(endpointId),
+  sk: `${WEBHOOK_DELIVERY_PREFIX}${String(eventAtMs).padStart(15, '0')}#${eventId}`,
+});
+
+/** Index keys of a delivery while it is pending: due by time (gsi2), in order per endpoint and booking (gsi1). */
+export const WEBHOOK_DUE = 'WEBHOOK_DUE';
+export const webhookPendingKeys = (delivery: {
+  endpointId: string;
+  bookingId: number;
+  eventAtMs: number;
+  eventId: string;
+  nextAtMs: number;
+}) => ({
+  gsi1pk: `WEBHOOK_ORDER#${delivery.endpointId}#${delivery.bookingId}`,
+  gsi1sk: `${String(delivery.eventAtMs).padStart(15, '0')}#${delivery.eventId}`,
+  gsi2pk: WEBHOOK_DUE,
+  gsi2sk: `${String(delivery.nextAtMs).padStart(15, '0')}#${delivery.endpointId}#${delivery.eventId}`,
+});
+
+/** An event kept for delivery (what it says, and the booking as it was), by time for replays (gsi3). */
+export const webhookEventKey = (eventId: string) => ({ pk: `WEBHOOK_EVENT#${eventId}`, sk: 'EVENT' });
+export const webhookEventMonthPartition = (month: string): string => `WEBHOOK_EVENT_MONTH#${month}`;
+export const webhookEventIndexKeys = (atMs: number, eventId: string) => ({
+  gsi3pk: webhookEventMonthPartition(monthOf(unixSeconds(atMs))),
+  gsi3sk: `${String(atMs).padStart(15, '0')}#${eventId}`,
+});

@@ -6,6 +6,7 @@ import type { Db } from './client.ts';
 import { accountKey, categoryKey, configKey, giftcertKey, itemKey } from './keys.ts';
 import { applyIfCondition } from './operations.ts';
 import { listAccounts, listCategories, listItems } from './tenant-repository.ts';
+import { listEndpoints, retireEndpoint, upsertEndpointFromFile } from './webhook-repository.ts';
 
 /**
  * Writes `record`'s attributes onto the record at `key`, creating it if needed; `onCreate` attributes
@@ -57,6 +58,9 @@ const inBatches = async <T>(values: T[], size: number, work: (value: T) => Promi
 
 /** What loading a tenant file changed. */
 export interface TenantLoadSummary {
+  webhooks: number;
+  /** Endpoints the file no longer lists: inactive now, their delivery history kept. */
+  retiredWebhooks: string[];
   items: number;
   categories: number;
   accounts: number;
@@ -71,7 +75,7 @@ const OPTIONAL_ITEM_FIELDS = ['video', 'hours', 'package'] as const;
 
 /**
  * Writes a validated tenant file into the table, idempotently: configuration, items, categories and
- * accounts are upserted; those no longer in the file are disabled, never deleted; gift certificates are
+ * accounts and webhook endpoints are upserted; those no longer in the file are disabled, never deleted; gift certificates are
  * created once and their balances never reset. Sessions, stock counters and bookings are never touched.
  */
 export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<TenantLoadSummary> {
@@ -170,7 +174,16 @@ export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<
     (created ? giftcertsCreated : giftcertsKept).push(giftcert.code);
   });
 
+  const listed = new Set(tenant.webhooks.map((webhook) => webhook.id));
+  await inBatches(tenant.webhooks, 10, (webhook) => upsertEndpointFromFile(db, { webhook, now }));
+  const retiredWebhooks = (await listEndpoints(db))
+    .filter((endpoint) => endpoint.in_file && !listed.has(endpoint.id))
+    .map((endpoint) => endpoint.id);
+  await inBatches(retiredWebhooks, 10, (endpointId) => retireEndpoint(db, { endpointId, now }));
+
   return {
+    webhooks: tenant.webhooks.length,
+    retiredWebhooks,
     items: items.length,
     categories: categories.length,
     accounts: accounts.length,

@@ -4,7 +4,7 @@ import {
   GetCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_LIMITS } from '../config/limits.ts';
+import { DEFAULT_LIMITS, DEFAULT_WEBHOOK_SETTINGS } from '../config/limits.ts';
 import type { Tenant, TenantAccount, TenantCategory, TenantItem } from '../config/tenant-schema.ts';
 import type { Db } from './client.ts';
 import {
@@ -30,6 +30,7 @@ export type StoredConfig = Pick<
   | 'policy'
   | 'taxes'
   | 'discounts'
+  | 'webhooks'
 > & { updated_at: number };
 
 /** An item as stored (with its category's name, so listing needs one query); removed items stay, disabled. */
@@ -62,7 +63,9 @@ const withLaterSettings = (config: StoredConfig): StoredConfig => ({
     max_session_minutes: config.settings.max_session_minutes ?? 60,
     trusted_proxies: config.settings.trusted_proxies ?? [],
     limits: { ...DEFAULT_LIMITS, ...config.settings.limits },
+    webhooks: config.settings.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
   },
+  webhooks: config.webhooks ?? [],
 });
 
 /** Reads the tenant configuration, or undefined when no tenant has been loaded. */

@@ -3,12 +3,12 @@ import { unixSeconds } from '../core/time.ts';
 import {
   type BookingRecord,
   bookmarkAction,
-  putEventAction,
   putNoteAction,
   putPaymentAction,
   replaceBookingAction,
   type StoredBooking,
   type StoredNote,
+  type StoredPayment,
 } from '../db/booking-repository.ts';
 import { giftcertBalanceAction } from '../db/giftcert-repository.ts';
 import {
@@ -20,6 +20,7 @@ import {
 import { getItemsById } from '../db/tenant-repository.ts';
 import { commitWithRetry, type NamedAction, type TransactItem } from '../db/transact.ts';
 import { actorOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
+import { bookingEventActions } from './booking-events.ts';
 import { DomainError } from './errors.ts';
 import { capacityOf } from './stock.ts';
 
@@ -33,6 +34,8 @@ interface BookingChange {
   /** For each of `writes` that can fail on a counter: the counter id, to name it in a 409. */
   counters?: (string | undefined)[];
   event: { type: string; data?: Record<string, unknown> };
+  /** Notes and payments the writes add, for the booking as the event's notifications show it. */
+  added?: { notes?: StoredNote[]; payments?: StoredPayment[] };
 }
 
 const noteOf = (ctx: BookingContext, body: string): StoredNote => ({
@@ -59,7 +62,7 @@ async function changeBooking(
     ...(ctx.retry ? { retry: ctx.retry } : {}),
     attempt: async () => {
       const record = await findBooking(ctx.db, reference, ctx.caller);
-      const { next, writes, counters, event } = await change(record);
+      const { next, writes, counters, event, added } = await change(record);
       giftcertCode = next.giftcert?.code ?? '';
       const nowSeconds = unixSeconds(ctx.now);
       const updated = { ...next, version: record.booking.version + 1, last_modified: nowSeconds };
@@ -69,10 +72,14 @@ async function changeBooking(
           return { role: id ? { kind: 'counter' as const, id } : { kind: 'write' as const }, action };
         }),
         { role: { kind: 'booking' }, action: replaceBookingAction(ctx.db, updated, record.booking.version) },
-        {
-          role: { kind: 'booking' },
-          action: putEventAction(ctx.db, updated.booking_id, newEvent(ctx, event.type, event.data ?? {})),
-        },
+        ...bookingEventActions(ctx, {
+          event: newEvent(ctx, event.type, event.data ?? {}),
+          snapshot: {
+            booking: updated,
+            notes: [...record.notes, ...(added?.notes ?? [])],
+            payments: [...record.payments, ...(added?.payments ?? [])],
+          },
+        }).map((action) => ({ role: { kind: 'booking' as const }, action })),
       ];
       return { write, result: updated };
     },
@@ -122,12 +129,12 @@ export async function checkInOrOut(
       });
     }
     const nowSeconds = unixSeconds(ctx.now);
+    const note = options.note ? noteOf(ctx, `Checked ${options.direction}`) : undefined;
     return {
       next: { ...booking, [field]: nowSeconds },
-      writes: options.note
-        ? [putNoteAction(ctx.db, booking, noteOf(ctx, `Checked ${options.direction}`), nowSeconds)]
-        : [],
+      writes: note ? [putNoteAction(ctx.db, booking, note, nowSeconds)] : [],
       event: { type: `booking.checked_${options.direction}`, data: { note: options.note } },
+      added: { notes: note ? [note] : [] },
     };
   });
 }
@@ -149,6 +156,7 @@ export async function changeStatus(
     let next: StoredBooking = { ...booking, status_id: to };
     const nowSeconds = unixSeconds(ctx.now);
     const giftcert = booking.giftcert;
+    let payment: StoredPayment | undefined;
     if (!isInactive(from) && isInactive(to)) {
       for (const [id, units] of Object.entries(booking.holds)) {
         const { itemId, slot } = parseCounterId(id);
@@ -199,15 +207,14 @@ export async function changeStatus(
     if (options.setPaid) {
       const due = booking.totals.total - booking.paid_total;
       if (due <= 0) throw new DomainError('nothing_due', 'Nothing is due on this booking', { due: 0 });
-      writes.push(
-        putPaymentAction(ctx.db, booking.booking_id, {
-          transaction_id: randomUUID(),
-          amount: due,
-          method: 'pos',
-          account_id: actorOf(ctx.caller),
-          date: nowSeconds,
-        }),
-      );
+      payment = {
+        transaction_id: randomUUID(),
+        amount: due,
+        method: 'pos',
+        account_id: actorOf(ctx.caller),
+        date: nowSeconds,
+      };
+      writes.push(putPaymentAction(ctx.db, booking.booking_id, payment));
       counters.push(undefined);
       next = { ...next, paid_total: booking.paid_total + due };
     }
@@ -224,6 +231,7 @@ export async function changeStatus(
           ...(options.setPaid ? { amount: booking.totals.total - booking.paid_total } : {}),
         },
       },
+      added: { payments: payment ? [payment] : [] },
     };
   });
 }
@@ -258,9 +266,13 @@ export async function addNote(
       body: `1 to ${MAX_NOTE_LENGTH} characters`,
     });
   }
-  return changeBooking(ctx, options.reference, ({ booking }) => ({
-    next: booking,
-    writes: [putNoteAction(ctx.db, booking, noteOf(ctx, body), unixSeconds(ctx.now))],
-    event: { type: 'booking.note_added', data: { length: body.length } },
-  }));
+  return changeBooking(ctx, options.reference, ({ booking }) => {
+    const note = noteOf(ctx, body);
+    return {
+      next: booking,
+      writes: [putNoteAction(ctx.db, booking, note, unixSeconds(ctx.now))],
+      event: { type: 'booking.note_added', data: { length: body.length } },
+      added: { notes: [note] },
+    };
+  });
 }

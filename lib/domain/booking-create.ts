@@ -4,9 +4,9 @@ import { unixSeconds } from '../core/time.ts';
 import {
   createBookingActions,
   getBookingRecord,
-  putEventAction,
   putPaymentAction,
   type StoredBooking,
+  type StoredPayment,
 } from '../db/booking-repository.ts';
 import { createCustomerActions, getCustomerIdByEmail } from '../db/customer-repository.ts';
 import { getGiftcert, giftcertBalanceAction } from '../db/giftcert-repository.ts';
@@ -15,6 +15,7 @@ import { bookSessionAction, getSession, type StoredSession } from '../db/session
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import { commitWithRetry, type NamedAction, type TransactItem } from '../db/transact.ts';
 import { actorOf, type BookingContext, isInactive, newEvent } from './booking.ts';
+import { bookingEventActions } from './booking-events.ts';
 import { type Audience, validateForm } from './booking-form.ts';
 import { actorOf as sessionActorOf } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
@@ -197,14 +198,7 @@ async function bookSession(
         { role: 'booking', action: bookingPut },
         { role: 'code', action: codePut },
       ];
-      const actions: TransactItem[] = [
-        ...releaseBudgetActions(ctx.db, session),
-        putEventAction(
-          ctx.db,
-          bookingId,
-          newEvent(ctx, 'booking.created', { status_id: booking.status_id, total: totals.total }),
-        ),
-      ];
+      const actions: TransactItem[] = [...releaseBudgetActions(ctx.db, session)];
       if (newCustomerId !== undefined) {
         actions.push(
           ...createCustomerActions(ctx.db, {
@@ -217,18 +211,25 @@ async function bookSession(
           }).slice(0, email ? 2 : 1),
         );
       }
+      const payments: StoredPayment[] = [];
       if (giftcert) {
+        const payment: StoredPayment = {
+          transaction_id: randomUUID(),
+          amount: giftcert.amount,
+          method: 'giftcert',
+          account_id: actorOf(ctx.caller),
+          date: nowSeconds,
+        };
+        payments.push(payment);
         actions.push(giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: giftcert.amount }));
-        actions.push(
-          putPaymentAction(ctx.db, bookingId, {
-            transaction_id: randomUUID(),
-            amount: giftcert.amount,
-            method: 'giftcert',
-            account_id: actorOf(ctx.caller),
-            date: nowSeconds,
-          }),
-        );
+        actions.push(putPaymentAction(ctx.db, bookingId, payment));
       }
+      actions.push(
+        ...bookingEventActions(ctx, {
+          event: newEvent(ctx, 'booking.created', { status_id: booking.status_id, total: totals.total }),
+          snapshot: { booking, notes: [], payments },
+        }),
+      );
       return {
         write: [...named, ...actions.map((action) => ({ role: 'other' as const, action }))],
         result: { booking, existing: false },

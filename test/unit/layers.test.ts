@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // Imports point one way, top to bottom (issue 11): infra (which composes the functions), functions,
-// then lib/http, lib/auth, lib/domain, then lib/rating, lib/slip and lib/db side by side, then
+// then lib/http, lib/auth, lib/domain, then lib/rating, lib/slip, lib/db and lib/webhooks side by side, then
 // lib/config, then lib/core.
 const LEVEL: Record<string, number> = {
   infra: -1,
@@ -14,6 +14,7 @@ const LEVEL: Record<string, number> = {
   rating: 4,
   slip: 4,
   db: 4,
+  webhooks: 4,
   config: 5,
   core: 6,
 };

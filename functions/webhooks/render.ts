@@ -1,0 +1,38 @@
+import type { StoredConfig } from '#lib/db/tenant-repository.ts';
+import type { StoredWebhookEvent } from '#lib/db/webhook-repository.ts';
+import type { Caller } from '#lib/domain/caller.ts';
+import type { RenderWebhook } from '#lib/domain/webhook-dispatch.ts';
+import { presentEvent, presentRecord } from '../bookings/present.ts';
+import { checkfrontNotification } from './checkfront.ts';
+
+/** Who reads a webhook's booking: no account, so nothing is shown as its bookmark. */
+const NOBODY: Caller = { kind: 'customer' };
+
+/** The booking of an event as `booking/{id}` returned it at that event. */
+const bookingAt = (event: StoredWebhookEvent, config: StoredConfig) =>
+  event.snapshot
+    ? presentRecord(
+        { ...event.snapshot, events: [], bookmarks: [] },
+        { config, caller: NOBODY, events: false },
+      )
+    : undefined;
+
+/**
+ * A webhook body: `standard` is `{type, timestamp, data: {event, booking}}` for every event; `checkfront`
+ * is the API 3.0 notification, for booking events only.
+ */
+export const renderWebhook: RenderWebhook = (format, event, config) => {
+  const booking = bookingAt(event, config);
+  if (format === 'checkfront') {
+    return booking ? JSON.stringify(checkfrontNotification(booking, event.event)) : undefined;
+  }
+  return JSON.stringify({
+    type: event.event.type,
+    timestamp: new Date(event.event.at).toISOString(),
+    data: {
+      // As `booking/{id}?events=1` lists it, where each entry carries its booking's id.
+      event: presentEvent(booking ? { ...event.event, booking_id: event.booking_id } : event.event),
+      ...(booking ? { booking } : {}),
+    },
+  });
+};

@@ -1,0 +1,26 @@
+import { putEventAction, type StoredEvent } from '../db/booking-repository.ts';
+import type { Db } from '../db/client.ts';
+import type { StoredConfig } from '../db/tenant-repository.ts';
+import type { TransactItem } from '../db/transact.ts';
+import { type BookingSnapshot, webhookEventActions } from '../db/webhook-repository.ts';
+import { subscribersOf } from './webhooks.ts';
+
+/**
+ * The writes that record a booking event, for the transaction of the change it describes: the audit
+ * entry and, when an endpoint subscribes to it, the outbox (the booking as it is after the change, and a
+ * pending delivery per endpoint), so a committed change can never lose its notifications.
+ */
+export function bookingEventActions(
+  ctx: { db: Db; config: StoredConfig },
+  options: { event: StoredEvent; snapshot: BookingSnapshot },
+): TransactItem[] {
+  const bookingId = options.snapshot.booking.booking_id;
+  return [
+    putEventAction(ctx.db, bookingId, options.event),
+    ...webhookEventActions(ctx.db, {
+      event: { event: options.event, booking_id: bookingId, snapshot: options.snapshot },
+      endpointIds: subscribersOf(ctx.config, options.event.type),
+      retentionDays: ctx.config.settings.webhooks.retention_days,
+    }),
+  ];
+}

@@ -1,0 +1,275 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAllHandlers } from '#functions/index.ts';
+import { createDispatcher } from '#functions/webhooks/app.ts';
+import { createCredential } from '#lib/auth/credential-admin.ts';
+import { addDays, todayIn } from '#lib/core/dates.ts';
+import type { Db } from '#lib/db/client.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { enableEndpoint, getEndpoint, listDeliveriesOfEndpoint } from '#lib/db/webhook-repository.ts';
+import { createFileSecretStore, type WebhookSecretStore } from '#lib/db/webhook-secret-store.ts';
+import { ensureEndpointSecrets, rotateEndpointSecret } from '#lib/webhooks/secrets.ts';
+import { testDeps } from '#test/support/deps.ts';
+import { createTestDb } from '#test/support/dynamo.ts';
+import { basic, invoke } from '#test/support/events.ts';
+import { sessionClient, sessionOf } from '#test/support/session.ts';
+import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A receiver on the loopback: records every request and answers from a script of statuses (then 200). */
+function startReceiver() {
+  const received: Received[] = [];
+  const script: Record<string, number[]> = {};
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      const path = request.url ?? '/';
+      received.push({ path, headers: request.headers as Record<string, string>, body });
+      response.statusCode = script[path]?.shift() ?? 200;
+      response.end('ok');
+    });
+  });
+  return { server, received, script };
+}
+
+let db: Db;
+let handlers: ReturnType<typeof createAllHandlers>;
+let receiver: ReturnType<typeof startReceiver>;
+let secrets: WebhookSecretStore;
+let secretsFile: string;
+let staff: string;
+/** How far the dispatcher's clock runs ahead of the real one (to pass retry delays). */
+let ahead = 0;
+const now = () => Date.now() + ahead;
+let dispatch: ReturnType<typeof createDispatcher>;
+const day = addDays(todayIn('America/Toronto', Date.now()), 20);
+
+const verifier = async (endpointId: string) => {
+  const secret = (await secrets.read())[endpointId]?.current ?? '';
+  return new Webhook(secret);
+};
+const at = (path: string) => receiver.received.filter((entry) => entry.path === path);
+
+const book = async (options: { qty?: number } = {}) => {
+  const client = sessionClient(handlers);
+  const slip = await client.slip(1, `date=${day}&param[qty]=${options.qty ?? 1}`);
+  const sessionId = sessionOf(await client.add([slip])).id as string;
+  const response = await invoke(handlers.bookings, {
+    method: 'POST',
+    path: 'booking/create',
+    body: `session_id=${sessionId}&form[customer_name]=Ada&form[customer_email]=ada@example.com`,
+    contentType: 'application/x-www-form-urlencoded',
+  });
+  expect(response.status).toBe(200);
+  return response.json.booking as { code: string; booking_id: number };
+};
+
+const staffPost = (path: string, body = '') =>
+  invoke(handlers.bookings, {
+    method: 'POST',
+    path,
+    body,
+    contentType: 'application/x-www-form-urlencoded',
+    headers: { authorization: staff },
+  });
+
+/** Runs the dispatcher until it has nothing due now. */
+const drain = async () => {
+  for (let run = 0; run < 20; run += 1) {
+    const report = await dispatch();
+    if (report.due === 0) return;
+  }
+};
+
+beforeAll(async () => {
+  receiver = startReceiver();
+  await new Promise<void>((done) => receiver.server.listen(0, '127.0.0.1', done));
+  const base = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}`;
+  db = await createTestDb('webhooks');
+  const tenant = makeTenant(
+    makeTenantJson({
+      settings: { booking_code_prefix: 'HOOK', webhooks: { retry_seconds: [10, 20, 30] } },
+      items: [makeItem({ item_id: 1, stock: 500 })],
+      webhooks: [
+        { id: 'all', url: `${base}/all`, events: ['*'] },
+        { id: 'cf', url: `${base}/cf`, events: ['booking.created'], format: 'checkfront' },
+        { id: 'flaky', url: `${base}/flaky`, events: ['booking.*'] },
+        { id: 'off', url: `${base}/off`, events: ['*'], enabled: false },
+      ],
+    }),
+  );
+  await writeTenant(db, tenant, Date.now());
+  secretsFile = join(mkdtempSync(join(tmpdir(), 'webhook-secrets-')), 'webhook-secrets.json');
+  secrets = createFileSecretStore(secretsFile);
+  await ensureEndpointSecrets(
+    secrets,
+    tenant.webhooks.map((webhook) => webhook.id),
+  );
+  const desk = await createCredential(db, { accountId: 1, onBehalf: false, label: 'desk', now: Date.now() });
+  staff = basic(desk.key, desk.secret);
+  handlers = createAllHandlers(testDeps(db));
+  dispatch = createDispatcher({ db, secrets, policy: 'local', clock: now, random: () => 0.5 });
+});
+
+afterAll(async () => {
+  await new Promise<void>((done) => receiver.server.close(() => done()));
+});
+
+beforeEach(async () => {
+  ahead = 0;
+  await drain();
+  receiver.received.length = 0;
+  for (const path of Object.keys(receiver.script)) delete receiver.script[path];
+});
+
+describe('webhook secrets', () => {
+  it('keeps each endpoint its own whsec_ secret in a file only its owner can read', async () => {
+    const all = await secrets.read();
+    expect(Object.keys(all).sort()).toEqual(['all', 'cf', 'flaky', 'off']);
+    expect(all.all?.current).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(all.all?.current).not.toBe(all.cf?.current);
+    expect(statSync(secretsFile).mode & 0o777).toBe(0o600);
+    expect(await ensureEndpointSecrets(secrets, ['all', 'cf'])).toEqual([]);
+    expect(readFileSync(secretsFile, 'utf8')).toContain(all.all?.current);
+  });
+});
+
+describe('webhook delivery', () => {
+  it('sends a booking change signed so the standardwebhooks library verifies it, with the booking as it was', async () => {
+    const created = await book();
+    await drain();
+    const [message] = at('/all');
+    expect(message).toBeDefined();
+    const payload = (await verifier('all')).verify(message?.body ?? '', message?.headers ?? {}) as {
+      type: string;
+      timestamp: string;
+      data: { event: { event_id: string; type: string; at: number }; booking: Record<string, unknown> };
+    };
+    expect(payload.type).toBe('booking.created');
+    expect(payload.data.event.event_id).toBe(message?.headers['webhook-id']);
+    const record = await invoke(handlers.bookings, {
+      path: `booking/${created.code}`,
+      query: 'events=1',
+      headers: { authorization: staff },
+    });
+    const { bookmarked: _b, events: _e, ...wire } = record.json.booking;
+    const { bookmarked: _c, ...sent } = payload.data.booking;
+    expect(sent).toEqual(wire);
+    expect(record.json.booking.events[0]).toEqual(payload.data.event);
+    expect(Math.floor(Date.parse(payload.timestamp) / 1000)).toBe(payload.data.event.at);
+    // The endpoint disabled in the tenant file gets nothing.
+    expect(at('/off')).toEqual([]);
+  });
+
+  it('retries a refused delivery with the same id until the receiver takes it, then goes on in order', async () => {
+    receiver.script['/flaky'] = [500, 503, 502];
+    const created = await book();
+    await staffPost(`booking/${created.code}/note`, 'body=Late+arrival');
+    await drain();
+    expect(at('/flaky')).toHaveLength(1);
+    for (const wait of [10, 20, 30]) {
+      ahead += wait * 1000 + 1;
+      await drain();
+    }
+    const attempts = at('/flaky');
+    const ids = attempts.map((entry) => entry.headers['webhook-id']);
+    // Four attempts of booking.created (three refused), then booking.note_added: never before it.
+    expect(ids.slice(0, 4).every((id) => id === ids[0])).toBe(true);
+    expect(attempts).toHaveLength(5);
+    const types = attempts.map((entry) => (JSON.parse(entry.body) as { type: string }).type);
+    expect(types).toEqual([
+      'booking.created',
+      'booking.created',
+      'booking.created',
+      'booking.created',
+      'booking.note_added',
+    ]);
+    const verify = await verifier('flaky');
+    for (const entry of attempts) expect(() => verify.verify(entry.body, entry.headers)).not.toThrow();
+  });
+
+  it('disables an endpoint that answers 410 Gone, records webhook.disabled, and sends nothing until enabled', async () => {
+    receiver.script['/flaky'] = [410];
+    await book();
+    await drain();
+    expect(await getEndpoint(db, 'flaky')).toMatchObject({ active: false, disabled_reason: 'gone' });
+    const disabled = at('/all').find(
+      (entry) => (JSON.parse(entry.body) as { type: string }).type === 'webhook.disabled',
+    );
+    expect(JSON.parse(disabled?.body ?? '{}').data.event.data).toMatchObject({
+      endpoint_id: 'flaky',
+      reason: 'gone',
+    });
+    await book();
+    await drain();
+    expect(at('/flaky')).toHaveLength(1);
+    const { rows } = await listDeliveriesOfEndpoint(db, { endpointId: 'flaky', skip: 0, take: 10 });
+    expect(rows[0]?.status).toBe('skipped');
+    await enableEndpoint(db, { endpointId: 'flaky', now: now() });
+    await book();
+    await drain();
+    expect(at('/flaky')).toHaveLength(2);
+  });
+
+  it('gives up after the last delay of the schedule and disables the endpoint as failing', async () => {
+    receiver.script['/flaky'] = [500, 500, 500, 500];
+    await book();
+    await drain();
+    for (const wait of [10, 20, 30]) {
+      ahead += wait * 1000 + 1;
+      await drain();
+    }
+    expect(at('/flaky')).toHaveLength(4);
+    expect(await getEndpoint(db, 'flaky')).toMatchObject({ active: false, disabled_reason: 'failing' });
+    const { rows } = await listDeliveriesOfEndpoint(db, { endpointId: 'flaky', skip: 0, take: 1 });
+    expect(rows[0]).toMatchObject({ status: 'failed', failures: 4 });
+    expect(rows[0]?.attempts.map((attempt) => attempt.status)).toEqual([500, 500, 500, 500]);
+    await enableEndpoint(db, { endpointId: 'flaky', now: now() });
+  });
+
+  it('sends the API 3.0 notification body to a checkfront endpoint, signed the same way', async () => {
+    const created = await book({ qty: 2 });
+    await drain();
+    const [message] = at('/cf');
+    const body = (await verifier('cf')).verify(message?.body ?? '', message?.headers ?? {}) as {
+      booking: Record<string, unknown> & { order: { items: { item: unknown } } };
+    };
+    expect(body.booking['@attributes']).toEqual({ booking_id: created.code });
+    expect(body.booking).toMatchObject({ code: created.code, status: expect.any(String) });
+    expect(Array.isArray(body.booking.order.items.item)).toBe(false);
+    expect(body.booking.order.items.item).toMatchObject({
+      qty: '1',
+      '@attributes': { item_id: '1', sku: 'kayak' },
+    });
+  });
+
+  it('signs with both secrets during a rotation grace period, each verifying alone', async () => {
+    const before = (await secrets.read()).all?.current ?? '';
+    const rotated = await rotateEndpointSecret(secrets, {
+      endpointId: 'all',
+      graceMs: 3_600_000,
+      now: now(),
+    });
+    await book();
+    await drain();
+    const [message] = at('/all');
+    expect(message?.headers['webhook-signature']?.split(' ')).toHaveLength(2);
+    expect(() => new Webhook(before).verify(message?.body ?? '', message?.headers ?? {})).not.toThrow();
+    expect(() =>
+      new Webhook(rotated.current).verify(message?.body ?? '', message?.headers ?? {}),
+    ).not.toThrow();
+  });
+});
