@@ -199,6 +199,41 @@ const noteSchema = z.strictObject({
 
 const bookingRecordBody = { booking: recordSchema };
 
+const webhookSchema = z.strictObject({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  format: z.enum(['standard', 'checkfront']),
+  enabled: flag,
+  state: z.enum(['enabled', 'disabled']),
+  disabled_reason: z.enum(['', 'tenant_file', 'gone', 'failing']),
+  disabled_at: int,
+  last_success_at: int,
+  last_failure_at: int,
+  consecutive_failures: int,
+  in_file: flag,
+});
+
+const deliverySchema = z.strictObject({
+  event_id: z.string(),
+  event_type: z.string(),
+  event_at: int,
+  booking_id: int,
+  status: z.enum(['pending', 'delivered', 'failed', 'skipped']),
+  failures: int,
+  next_at: int,
+  attempts: z.array(
+    z.strictObject({
+      at: int,
+      status: int,
+      duration_ms: int,
+      outcome: z.enum(['success', 'failure', 'gone', 'refused']),
+      error: z.string(),
+      body: z.string().max(1024),
+    }),
+  ),
+});
+
 /** The success response of every route of the table, by route name. */
 export const RESPONSES: Record<string, z.ZodType> = {
   'item.list': envelope({ items: keyed(z.union([ratedItemSchema, itemSchema])) }),
@@ -257,6 +292,13 @@ export const RESPONSES: Record<string, z.ZodType> = {
   help: envelope({
     help: z.strictObject({ resources: z.array(z.string()), documentation: z.string().url() }),
   }),
+  'webhook.list': envelope({ webhooks: keyed(webhookSchema) }),
+  'webhook.deliveries': envelope({ deliveries: z.array(deliverySchema) }),
+  'webhook.replay': envelope({
+    webhook: webhookSchema,
+    replay: z.strictObject({ since: int, events: int, truncated: flag, next_since: int.optional() }),
+  }),
+  'webhook.enable': envelope({ webhook: webhookSchema }),
   'event.list': envelope({ events: keyed(eventSchema) }),
   'event.get': envelope({ event: eventSchema }),
 };

@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -7,6 +7,7 @@ import { TenantApi } from './constructs/api.ts';
 import { TenantFunctions } from './constructs/functions.ts';
 import { SweepSchedule } from './constructs/schedule.ts';
 import { TenantTable } from './constructs/table.ts';
+import { WebhookDispatch } from './constructs/webhooks.ts';
 
 /** Props of one tenant's stack. */
 export interface TenantStackProps extends StackProps {
@@ -15,7 +16,10 @@ export interface TenantStackProps extends StackProps {
   stage: string;
 }
 
-/** One tenant: table, functions, HTTP API, sweeper schedule and SLIP signing secret. */
+/**
+ * One tenant: table, functions, HTTP API, sweeper schedule, SLIP signing secret, and the webhook
+ * dispatcher with its triggers and the endpoints' signing secrets.
+ */
 export class TenantStack extends Stack {
   constructor(scope: Construct, id: string, props: TenantStackProps) {
     super(scope, id, props);
@@ -26,9 +30,21 @@ export class TenantStack extends Stack {
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy,
     });
+    // One JSON document of whsec_ secrets by endpoint id, filled by `npm run tenant:load`. It starts as
+    // `{}`, which the store reads as "no secrets yet": `generateSecretString` cannot produce that (a
+    // `secretStringTemplate` needs a `generateStringKey`, whose random entry would read as an endpoint).
+    // The literal holds nothing secret; the real secrets reach Secrets Manager through PutSecretValue,
+    // never through the template. Keep the literal as it is: CloudFormation writes the value when it
+    // changes, which would replace the loaded secrets.
+    const webhookSecrets = new Secret(this, 'WebhookSigningSecrets', {
+      description: `Webhook signing secrets (whsec_) of tenant ${props.tenant.tenant}, by endpoint id`,
+      secretStringValue: SecretValue.unsafePlainText('{}'),
+      removalPolicy,
+    });
     const functions = new TenantFunctions(this, 'Functions', {
       table,
       slipSecret,
+      webhookSecrets,
       tenant: props.tenant.tenant,
       removalPolicy,
       logRetention: props.stage === 'dev' ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS,
@@ -42,6 +58,11 @@ export class TenantStack extends Stack {
       },
     });
     new SweepSchedule(this, 'Sweep', { sweeper: functions.sweeper });
+    new WebhookDispatch(this, 'Webhooks', { table, dispatcher: functions.webhookDispatcher });
     new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'WebhookSecretsArn', {
+      value: webhookSecrets.secretArn,
+      description: 'WEBHOOK_SECRETS_ARN for npm run tenant:load and npm run webhooks',
+    });
   }
 }

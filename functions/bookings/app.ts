@@ -12,8 +12,9 @@ import {
   createNote,
   createUpdate,
 } from './routes.ts';
+import { createEnable, createListDeliveries, createListWebhooks, createReplay } from './webhooks.ts';
 
-/** The bookings group: the form, create, records, lists, invoices, actions and customers. */
+/** The bookings group: the form, create, records, lists, invoices, actions, customers and webhooks. */
 export const createBookingsHandler = (deps: ApiDeps) => {
   const routeDeps = { db: deps.db, slipKeys: slipKeysOf(deps) };
   const list = createListBookings(routeDeps);
@@ -36,6 +37,10 @@ export const createBookingsHandler = (deps: ApiDeps) => {
       'customer.find': createFindCustomer(routeDeps),
       'customer.get': createGetCustomer(routeDeps),
       'booking.notes': createListNotes(routeDeps),
+      'webhook.list': createListWebhooks(routeDeps),
+      'webhook.deliveries': createListDeliveries(routeDeps),
+      'webhook.replay': createReplay(routeDeps),
+      'webhook.enable': createEnable(routeDeps),
     },
   });
 };

@@ -13,19 +13,25 @@ import type { Group } from '#lib/http/routes.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** The indexes the webhook dispatcher queries: a booking's delivery order (gsi1) and what is due (gsi2). */
+const DISPATCHER_INDEXES = ['gsi1', 'gsi2'] as const;
+
 /** Props of the tenant's functions. */
 export interface TenantFunctionsProps {
   table: TableV2;
   slipSecret: ISecret;
+  /** The endpoints' webhook signing secrets: only the dispatcher reads them. */
+  webhookSecrets: ISecret;
   tenant: string;
   removalPolicy: RemovalPolicy;
   logRetention: RetentionDays;
 }
 
-/** The functions of a tenant: one per endpoint group, plus the sweeper. */
+/** The functions of a tenant: one per endpoint group, plus the sweeper and the webhook dispatcher. */
 export class TenantFunctions extends Construct {
   readonly byGroup: Readonly<Record<Group, NodejsFunction>>;
   readonly sweeper: NodejsFunction;
+  readonly webhookDispatcher: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: TenantFunctionsProps) {
     super(scope, id);
@@ -76,6 +82,13 @@ export class TenantFunctions extends Construct {
     const meta = make('Meta', 'meta');
     // The sweeper works through a backlog for up to SWEEP_BUDGET_MS of each run, well inside its timeout.
     this.sweeper = make('Sweeper', 'sweeper', { SWEEP_BUDGET_MS: '40000' }, Duration.seconds(60));
+    // The dispatcher sends for up to 45 s of each run (its own budget), well inside its timeout.
+    this.webhookDispatcher = make(
+      'Webhooks',
+      'webhooks',
+      { WEBHOOK_SECRETS_ARN: props.webhookSecrets.secretArn },
+      Duration.seconds(60),
+    );
     this.byGroup = { items, session, bookings, meta };
 
     // Readers still record a credential's last use and its account's last sign-in, and count each
@@ -96,5 +109,24 @@ export class TenantFunctions extends Construct {
     }
     for (const writer of [session, bookings, this.sweeper]) props.table.grantReadWriteData(writer);
     for (const signer of [items, session, bookings]) props.slipSecret.grantRead(signer);
+
+    // Only the dispatcher's access patterns (lib/db/webhook-repository.ts): it reads the config, events and
+    // endpoints, claims and finishes deliveries, and writes the `webhook.disabled` outbox transaction, whose
+    // Puts IAM authorises as PutItem (there is no TransactWriteItems action). No Scan, no DeleteItem.
+    this.webhookDispatcher.addToRolePolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+      }),
+    );
+    this.webhookDispatcher.addToRolePolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:Query'],
+        resources: DISPATCHER_INDEXES.map((index) => `${props.table.tableArn}/index/${index}`),
+      }),
+    );
+    props.webhookSecrets.grantRead(this.webhookDispatcher);
   }
 }

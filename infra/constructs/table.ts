@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '#lib/db/table-definition.ts';
 
@@ -8,7 +8,10 @@ export interface TenantTableProps {
   removalPolicy: RemovalPolicy;
 }
 
-/** The tenant's one DynamoDB table, built from the same definition as the local and test tables. */
+/**
+ * The tenant's one DynamoDB table, built from the same definition as the local and test tables, with a
+ * stream of new images for the webhook dispatcher.
+ */
 export class TenantTable extends Construct {
   readonly table: TableV2;
 
@@ -20,6 +23,8 @@ export class TenantTable extends Construct {
       sortKey: key(TABLE_DEFINITION.sortKey),
       billing: Billing.onDemand(),
       timeToLiveAttribute: TABLE_DEFINITION.ttlAttribute,
+      // The webhook dispatcher runs on each delivery the outbox writes; it filters on the new image only.
+      dynamoStream: StreamViewType.NEW_IMAGE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.removalPolicy === RemovalPolicy.RETAIN,
       removalPolicy: props.removalPolicy,

@@ -2,6 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseTenant, type Tenant } from '#lib/config/tenant-schema.ts';
 import { createDb, type Db } from '#lib/db/client.ts';
+import {
+  createFileSecretStore,
+  createSecretsManagerStore,
+  type WebhookSecretStore,
+} from '#lib/db/webhook-secret-store.ts';
 import { parseProxyList } from '#lib/http/client-address.ts';
 
 /** The local runner's knobs, from the environment (design §4). */
@@ -72,4 +77,15 @@ export function connectForCli(): Db {
     tableName: settings.tableName,
     region: process.env.AWS_REGION,
   });
+}
+
+/**
+ * The webhook secrets the CLIs work on: the tenant stack's Secrets Manager secret when
+ * WEBHOOK_SECRETS_ARN is set, otherwise the file of the `npm start` on DATA_DIR.
+ */
+export function webhookSecretsForCli(): WebhookSecretStore {
+  const arn = process.env.WEBHOOK_SECRETS_ARN;
+  return arn
+    ? createSecretsManagerStore({ secretArn: arn, region: process.env.AWS_REGION, cacheMs: 0 })
+    : createFileSecretStore(webhookSecretsFile(localSettings().dataDir));
 }

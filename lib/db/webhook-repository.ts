@@ -173,6 +173,8 @@ export async function listWebhookEventsBetween(
   options: { from: number; to: number; limit: number },
 ): Promise<StoredWebhookEvent[]> {
   const found: StoredWebhookEvent[] = [];
+  // A range that ends before it starts holds nothing (and DynamoDB refuses a BETWEEN that way round).
+  if (options.from > options.to) return found;
   const pad = (ms: number) => String(Math.max(0, ms)).padStart(15, '0');
   for (const month of monthsBetween(unixSeconds(options.from), unixSeconds(options.to)).reverse()) {
     const records = await queryAll(db, {

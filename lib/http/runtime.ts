@@ -3,7 +3,8 @@ import { createSecretSlipKeys } from '../db/slip-key-store.ts';
 import { parseSlipKeys } from '../slip/keys.ts';
 import type { ApiDeps } from './api.ts';
 
-const required = (name: string): string => {
+/** An environment variable a deployed function cannot run without: its absence fails the cold start. */
+export const requiredEnv = (name: string): string => {
   const value = process.env[name];
   if (!value) throw new Error(`Missing environment variable ${name}`);
   return value;
@@ -12,7 +13,7 @@ const required = (name: string): string => {
 /** The table of a deployed function (TABLE_NAME, and DYNAMODB_ENDPOINT for a local one). */
 export const dbFromEnv = () =>
   createDb({
-    tableName: required('TABLE_NAME'),
+    tableName: requiredEnv('TABLE_NAME'),
     endpoint: process.env.DYNAMODB_ENDPOINT,
     region: process.env.AWS_REGION,
   });

@@ -273,3 +273,106 @@ describe('webhook delivery', () => {
     ).not.toThrow();
   });
 });
+
+/** Waits for the next whole second and returns it (Unix seconds): events from here on are after it. */
+const nextSecond = async () => {
+  await new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000)));
+  return Math.floor(Date.now() / 1000);
+};
+
+describe('webhook staff routes', () => {
+  const staffGet = (path: string, query?: string, authorization = staff) =>
+    invoke(handlers.bookings, { path, ...(query ? { query } : {}), headers: { authorization } });
+
+  it('lists the endpoints with their state, last success and failures in a row, for staff only', async () => {
+    await book();
+    await drain();
+    const response = await staffGet('webhook');
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.json.webhooks).sort()).toEqual(['all', 'cf', 'flaky', 'off']);
+    expect(response.json.webhooks.all).toMatchObject({
+      state: 'enabled',
+      consecutive_failures: 0,
+      format: 'standard',
+    });
+    expect(response.json.webhooks.all.last_success_at).toBeGreaterThan(0);
+    expect(response.json.webhooks.off).toMatchObject({
+      state: 'disabled',
+      disabled_reason: 'tenant_file',
+      enabled: 0,
+    });
+    expect(JSON.stringify(response.json)).not.toContain('whsec_');
+    expect((await invoke(handlers.bookings, { path: 'webhook' })).status).toBe(401);
+  });
+
+  it('pages an endpoint deliveries, newest first, with their attempts; an unknown endpoint is a 404', async () => {
+    receiver.script['/all'] = [500];
+    await book();
+    await drain();
+    const response = await staffGet('webhook/all/delivery', 'limit=1');
+    expect(response.status).toBe(200);
+    expect(response.json.request).toMatchObject({ records: 1, limit: 1, page: 1 });
+    expect(response.json.request.total_records).toBeGreaterThan(1);
+    const all = await staffGet('webhook/all/delivery', 'limit=250');
+    // The newest of this endpoint's booking deliveries (a clock run ahead elsewhere may date others later).
+    const latest = all.json.deliveries.find(
+      (delivery: { event_type: string }) => delivery.event_type === 'booking.created',
+    );
+    expect(latest).toMatchObject({ status: 'pending', failures: 1, event_type: 'booking.created' });
+    expect(latest.attempts).toEqual([
+      expect.objectContaining({ status: 500, outcome: 'failure', body: 'ok' }),
+    ]);
+    ahead += 11_000;
+    await drain();
+    expect((await staffGet('webhook/nope/delivery')).status).toBe(404);
+    expect((await staffGet('webhook/all/delivery', 'limit=0')).json.request.error.id).toBe(
+      'validation_error',
+    );
+  });
+
+  it('replays what happened since a time with the same event ids, and refuses a disabled endpoint', async () => {
+    const since = await nextSecond();
+    await book();
+    await drain();
+    const first = at('/all').map((entry) => entry.headers['webhook-id']);
+    expect(first).toHaveLength(1);
+    const replay = await staffPost('webhook/all/replay', `since=${since}`);
+    expect(replay.status).toBe(200);
+    expect(replay.json.replay).toMatchObject({ since, events: 1, truncated: 0 });
+    await drain();
+    const ids = at('/all').map((entry) => entry.headers['webhook-id']);
+    expect(ids).toEqual([first[0], first[0]]);
+    expect((await staffPost('webhook/all/replay', 'since=soon')).json.request.error.id).toBe(
+      'validation_error',
+    );
+    const off = await staffPost('webhook/off/replay', `since=${since}`);
+    expect(off.status).toBe(409);
+    expect(off.json.request.error.id).toBe('invalid_status');
+  });
+
+  it('enables a disabled endpoint: it gets new events, and what it missed only by a replay', async () => {
+    const since = await nextSecond();
+    receiver.script['/flaky'] = [410];
+    await book();
+    await drain();
+    await book();
+    await drain();
+    expect(at('/flaky')).toHaveLength(1);
+    const enabled = await staffPost('webhook/flaky/enable');
+    expect(enabled.json.webhook).toMatchObject({ state: 'enabled', disabled_reason: '' });
+    await book();
+    await drain();
+    expect(at('/flaky')).toHaveLength(2);
+    await staffPost('webhook/flaky/replay', `since=${since}`);
+    await drain();
+    const types = at('/flaky').map((entry) => (JSON.parse(entry.body) as { type: string }).type);
+    expect(types).toHaveLength(5);
+    expect(
+      new Set(
+        at('/flaky')
+          .slice(2)
+          .map((entry) => entry.headers['webhook-id']),
+      ).size,
+    ).toBe(3);
+  });
+});

@@ -1,0 +1,32 @@
+import { createSecretsManagerStore } from '#lib/db/webhook-secret-store.ts';
+import { logger } from '#lib/http/logger.ts';
+import { dbFromEnv, requiredEnv } from '#lib/http/runtime.ts';
+import { createDispatcher } from './app.ts';
+
+const dispatch = createDispatcher({
+  db: dbFromEnv(),
+  secrets: createSecretsManagerStore({
+    secretArn: requiredEnv('WEBHOOK_SECRETS_ARN'),
+    region: process.env.AWS_REGION,
+  }),
+  policy: 'deployed',
+});
+
+/** How long one invocation keeps dispatching (well inside its timeout; the next run takes the rest). */
+const BUDGET_MS = 45_000;
+
+/**
+ * Lambda entry of the webhook dispatcher, run by the table's stream when a delivery is written (first
+ * attempts within seconds) and every minute by EventBridge (retries and replays). A failed stream batch
+ * is retried by Lambda and then sent to the dead-letter queue; the deliveries themselves stay in the table.
+ */
+export const handler = async (): Promise<void> => {
+  const deadline = Date.now() + BUDGET_MS;
+  for (;;) {
+    const report = await dispatch();
+    logger.info('webhook dispatch', { ...report });
+    // A full batch may have more behind it.
+    if (report.due < 100 || report.delivered + report.failed + report.skipped === 0 || Date.now() > deadline)
+      return;
+  }
+};

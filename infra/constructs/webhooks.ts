@@ -1,0 +1,64 @@
+import { Duration } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { FilterCriteria, FilterRule, type IFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { WEBHOOK_DUE } from '#lib/db/keys.ts';
+
+/** Props of the webhook dispatch. */
+export interface WebhookDispatchProps {
+  /** The tenant table; it must have a stream with new images. */
+  table: ITableV2;
+  dispatcher: IFunction;
+}
+
+/**
+ * What runs the webhook dispatcher: the table's stream as soon as a due delivery is written (first
+ * attempts and replays within seconds), with failed batches dead-lettered to a queue, and a rule every
+ * minute for retries, which become due later without a new stream record.
+ */
+export class WebhookDispatch extends Construct {
+  /** Where failed stream batches go: pointers to stream records (the deliveries stay in the table). */
+  readonly deadLetterQueue: Queue;
+  readonly streamSource: DynamoEventSource;
+  readonly schedule: Rule;
+
+  constructor(scope: Construct, id: string, props: WebhookDispatchProps) {
+    super(scope, id);
+    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.streamSource = new DynamoEventSource(props.table, {
+      startingPosition: StartingPosition.LATEST,
+      batchSize: 100,
+      maxBatchingWindow: Duration.seconds(1),
+      retryAttempts: 3,
+      bisectBatchOnError: true,
+      onFailure: new SqsDlq(this.deadLetterQueue),
+      // Only a delivery written as due (the outbox's insert, a replay, a rescheduled retry): every other
+      // write to the table, and a delivery that is done (it loses gsi2pk), invokes nothing.
+      filters: [
+        FilterCriteria.filter({
+          eventName: FilterRule.or('INSERT', 'MODIFY'),
+          dynamodb: {
+            NewImage: {
+              entity: { S: FilterRule.isEqual('webhook_delivery') },
+              gsi2pk: { S: FilterRule.isEqual(WEBHOOK_DUE) },
+            },
+          },
+        }),
+      ],
+    });
+    props.dispatcher.addEventSource(this.streamSource);
+    this.schedule = new Rule(this, 'EveryMinute', {
+      schedule: Schedule.rate(Duration.minutes(1)),
+      // The next minute's run is the retry.
+      targets: [new LambdaFunction(props.dispatcher, { retryAttempts: 0 })],
+    });
+  }
+}

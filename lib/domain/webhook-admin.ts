@@ -1,0 +1,96 @@
+import type { Db } from '../db/client.ts';
+import {
+  enableEndpoint,
+  getEndpoint,
+  listDeliveriesOfEndpoint,
+  listEndpoints,
+  listWebhookEventsBetween,
+  requeueDelivery,
+  type StoredDelivery,
+  type StoredEndpoint,
+} from '../db/webhook-repository.ts';
+import { DomainError } from './errors.ts';
+import { matchesEvent } from './webhooks.ts';
+
+/** The most events one replay re-sends; a longer one is asked again from where it stopped. */
+export const MAX_REPLAY_EVENTS = 1000;
+
+/** Every webhook endpoint with the state of its deliveries, by id. */
+export const listWebhooks = (db: Db): Promise<StoredEndpoint[]> => listEndpoints(db);
+
+/** One endpoint, or 404 `not_found`. */
+export async function findWebhook(db: Db, endpointId: string): Promise<StoredEndpoint> {
+  const endpoint = /^[a-z0-9][a-z0-9_-]{0,39}$/.test(endpointId)
+    ? await getEndpoint(db, endpointId)
+    : undefined;
+  if (!endpoint) {
+    throw new DomainError('not_found', `No webhook endpoint ${endpointId.slice(0, 40)}`, {
+      webhook_id: endpointId.slice(0, 40),
+    });
+  }
+  return endpoint;
+}
+
+/** A page of an endpoint's recent deliveries, newest first. */
+export async function listWebhookDeliveries(
+  db: Db,
+  options: { endpointId: string; limit: number; page: number },
+): Promise<{ rows: StoredDelivery[]; total: number }> {
+  await findWebhook(db, options.endpointId);
+  return listDeliveriesOfEndpoint(db, {
+    endpointId: options.endpointId,
+    skip: (options.page - 1) * options.limit,
+    take: options.limit,
+  });
+}
+
+/**
+ * Re-sends to an endpoint every kept event it subscribes to from `since` (milliseconds) on, with the
+ * same event ids, oldest first; at most MAX_REPLAY_EVENTS at a time. A disabled endpoint is refused
+ * (409 `invalid_status`): enable it first.
+ */
+export async function replayWebhook(
+  db: Db,
+  options: { endpointId: string; since: number; now: number; retentionDays: number },
+): Promise<{ endpoint: StoredEndpoint; events: number; truncated: boolean; last?: number }> {
+  const endpoint = await findWebhook(db, options.endpointId);
+  if (!endpoint.active) {
+    throw new DomainError('invalid_status', 'The endpoint is disabled; enable it before a replay', {
+      webhook_id: endpoint.id,
+      disabled_reason: endpoint.disabled_reason ?? '',
+    });
+  }
+  const events = await listWebhookEventsBetween(db, {
+    from: options.since,
+    to: options.now,
+    limit: MAX_REPLAY_EVENTS,
+  });
+  const wanted = events.filter((event) =>
+    endpoint.events.some((pattern) => matchesEvent(pattern, event.event.type)),
+  );
+  for (const event of wanted) {
+    await requeueDelivery(db, {
+      endpointId: endpoint.id,
+      event,
+      now: options.now,
+      retentionDays: options.retentionDays,
+    });
+  }
+  const last = events.at(-1)?.event.at;
+  return {
+    endpoint,
+    events: wanted.length,
+    truncated: events.length >= MAX_REPLAY_EVENTS,
+    ...(last !== undefined ? { last } : {}),
+  };
+}
+
+/** Enables an endpoint again: new events are delivered; what was missed while disabled takes a replay. */
+export async function enableWebhook(
+  db: Db,
+  options: { endpointId: string; now: number },
+): Promise<StoredEndpoint> {
+  await findWebhook(db, options.endpointId);
+  await enableEndpoint(db, options);
+  return findWebhook(db, options.endpointId);
+}
