@@ -20,6 +20,16 @@ import { basic, invoke } from '#test/support/events.ts';
 import { sessionClient, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
+const CHECKFRONT_EXAMPLE = JSON.parse(readFileSync('test/fixtures/checkfront-notification.json', 'utf8')) as {
+  booking: { order: { items: { item: unknown } } };
+};
+
+/** The keys of a JSON value at every depth, with `string` for each scalar that is a string. */
+const shapeOf = (value: unknown): unknown =>
+  value !== null && typeof value === 'object'
+    ? Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, shapeOf(entry)]))
+    : typeof value;
+
 interface Received {
   path: string;
   headers: Record<string, string>;
@@ -254,6 +264,32 @@ describe('webhook delivery', () => {
       qty: '1',
       '@attributes': { item_id: '1', sku: 'kayak' },
     });
+    // The same keys at every depth as the stored example of the documented shape, every scalar a string.
+    expect(shapeOf(body)).toEqual(shapeOf(CHECKFRONT_EXAMPLE));
+  });
+
+  it('sends several lines of a checkfront booking as an array of items', async () => {
+    const client = sessionClient(handlers);
+    const slips = [
+      await client.slip(1, `date=${day}&param[qty]=1`),
+      await client.slip(1, `date=${addDays(day, 1)}&param[qty]=1`),
+    ];
+    const sessionId = sessionOf(await client.add(slips)).id as string;
+    await invoke(handlers.bookings, {
+      method: 'POST',
+      path: 'booking/create',
+      body: `session_id=${sessionId}&form[customer_name]=Ada&form[customer_email]=ada@example.com`,
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    await drain();
+    const [message] = at('/cf');
+    const items = JSON.parse(message?.body ?? '{}').booking.order.items.item;
+    expect(Array.isArray(items)).toBe(true);
+    expect(items.map((item: { '@attributes': { line_id: string } }) => item['@attributes'].line_id)).toEqual([
+      '1',
+      '2',
+    ]);
+    expect(shapeOf(items[1])).toEqual(shapeOf(CHECKFRONT_EXAMPLE.booking.order.items.item));
   });
 
   it('signs with both secrets during a rotation grace period, each verifying alone', async () => {
@@ -279,6 +315,34 @@ const nextSecond = async () => {
   await new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000)));
   return Math.floor(Date.now() / 1000);
 };
+
+describe('webhook guarantees', () => {
+  it('delivers a change made with notify=0, the flag in the payload', async () => {
+    const created = await book();
+    await staffPost(`booking/${created.code}/update`, 'status_id=HOLD&notify=0');
+    await drain();
+    const changed = at('/all')
+      .map(
+        (entry) =>
+          JSON.parse(entry.body) as { type: string; data: { event: { data: Record<string, unknown> } } },
+      )
+      .find((payload) => payload.type === 'booking.status_changed');
+    expect(changed?.data.event.data).toMatchObject({ from: 'PEND', to: 'HOLD', notify: false });
+  });
+
+  it('never sends to a loopback address from the deployed stack: the attempt is refused and retried later', async () => {
+    const deployed = createDispatcher({ db, secrets, policy: 'deployed', clock: now, random: () => 0.5 });
+    await book();
+    await deployed();
+    expect(receiver.received).toEqual([]);
+    const { rows } = await listDeliveriesOfEndpoint(db, { endpointId: 'all', skip: 0, take: 250 });
+    const refused = rows.find((delivery) =>
+      delivery.attempts.some((attempt) => attempt.outcome === 'refused'),
+    );
+    expect(refused).toMatchObject({ status: 'pending', failures: 1 });
+    expect(refused?.attempts.at(-1)?.error).toMatch(/scheme http: is not allowed|loopback/);
+  });
+});
 
 describe('webhook staff routes', () => {
   const staffGet = (path: string, query?: string, authorization = staff) =>
