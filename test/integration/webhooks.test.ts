@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
@@ -11,7 +12,13 @@ import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { enableEndpoint, getEndpoint, listDeliveriesOfEndpoint } from '#lib/db/webhook-repository.ts';
+import {
+  disableEndpoint,
+  enableEndpoint,
+  getEndpoint,
+  listDeliveriesOfEndpoint,
+  webhookEventActions,
+} from '#lib/db/webhook-repository.ts';
 import { createFileSecretStore, type WebhookSecretStore } from '#lib/db/webhook-secret-store.ts';
 import { ensureEndpointSecrets, rotateEndpointSecret } from '#lib/webhooks/secrets.ts';
 import { testDeps } from '#test/support/deps.ts';
@@ -315,6 +322,48 @@ const nextSecond = async () => {
   await new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000)));
   return Math.floor(Date.now() / 1000);
 };
+
+describe('loading webhook endpoints', () => {
+  it('creates, changes, disables and retires endpoints, and never deletes their deliveries', async () => {
+    const own = await createTestDb('webhook-load');
+    const load = (webhooks: Record<string, unknown>[]) =>
+      writeTenant(own, makeTenant(makeTenantJson({ webhooks })), Date.now());
+    const desk = { id: 'desk', url: 'https://a.example.com/in', events: ['*'] };
+    await load([desk]);
+    expect(await getEndpoint(own, 'desk')).toMatchObject({ active: true, in_file: true, format: 'standard' });
+    await load([{ ...desk, url: 'https://b.example.com/in', format: 'checkfront' }]);
+    expect(await getEndpoint(own, 'desk')).toMatchObject({
+      url: 'https://b.example.com/in',
+      format: 'checkfront',
+    });
+    await load([{ ...desk, enabled: false }]);
+    expect(await getEndpoint(own, 'desk')).toMatchObject({ active: false, disabled_reason: 'tenant_file' });
+    await load([desk]);
+    expect(await getEndpoint(own, 'desk')).toMatchObject({ active: true });
+    expect((await getEndpoint(own, 'desk'))?.disabled_reason).toBeUndefined();
+    // A receiver that answered 410 stays disabled whatever the file says, until `enable`.
+    await disableEndpoint(own, { endpointId: 'desk', reason: 'gone', now: Date.now() });
+    await load([desk]);
+    expect(await getEndpoint(own, 'desk')).toMatchObject({ active: false, disabled_reason: 'gone' });
+    await own.client.send(
+      new TransactWriteCommand({
+        TransactItems: webhookEventActions(own, {
+          event: {
+            event: { event_id: 'e-1', type: 'booking.created', at: Date.now(), account_id: 0, data: {} },
+            booking_id: 1,
+          },
+          endpointIds: ['desk'],
+          retentionDays: 30,
+        }),
+      }),
+    );
+    const summary = await load([]);
+    expect(summary.retiredWebhooks).toEqual(['desk']);
+    expect(await getEndpoint(own, 'desk')).toMatchObject({ in_file: false, active: false, enabled: false });
+    const kept = await listDeliveriesOfEndpoint(own, { endpointId: 'desk', skip: 0, take: 10 });
+    expect(kept.rows.map((delivery) => delivery.event_id)).toEqual(['e-1']);
+  });
+});
 
 describe('webhook guarantees', () => {
   it('delivers a change made with notify=0, the flag in the payload', async () => {
