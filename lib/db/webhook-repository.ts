@@ -1,4 +1,10 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { TenantWebhook } from '../config/tenant-schema.ts';
 import { unixSeconds } from '../core/time.ts';
 import type { StoredBooking, StoredEvent, StoredNote, StoredPayment } from './booking-repository.ts';
@@ -360,23 +366,43 @@ export async function requeueDelivery(
   );
 }
 
-/** A page of an endpoint's deliveries, newest first. */
+/** A page of an endpoint's deliveries, newest first: the pages before it are read past, the total counted. */
 export async function listDeliveriesOfEndpoint(
   db: Db,
   options: { endpointId: string; skip: number; take: number },
 ): Promise<{ rows: StoredDelivery[]; total: number }> {
-  const records = await queryAll(db, {
+  const query = {
+    TableName: db.tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: {
       ':pk': webhookPartition(options.endpointId),
       ':prefix': WEBHOOK_DELIVERY_PREFIX,
     },
-    ScanIndexForward: false,
-  });
-  return {
-    rows: records.slice(options.skip, options.skip + options.take).map((r) => stripKeys<StoredDelivery>(r)),
-    total: records.length,
   };
+  let total = 0;
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page: QueryCommandOutput = await db.client.send(
+      new QueryCommand({ ...query, Select: 'COUNT', ExclusiveStartKey: cursor }),
+    );
+    total += page.Count ?? 0;
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  const rows: Record<string, unknown>[] = [];
+  const wanted = options.skip + options.take;
+  do {
+    const page: QueryCommandOutput = await db.client.send(
+      new QueryCommand({
+        ...query,
+        ScanIndexForward: false,
+        Limit: wanted - rows.length,
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    rows.push(...(page.Items ?? []));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor && rows.length < wanted);
+  return { rows: rows.slice(options.skip).map((row) => stripKeys<StoredDelivery>(row)), total };
 }
 
 /** Reads one endpoint's state. */
