@@ -234,7 +234,26 @@ const deliverySchema = z.strictObject({
   ),
 });
 
-/** The success response of every route of the table, by route name. */
+/** The parts many responses share, by the name the OpenAPI document gives them. */
+export const SHARED_SCHEMAS: Record<string, z.ZodType> = {
+  Request: requestSchema,
+  Item: itemSchema,
+  Rate: rateSchema,
+  RatedItem: ratedItemSchema,
+  Calendar: calendarSchema,
+  SessionLine: sessionLineSchema,
+  Session: sessionSchema,
+  CreatedBooking: createdSchema,
+  BookingRecord: recordSchema,
+  BookingRow: rowSchema,
+  Customer: customerSchema,
+  RateEvent: eventSchema,
+  Note: noteSchema,
+  Webhook: webhookSchema,
+  WebhookDelivery: deliverySchema,
+};
+
+/** The success response of every route of the table that answers JSON, by route name. */
 export const RESPONSES: Record<string, z.ZodType> = {
   'item.list': envelope({ items: keyed(z.union([ratedItemSchema, itemSchema])) }),
   'item.get': envelope({ item: z.union([ratedItemSchema, itemSchema]) }),
@@ -290,7 +309,11 @@ export const RESPONSES: Record<string, z.ZodType> = {
     pong: z.strictObject({ remote_addr: z.string(), time: int, timezone: z.string(), provider: z.string() }),
   }),
   help: envelope({
-    help: z.strictObject({ resources: z.array(z.string()), documentation: z.string().url() }),
+    help: z.strictObject({
+      resources: z.array(z.string()),
+      documentation: z.string().url(),
+      openapi: z.string().url(),
+    }),
   }),
   'webhook.list': envelope({ webhooks: keyed(webhookSchema) }),
   'webhook.deliveries': envelope({ deliveries: z.array(deliverySchema) }),
@@ -299,6 +322,12 @@ export const RESPONSES: Record<string, z.ZodType> = {
     replay: z.strictObject({ since: int, events: int, truncated: flag, next_since: int.optional() }),
   }),
   'webhook.enable': envelope({ webhook: webhookSchema }),
+  // The OpenAPI document itself (no envelope).
+  openapi: z.looseObject({
+    openapi: z.literal('3.1.0'),
+    info: z.looseObject({ title: z.string(), version: z.string() }),
+    paths: z.record(z.string(), z.unknown()),
+  }),
   'event.list': envelope({ events: keyed(eventSchema) }),
   'event.get': envelope({ event: eventSchema }),
 };

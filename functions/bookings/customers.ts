@@ -6,7 +6,7 @@ import { noParameters, parseInput } from '#lib/http/validate.ts';
 import { presentCustomer } from './present.ts';
 import type { BookingDeps } from './routes.ts';
 
-const customerQuery = z.strictObject({ customer_email: z.string().check(z.maxLength(254)) });
+export const customerQuery = z.strictObject({ customer_email: z.string().check(z.maxLength(254)) });
 
 /** GET customer?customer_email=: the customer with that email (exact, any case), with bookings. */
 export const createFindCustomer =

@@ -11,7 +11,7 @@ import { parseInput } from '#lib/http/validate.ts';
 export const LIST_LIMITS = { default: 100, max: 250 } as const;
 
 const text = z.optional(z.string().check(z.maxLength(40)));
-const listSchema = z.strictObject({
+export const bookingListSchema = z.strictObject({
   status_id: text,
   customer_id: text,
   customer_email: z.optional(z.string().check(z.maxLength(254))),
@@ -77,7 +77,7 @@ export const readPaging = (
 
 /** Reads and validates the list filters and paging. */
 export function readListQuery(input: Record<string, unknown>, config: StoredConfig, now: number): ListQuery {
-  const query = parseInput(listSchema, input);
+  const query = parseInput(bookingListSchema, input);
   const problems: Record<string, string> = {};
   const time = (field: 'start_date' | 'end_date' | 'created_date' | 'last_modified') => {
     const value = query[field];

@@ -8,7 +8,7 @@ import { parseInput } from '#lib/http/validate.ts';
 import { readPaging, readTimeFilter } from './list.ts';
 
 const text = z.optional(z.string().check(z.maxLength(40)));
-const notesSchema = z.strictObject({ date: text, limit: text, page: text });
+export const notesSchema = z.strictObject({ date: text, limit: text, page: text });
 
 /** How far back `booking/notes` reads when no date is given. */
 const DEFAULT_DAYS = 30;

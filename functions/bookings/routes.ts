@@ -52,7 +52,7 @@ export const createBookingForm =
     };
   };
 
-const createSchema = z.strictObject({
+export const createSchema = z.strictObject({
   form: z.optional(z.record(z.string(), z.unknown())),
   slip: z.optional(z.union([z.string(), z.array(z.string()), z.record(z.string(), z.string())])),
   giftcert_code: z.optional(z.string().check(z.maxLength(32))),
@@ -131,7 +131,7 @@ export const createCreateBooking =
     );
   };
 
-const recordQuery = z.strictObject({ events: flag });
+export const recordQuery = z.strictObject({ events: flag });
 
 /** GET booking/{id}: the record, by code or numeric id; with `events=1`, its audit trail. */
 export const createGetBooking =
@@ -145,7 +145,7 @@ export const createGetBooking =
     };
   };
 
-const invoiceQuery = z.strictObject({ token: z.optional(z.string().check(z.maxLength(128))) });
+export const invoiceQuery = z.strictObject({ token: z.optional(z.string().check(z.maxLength(128))) });
 
 /**
  * GET booking/{id}/invoice: staff, or anyone with the booking's token (then 401 on a wrong token,
@@ -186,7 +186,7 @@ const refreshed = async (deps: BookingDeps, request: ApiRequest, code: string) =
   );
 };
 
-const checkSchema = z.strictObject({ note: flag });
+export const checkSchema = z.strictObject({ note: flag });
 
 /** POST booking/{id}/checkin and checkout (GET accepted): a note under the acting account unless note=0. */
 export const createCheck =
@@ -201,7 +201,7 @@ export const createCheck =
     return refreshed(deps, request, booking.code);
   };
 
-const updateSchema = z.strictObject({
+export const updateSchema = z.strictObject({
   status_id: z.optional(z.string().check(z.maxLength(16))),
   notify: flag,
   set_paid: flag,
@@ -234,7 +234,7 @@ export const createUpdate =
     return refreshed(deps, request, booking.code);
   };
 
-const bookmarkSchema = z.strictObject({ mark: booleanParam });
+export const bookmarkSchema = z.strictObject({ mark: booleanParam });
 
 /** POST booking/{id}/bookmark: `mark` 1 sets, 0 clears the acting account's bookmark. */
 export const createBookmark =
@@ -248,7 +248,7 @@ export const createBookmark =
     return refreshed(deps, request, booking.code);
   };
 
-const noteSchema = z.strictObject({ body: z.string().check(z.maxLength(20_000)) });
+export const noteSchema = z.strictObject({ body: z.string().check(z.maxLength(20_000)) });
 
 /** POST booking/{id}/note: `body`, 1 to 3000 characters after trimming, authored by the acting account. */
 export const createNote =

@@ -73,7 +73,7 @@ export const createListWebhooks =
     };
   };
 
-const pagingSchema = z.strictObject({
+export const pagingSchema = z.strictObject({
   limit: z.optional(z.string().check(z.maxLength(40))),
   page: z.optional(z.string().check(z.maxLength(40))),
 });
@@ -104,7 +104,7 @@ export const createListDeliveries =
     };
   };
 
-const replaySchema = z.strictObject({ since: z.string().check(z.maxLength(40)) });
+export const replaySchema = z.strictObject({ since: z.string().check(z.maxLength(40)) });
 
 /**
  * POST webhook/{id}/replay (staff): re-sends what happened `since` (a date or Unix seconds, as the

@@ -27,7 +27,7 @@ const dateFields = {
   date: text(20),
 };
 
-const itemQuerySchema = z.strictObject({
+export const itemQuerySchema = z.strictObject({
   ...dateFields,
   start_time: text(8),
   end_time: text(8),
@@ -42,7 +42,7 @@ const itemQuerySchema = z.strictObject({
   param: z.optional(z.record(z.string(), z.string())),
 });
 
-const calendarQuerySchema = z.strictObject({ ...dateFields, item_id: idList, category_id: text(12) });
+export const calendarQuerySchema = z.strictObject({ ...dateFields, item_id: idList, category_id: text(12) });
 
 type Problems = Record<string, string>;
 

@@ -10,7 +10,7 @@ import { noParameters, parseInput } from '#lib/http/validate.ts';
 
 const LIMITS = { default: 100, max: 250 } as const;
 const text = z.optional(z.string().check(z.maxLength(12)));
-const listSchema = z.strictObject({ limit: text, page: text });
+export const eventListSchema = z.strictObject({ limit: text, page: text });
 
 const whole = (value: string | undefined, fallback: number, max: number): number | undefined => {
   if (value === undefined) return fallback;
@@ -21,7 +21,7 @@ const whole = (value: string | undefined, fallback: number, max: number): number
 export const createListEvents =
   (db: Db): RouteHandler =>
   async ({ input, config, now }) => {
-    const query = parseInput(listSchema, input);
+    const query = parseInput(eventListSchema, input);
     const limit = whole(query.limit, LIMITS.default, LIMITS.max);
     const page = whole(query.page, 1, 2_147_483_647);
     if (!limit || !page) {

@@ -23,8 +23,8 @@ const helpPage = (base: string): string =>
   ].join('');
 
 /**
- * GET help (public): the resources this service answers and where its documentation is; a browser
- * (`Accept: text/html`) gets that documentation, the endpoint table, at the same URL.
+ * GET help (public): the resources this service answers, with links to the reference page and the
+ * OpenAPI document; a browser (`Accept: text/html`) gets the endpoint table at the same URL.
  */
 export const getHelp: RouteHandler = async ({ input, headers }) => {
   parseInput(noParameters, input);
@@ -34,7 +34,7 @@ export const getHelp: RouteHandler = async ({ input, headers }) => {
   }
   const resources = [...new Set(ROUTES.map((route) => route.resource))].sort();
   return {
-    body: { help: { resources, documentation: `${base}/help` } },
+    body: { help: { resources, documentation: `${base}/docs`, openapi: `${base}/openapi.json` } },
     request: { records: resources.length },
   };
 };

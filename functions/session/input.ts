@@ -6,7 +6,7 @@ import { noParameters, parseInput } from '#lib/http/validate.ts';
 
 const slipValue = z.string().check(z.maxLength(4096));
 
-const sessionSchema = z.strictObject({
+export const sessionSchema = z.strictObject({
   slip: z.optional(z.union([slipValue, z.array(slipValue), z.record(z.string(), slipValue)])),
   alter: z.optional(z.record(z.string(), z.union([z.string().check(z.maxLength(16)), z.number()]))),
 });

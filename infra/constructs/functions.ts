@@ -8,6 +8,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { META_FILES } from '#functions/meta/docs.ts';
 import { ACCOUNT_PARTITION, RATE_PARTITION_PREFIX } from '#lib/db/keys.ts';
 import type { Group } from '#lib/http/routes.ts';
 
@@ -40,6 +41,7 @@ export class TenantFunctions extends Construct {
       entry: string,
       environment: Record<string, string> = {},
       timeout = Duration.seconds(10),
+      copyAfterBundling: { from: string; to: string }[] = [],
     ) =>
       new NodejsFunction(this, name, {
         entry: join(root, 'functions', entry, 'handler.ts'),
@@ -72,6 +74,19 @@ export class TenantFunctions extends Construct {
           externalModules: [],
           banner:
             "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+          ...(copyAfterBundling.length
+            ? {
+                commandHooks: {
+                  beforeBundling: () => [],
+                  beforeInstall: () => [],
+                  afterBundling: (inputDir: string, outputDir: string) =>
+                    copyAfterBundling.flatMap(({ from, to }) => [
+                      `mkdir -p "${join(outputDir, dirname(to))}"`,
+                      `cp "${join(inputDir, from)}" "${join(outputDir, to)}"`,
+                    ]),
+                },
+              }
+            : {}),
         },
       });
 
@@ -79,7 +94,14 @@ export class TenantFunctions extends Construct {
     const items = make('Items', 'items', slip);
     const session = make('Session', 'session', slip);
     const bookings = make('Bookings', 'bookings', slip);
-    const meta = make('Meta', 'meta');
+    // The reference page's files travel beside the meta function's bundle, served without a CDN.
+    const meta = make(
+      'Meta',
+      'meta',
+      {},
+      Duration.seconds(10),
+      Object.entries(META_FILES).map(([name, from]) => ({ from, to: `docs-assets/${name}` })),
+    );
     // The sweeper works through a backlog for up to SWEEP_BUDGET_MS of each run, well inside its timeout.
     this.sweeper = make('Sweeper', 'sweeper', { SWEEP_BUDGET_MS: '40000' }, Duration.seconds(60));
     // The dispatcher sends for up to 45 s of each run (its own budget), well inside its timeout.

@@ -122,6 +122,7 @@ describe('a third-party client over HTTP', () => {
     expect(events.json.request).toMatchObject({ pages: 1, total_records: 1 });
     expect(events.json.events['1']).toMatchObject({ name: 'Weekend', repeat: 'weekly' });
     const help = await get('help');
-    expect(help.json.help.documentation).toMatch(/\/api\/3\.0\/help$/);
+    expect(help.json.help.documentation).toMatch(/\/api\/3\.0\/docs$/);
+    expect(help.json.help.openapi).toMatch(/\/api\/3\.0\/openapi\.json$/);
   });
 });

@@ -498,7 +498,17 @@ describe('help', () => {
         'event',
       ]),
     );
-    expect(help.json.help.documentation).toBe('http://api.test/api/3.0/help');
+    expect(help.json.help.documentation).toBe('http://api.test/api/3.0/docs');
+    expect(help.json.help.openapi).toBe('http://api.test/api/3.0/openapi.json');
+    const docs = await invoke(handlers.meta, { path: 'docs' });
+    expect(docs.headers['content-type']).toContain('text/html');
+    expect(docs.text).toContain('/api/3.0/openapi.json');
+    const bundle = await invoke(handlers.meta, { path: 'docs/swagger-ui-bundle.js' });
+    expect(bundle.headers['content-type']).toContain('javascript');
+    expect(bundle.text.length).toBeGreaterThan(100_000);
+    expect((await invoke(handlers.meta, { path: 'docs/..%2Fpackage.json' })).status).toBe(404);
+    const openapi = await invoke(handlers.meta, { path: 'openapi.json' });
+    expect(openapi.json.openapi).toBe('3.1.0');
     const page = await handlers.meta(
       makeEvent({ path: 'help', headers: { host: 'api.test', accept: 'text/html' } }),
       testContext(),

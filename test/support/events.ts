@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { authErrorSchema, errorEnvelopeSchema, RESPONSES } from '#functions/responses.ts';
 import { resolveGroup } from '#infra/local/gateway.ts';
 import { matchRoute } from '#lib/http/route-match.ts';
+import { expectDocumented } from './openapi.ts';
 
 /** What a test request says. */
 export interface TestRequest {
@@ -80,7 +81,10 @@ export interface TestResponse {
   status: number;
   headers: Record<string, string>;
   cookies: string[];
+  /** The body parsed, for a JSON response (null otherwise). */
   json: Record<string, any>;
+  /** The body as sent. */
+  text: string;
 }
 
 /** Invokes a handler with a test request and parses the JSON body. */
@@ -94,7 +98,10 @@ export async function invoke(
     status: result.statusCode ?? 200,
     headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),
     cookies: result.cookies ?? [],
-    json: JSON.parse(result.body ?? 'null'),
+    json: (result.headers?.['content-type'] ?? '').toString().startsWith('application/json')
+      ? JSON.parse(result.body ?? 'null')
+      : null,
+    text: result.body ?? '',
   };
   expectDescribed(event.requestContext.http.method, event.rawPath, response);
   return response;
@@ -122,6 +129,7 @@ export function expectDescribed(method: string, path: string, response: TestResp
       `${method} ${path} ${response.status} does not match its schema: ${JSON.stringify(result.error.issues.slice(0, 5))}`,
     );
   }
+  if (match.kind === 'route') expectDocumented(match.route, response);
 }
 
 /** The Basic authorization header of a key and secret. */

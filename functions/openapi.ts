@@ -1,0 +1,380 @@
+import { z } from 'zod';
+import { ERRORS, type ErrorId } from '#lib/http/errors.ts';
+import { API_PREFIX, ROUTES, type Route } from '#lib/http/routes.ts';
+import { REQUESTS } from './requests.ts';
+import { authErrorSchema, errorEnvelopeSchema, RESPONSES, SHARED_SCHEMAS } from './responses.ts';
+
+// The OpenAPI 3.1 description of the API, generated from the route table and the very zod schemas that
+// validate every request and response: `npm run openapi` writes it to functions/meta/openapi.json, which
+// the service serves, and a test fails when the file and this generator disagree.
+
+type Json = Record<string, unknown>;
+
+/** The error ids every route may answer, besides its own. */
+const COMMON_ERRORS: ErrorId[] = [
+  'validation_error',
+  'forbidden',
+  // Bodies are read before routing, whatever the method.
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'internal',
+];
+
+/** The error ids a route may answer beyond the common ones (what its rules and writes can refuse). */
+const ROUTE_ERRORS: Record<string, ErrorId[]> = {
+  'session.write': ['invalid_slip', 'unavailable', 'hold_limit', 'session_expired', 'not_found', 'busy'],
+  'session.clear': ['session_expired', 'not_found', 'busy'],
+  'session.end': ['session_expired', 'not_found', 'busy'],
+  'booking.create': [
+    'invalid_slip',
+    'unavailable',
+    'hold_limit',
+    'session_expired',
+    'session_empty',
+    'in_progress',
+    'idempotency_mismatch',
+    'not_found',
+    'busy',
+  ],
+  'booking.checkin': ['invalid_status', 'busy'],
+  'booking.checkout': ['invalid_status', 'busy'],
+  'booking.update': ['invalid_status', 'nothing_due', 'unavailable', 'busy'],
+  'booking.bookmark': ['busy'],
+  'booking.note': ['busy'],
+  'webhook.replay': ['invalid_status'],
+};
+
+/** Every error id a route may answer, in the order of the error table. */
+export function errorIdsOf(route: Route): ErrorId[] {
+  const own = new Set<ErrorId>([
+    ...COMMON_ERRORS,
+    ...(ROUTE_ERRORS[route.name] ?? []),
+    ...(route.path.includes('{') ? (['not_found'] as ErrorId[]) : []),
+  ]);
+  return (Object.keys(ERRORS) as ErrorId[]).filter((id) => own.has(id));
+}
+
+const schemaName = (routeName: string): string =>
+  routeName
+    .split(/[.\-_]/)
+    .map((part) => `${part.charAt(0).toUpperCase()}${part.slice(1)}`)
+    .join('');
+
+const operationId = (route: Route): string => {
+  const twin = ROUTES.some((other) => other.name === route.name && other.method !== route.method);
+  const base = schemaName(route.name);
+  return `${base.charAt(0).toLowerCase()}${base.slice(1)}${twin ? route.method.charAt(0) + route.method.slice(1).toLowerCase() : ''}`;
+};
+
+/** A zod schema as JSON Schema 2020-12, without the `$schema` key OpenAPI does not want inside. */
+const jsonSchemaOf = (schema: z.core.$ZodType, io: 'input' | 'output'): Json => {
+  const { $schema: _schema, ...rest } = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+  }) as Json;
+  return rest;
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The routes that answer something else than JSON: the reference page and its files. */
+export const RAW_RESPONSES: Record<string, Record<string, Json>> = {
+  docs: { 'text/html': { schema: { type: 'string' } } },
+  'docs.asset': {
+    'application/javascript': { schema: { type: 'string' } },
+    'text/css': { schema: { type: 'string' } },
+  },
+};
+
+/** A request parameter as clients send it: a bracket object (`param[adults]`) or a list (`slip[]`). */
+function parameterShape(name: string, schema: Json): { name: string; schema: Json; style?: Json } {
+  const options = (schema.anyOf as Json[] | undefined) ?? [schema];
+  const array = options.find((option) => option.type === 'array');
+  if (array) {
+    return {
+      name: `${name}[]`,
+      schema: { type: 'array', items: array.items ?? { type: 'string' } },
+      style: { style: 'form', explode: true },
+    };
+  }
+  const object = options.find((option) => option.type === 'object');
+  if (object && options.length === 1) {
+    return { name, schema: object, style: { style: 'deepObject', explode: true } };
+  }
+  return { name, schema };
+}
+
+const parametersOf = (route: Route): { properties: Json; required: string[] } => {
+  const request = REQUESTS[route.name];
+  if (!request) throw new Error(`No request schema for route ${route.name}`);
+  const schema = jsonSchemaOf(request, 'input');
+  return {
+    properties: (schema.properties as Json | undefined) ?? {},
+    required: (schema.required as string[] | undefined) ?? [],
+  };
+};
+
+const HEADERS = {
+  'X-Request-Id': {
+    description: 'The correlation id of this request: in every log line and in the details of a 500.',
+    schema: { type: 'string' },
+  },
+  'X-Ignored-Parameters': {
+    description: 'Parameters sent that the endpoint does not read, as sent (also in `request.ignored`).',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } },
+};
+
+const commonHeaders = {
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+  'X-Ignored-Parameters': { $ref: '#/components/headers/X-Ignored-Parameters' },
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
+};
+
+/** The error envelope of one status of a route, its `error.id` limited to what the route may answer. */
+const errorResponse = (status: number, ids: ErrorId[]) => ({
+  description: ids.map((id) => `\`${id}\`: ${ERRORS[id].title}`).join('; '),
+  headers: {
+    ...commonHeaders,
+    ...(status === 429 || status === 503
+      ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }
+      : {}),
+  },
+  content: {
+    'application/json': {
+      schema: {
+        allOf: [
+          ref('ErrorEnvelope'),
+          {
+            type: 'object',
+            properties: {
+              request: {
+                type: 'object',
+                properties: { error: { type: 'object', properties: { id: { enum: ids } } } },
+              },
+            },
+          },
+        ],
+      },
+    },
+  },
+});
+
+/** What each resource (tag) of the API is. */
+const TAGS: Record<string, string> = {
+  account: 'Staff accounts of the tenant.',
+  booking: 'The session cart, bookings, their form, invoices, actions and notes.',
+  category: 'Item categories with their item counts.',
+  company: 'The business behind the API: name, address, currency, time zone.',
+  customer: 'Customers with their bookings (staff).',
+  docs: 'This reference page and its files.',
+  event: 'Rate events: seasonal rates, discounts and closed days (staff).',
+  help: 'The resources of the API and where this documentation is.',
+  item: 'Items, rated for dates with a SLIP, and their availability calendars.',
+  openapi: 'This OpenAPI description.',
+  ping: 'A health check that echoes the caller and the time.',
+  webhook: 'Webhook endpoints, their deliveries, replays (staff).',
+};
+
+const SECURITY = {
+  staff: [{ basicAuth: [] }, { bearerAuth: [] }, { accessToken: [] }],
+  public: [{}, { basicAuth: [] }, { bearerAuth: [] }, { accessToken: [] }],
+  token: [{ bookingToken: [] }, { basicAuth: [] }, { bearerAuth: [] }, { accessToken: [] }],
+};
+
+function operationOf(route: Route): Json {
+  const { properties, required } = parametersOf(route);
+  const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => ({
+    name: match[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string', maxLength: 64 },
+  }));
+  const headerParams = [
+    { $ref: '#/components/parameters/XOnBehalf' },
+    ...(route.name === 'booking.create' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ...(route.group === 'session' || route.name === 'booking.create'
+      ? [{ $ref: '#/components/parameters/SessionId' }]
+      : []),
+  ];
+  const shaped = Object.entries(properties).map(([name, schema]) => ({
+    ...parameterShape(name, schema as Json),
+    required: required.includes(name),
+  }));
+  const queryParams = shaped
+    .filter((entry) => !(route.method === 'POST' && entry.name !== 'token'))
+    .map((entry) => ({
+      name: entry.name,
+      in: 'query',
+      required: entry.required,
+      schema: entry.schema,
+      ...(entry.style ?? {}),
+    }));
+  const body =
+    route.method === 'POST'
+      ? {
+          required: required.length > 0,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                properties: Object.fromEntries(shaped.map((entry) => [entry.name, entry.schema])),
+                ...(required.length ? { required } : {}),
+              },
+              encoding: Object.fromEntries(
+                shaped.filter((entry) => entry.style).map((entry) => [entry.name, entry.style]),
+              ),
+            },
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: properties,
+                ...(required.length ? { required } : {}),
+              },
+            },
+          },
+        }
+      : undefined;
+  const ids = errorIdsOf(route);
+  const statuses = [...new Set(ids.map((id) => ERRORS[id].status))].sort((a, b) => a - b);
+  return {
+    operationId: operationId(route),
+    tags: [route.resource],
+    summary: `${route.method} ${route.path}`,
+    security: SECURITY[route.access],
+    parameters: [...pathParams, ...headerParams, ...queryParams],
+    ...(body ? { requestBody: body } : {}),
+    responses: {
+      '200': {
+        description: 'OK: the envelope with the resource',
+        headers: commonHeaders,
+        content: RAW_RESPONSES[route.name] ?? { 'application/json': { schema: ref(schemaName(route.name)) } },
+      },
+      '401': { $ref: '#/components/responses/Unauthorized' },
+      ...Object.fromEntries(
+        statuses.map((status) => [
+          String(status),
+          errorResponse(
+            status,
+            ids.filter((id) => ERRORS[id].status === status),
+          ),
+        ]),
+      ),
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document of the API. */
+export function buildOpenApiDocument(): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of ROUTES) {
+    const path = `/${route.path}`;
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operationOf(route) };
+  }
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(SHARED_SCHEMAS)) registry.add(schema, { id });
+  registry.add(errorEnvelopeSchema, { id: 'ErrorEnvelope' });
+  registry.add(authErrorSchema, { id: 'AuthError' });
+  for (const name of new Set(ROUTES.map((route) => route.name))) {
+    if (RAW_RESPONSES[name]) continue;
+    const schema = RESPONSES[name];
+    if (!schema) throw new Error(`No response schema for route ${name}`);
+    registry.add(schema, { id: schemaName(name) });
+  }
+  // One JSON Schema per registered schema, each shared part written once and referenced.
+  const { schemas } = z.toJSONSchema(registry, {
+    io: 'output',
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Json> };
+  const componentSchemas = Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _schema, $id: _ref, id: _id, ...schema }]) => [id, schema]),
+  );
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Booking API 3.0',
+      version: '3.0',
+      description:
+        'Items rated for dates with an opaque SLIP, a session that acts as a cart and holds stock, bookings and their management. Every response is the envelope (`version`, `account_id`, `host_id`, `name`, `locale`, `request`, `query`) with the resource beside it; errors keep the envelope with `request.status` ERROR and `request.error {id, title, details, data}`, except a refused credential (401).',
+    },
+    servers: [{ url: API_PREFIX, description: 'This service' }],
+    tags: [...new Set(ROUTES.map((route) => route.resource))]
+      .sort()
+      .map((name) => ({ name, description: TAGS[name] ?? name })),
+    paths,
+    components: {
+      schemas: componentSchemas,
+      securitySchemes: {
+        basicAuth: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'API key as user name, secret as password.',
+        },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A token issued by `npm run credentials -- token`.',
+        },
+        accessToken: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'access_token',
+          description: 'The bearer token as a parameter (OAuth style).',
+        },
+        bookingToken: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'token',
+          description: "The booking's own token, for its invoice.",
+        },
+      },
+      parameters: {
+        XOnBehalf: {
+          name: 'X-On-Behalf',
+          in: 'header',
+          required: false,
+          description:
+            'Act as another staff account (credentials allowed to), or `off` to call as a customer.',
+          schema: { type: 'string', maxLength: 20 },
+        },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Replays the first result of the same request for 24 hours; a different request with the key is 422, one still running 409.',
+          schema: { type: 'string', maxLength: 255 },
+        },
+        SessionId: {
+          name: 'session_id',
+          in: 'cookie',
+          required: false,
+          description:
+            'The session (cart), set by the service; widgets on other sites send it as the `session_id` parameter instead.',
+          schema: { type: 'string', maxLength: 64 },
+        },
+      },
+      headers: HEADERS,
+      responses: {
+        Unauthorized: {
+          description: 'Missing or refused credentials (no envelope).',
+          headers: {
+            'WWW-Authenticate': { schema: { type: 'string' } },
+            'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+          },
+          content: { 'application/json': { schema: ref('AuthError') } },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type * as z from 'zod/mini';
+import { noParameters } from '#lib/http/validate.ts';
+import { customerQuery } from './bookings/customers.ts';
+import { bookingListSchema } from './bookings/list.ts';
+import { notesSchema } from './bookings/notes.ts';
+import {
+  bookmarkSchema,
+  checkSchema,
+  createSchema,
+  invoiceQuery,
+  noteSchema,
+  recordQuery,
+  updateSchema,
+} from './bookings/routes.ts';
+import { pagingSchema, replaySchema } from './bookings/webhooks.ts';
+import { calendarQuerySchema, itemQuerySchema } from './items/query.ts';
+import { eventListSchema } from './meta/events.ts';
+import { sessionSchema } from './session/input.ts';
+
+// One request schema per route of the route table: the very schemas the routes validate with. The
+// OpenAPI description is generated from these and the response schemas, so it cannot drift.
+
+/** The parameters of every route (query string for GET, form or JSON body for POST), by route name. */
+export const REQUESTS: Record<string, z.ZodMiniType> = {
+  'item.list': itemQuerySchema,
+  'item.get': itemQuerySchema,
+  'item.cal': calendarQuerySchema,
+  'item.itemCal': calendarQuerySchema,
+  'session.write': sessionSchema,
+  'session.clear': noParameters,
+  'session.end': noParameters,
+  'booking.form': noParameters,
+  'booking.create': createSchema,
+  'booking.list': bookingListSchema,
+  'booking.index': bookingListSchema,
+  'booking.notes': notesSchema,
+  'booking.get': recordQuery,
+  'booking.invoice': invoiceQuery,
+  'booking.checkin': checkSchema,
+  'booking.checkout': checkSchema,
+  'booking.update': updateSchema,
+  'booking.bookmark': bookmarkSchema,
+  'booking.note': noteSchema,
+  'customer.find': customerQuery,
+  'customer.get': noParameters,
+  company: noParameters,
+  category: noParameters,
+  account: noParameters,
+  ping: noParameters,
+  help: noParameters,
+  openapi: noParameters,
+  docs: noParameters,
+  'docs.asset': noParameters,
+  'event.list': eventListSchema,
+  'event.get': noParameters,
+  'webhook.list': noParameters,
+  'webhook.deliveries': pagingSchema,
+  'webhook.replay': replaySchema,
+  'webhook.enable': noParameters,
+};
