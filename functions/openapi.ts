@@ -43,6 +43,7 @@ const ROUTE_ERRORS: Record<string, ErrorId[]> = {
   'booking.bookmark': ['busy'],
   'booking.note': ['busy'],
   'webhook.replay': ['invalid_status'],
+  'webhook.enable': ['invalid_status'],
 };
 
 /** Every error id a route may answer, in the order of the error table. */

@@ -8,14 +8,26 @@ import { checkfrontNotification } from './checkfront.ts';
 /** Who reads a webhook's booking: no account, so nothing is shown as its bookmark. */
 const NOBODY: Caller = { kind: 'customer' };
 
-/** The booking of an event as `booking/{id}` returned it at that event. */
-const bookingAt = (event: StoredWebhookEvent, config: StoredConfig) =>
-  event.snapshot
-    ? presentRecord(
-        { ...event.snapshot, events: [], bookmarks: [] },
-        { config, caller: NOBODY, events: false },
-      )
-    : undefined;
+/** The booking of an event as `booking/{id}` returned it at that event, with the tenant settings of then. */
+const bookingAt = (event: StoredWebhookEvent, config: StoredConfig) => {
+  const snapshot = event.snapshot;
+  if (!snapshot) return undefined;
+  const { timezone, ...then } = snapshot.config ?? { timezone: config.company.timezone };
+  return presentRecord(
+    {
+      booking: snapshot.booking,
+      notes: snapshot.notes,
+      payments: snapshot.payments,
+      events: [],
+      bookmarks: [],
+    },
+    {
+      config: { ...config, ...then, company: { ...config.company, timezone } },
+      caller: NOBODY,
+      events: false,
+    },
+  );
+};
 
 /**
  * A webhook body: `standard` is `{type, timestamp, data: {event, booking}}` for every event; `checkfront`

@@ -23,11 +23,19 @@ export const webhookSchema = z.strictObject({
 });
 
 /** How webhooks are delivered: the delays between attempts, and how long deliveries are kept. */
-export const webhookSettingsSchema = z.strictObject({
-  retry_seconds: z
-    .array(z.number().positive().max(604_800))
-    .min(1)
-    .max(50)
-    .default(DEFAULT_WEBHOOK_SETTINGS.retry_seconds),
-  retention_days: z.number().int().positive().max(400).default(DEFAULT_WEBHOOK_SETTINGS.retention_days),
-});
+export const webhookSettingsSchema = z
+  .strictObject({
+    retry_seconds: z
+      .array(z.number().positive().max(604_800))
+      .min(1)
+      .max(50)
+      .default(DEFAULT_WEBHOOK_SETTINGS.retry_seconds),
+    retention_days: z.number().int().positive().max(400).default(DEFAULT_WEBHOOK_SETTINGS.retention_days),
+  })
+  // A delivery (and its event) must outlive its last retry, jitter included, with a day to spare.
+  .refine(
+    (settings) =>
+      settings.retention_days * 86_400 >=
+      settings.retry_seconds.reduce((sum, delay) => sum + delay, 0) * 1.1 + 86_400,
+    { path: ['retention_days'], message: 'must outlast the retry schedule (its sum, plus 10 % and a day)' },
+  );

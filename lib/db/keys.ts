@@ -167,17 +167,21 @@ export const webhookDeliveryKey = (endpointId: string, eventAtMs: number, eventI
   sk: `${WEBHOOK_DELIVERY_PREFIX}${String(eventAtMs).padStart(15, '0')}#${eventId}`,
 });
 
-/** Index keys of a delivery while it is pending: due by time (gsi2), in order per endpoint and booking (gsi1). */
+/**
+ * Index keys of a delivery while it is pending: due by time (gsi2), and in order per endpoint and booking
+ * (gsi1), by the booking's version at the event (the order its changes were committed), then time.
+ */
 export const WEBHOOK_DUE = 'WEBHOOK_DUE';
 export const webhookPendingKeys = (delivery: {
   endpointId: string;
   bookingId: number;
+  sequence: number;
   eventAtMs: number;
   eventId: string;
   nextAtMs: number;
 }) => ({
   gsi1pk: `WEBHOOK_ORDER#${delivery.endpointId}#${delivery.bookingId}`,
-  gsi1sk: `${String(delivery.eventAtMs).padStart(15, '0')}#${delivery.eventId}`,
+  gsi1sk: `${String(delivery.sequence).padStart(10, '0')}#${String(delivery.eventAtMs).padStart(15, '0')}#${delivery.eventId}`,
   gsi2pk: WEBHOOK_DUE,
   gsi2sk: `${String(delivery.nextAtMs).padStart(15, '0')}#${delivery.endpointId}#${delivery.eventId}`,
 });

@@ -1,10 +1,5 @@
-import {
-  GetCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { GetCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TenantWebhook } from '../config/tenant-schema.ts';
 import { unixSeconds } from '../core/time.ts';
 import type { StoredBooking, StoredEvent, StoredNote, StoredPayment } from './booking-repository.ts';
@@ -24,7 +19,8 @@ import {
   webhookPendingKeys,
 } from './keys.ts';
 import { applyIfCondition, queryAll, stripKeys } from './operations.ts';
-import type { TransactItem } from './transact.ts';
+import type { StoredConfig } from './tenant-repository.ts';
+import { ConditionsFailedError, type TransactItem, transact } from './transact.ts';
 
 /** Why an endpoint stopped receiving: its tenant file entry, a 410 Gone, or failures past the schedule. */
 export type DisabledReason = 'tenant_file' | 'gone' | 'failing';
@@ -42,17 +38,25 @@ export interface StoredEndpoint extends TenantWebhook {
   in_file: boolean;
 }
 
+/** The tenant settings a booking is shown with (names, money, dates, taxes), as they were at the event. */
+export type SnapshotConfig = Pick<StoredConfig, 'statuses' | 'taxes' | 'locale'> & { timezone: string };
+
 /** The booking as it was at an event: what a webhook payload shows, whenever it is delivered. */
 export interface BookingSnapshot {
   booking: StoredBooking;
   notes: StoredNote[];
   payments: StoredPayment[];
+  config?: SnapshotConfig;
+  /** Notes left out because the snapshot would not fit in one record (counted here). */
+  notes_omitted?: number;
 }
 
 /** An event kept for delivery. */
 export interface StoredWebhookEvent {
   event: StoredEvent;
   booking_id: number;
+  /** The booking's version after the change (0 for an event about no booking): the delivery order. */
+  sequence: number;
   /** The booking at that event; absent for events that are not about a booking (`webhook.disabled`). */
   snapshot?: BookingSnapshot;
 }
@@ -75,12 +79,15 @@ export interface StoredDelivery {
   event_type: string;
   event_at: number;
   booking_id: number;
+  sequence: number;
   status: 'pending' | 'delivered' | 'failed' | 'skipped';
   /** Failed attempts since the last success or replay: the position in the retry schedule. */
   failures: number;
   next_at: number;
   attempts: DeliveryAttempt[];
   lease_until?: number;
+  /** Who holds the lease: only its attempt may finish the delivery. */
+  lease_id?: string;
   created_at: number;
   updated_at: number;
 }
@@ -99,6 +106,7 @@ const deliveryItem = (delivery: StoredDelivery, ttl: number) => ({
     ? webhookPendingKeys({
         endpointId: delivery.endpoint_id,
         bookingId: delivery.booking_id,
+        sequence: delivery.sequence,
         eventAtMs: delivery.event_at,
         eventId: delivery.event_id,
         nextAtMs: delivery.next_at,
@@ -106,6 +114,28 @@ const deliveryItem = (delivery: StoredDelivery, ttl: number) => ({
     : {}),
   ttl,
 });
+
+/** A snapshot stays under this size (compressed), so an event record never outgrows DynamoDB's 400 KB. */
+const SNAPSHOT_LIMIT = 300_000;
+
+/** A snapshot as stored: compressed JSON, without the notes if even that would not fit. */
+export function packSnapshot(snapshot: BookingSnapshot): Uint8Array {
+  const packed = deflateRawSync(JSON.stringify(snapshot));
+  if (packed.length <= SNAPSHOT_LIMIT) return packed;
+  return deflateRawSync(
+    JSON.stringify({
+      ...snapshot,
+      notes: [],
+      notes_omitted: snapshot.notes.length,
+    } satisfies BookingSnapshot),
+  );
+}
+
+const unpackSnapshot = (stored: unknown): BookingSnapshot | undefined => {
+  if (stored instanceof Uint8Array)
+    return JSON.parse(inflateRawSync(stored).toString('utf8')) as BookingSnapshot;
+  return typeof stored === 'string' ? (JSON.parse(stored) as BookingSnapshot) : undefined;
+};
 
 /**
  * The outbox writes of one event, for the transaction that records it: the event with the booking as it
@@ -128,8 +158,9 @@ export function webhookEventActions(
           entity: 'webhook_event',
           event: event.event,
           booking_id: event.booking_id,
-          // One string: a snapshot may hold empty strings and deep maps, which DynamoDB stores awkwardly.
-          ...(event.snapshot ? { snapshot: JSON.stringify(event.snapshot) } : {}),
+          sequence: event.sequence,
+          // Compressed in one binary attribute: a booking with many notes stays well under 400 KB.
+          ...(event.snapshot ? { snapshot: packSnapshot(event.snapshot) } : {}),
           ...webhookEventIndexKeys(at, event.event.event_id),
           ttl,
         },
@@ -145,6 +176,7 @@ export function webhookEventActions(
             event_type: event.event.type,
             event_at: at,
             booking_id: event.booking_id,
+            sequence: event.sequence,
             status: 'pending',
             failures: 0,
             next_at: at,
@@ -159,11 +191,15 @@ export function webhookEventActions(
   ];
 }
 
-const eventOf = (item: Record<string, unknown>): StoredWebhookEvent => ({
-  event: item.event as StoredEvent,
-  booking_id: Number(item.booking_id),
-  ...(typeof item.snapshot === 'string' ? { snapshot: JSON.parse(item.snapshot) as BookingSnapshot } : {}),
-});
+const eventOf = (item: Record<string, unknown>): StoredWebhookEvent => {
+  const snapshot = unpackSnapshot(item.snapshot);
+  return {
+    event: item.event as StoredEvent,
+    booking_id: Number(item.booking_id),
+    sequence: Number(item.sequence ?? 0),
+    ...(snapshot ? { snapshot } : {}),
+  };
+};
 
 /** Reads an event kept for delivery. */
 export async function getWebhookEvent(db: Db, eventId: string): Promise<StoredWebhookEvent | undefined> {
@@ -200,15 +236,6 @@ export async function listWebhookEventsBetween(
   return found;
 }
 
-/** Writes an event that is not part of a booking change (`webhook.disabled`) and its deliveries. */
-export async function putWebhookEvent(
-  db: Db,
-  options: { event: StoredWebhookEvent; endpointIds: string[]; retentionDays: number },
-): Promise<void> {
-  const actions = webhookEventActions(db, options);
-  if (actions.length) await db.client.send(new TransactWriteCommand({ TransactItems: actions }));
-}
-
 /** Lists the deliveries due at `now` (milliseconds), the earliest first, at most `limit`. */
 export async function listDueDeliveries(
   db: Db,
@@ -230,8 +257,8 @@ export async function listDueDeliveries(
 export async function firstPendingOfBooking(
   db: Db,
   options: { endpointId: string; bookingId: number },
-): Promise<{ event_id: string } | undefined> {
-  const { gsi1pk } = webhookPendingKeys({ ...options, eventAtMs: 0, eventId: '', nextAtMs: 0 });
+): Promise<StoredDelivery | undefined> {
+  const { gsi1pk } = webhookPendingKeys({ ...options, sequence: 0, eventAtMs: 0, eventId: '', nextAtMs: 0 });
   const { Items } = await db.client.send(
     new QueryCommand({
       TableName: db.tableName,
@@ -242,31 +269,48 @@ export async function firstPendingOfBooking(
     }),
   );
   const first = Items?.[0];
-  return first ? { event_id: String(first.event_id) } : undefined;
+  return first ? stripKeys<StoredDelivery>(first) : undefined;
 }
 
+const deliveryKeyOf = (delivery: StoredDelivery) =>
+  webhookDeliveryKey(delivery.endpoint_id, delivery.event_at, delivery.event_id);
+
+const pendingKeysOf = (delivery: StoredDelivery, nextAt: number) =>
+  webhookPendingKeys({
+    endpointId: delivery.endpoint_id,
+    bookingId: delivery.booking_id,
+    sequence: delivery.sequence,
+    eventAtMs: delivery.event_at,
+    eventId: delivery.event_id,
+    nextAtMs: nextAt,
+  });
+
 /**
- * Claims a pending delivery for one attempt until `leaseUntil`, so two dispatchers never send it at once;
- * false when it is no longer pending or someone else holds it.
+ * Claims a pending delivery for one attempt until `leaseUntil`, as the run read it (same next time and
+ * failures): false when it changed meanwhile, is no longer pending, or another run holds it. Two runs
+ * never send one delivery at once, and a run that read it before another attempt never sends it again.
  */
 export function claimDelivery(
   db: Db,
-  options: { delivery: StoredDelivery; now: number; leaseUntil: number },
+  options: { delivery: StoredDelivery; now: number; leaseUntil: number; leaseId: string },
 ): Promise<boolean> {
   const { delivery } = options;
   return applyIfCondition(() =>
     db.client.send(
       new UpdateCommand({
         TableName: db.tableName,
-        Key: webhookDeliveryKey(delivery.endpoint_id, delivery.event_at, delivery.event_id),
-        UpdateExpression: 'SET lease_until = :lease',
+        Key: deliveryKeyOf(delivery),
+        UpdateExpression: 'SET lease_until = :lease, lease_id = :leaseId',
         ConditionExpression:
-          '#status = :pending AND (attribute_not_exists(lease_until) OR lease_until < :now)',
+          '#status = :pending AND next_at = :next AND failures = :failures AND (attribute_not_exists(lease_until) OR lease_until < :now)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':lease': options.leaseUntil,
+          ':leaseId': options.leaseId,
           ':now': options.now,
           ':pending': 'pending',
+          ':next': delivery.next_at,
+          ':failures': delivery.failures,
         },
       }),
     ),
@@ -274,10 +318,12 @@ export function claimDelivery(
 }
 
 /**
- * Records the end of an attempt (or a skip): the delivery's new status, failures and next time, with the
- * attempt added to its log; pending deliveries keep their index keys, the others lose them.
+ * Records the end of an attempt (`leaseId`: only the run holding the lease may) or of a skip (only if
+ * the delivery is still as the run read it): its status, failures and next time, the attempt added to its
+ * log; pending deliveries keep their index keys, the others lose them. It is kept `retentionDays` past its
+ * next time. False when the delivery was no longer the caller's to finish.
  */
-export async function finishDelivery(
+export function finishDelivery(
   db: Db,
   options: {
     delivery: StoredDelivery;
@@ -285,46 +331,83 @@ export async function finishDelivery(
     failures: number;
     nextAt: number;
     attempt?: DeliveryAttempt;
+    leaseId?: string;
     now: number;
+    retentionDays: number;
   },
-): Promise<void> {
+): Promise<boolean> {
   const { delivery } = options;
   const attempts = options.attempt
     ? [...delivery.attempts, options.attempt].slice(-ATTEMPTS_KEPT)
     : delivery.attempts;
   const pending = options.status === 'pending';
-  const keys = webhookPendingKeys({
-    endpointId: delivery.endpoint_id,
-    bookingId: delivery.booking_id,
-    eventAtMs: delivery.event_at,
-    eventId: delivery.event_id,
-    nextAtMs: options.nextAt,
-  });
-  await db.client.send(
-    new UpdateCommand({
-      TableName: db.tableName,
-      Key: webhookDeliveryKey(delivery.endpoint_id, delivery.event_at, delivery.event_id),
-      UpdateExpression: pending
-        ? 'SET #status = :status, failures = :failures, next_at = :next, attempts = :attempts, updated_at = :now, gsi1pk = :g1pk, gsi1sk = :g1sk, gsi2pk = :g2pk, gsi2sk = :g2sk REMOVE lease_until'
-        : 'SET #status = :status, failures = :failures, next_at = :next, attempts = :attempts, updated_at = :now REMOVE lease_until, gsi1pk, gsi1sk, gsi2pk, gsi2sk',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':status': options.status,
-        ':failures': options.failures,
-        ':next': options.nextAt,
-        ':attempts': attempts,
-        ':now': options.now,
-        ...(pending
-          ? { ':g1pk': keys.gsi1pk, ':g1sk': keys.gsi1sk, ':g2pk': keys.gsi2pk, ':g2sk': keys.gsi2sk }
-          : {}),
-      },
-    }),
+  const keys = pendingKeysOf(delivery, options.nextAt);
+  return applyIfCondition(() =>
+    db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: deliveryKeyOf(delivery),
+        UpdateExpression: `SET #status = :status, failures = :failures, next_at = :next, attempts = :attempts, updated_at = :now, #ttl = :ttl${
+          pending
+            ? ', gsi1pk = :g1pk, gsi1sk = :g1sk, gsi2pk = :g2pk, gsi2sk = :g2sk REMOVE lease_until, lease_id'
+            : ' REMOVE lease_until, lease_id, gsi1pk, gsi1sk, gsi2pk, gsi2sk'
+        }`,
+        ConditionExpression: options.leaseId
+          ? 'lease_id = :leaseId'
+          : '#status = :pending AND next_at = :seenNext AND failures = :seenFailures',
+        ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':status': options.status,
+          ':failures': options.failures,
+          ':next': options.nextAt,
+          ':attempts': attempts,
+          ':now': options.now,
+          ':ttl': expiryOf(Math.max(options.nextAt, options.now), options.retentionDays),
+          ...(options.leaseId
+            ? { ':leaseId': options.leaseId }
+            : { ':pending': 'pending', ':seenNext': delivery.next_at, ':seenFailures': delivery.failures }),
+          ...(pending
+            ? { ':g1pk': keys.gsi1pk, ':g1sk': keys.gsi1sk, ':g2pk': keys.gsi2pk, ':g2sk': keys.gsi2sk }
+            : {}),
+        },
+      }),
+    ),
+  );
+}
+
+/**
+ * Moves a waiting delivery's time to `nextAt` (behind the earlier event of its booking it waits for, or
+ * to now once that one is done), only if it is still as the caller read it and has not been attempted.
+ */
+export function rescheduleDelivery(
+  db: Db,
+  options: { delivery: StoredDelivery; nextAt: number },
+): Promise<boolean> {
+  const { delivery } = options;
+  const keys = pendingKeysOf(delivery, options.nextAt);
+  return applyIfCondition(() =>
+    db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: deliveryKeyOf(delivery),
+        UpdateExpression: 'SET next_at = :next, gsi2sk = :g2sk',
+        ConditionExpression: '#status = :pending AND next_at = :seenNext AND failures = :seenFailures',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':next': options.nextAt,
+          ':g2sk': keys.gsi2sk,
+          ':pending': 'pending',
+          ':seenNext': delivery.next_at,
+          ':seenFailures': delivery.failures,
+        },
+      }),
+    ),
   );
 }
 
 /**
  * Makes an event due again for an endpoint (a replay): its delivery, new or delivered before, becomes
- * pending now with a fresh retry schedule and keeps its attempt log.
+ * pending now with a fresh retry schedule and keeps its attempt log; the event is kept as long as it.
  */
 export async function requeueDelivery(
   db: Db,
@@ -334,17 +417,29 @@ export async function requeueDelivery(
   const keys = webhookPendingKeys({
     endpointId: options.endpointId,
     bookingId: event.booking_id,
+    sequence: event.sequence,
     eventAtMs: event.event.at,
     eventId: event.event.event_id,
     nextAtMs: options.now,
   });
+  const ttl = expiryOf(options.now, options.retentionDays);
+  await db.client.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: webhookEventKey(event.event.event_id),
+      UpdateExpression: 'SET #ttl = :ttl',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':ttl': ttl },
+    }),
+  );
   await db.client.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: webhookDeliveryKey(options.endpointId, event.event.at, event.event.event_id),
       UpdateExpression:
-        'SET entity = :entity, endpoint_id = :endpoint, event_id = :eventId, event_type = :type, event_at = :at, booking_id = :booking, #status = :pending, failures = :zero, next_at = :now, attempts = if_not_exists(attempts, :none), created_at = if_not_exists(created_at, :now), updated_at = :now, gsi1pk = :g1pk, gsi1sk = :g1sk, gsi2pk = :g2pk, gsi2sk = :g2sk, #ttl = :ttl REMOVE lease_until',
-      ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+        'SET entity = :entity, endpoint_id = :endpoint, event_id = :eventId, event_type = :type, event_at = :at, booking_id = :booking, #sequence = :sequence, #status = :pending, failures = :zero, next_at = :now, attempts = if_not_exists(attempts, :none), created_at = if_not_exists(created_at, :now), updated_at = :now, gsi1pk = :g1pk, gsi1sk = :g1sk, gsi2pk = :g2pk, gsi2sk = :g2sk, #ttl = :ttl REMOVE lease_until, lease_id',
+      ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl', '#sequence': 'sequence' },
       ExpressionAttributeValues: {
         ':entity': 'webhook_delivery',
         ':endpoint': options.endpointId,
@@ -352,6 +447,7 @@ export async function requeueDelivery(
         ':type': event.event.type,
         ':at': event.event.at,
         ':booking': event.booking_id,
+        ':sequence': event.sequence,
         ':pending': 'pending',
         ':zero': 0,
         ':now': options.now,
@@ -360,7 +456,7 @@ export async function requeueDelivery(
         ':g1sk': keys.gsi1sk,
         ':g2pk': keys.gsi2pk,
         ':g2sk': keys.gsi2sk,
-        ':ttl': expiryOf(options.now, options.retentionDays),
+        ':ttl': ttl,
       },
     }),
   );
@@ -389,13 +485,14 @@ export async function listDeliveriesOfEndpoint(
     cursor = page.LastEvaluatedKey;
   } while (cursor);
   const rows: Record<string, unknown>[] = [];
+  if (options.skip >= total) return { rows: [], total };
   const wanted = options.skip + options.take;
   do {
     const page: QueryCommandOutput = await db.client.send(
       new QueryCommand({
         ...query,
         ScanIndexForward: false,
-        Limit: wanted - rows.length,
+        Limit: Math.min(1000, wanted - rows.length),
         ExclusiveStartKey: cursor,
       }),
     );
@@ -489,30 +586,49 @@ export async function retireEndpoint(db: Db, options: { endpointId: string; now:
 }
 
 /**
- * Disables an endpoint for a reason; true only for the call that disabled it (an endpoint already
- * disabled stays as it was), so the `webhook.disabled` event is recorded once.
+ * Disables an endpoint for a reason and records the `webhook.disabled` event (with its deliveries to the
+ * endpoints that subscribe to it) in the same transaction; false, and nothing written, when the endpoint
+ * was already disabled, so the event is recorded exactly once.
  */
-export function disableEndpoint(
+export async function disableEndpointWithEvent(
   db: Db,
-  options: { endpointId: string; reason: DisabledReason; now: number },
+  options: {
+    endpointId: string;
+    reason: DisabledReason;
+    now: number;
+    event: StoredWebhookEvent;
+    subscribers: string[];
+    retentionDays: number;
+  },
 ): Promise<boolean> {
-  return applyIfCondition(() =>
-    db.client.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: webhookEndpointKey(options.endpointId),
-        UpdateExpression:
-          'SET active = :false, disabled_reason = :reason, disabled_at = :now, updated_at = :now',
-        ConditionExpression: 'active = :true',
-        ExpressionAttributeValues: {
-          ':false': false,
-          ':true': true,
-          ':reason': options.reason,
-          ':now': options.now,
+  try {
+    await transact(db, [
+      {
+        Update: {
+          TableName: db.tableName,
+          Key: webhookEndpointKey(options.endpointId),
+          UpdateExpression:
+            'SET active = :false, disabled_reason = :reason, disabled_at = :now, updated_at = :now',
+          ConditionExpression: 'active = :true',
+          ExpressionAttributeValues: {
+            ':false': false,
+            ':true': true,
+            ':reason': options.reason,
+            ':now': options.now,
+          },
         },
+      },
+      ...webhookEventActions(db, {
+        event: options.event,
+        endpointIds: options.subscribers,
+        retentionDays: options.retentionDays,
       }),
-    ),
-  );
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionsFailedError) return false;
+    throw error;
+  }
 }
 
 /** Enables an endpoint again (an operator's `enable`): deliveries resume and failures start from zero. */

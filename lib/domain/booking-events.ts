@@ -14,11 +14,23 @@ export function bookingEventActions(
   ctx: { db: Db; config: StoredConfig },
   options: { event: StoredEvent; snapshot: BookingSnapshot },
 ): TransactItem[] {
-  const bookingId = options.snapshot.booking.booking_id;
+  const { booking } = options.snapshot;
+  const bookingId = booking.booking_id;
+  const { statuses, taxes, locale } = ctx.config;
   return [
     putEventAction(ctx.db, bookingId, options.event),
     ...webhookEventActions(ctx.db, {
-      event: { event: options.event, booking_id: bookingId, snapshot: options.snapshot },
+      event: {
+        event: options.event,
+        booking_id: bookingId,
+        // The version each change of a booking takes in its own transaction: the order of its changes.
+        sequence: booking.version,
+        // What the booking is shown with, as it is now: delivered later, it still reads as it did.
+        snapshot: {
+          ...options.snapshot,
+          config: { statuses, taxes, locale, timezone: ctx.config.company.timezone },
+        },
+      },
       endpointIds: subscribersOf(ctx.config, options.event.type),
       retentionDays: ctx.config.settings.webhooks.retention_days,
     }),

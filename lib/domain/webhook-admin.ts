@@ -54,6 +54,7 @@ export async function replayWebhook(
   options: { endpointId: string; since: number; now: number; retentionDays: number },
 ): Promise<{ endpoint: StoredEndpoint; events: number; truncated: boolean; last?: number }> {
   const endpoint = await findWebhook(db, options.endpointId);
+  assertInFile(endpoint);
   if (!endpoint.active) {
     throw new DomainError('invalid_status', 'The endpoint is disabled; enable it before a replay', {
       webhook_id: endpoint.id,
@@ -85,12 +86,26 @@ export async function replayWebhook(
   };
 }
 
+/**
+ * An endpoint the tenant file disables (or no longer lists) is the file's to resume: neither `enable` nor
+ * a replay may send to it (409 `invalid_status`).
+ */
+function assertInFile(endpoint: StoredEndpoint): void {
+  if (!endpoint.enabled || !endpoint.in_file) {
+    throw new DomainError(
+      'invalid_status',
+      'The tenant file disables this endpoint; set enabled: true there and load it',
+      { webhook_id: endpoint.id },
+    );
+  }
+}
+
 /** Enables an endpoint again: new events are delivered; what was missed while disabled takes a replay. */
 export async function enableWebhook(
   db: Db,
   options: { endpointId: string; now: number },
 ): Promise<StoredEndpoint> {
-  await findWebhook(db, options.endpointId);
+  assertInFile(await findWebhook(db, options.endpointId));
   await enableEndpoint(db, options);
   return findWebhook(db, options.endpointId);
 }

@@ -3,15 +3,16 @@ import type { Db } from '../db/client.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import {
   claimDelivery,
+  type DeliveryAttempt,
   type DisabledReason,
-  disableEndpoint,
+  disableEndpointWithEvent,
   finishDelivery,
   firstPendingOfBooking,
   getEndpoint,
   getWebhookEvent,
   listDueDeliveries,
-  putWebhookEvent,
   recordEndpointOutcome,
+  rescheduleDelivery,
   type StoredDelivery,
   type StoredEndpoint,
   type StoredWebhookEvent,
@@ -74,16 +75,8 @@ export async function dispatchDue(deps: DispatchDeps): Promise<DispatchReport> {
   report.due = due.length;
   if (due.length === 0) return report;
   const config = await deps.config();
+  const retentionDays = config.settings.webhooks.retention_days;
   const secrets = await deps.secrets.read();
-  const endpoints = new Map<string, Promise<StoredEndpoint | undefined>>();
-  const endpointOf = (id: string) => {
-    let found = endpoints.get(id);
-    if (!found) {
-      found = getEndpoint(deps.db, id);
-      endpoints.set(id, found);
-    }
-    return found;
-  };
 
   const groups = new Map<string, StoredDelivery[]>();
   for (const delivery of due) {
@@ -91,10 +84,11 @@ export async function dispatchDue(deps: DispatchDeps): Promise<DispatchReport> {
     groups.set(key, [...(groups.get(key) ?? []), delivery]);
   }
 
-  const disable = async (endpoint: StoredEndpoint, reason: DisabledReason, now: number) => {
-    endpoints.set(endpoint.id, Promise.resolve({ ...endpoint, active: false }));
-    if (!(await disableEndpoint(deps.db, { endpointId: endpoint.id, reason, now }))) return;
-    await putWebhookEvent(deps.db, {
+  const disable = (endpoint: StoredEndpoint, reason: DisabledReason, now: number) =>
+    disableEndpointWithEvent(deps.db, {
+      endpointId: endpoint.id,
+      reason,
+      now,
       event: {
         event: {
           event_id: randomUUID(),
@@ -104,36 +98,69 @@ export async function dispatchDue(deps: DispatchDeps): Promise<DispatchReport> {
           data: { endpoint_id: endpoint.id, reason, url: endpoint.url },
         },
         booking_id: 0,
+        sequence: 0,
       },
-      endpointIds: subscribersOf(config, 'webhook.disabled').filter((id) => id !== endpoint.id),
-      retentionDays: config.settings.webhooks.retention_days,
+      subscribers: subscribersOf(config, 'webhook.disabled').filter((id) => id !== endpoint.id),
+      retentionDays,
     });
+
+  /** Once a delivery of a booking is done, its next event for the endpoint is due at once. */
+  const releaseNext = async (delivery: StoredDelivery, now: number) => {
+    const next = await firstPendingOfBooking(deps.db, {
+      endpointId: delivery.endpoint_id,
+      bookingId: delivery.booking_id,
+    });
+    if (next && next.failures === 0 && next.next_at > now) {
+      await rescheduleDelivery(deps.db, { delivery: next, nextAt: now });
+    }
   };
 
   /** Works one delivery: `next` goes on with the booking's next event, `wait` and `stop` end the group. */
   const deliver = async (delivery: StoredDelivery): Promise<'next' | 'wait' | 'stop'> => {
     const now = clock();
-    const finish = (options: Omit<Parameters<typeof finishDelivery>[1], 'delivery' | 'now'>) =>
-      finishDelivery(deps.db, { delivery, now, ...options });
-    const endpoint = await endpointOf(delivery.endpoint_id);
+    // Read for every attempt: an endpoint disabled a moment ago gets nothing more.
+    const endpoint = await getEndpoint(deps.db, delivery.endpoint_id);
     if (!endpoint?.active) {
-      await finish({ status: 'skipped', failures: delivery.failures, nextAt: delivery.next_at });
-      report.skipped += 1;
+      if (
+        await finishDelivery(deps.db, {
+          delivery,
+          status: 'skipped',
+          failures: delivery.failures,
+          nextAt: delivery.next_at,
+          now,
+          retentionDays,
+        })
+      ) {
+        report.skipped += 1;
+        await releaseNext(delivery, now);
+      }
       return 'next';
     }
     const first = await firstPendingOfBooking(deps.db, {
       endpointId: delivery.endpoint_id,
       bookingId: delivery.booking_id,
     });
-    if (first && first.event_id !== delivery.event_id) return 'wait';
-    if (!(await claimDelivery(deps.db, { delivery, now, leaseUntil: now + (deps.leaseMs ?? 30_000) }))) {
+    if (first && first.event_id !== delivery.event_id) {
+      // Behind an earlier event of its booking: wait until that one is due (it is released when done), so
+      // deliveries that wait never crowd the due list ahead of other endpoints' and bookings'.
+      await rescheduleDelivery(deps.db, { delivery, nextAt: Math.max(first.next_at, now) + 1 });
       return 'wait';
     }
+    const leaseId = randomUUID();
+    const leaseUntil = now + (deps.leaseMs ?? 30_000);
+    if (!(await claimDelivery(deps.db, { delivery, now, leaseUntil, leaseId }))) return 'wait';
+    const finish = (options: {
+      status: StoredDelivery['status'];
+      failures: number;
+      nextAt: number;
+      attempt?: DeliveryAttempt;
+    }) => finishDelivery(deps.db, { delivery, now, leaseId, retentionDays, ...options });
     const event = await getWebhookEvent(deps.db, delivery.event_id);
     const body = event ? deps.render(endpoint.format, event, config) : undefined;
     if (body === undefined) {
       await finish({ status: 'skipped', failures: delivery.failures, nextAt: delivery.next_at });
       report.skipped += 1;
+      await releaseNext(delivery, now);
       return 'next';
     }
     const endpointSecrets = secrets[endpoint.id];
@@ -145,7 +172,7 @@ export async function dispatchDue(deps: DispatchDeps): Promise<DispatchReport> {
         })
       : { outcome: 'failure', durationMs: 0, body: '', error: 'no signing secret for this endpoint' };
     deps.onAttempt?.({ delivery, response });
-    const attempt = {
+    const attempt: DeliveryAttempt = {
       at: now,
       status: response.status ?? 0,
       duration_ms: response.durationMs,
@@ -158,6 +185,7 @@ export async function dispatchDue(deps: DispatchDeps): Promise<DispatchReport> {
     if (success) {
       await finish({ status: 'delivered', failures: 0, nextAt: now, attempt });
       report.delivered += 1;
+      await releaseNext(delivery, now);
       return 'next';
     }
     const failures = delivery.failures + 1;
@@ -165,18 +193,21 @@ export async function dispatchDue(deps: DispatchDeps): Promise<DispatchReport> {
       response.outcome === 'gone'
         ? undefined
         : retryDelayMs(config.settings.webhooks.retry_seconds, failures, random());
+    report.failed += 1;
     if (delay === undefined) {
-      await finish({ status: 'failed', failures, nextAt: now, attempt });
+      // Disabled first (with its event, in one transaction): a crash before the delivery is marked failed
+      // leaves it pending, and the next run skips it for the disabled endpoint; never the other way round.
       await disable(endpoint, response.outcome === 'gone' ? 'gone' : 'failing', now);
-      report.failed += 1;
+      await finish({ status: 'failed', failures, nextAt: now, attempt });
       return 'stop';
     }
     await finish({ status: 'pending', failures, nextAt: now + delay, attempt });
-    report.failed += 1;
     return 'stop';
   };
 
-  const queue = [...groups.values()].map((group) => group.sort((a, b) => a.event_at - b.event_at));
+  const queue = [...groups.values()].map((group) =>
+    group.sort((a, b) => a.sequence - b.sequence || a.event_at - b.event_at),
+  );
   const worker = async () => {
     for (let group = queue.shift(); group; group = queue.shift()) {
       for (const [index, delivery] of group.entries()) {

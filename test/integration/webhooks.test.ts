@@ -13,7 +13,7 @@ import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import {
-  disableEndpoint,
+  disableEndpointWithEvent,
   enableEndpoint,
   getEndpoint,
   listDeliveriesOfEndpoint,
@@ -342,7 +342,18 @@ describe('loading webhook endpoints', () => {
     expect(await getEndpoint(own, 'desk')).toMatchObject({ active: true });
     expect((await getEndpoint(own, 'desk'))?.disabled_reason).toBeUndefined();
     // A receiver that answered 410 stays disabled whatever the file says, until `enable`.
-    await disableEndpoint(own, { endpointId: 'desk', reason: 'gone', now: Date.now() });
+    await disableEndpointWithEvent(own, {
+      endpointId: 'desk',
+      reason: 'gone',
+      now: Date.now(),
+      event: {
+        event: { event_id: 'gone-1', type: 'webhook.disabled', at: Date.now(), account_id: 0, data: {} },
+        booking_id: 0,
+        sequence: 0,
+      },
+      subscribers: [],
+      retentionDays: 30,
+    });
     await load([desk]);
     expect(await getEndpoint(own, 'desk')).toMatchObject({ active: false, disabled_reason: 'gone' });
     await own.client.send(
@@ -351,6 +362,7 @@ describe('loading webhook endpoints', () => {
           event: {
             event: { event_id: 'e-1', type: 'booking.created', at: Date.now(), account_id: 0, data: {} },
             booking_id: 1,
+            sequence: 1,
           },
           endpointIds: ['desk'],
           retentionDays: 30,
