@@ -45,6 +45,8 @@ export const renderWebhook: RenderWebhook = (format, event, config) => {
       // As `booking/{id}?events=1` lists it, where each entry carries its booking's id.
       event: presentEvent(booking ? { ...event.event, booking_id: event.booking_id } : event.event),
       ...(booking ? { booking } : {}),
+      // A booking too large to keep whole at its event is sent without its notes, and says how many.
+      ...(event.snapshot?.notes_omitted ? { notes_omitted: event.snapshot.notes_omitted } : {}),
     },
   });
 };
