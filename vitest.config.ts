@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/fetch-check.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     env: {

@@ -107,12 +107,20 @@ function parameterShape(name: string, schema: Json): { name: string; schema: Jso
   return { name, schema };
 }
 
+/** The routes of a session: they take its id as a parameter too (widgets on other sites have no cookie). */
+const takesSessionId = (route: Route) => route.group === 'session' || route.name === 'booking.create';
+
 const parametersOf = (route: Route): { properties: Json; required: string[] } => {
   const request = REQUESTS[route.name];
   if (!request) throw new Error(`No request schema for route ${route.name}`);
   const schema = jsonSchemaOf(request, 'input');
   return {
-    properties: (schema.properties as Json | undefined) ?? {},
+    properties: {
+      ...((schema.properties as Json | undefined) ?? {}),
+      ...(takesSessionId(route)
+        ? { session_id: { type: 'string', maxLength: 64, description: 'The session (cart) id.' } }
+        : {}),
+    },
     required: (schema.required as string[] | undefined) ?? [],
   };
 };
@@ -202,9 +210,7 @@ function operationOf(route: Route): Json {
   const headerParams = [
     { $ref: '#/components/parameters/XOnBehalf' },
     ...(route.name === 'booking.create' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
-    ...(route.group === 'session' || route.name === 'booking.create'
-      ? [{ $ref: '#/components/parameters/SessionId' }]
-      : []),
+    ...(takesSessionId(route) ? [{ $ref: '#/components/parameters/SessionId' }] : []),
   ];
   const shaped = Object.entries(properties).map(([name, schema]) => ({
     ...parameterShape(name, schema as Json),

@@ -423,7 +423,7 @@ export async function requeueDelivery(
     nextAtMs: options.now,
   });
   const ttl = expiryOf(options.now, options.retentionDays);
-  await db.client.send(
+  const keepEvent = db.client.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: webhookEventKey(event.event.event_id),
@@ -433,7 +433,7 @@ export async function requeueDelivery(
       ExpressionAttributeValues: { ':ttl': ttl },
     }),
   );
-  await db.client.send(
+  const requeue = db.client.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: webhookDeliveryKey(options.endpointId, event.event.at, event.event.event_id),
@@ -460,6 +460,7 @@ export async function requeueDelivery(
       },
     }),
   );
+  await Promise.all([keepEvent, requeue]);
 }
 
 /** A page of an endpoint's deliveries, newest first: the pages before it are read past, the total counted. */

@@ -1,0 +1,24 @@
+import { matchRoute } from '#lib/http/route-match.ts';
+import { API_PREFIX } from '#lib/http/routes.ts';
+import { expectDocumented } from './openapi.ts';
+
+// Every response an end-to-end test receives over HTTP from the API is checked against the OpenAPI
+// document, as the integration tests' in-process calls are: what clients see cannot drift from it.
+const realFetch = globalThis.fetch;
+
+globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const response = await realFetch(input, init);
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  if (!url.pathname.startsWith(`${API_PREFIX}/`)) return response;
+  const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+  const match = matchRoute(method, url.pathname);
+  if (match.kind !== 'route') return response;
+  const type = response.headers.get('content-type') ?? '';
+  const json = type.startsWith('application/json') ? await response.clone().json() : null;
+  expectDocumented(match.route, {
+    status: response.status,
+    headers: { 'content-type': type },
+    json,
+  });
+  return response;
+};
