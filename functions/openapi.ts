@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { ERRORS, type ErrorId } from '#lib/http/errors.ts';
 import { API_PREFIX, ROUTES, type Route } from '#lib/http/routes.ts';
 import { REQUESTS } from './requests.ts';
@@ -199,13 +200,15 @@ const SECURITY = {
   token: [{ bookingToken: [] }, { basicAuth: [] }, { bearerAuth: [] }, { accessToken: [] }],
 };
 
-function operationOf(route: Route): Json {
+function operationOf(route: Route, examples: Record<string, unknown>): Json {
+  const example = (name: string) => (examples[name] !== undefined ? { example: examples[name] } : {});
   const { properties, required } = parametersOf(route);
   const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => ({
     name: match[1],
     in: 'path',
     required: true,
     schema: { type: 'string', maxLength: 64 },
+    ...example(match[1] ?? ''),
   }));
   const headerParams = [
     { $ref: '#/components/parameters/XOnBehalf' },
@@ -224,6 +227,7 @@ function operationOf(route: Route): Json {
       required: entry.required,
       schema: entry.schema,
       ...(entry.style ?? {}),
+      ...example(entry.name),
     }));
   const body =
     route.method === 'POST'
@@ -279,12 +283,36 @@ function operationOf(route: Route): Json {
   };
 }
 
-/** The OpenAPI 3.1 document of the API. */
-export function buildOpenApiDocument(): Json {
+/** Parameter examples from a tenant file (the demo's), by parameter name as the document names it. */
+export function examplesFrom(tenant: Tenant): Record<string, unknown> {
+  const nightly =
+    tenant.items.find((item) => item.unit === 'N' && item.visibility === '*') ?? tenant.items[0];
+  const params = Object.keys(nightly?.params ?? {});
+  return {
+    item_id: String(nightly?.item_id ?? 1),
+    category_id: String(nightly?.category_id ?? 1),
+    start_date: '20270705',
+    end_date: '20270708',
+    date: '20270705',
+    param: Object.fromEntries(params.slice(0, 2).map((id, index) => [id, index === 0 ? '2' : '1'])),
+    discount_code: tenant.discounts[0]?.code,
+    giftcert_code: tenant.giftcerts[0]?.code,
+    keyword: nightly?.name.split(' ')[0]?.toLowerCase(),
+    booking_id: `${tenant.settings.booking_code_prefix}-7QK2MX`,
+    customer_id: 'C-000001',
+    customer_email: 'ada@example.com',
+    status_id: tenant.statuses[0]?.status_id,
+    form: { customer_name: 'Ada Lovelace', customer_email: 'ada@example.com' },
+    webhook_id: tenant.webhooks[0]?.id ?? 'accounting',
+  };
+}
+
+/** The OpenAPI 3.1 document of the API, with parameter examples from a tenant (the demo's). */
+export function buildOpenApiDocument(examples: Record<string, unknown> = {}): Json {
   const paths: Record<string, Json> = {};
   for (const route of ROUTES) {
     const path = `/${route.path}`;
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operationOf(route) };
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operationOf(route, examples) };
   }
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(SHARED_SCHEMAS)) registry.add(schema, { id });

@@ -1723,19 +1723,32 @@ export interface operations {
   itemList: {
     parameters: {
       query?: {
+        /** @example 20270705 */
         start_date?: string;
+        /** @example 20270708 */
         end_date?: string;
+        /** @example 20270705 */
         date?: string;
         start_time?: string;
         end_time?: string;
+        /** @example 1 */
         category_id?: string;
         packages?: string;
         available?: string;
+        /** @example lakeside */
         keyword?: string;
         'item_id[]'?: string[];
+        /** @example SUMMER10 */
         discount_code?: string;
+        /** @example GIFT-LOON-100 */
         giftcert_code?: string;
         rules?: 'on' | 'soft' | 'off';
+        /**
+         * @example {
+         *       "adults": "2",
+         *       "children": "1"
+         *     }
+         */
         param?: {
           [key: string]: string;
         };
@@ -1896,10 +1909,14 @@ export interface operations {
   itemCal: {
     parameters: {
       query?: {
+        /** @example 20270705 */
         start_date?: string;
+        /** @example 20270708 */
         end_date?: string;
+        /** @example 20270705 */
         date?: string;
         'item_id[]'?: string[];
+        /** @example 1 */
         category_id?: string;
       };
       header?: {
@@ -2058,19 +2075,32 @@ export interface operations {
   itemGet: {
     parameters: {
       query?: {
+        /** @example 20270705 */
         start_date?: string;
+        /** @example 20270708 */
         end_date?: string;
+        /** @example 20270705 */
         date?: string;
         start_time?: string;
         end_time?: string;
+        /** @example 1 */
         category_id?: string;
         packages?: string;
         available?: string;
+        /** @example lakeside */
         keyword?: string;
         'item_id[]'?: string[];
+        /** @example SUMMER10 */
         discount_code?: string;
+        /** @example GIFT-LOON-100 */
         giftcert_code?: string;
         rules?: 'on' | 'soft' | 'off';
+        /**
+         * @example {
+         *       "adults": "2",
+         *       "children": "1"
+         *     }
+         */
         param?: {
           [key: string]: string;
         };
@@ -2080,6 +2110,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example 1 */
         item_id: string;
       };
       cookie?: never;
@@ -2254,10 +2285,14 @@ export interface operations {
   itemItemCal: {
     parameters: {
       query?: {
+        /** @example 20270705 */
         start_date?: string;
+        /** @example 20270708 */
         end_date?: string;
+        /** @example 20270705 */
         date?: string;
         'item_id[]'?: string[];
+        /** @example 1 */
         category_id?: string;
       };
       header?: {
@@ -2265,6 +2300,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example 1 */
         item_id: string;
       };
       cookie?: never;
@@ -4261,11 +4297,17 @@ export interface operations {
   bookingList: {
     parameters: {
       query?: {
+        /** @example PEND */
         status_id?: string;
+        /** @example C-000001 */
         customer_id?: string;
+        /** @example ada@example.com */
         customer_email?: string;
+        /** @example 1 */
         item_id?: string;
+        /** @example 20270705 */
         start_date?: string;
+        /** @example 20270708 */
         end_date?: string;
         created_date?: string;
         last_modified?: string;
@@ -4429,11 +4471,17 @@ export interface operations {
   bookingIndex: {
     parameters: {
       query?: {
+        /** @example PEND */
         status_id?: string;
+        /** @example C-000001 */
         customer_id?: string;
+        /** @example ada@example.com */
         customer_email?: string;
+        /** @example 1 */
         item_id?: string;
+        /** @example 20270705 */
         start_date?: string;
+        /** @example 20270708 */
         end_date?: string;
         created_date?: string;
         last_modified?: string;
@@ -4604,6 +4652,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -4785,6 +4834,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -4966,6 +5016,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -5188,6 +5239,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -5421,6 +5473,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -5643,6 +5696,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -5869,6 +5923,7 @@ export interface operations {
   bookingUpdateGet: {
     parameters: {
       query?: {
+        /** @example PEND */
         status_id?: string;
         notify?: string;
         set_paid?: string;
@@ -5878,6 +5933,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -6100,6 +6156,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -6337,6 +6394,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -6538,6 +6596,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -6750,6 +6809,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -6951,6 +7011,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example LOON-7QK2MX */
         booking_id: string;
       };
       cookie?: never;
@@ -7156,6 +7217,7 @@ export interface operations {
   customerFind: {
     parameters: {
       query: {
+        /** @example ada@example.com */
         customer_email: string;
       };
       header?: {
@@ -7319,6 +7381,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example C-000001 */
         customer_id: string;
       };
       cookie?: never;
@@ -9267,6 +9330,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example accounting */
         webhook_id: string;
       };
       cookie?: never;
@@ -9448,6 +9512,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example accounting */
         webhook_id: string;
       };
       cookie?: never;
@@ -9648,6 +9713,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example accounting */
         webhook_id: string;
       };
       cookie?: never;
@@ -9857,6 +9923,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example accounting */
         webhook_id: string;
       };
       cookie?: never;
@@ -10057,6 +10124,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example accounting */
         webhook_id: string;
       };
       cookie?: never;
@@ -10257,6 +10325,7 @@ export interface operations {
   bookingNotes: {
     parameters: {
       query?: {
+        /** @example 20270705 */
         date?: string;
         limit?: string;
         page?: string;

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, errorIdsOf } from '#functions/openapi.ts';
+import { buildOpenApiDocument, errorIdsOf, examplesFrom } from '#functions/openapi.ts';
 import { REQUESTS } from '#functions/requests.ts';
+import { readTenantFile } from '#infra/local/settings.ts';
 import { ROUTES } from '#lib/http/routes.ts';
 
 const served = JSON.parse(readFileSync('functions/meta/openapi.json', 'utf8')) as {
@@ -11,7 +12,7 @@ const served = JSON.parse(readFileSync('functions/meta/openapi.json', 'utf8')) a
 
 describe('the OpenAPI document', () => {
   it('is the one the generator makes from the route table and the schemas (npm run openapi)', () => {
-    expect(served).toEqual(buildOpenApiDocument());
+    expect(served).toEqual(buildOpenApiDocument(examplesFrom(readTenantFile('infra/tenants/demo.json'))));
   });
 
   it('has every route of the route table, each with its own operation id', () => {
