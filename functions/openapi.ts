@@ -178,6 +178,45 @@ const errorResponse = (status: number, ids: ErrorId[]) => ({
   },
 });
 
+/** What each route does, in a line: the summary of its operation. */
+const SUMMARIES: Record<string, string> = {
+  'item.list': 'List items; rated for dates, with a SLIP each, when dates are given',
+  'item.get': 'One item; rated for dates, with its SLIP, when dates are given',
+  'item.cal': 'Availability calendars of items',
+  'item.itemCal': "One item's availability calendar",
+  'session.write': 'Read the cart, add SLIPs (holding their stock) or alter its lines',
+  'session.clear': 'Release every hold and keep the cart',
+  'session.end': 'Release every hold and close the cart',
+  'booking.form': 'The booking form and policy',
+  'booking.create': 'Book the cart (or SLIPs directly)',
+  'booking.list': 'List bookings, filtered and paged',
+  'booking.index': 'List bookings, filtered and paged',
+  'booking.get': 'One booking, with its audit trail on request',
+  'booking.invoice': "A booking's invoice (staff, or the booking's token)",
+  'booking.checkin': 'Check a booking in',
+  'booking.checkout': 'Check a booking out',
+  'booking.update': 'Change a booking status, or record its payment',
+  'booking.bookmark': "Set or clear the acting account's bookmark",
+  'booking.note': 'Add a note to a booking',
+  'booking.notes': 'Notes across bookings, newest first',
+  'customer.find': 'Find a customer by email, with bookings',
+  'customer.get': 'One customer, with bookings',
+  company: 'The company behind the API',
+  category: 'Item categories',
+  account: 'Staff accounts',
+  ping: 'Health check',
+  help: 'The resources and where the documentation is',
+  openapi: 'This OpenAPI description',
+  docs: 'The API reference page',
+  'docs.asset': 'A file of the reference page',
+  'event.list': 'Rate events: seasonal rates, discounts, closed days',
+  'event.get': 'One rate event',
+  'webhook.list': 'Webhook endpoints with their state',
+  'webhook.deliveries': "An endpoint's recent deliveries, paged",
+  'webhook.replay': 'Re-send what happened since a time, with the same event ids',
+  'webhook.enable': 'Resume a disabled endpoint',
+};
+
 /** What each resource (tag) of the API is. */
 const TAGS: Record<string, string> = {
   account: 'Staff accounts of the tenant.',
@@ -259,7 +298,7 @@ function operationOf(route: Route, examples: Record<string, unknown>): Json {
   return {
     operationId: operationId(route),
     tags: [route.resource],
-    summary: `${route.method} ${route.path}`,
+    summary: SUMMARIES[route.name] ?? `${route.method} ${route.path}`,
     security: SECURITY[route.access],
     parameters: [...pathParams, ...headerParams, ...queryParams],
     ...(body ? { requestBody: body } : {}),

@@ -11,7 +11,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET item */
+    /** List items; rated for dates, with a SLIP each, when dates are given */
     get: operations['itemList'];
     put?: never;
     post?: never;
@@ -28,7 +28,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET item/cal */
+    /** Availability calendars of items */
     get: operations['itemCal'];
     put?: never;
     post?: never;
@@ -45,7 +45,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET item/{item_id} */
+    /** One item; rated for dates, with its SLIP, when dates are given */
     get: operations['itemGet'];
     put?: never;
     post?: never;
@@ -62,7 +62,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET item/{item_id}/cal */
+    /** One item's availability calendar */
     get: operations['itemItemCal'];
     put?: never;
     post?: never;
@@ -79,10 +79,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/session */
+    /** Read the cart, add SLIPs (holding their stock) or alter its lines */
     get: operations['sessionWriteGet'];
     put?: never;
-    /** POST booking/session */
+    /** Read the cart, add SLIPs (holding their stock) or alter its lines */
     post: operations['sessionWritePost'];
     delete?: never;
     options?: never;
@@ -97,10 +97,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/session/clear */
+    /** Release every hold and keep the cart */
     get: operations['sessionClearGet'];
     put?: never;
-    /** POST booking/session/clear */
+    /** Release every hold and keep the cart */
     post: operations['sessionClearPost'];
     delete?: never;
     options?: never;
@@ -115,10 +115,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/session/end */
+    /** Release every hold and close the cart */
     get: operations['sessionEndGet'];
     put?: never;
-    /** POST booking/session/end */
+    /** Release every hold and close the cart */
     post: operations['sessionEndPost'];
     delete?: never;
     options?: never;
@@ -133,7 +133,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/form */
+    /** The booking form and policy */
     get: operations['bookingForm'];
     put?: never;
     post?: never;
@@ -152,7 +152,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** POST booking/create */
+    /** Book the cart (or SLIPs directly) */
     post: operations['bookingCreate'];
     delete?: never;
     options?: never;
@@ -167,7 +167,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking */
+    /** List bookings, filtered and paged */
     get: operations['bookingList'];
     put?: never;
     post?: never;
@@ -184,7 +184,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/index */
+    /** List bookings, filtered and paged */
     get: operations['bookingIndex'];
     put?: never;
     post?: never;
@@ -201,7 +201,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/{booking_id} */
+    /** One booking, with its audit trail on request */
     get: operations['bookingGet'];
     put?: never;
     post?: never;
@@ -218,7 +218,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/{booking_id}/invoice */
+    /** A booking's invoice (staff, or the booking's token) */
     get: operations['bookingInvoice'];
     put?: never;
     post?: never;
@@ -235,10 +235,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/{booking_id}/checkin */
+    /** Check a booking in */
     get: operations['bookingCheckinGet'];
     put?: never;
-    /** POST booking/{booking_id}/checkin */
+    /** Check a booking in */
     post: operations['bookingCheckinPost'];
     delete?: never;
     options?: never;
@@ -253,10 +253,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/{booking_id}/checkout */
+    /** Check a booking out */
     get: operations['bookingCheckoutGet'];
     put?: never;
-    /** POST booking/{booking_id}/checkout */
+    /** Check a booking out */
     post: operations['bookingCheckoutPost'];
     delete?: never;
     options?: never;
@@ -271,10 +271,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/{booking_id}/update */
+    /** Change a booking status, or record its payment */
     get: operations['bookingUpdateGet'];
     put?: never;
-    /** POST booking/{booking_id}/update */
+    /** Change a booking status, or record its payment */
     post: operations['bookingUpdatePost'];
     delete?: never;
     options?: never;
@@ -289,10 +289,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/{booking_id}/bookmark */
+    /** Set or clear the acting account's bookmark */
     get: operations['bookingBookmarkGet'];
     put?: never;
-    /** POST booking/{booking_id}/bookmark */
+    /** Set or clear the acting account's bookmark */
     post: operations['bookingBookmarkPost'];
     delete?: never;
     options?: never;
@@ -307,10 +307,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/{booking_id}/note */
+    /** Add a note to a booking */
     get: operations['bookingNoteGet'];
     put?: never;
-    /** POST booking/{booking_id}/note */
+    /** Add a note to a booking */
     post: operations['bookingNotePost'];
     delete?: never;
     options?: never;
@@ -325,7 +325,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET customer */
+    /** Find a customer by email, with bookings */
     get: operations['customerFind'];
     put?: never;
     post?: never;
@@ -342,7 +342,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET customer/{customer_id} */
+    /** One customer, with bookings */
     get: operations['customerGet'];
     put?: never;
     post?: never;
@@ -359,7 +359,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET company */
+    /** The company behind the API */
     get: operations['company'];
     put?: never;
     post?: never;
@@ -376,7 +376,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET category */
+    /** Item categories */
     get: operations['category'];
     put?: never;
     post?: never;
@@ -393,7 +393,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET account */
+    /** Staff accounts */
     get: operations['account'];
     put?: never;
     post?: never;
@@ -410,7 +410,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET ping */
+    /** Health check */
     get: operations['ping'];
     put?: never;
     post?: never;
@@ -427,7 +427,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET help */
+    /** The resources and where the documentation is */
     get: operations['help'];
     put?: never;
     post?: never;
@@ -444,7 +444,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET openapi.json */
+    /** This OpenAPI description */
     get: operations['openapi'];
     put?: never;
     post?: never;
@@ -461,7 +461,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET docs */
+    /** The API reference page */
     get: operations['docs'];
     put?: never;
     post?: never;
@@ -478,7 +478,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET docs/{asset} */
+    /** A file of the reference page */
     get: operations['docsAsset'];
     put?: never;
     post?: never;
@@ -495,7 +495,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET event */
+    /** Rate events: seasonal rates, discounts, closed days */
     get: operations['eventList'];
     put?: never;
     post?: never;
@@ -512,7 +512,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET event/{event_id} */
+    /** One rate event */
     get: operations['eventGet'];
     put?: never;
     post?: never;
@@ -529,7 +529,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET webhook */
+    /** Webhook endpoints with their state */
     get: operations['webhookList'];
     put?: never;
     post?: never;
@@ -546,7 +546,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET webhook/{webhook_id}/delivery */
+    /** An endpoint's recent deliveries, paged */
     get: operations['webhookDeliveries'];
     put?: never;
     post?: never;
@@ -563,10 +563,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET webhook/{webhook_id}/replay */
+    /** Re-send what happened since a time, with the same event ids */
     get: operations['webhookReplayGet'];
     put?: never;
-    /** POST webhook/{webhook_id}/replay */
+    /** Re-send what happened since a time, with the same event ids */
     post: operations['webhookReplayPost'];
     delete?: never;
     options?: never;
@@ -581,10 +581,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET webhook/{webhook_id}/enable */
+    /** Resume a disabled endpoint */
     get: operations['webhookEnableGet'];
     put?: never;
-    /** POST webhook/{webhook_id}/enable */
+    /** Resume a disabled endpoint */
     post: operations['webhookEnablePost'];
     delete?: never;
     options?: never;
@@ -599,7 +599,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** GET booking/notes */
+    /** Notes across bookings, newest first */
     get: operations['bookingNotes'];
     put?: never;
     post?: never;

@@ -18,8 +18,12 @@ describe('the OpenAPI document', () => {
   it('has every route of the route table, each with its own operation id', () => {
     expect(served.openapi).toBe('3.1.0');
     for (const route of ROUTES) {
-      const operation = served.paths[`/${route.path}`]?.[route.method.toLowerCase()];
+      const operation = served.paths[`/${route.path}`]?.[route.method.toLowerCase()] as
+        | { summary?: string }
+        | undefined;
       expect(operation, `${route.method} ${route.path}`).toBeDefined();
+      // A summary of its own, not the path said again.
+      expect(operation?.summary).not.toBe(`${route.method} ${route.path}`);
     }
     const ids = Object.values(served.paths).flatMap((item) =>
       Object.values(item).map((op) => op.operationId),
