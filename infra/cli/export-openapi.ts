@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import { buildOpenApiDocument, examplesFrom } from '#functions/openapi.ts';
+import { buildOpenApiDocument } from '#functions/openapi.ts';
+import { examplesFrom } from '#functions/openapi-parts.ts';
 import { readTenantFile } from '#infra/local/settings.ts';
 
 // Writes the OpenAPI description the service serves (GET openapi.json); a test keeps it in step with the

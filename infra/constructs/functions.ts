@@ -132,7 +132,7 @@ export class TenantFunctions extends Construct {
     for (const writer of [session, bookings, this.sweeper]) props.table.grantReadWriteData(writer);
     for (const signer of [items, session, bookings]) props.slipSecret.grantRead(signer);
 
-    // Only the dispatcher's access patterns (lib/db/webhook-repository.ts): it reads the config, events and
+    // Only the dispatcher's access patterns (lib/db/webhook-*-repository.ts): it reads the config, events and
     // endpoints, claims and finishes deliveries, and writes the `webhook.disabled` outbox transaction, whose
     // Puts IAM authorises as PutItem (there is no TransactWriteItems action). No Scan, no DeleteItem.
     this.webhookDispatcher.addToRolePolicy(

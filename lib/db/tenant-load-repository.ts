@@ -6,7 +6,7 @@ import type { Db } from './client.ts';
 import { accountKey, categoryKey, configKey, giftcertKey, itemKey } from './keys.ts';
 import { applyIfCondition } from './operations.ts';
 import { listAccounts, listCategories, listItems } from './tenant-repository.ts';
-import { listEndpoints, retireEndpoint, upsertEndpointFromFile } from './webhook-repository.ts';
+import { listEndpoints, retireEndpoint, upsertEndpointFromFile } from './webhook-endpoint-repository.ts';
 
 /**
  * Writes `record`'s attributes onto the record at `key`, creating it if needed; `onCreate` attributes

@@ -1,14 +1,16 @@
 import type { Db } from '../db/client.ts';
 import {
-  enableEndpoint,
-  getEndpoint,
   listDeliveriesOfEndpoint,
-  listEndpoints,
-  listWebhookEventsBetween,
   requeueDelivery,
   type StoredDelivery,
+} from '../db/webhook-delivery-repository.ts';
+import {
+  enableEndpoint,
+  getEndpoint,
+  listEndpoints,
   type StoredEndpoint,
-} from '../db/webhook-repository.ts';
+} from '../db/webhook-endpoint-repository.ts';
+import { listWebhookEventsBetween } from '../db/webhook-event-repository.ts';
 import { DomainError } from './errors.ts';
 import { matchesEvent } from './webhooks.ts';
 

@@ -4,19 +4,20 @@ import type { StoredConfig } from '../db/tenant-repository.ts';
 import {
   claimDelivery,
   type DeliveryAttempt,
-  type DisabledReason,
-  disableEndpointWithEvent,
   finishDelivery,
   firstPendingOfBooking,
-  getEndpoint,
-  getWebhookEvent,
   listDueDeliveries,
-  recordEndpointOutcome,
   rescheduleDelivery,
   type StoredDelivery,
+} from '../db/webhook-delivery-repository.ts';
+import {
+  type DisabledReason,
+  disableEndpointWithEvent,
+  getEndpoint,
+  recordEndpointOutcome,
   type StoredEndpoint,
-  type StoredWebhookEvent,
-} from '../db/webhook-repository.ts';
+} from '../db/webhook-endpoint-repository.ts';
+import { getWebhookEvent, type StoredWebhookEvent } from '../db/webhook-event-repository.ts';
 import type { WebhookSecretStore } from '../db/webhook-secret-store.ts';
 import type { WebhookResponse } from '../webhooks/send.ts';
 import { signedHeaders } from '../webhooks/sign.ts';

@@ -15,12 +15,9 @@ import type { Db } from '#lib/db/client.ts';
 import { webhookDeliveryKey, webhookEventKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { getConfig, type StoredConfig } from '#lib/db/tenant-repository.ts';
-import {
-  disableEndpointWithEvent,
-  getEndpoint,
-  listDeliveriesOfEndpoint,
-  webhookEventActions,
-} from '#lib/db/webhook-repository.ts';
+import { listDeliveriesOfEndpoint } from '#lib/db/webhook-delivery-repository.ts';
+import { disableEndpointWithEvent, getEndpoint } from '#lib/db/webhook-endpoint-repository.ts';
+import { webhookEventActions } from '#lib/db/webhook-event-repository.ts';
 import { createFileSecretStore, type WebhookSecretStore } from '#lib/db/webhook-secret-store.ts';
 import { type DispatchDeps, dispatchDue } from '#lib/domain/webhook-dispatch.ts';
 import { logger } from '#lib/http/logger.ts';

@@ -12,13 +12,13 @@ import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { listDeliveriesOfEndpoint } from '#lib/db/webhook-delivery-repository.ts';
 import {
   disableEndpointWithEvent,
   enableEndpoint,
   getEndpoint,
-  listDeliveriesOfEndpoint,
-  webhookEventActions,
-} from '#lib/db/webhook-repository.ts';
+} from '#lib/db/webhook-endpoint-repository.ts';
+import { webhookEventActions } from '#lib/db/webhook-event-repository.ts';
 import { createFileSecretStore, type WebhookSecretStore } from '#lib/db/webhook-secret-store.ts';
 import { ensureEndpointSecrets, rotateEndpointSecret } from '#lib/webhooks/secrets.ts';
 import { testDeps } from '#test/support/deps.ts';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, errorIdsOf, examplesFrom } from '#functions/openapi.ts';
+import { buildOpenApiDocument } from '#functions/openapi.ts';
+import { errorIdsOf, examplesFrom } from '#functions/openapi-parts.ts';
 import { REQUESTS } from '#functions/requests.ts';
 import { readTenantFile } from '#infra/local/settings.ts';
 import { ROUTES } from '#lib/http/routes.ts';

@@ -1,0 +1,164 @@
+import type { Tenant } from '#lib/config/tenant-schema.ts';
+import { ERRORS, type ErrorId } from '#lib/http/errors.ts';
+import type { Route } from '#lib/http/routes.ts';
+
+// The vocabulary of the OpenAPI document that is ours to write rather than generated from a schema:
+// which errors each route may answer, the headers, the summaries and tag descriptions, who may call a
+// route, and the parameter examples (taken from the demo tenant).
+
+/** The error ids every route may answer, besides its own. */
+export const COMMON_ERRORS: ErrorId[] = [
+  'validation_error',
+  'forbidden',
+  // Bodies are read before routing, whatever the method.
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'internal',
+];
+
+/** The error ids a route may answer beyond the common ones (what its rules and writes can refuse). */
+export const ROUTE_ERRORS: Record<string, ErrorId[]> = {
+  'session.write': ['invalid_slip', 'unavailable', 'hold_limit', 'session_expired', 'not_found', 'busy'],
+  'session.clear': ['session_expired', 'not_found', 'busy'],
+  'session.end': ['session_expired', 'not_found', 'busy'],
+  'booking.create': [
+    'invalid_slip',
+    'unavailable',
+    'hold_limit',
+    'session_expired',
+    'session_empty',
+    'in_progress',
+    'idempotency_mismatch',
+    'not_found',
+    'busy',
+  ],
+  'booking.checkin': ['invalid_status', 'busy'],
+  'booking.checkout': ['invalid_status', 'busy'],
+  'booking.update': ['invalid_status', 'nothing_due', 'unavailable', 'busy'],
+  'booking.bookmark': ['busy'],
+  'booking.note': ['busy'],
+  'webhook.replay': ['invalid_status'],
+  'webhook.enable': ['invalid_status'],
+};
+
+/** Every error id a route may answer, in the order of the error table. */
+export function errorIdsOf(route: Route): ErrorId[] {
+  const own = new Set<ErrorId>([
+    ...COMMON_ERRORS,
+    ...(ROUTE_ERRORS[route.name] ?? []),
+    ...(route.path.includes('{') ? (['not_found'] as ErrorId[]) : []),
+  ]);
+  return (Object.keys(ERRORS) as ErrorId[]).filter((id) => own.has(id));
+}
+
+/** The response headers of the API, as the document's components. */
+export const HEADERS = {
+  'X-Request-Id': {
+    description: 'The correlation id of this request: in every log line and in the details of a 500.',
+    schema: { type: 'string' },
+  },
+  'X-Ignored-Parameters': {
+    description: 'Parameters sent that the endpoint does not read, as sent (also in `request.ignored`).',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } },
+};
+
+/** The headers every response carries. */
+export const commonHeaders = {
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+  'X-Ignored-Parameters': { $ref: '#/components/headers/X-Ignored-Parameters' },
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
+};
+
+/** What each route does, in a line: the summary of its operation. */
+export const SUMMARIES: Record<string, string> = {
+  'item.list': 'List items; rated for dates, with a SLIP each, when dates are given',
+  'item.get': 'One item; rated for dates, with its SLIP, when dates are given',
+  'item.cal': 'Availability calendars of items',
+  'item.itemCal': "One item's availability calendar",
+  'session.write': 'Read the cart, add SLIPs (holding their stock) or alter its lines',
+  'session.clear': 'Release every hold and keep the cart',
+  'session.end': 'Release every hold and close the cart',
+  'booking.form': 'The booking form and policy',
+  'booking.create': 'Book the cart (or SLIPs directly)',
+  'booking.list': 'List bookings, filtered and paged',
+  'booking.index': 'List bookings, filtered and paged',
+  'booking.get': 'One booking, with its audit trail on request',
+  'booking.invoice': "A booking's invoice (staff, or the booking's token)",
+  'booking.checkin': 'Check a booking in',
+  'booking.checkout': 'Check a booking out',
+  'booking.update': 'Change a booking status, or record its payment',
+  'booking.bookmark': "Set or clear the acting account's bookmark",
+  'booking.note': 'Add a note to a booking',
+  'booking.notes': 'Notes across bookings, newest first',
+  'customer.find': 'Find a customer by email, with bookings',
+  'customer.get': 'One customer, with bookings',
+  company: 'The company behind the API',
+  category: 'Item categories',
+  account: 'Staff accounts',
+  ping: 'Health check',
+  help: 'The resources and where the documentation is',
+  openapi: 'This OpenAPI description',
+  docs: 'The API reference page',
+  'docs.asset': 'A file of the reference page',
+  'event.list': 'Rate events: seasonal rates, discounts, closed days',
+  'event.get': 'One rate event',
+  'webhook.list': 'Webhook endpoints with their state',
+  'webhook.deliveries': "An endpoint's recent deliveries, paged",
+  'webhook.replay': 'Re-send what happened since a time, with the same event ids',
+  'webhook.enable': 'Resume a disabled endpoint',
+};
+
+/** What each resource (tag) of the API is. */
+export const TAGS: Record<string, string> = {
+  account: 'Staff accounts of the tenant.',
+  booking: 'The session cart, bookings, their form, invoices, actions and notes.',
+  category: 'Item categories with their item counts.',
+  company: 'The business behind the API: name, address, currency, time zone.',
+  customer: 'Customers with their bookings (staff).',
+  docs: 'This reference page and its files.',
+  event: 'Rate events: seasonal rates, discounts and closed days (staff).',
+  help: 'The resources of the API and where this documentation is.',
+  item: 'Items, rated for dates with a SLIP, and their availability calendars.',
+  openapi: 'This OpenAPI description.',
+  ping: 'A health check that echoes the caller and the time.',
+  webhook: 'Webhook endpoints, their deliveries, replays (staff).',
+};
+
+/** Who may call a route, by its access: the security requirements of its operation. */
+export const SECURITY = {
+  staff: [{ basicAuth: [] }, { bearerAuth: [] }, { accessToken: [] }],
+  public: [{}, { basicAuth: [] }, { bearerAuth: [] }, { accessToken: [] }],
+  token: [{ bookingToken: [] }, { basicAuth: [] }, { bearerAuth: [] }, { accessToken: [] }],
+};
+
+/** Parameter examples from a tenant file (the demo's), by parameter name as the document names it. */
+export function examplesFrom(tenant: Tenant): Record<string, unknown> {
+  const nightly =
+    tenant.items.find((item) => item.unit === 'N' && item.visibility === '*') ?? tenant.items[0];
+  const params = Object.keys(nightly?.params ?? {});
+  return {
+    item_id: String(nightly?.item_id ?? 1),
+    category_id: String(nightly?.category_id ?? 1),
+    start_date: '20270705',
+    end_date: '20270708',
+    date: '20270705',
+    param: Object.fromEntries(params.slice(0, 2).map((id, index) => [id, index === 0 ? '2' : '1'])),
+    discount_code: tenant.discounts[0]?.code,
+    giftcert_code: tenant.giftcerts[0]?.code,
+    keyword: nightly?.name.split(' ')[0]?.toLowerCase(),
+    booking_id: `${tenant.settings.booking_code_prefix}-7QK2MX`,
+    customer_id: 'C-000001',
+    customer_email: 'ada@example.com',
+    status_id: tenant.statuses[0]?.status_id,
+    form: { customer_name: 'Ada Lovelace', customer_email: 'ada@example.com' },
+    webhook_id: tenant.webhooks[0]?.id ?? 'accounting',
+  };
+}
