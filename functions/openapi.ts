@@ -179,6 +179,7 @@ function operationOf(route: Route, examples: Record<string, unknown>): Json {
         content: RAW_RESPONSES[route.name] ?? { 'application/json': { schema: ref(schemaName(route.name)) } },
       },
       '401': { $ref: '#/components/responses/Unauthorized' },
+      '431': { $ref: '#/components/responses/TooLarge' },
       ...Object.fromEntries(
         statuses.map((status) => [
           String(status),
@@ -286,6 +287,10 @@ export function buildOpenApiDocument(examples: Record<string, unknown> = {}): Js
       },
       headers: HEADERS,
       responses: {
+        TooLarge: {
+          description:
+            'The request line or headers are too large for the server (a query string past about 16 KB); no envelope.',
+        },
         Unauthorized: {
           description: 'Missing or refused credentials (no envelope).',
           headers: {

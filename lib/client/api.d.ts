@@ -1681,6 +1681,13 @@ export interface components {
     };
   };
   responses: {
+    /** @description The request line or headers are too large for the server (a query string past about 16 KB); no envelope. */
+    TooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content?: never;
+    };
     /** @description Missing or refused credentials (no envelope). */
     Unauthorized: {
       headers: {
@@ -1883,6 +1890,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -2049,6 +2057,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -2259,6 +2268,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -2449,6 +2459,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -2656,6 +2667,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -2903,6 +2915,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -3128,6 +3141,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -3362,6 +3376,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -3587,6 +3602,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -3821,6 +3837,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -3999,6 +4016,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -4249,6 +4267,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -4445,6 +4464,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -4619,6 +4639,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -4801,6 +4822,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -4983,6 +5005,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -5186,6 +5209,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -5418,6 +5442,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -5643,6 +5668,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -5875,6 +5901,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -6103,6 +6130,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -6339,6 +6367,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -6543,6 +6572,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -6754,6 +6784,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -6958,6 +6989,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -7169,6 +7201,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -7350,6 +7383,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -7530,6 +7564,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -7686,6 +7721,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -7842,6 +7878,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -7998,6 +8035,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -8154,6 +8192,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -8310,6 +8349,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -8466,6 +8506,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -8622,6 +8663,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -8802,6 +8844,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -8961,6 +9004,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -9140,6 +9184,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -9296,6 +9341,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -9479,6 +9525,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -9682,6 +9729,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -9892,6 +9940,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -10093,6 +10142,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -10299,6 +10349,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
@@ -10460,6 +10511,7 @@ export interface operations {
           };
         };
       };
+      431: components['responses']['TooLarge'];
       /** @description `internal`: Internal error */
       500: {
         headers: {
