@@ -1,4 +1,5 @@
 import { createSecretsManagerStore } from '#lib/db/webhook-secret-store.ts';
+import { DISPATCH_BATCH } from '#lib/domain/webhook-dispatch.ts';
 import { logger } from '#lib/http/logger.ts';
 import { dbFromEnv, requiredEnv } from '#lib/http/runtime.ts';
 import { createDispatcher } from './app.ts';
@@ -26,7 +27,11 @@ export const handler = async (): Promise<void> => {
     const report = await dispatch();
     logger.info('webhook dispatch', { ...report });
     // A full batch may have more behind it.
-    if (report.due < 100 || report.delivered + report.failed + report.skipped === 0 || Date.now() > deadline)
+    if (
+      report.due < DISPATCH_BATCH ||
+      report.delivered + report.failed + report.skipped === 0 ||
+      Date.now() > deadline
+    )
       return;
   }
 };

@@ -37,8 +37,8 @@ export async function listEndpoints(db: Db): Promise<StoredEndpoint[]> {
     KeyConditionExpression: 'gsi1pk = :list',
     ExpressionAttributeValues: { ':list': WEBHOOK_ENDPOINTS },
   });
-  const endpoints = await Promise.all(records.map((record) => getEndpoint(db, String(record.id))));
-  return endpoints.filter((endpoint): endpoint is StoredEndpoint => endpoint !== undefined);
+  // The index holds the whole record: no second read per endpoint.
+  return records.map((record) => stripKeys<StoredEndpoint>(record));
 }
 
 /**

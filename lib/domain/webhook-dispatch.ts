@@ -57,6 +57,9 @@ export interface DispatchReport {
   deferred: number;
 }
 
+/** Deliveries one run reads from the due list, unless told otherwise. */
+export const DISPATCH_BATCH = 100;
+
 /** Booking groups worked at once: receivers see each booking's events in order, different bookings in parallel. */
 const GROUPS_AT_ONCE = 8;
 
@@ -72,7 +75,7 @@ export async function dispatchDue(deps: DispatchDeps): Promise<DispatchReport> {
   const clock = deps.clock ?? Date.now;
   const random = deps.random ?? Math.random;
   const report: DispatchReport = { due: 0, delivered: 0, failed: 0, skipped: 0, deferred: 0 };
-  const due = await listDueDeliveries(deps.db, { now: clock(), limit: deps.batch ?? 100 });
+  const due = await listDueDeliveries(deps.db, { now: clock(), limit: deps.batch ?? DISPATCH_BATCH });
   report.due = due.length;
   if (due.length === 0) return report;
   const config = await deps.config();
