@@ -74,6 +74,16 @@ const itemSchema = z.looseObject({
   category_id: int,
   rated: flag,
   stock: int,
+  param: keyed(
+    z.looseObject({
+      lbl: z.string(),
+      def: int,
+      req: flag,
+      MIN: int,
+      MAX: int,
+      hide: z.union([flag, z.null()]),
+    }),
+  ).optional(),
 });
 
 const rateSchema = z.looseObject({
@@ -92,6 +102,21 @@ const rateSchema = z.looseObject({
       stock: z.object({ T: int, B: int, A: int }),
     }),
   ),
+});
+
+/** A field of `booking/form` (wire notes): its value and how to show and check it. */
+const formFieldSchema = z.looseObject({
+  value: z.string(),
+  define: z.looseObject({
+    required: flag,
+    mask: z.string().optional(),
+    max_length: int.optional(),
+    layout: z.looseObject({
+      lbl: z.string(),
+      type: z.enum(['text', 'textarea', 'select', 'checkbox', 'radio', 'p']),
+      options: z.record(z.string(), z.string()).optional(),
+    }),
+  }),
 });
 
 const ratedItemSchema = itemSchema.extend({
@@ -263,8 +288,10 @@ export const RESPONSES: Record<string, z.ZodType> = {
   'session.clear': envelope({ booking: z.object({ session: sessionSchema }) }),
   'session.end': envelope({ booking: z.object({ session: sessionSchema }) }),
   'booking.form': envelope({
-    booking_form_ui: z.looseObject({ msg: z.array(z.unknown()), errors: int, mode: z.string() }),
-    booking_policy: z.looseObject({ body: z.string() }),
+    booking_form_ui: z
+      .object({ msg: z.array(z.unknown()), errors: int, mode: z.string(), _cnf: z.array(z.unknown()) })
+      .catchall(formFieldSchema),
+    booking_policy: z.looseObject({ body: z.string(), fields: keyed(formFieldSchema) }),
   }),
   'booking.create': envelope({ booking: createdSchema }),
   'booking.list': envelope(listBody),

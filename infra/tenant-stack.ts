@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps } from 'a
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { widgetSnippet } from '#functions/meta/widget.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { TenantApi } from './constructs/api.ts';
 import { TenantFunctions } from './constructs/functions.ts';
@@ -17,8 +18,8 @@ export interface TenantStackProps extends StackProps {
 }
 
 /**
- * One tenant: table, functions, HTTP API, sweeper schedule, SLIP signing secret, and the webhook
- * dispatcher with its triggers and the endpoints' signing secrets.
+ * One tenant: table, functions, HTTP API (which also serves the booking widget), sweeper schedule, SLIP
+ * signing secret, and the webhook dispatcher with its triggers and the endpoints' signing secrets.
  */
 export class TenantStack extends Stack {
   constructor(scope: Construct, id: string, props: TenantStackProps) {
@@ -49,7 +50,7 @@ export class TenantStack extends Stack {
       removalPolicy,
       logRetention: props.stage === 'dev' ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS,
     });
-    new TenantApi(this, 'Http', {
+    const http = new TenantApi(this, 'Http', {
       functions: functions.byGroup,
       corsOrigins: props.tenant.settings.cors_origins,
       throttle: {
@@ -63,6 +64,11 @@ export class TenantStack extends Stack {
     new CfnOutput(this, 'WebhookSecretsArn', {
       value: webhookSecrets.secretArn,
       description: 'WEBHOOK_SECRETS_ARN for npm run tenant:load and npm run webhooks',
+    });
+    new CfnOutput(this, 'WidgetSnippet', {
+      // The endpoint has no trailing slash ($default stage): `<endpoint>/widget/…`, `<endpoint>/api/3.0`.
+      value: widgetSnippet(http.api.apiEndpoint),
+      description: "Paste into a page on one of the tenant's cors_origins to embed the booking widget",
     });
   }
 }

@@ -206,6 +206,8 @@ export function presentForm(config: StoredConfig, audience: 'customer' | 'staff'
       define: {
         required: field[audience].required ? 1 : 0,
         ...(field.mask ? { mask: field.mask } : {}),
+        // Beyond the wire's fields: the server's length limit, so a client can check it before sending.
+        max_length: field.max_length,
         layout: {
           lbl: field.lbl,
           type: field.type,

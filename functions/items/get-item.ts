@@ -25,7 +25,7 @@ export const createGetItem =
     const item = findVisibleItem(all, caller, itemId);
     if (!item) throw notFoundError(`Item ${itemId}`);
     if (!query.rated)
-      return { body: { item: presentItem(item) }, request: { id: String(itemId), records: 1 } };
+      return { body: { item: presentItem(item, config) }, request: { id: String(itemId), records: 1 } };
     const [rated] = await rateAndPresent(deps.db, {
       items: [item],
       all,

@@ -15,7 +15,9 @@ export const createListItems =
     const all = await listItems(deps.db);
     const listed = selectListedItems(all, caller, query.filters);
     if (!query.rated) {
-      const items = Object.fromEntries(listed.map((item) => [String(item.item_id), presentItem(item)]));
+      const items = Object.fromEntries(
+        listed.map((item) => [String(item.item_id), presentItem(item, config)]),
+      );
       return { body: { items }, request: { records: listed.length } };
     }
     const rated = await rateAndPresent(deps.db, {

@@ -9,8 +9,30 @@ const currencyOf = (config: StoredConfig) => ({
   decimals: config.locale.decimals,
 });
 
-/** The unrated wire fields of an item (reference §2.2 and the wire notes' common extras). */
-export function presentItem(item: StoredItem): Record<string, unknown> {
+/**
+ * An item's booking parameters as the rated item lists them, less the price and the quantity asked: so a
+ * client (the widget) can offer the quantities, with their labels and bounds, before any dates are chosen.
+ */
+const paramDefinitions = (item: StoredItem, config: StoredConfig) =>
+  Object.fromEntries(
+    Object.entries(item.params).map(([id, param]) => [
+      id,
+      {
+        group: config.params[id]?.group ?? 0,
+        lock: '0',
+        lbl: config.params[id]?.lbl ?? id,
+        def: param.def,
+        req: param.req ? 1 : 0,
+        hide: param.hide ? 1 : null,
+        range: param.range ? 1 : 0,
+        MIN: param.min,
+        MAX: param.max,
+      },
+    ]),
+  );
+
+/** The unrated wire fields of an item (reference §2.2, the wire notes' common extras, its parameters). */
+export function presentItem(item: StoredItem, config: StoredConfig): Record<string, unknown> {
   return {
     item_id: item.item_id,
     sku: item.sku,
@@ -47,6 +69,7 @@ export function presentItem(item: StoredItem): Record<string, unknown> {
     len: '',
     meta: '{}',
     rated: 0,
+    param: paramDefinitions(item, config),
   };
 }
 
@@ -124,21 +147,14 @@ export function presentRated(
         )
       : null;
 
+  const definitions = paramDefinitions(item, config);
   const paramView = Object.fromEntries(
-    Object.entries(item.params).map(([id, param]) => [
+    Object.entries(definitions).map(([id, definition]) => [
       id,
       {
-        group: config.params[id]?.group ?? 0,
-        lock: '0',
+        ...definition,
         price: formatAmount(first[id] ?? 0, decimals),
-        lbl: config.params[id]?.lbl ?? id,
-        def: param.def,
-        req: param.req ? 1 : 0,
-        hide: param.hide ? 1 : null,
-        range: param.range ? 1 : 0,
         qty: rated.quantities[id] ?? 0,
-        MIN: param.min,
-        MAX: param.max,
       },
     ]),
   );
@@ -187,7 +203,7 @@ export function presentRated(
   if (times) rate.times = times;
 
   return {
-    ...presentItem(item),
+    ...presentItem(item, config),
     rated: 1,
     meta: {},
     len: spanDesc ?? '',

@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { type ApiDeps, createApiHandler } from '#lib/http/api.ts';
 import { createListAccounts } from './account.ts';
 import { createListCategories } from './category.ts';
@@ -6,10 +7,20 @@ import { getDocs, getDocsAsset, getOpenApi } from './docs.ts';
 import { createGetEvent, createListEvents } from './events.ts';
 import { getHelp } from './help.ts';
 import { createPing } from './ping.ts';
+import { createWidgetFiles } from './widget.ts';
 
-/** The meta group: company, category, account and ping, plus every unknown path and method ($default). */
-export const createMetaHandler = (deps: ApiDeps) =>
-  createApiHandler({
+/** Options of the meta group beyond the shared dependencies. */
+export interface MetaOptions {
+  /** Where the built widget is read from (tests); by default beside the bundle, else widget/dist. */
+  widgetDir?: string;
+}
+
+/**
+ * The meta group: company, category, account and ping, plus every unknown path and method ($default),
+ * and the widget's files at `GET /widget/{file}`.
+ */
+export const createMetaHandler = (deps: ApiDeps, options: MetaOptions = {}) => {
+  const api = createApiHandler({
     group: 'meta',
     deps,
     routes: {
@@ -25,3 +36,11 @@ export const createMetaHandler = (deps: ApiDeps) =>
       'event.get': createGetEvent(deps.db),
     },
   });
+  // The widget's files are static code, outside the API: no tenant read, no credentials, no envelope.
+  // Every other request, unknown widget names included, goes to the API (its 404 envelope).
+  const serveWidget = createWidgetFiles(options.widgetDir);
+  return async (
+    event: APIGatewayProxyEventV2,
+    context: Context,
+  ): Promise<APIGatewayProxyStructuredResultV2> => serveWidget(event) ?? api(event, context);
+};

@@ -73,7 +73,8 @@ export const getDocs: RouteHandler = async ({ input }) => {
 export const getDocsAsset: RouteHandler = async ({ input, params }) => {
   parseInput(noParameters, input);
   const name = params.asset ?? '';
-  if (!(name in DOCS_ASSETS)) {
+  // Own keys only: `in` would let `toString` and other prototype names through to the file read.
+  if (!Object.hasOwn(DOCS_ASSETS, name)) {
     throw new DomainError('not_found', `No file ${name.slice(0, 64)}`, { asset: name.slice(0, 64) });
   }
   const asset = name as AssetName;

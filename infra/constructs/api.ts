@@ -10,6 +10,7 @@ import {
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
+import { WIDGET_ROUTE } from '#functions/meta/widget.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
 import { fullPath, type Group, ROUTES } from '#lib/http/routes.ts';
 
@@ -21,7 +22,7 @@ export interface TenantApiProps {
 }
 
 /**
- * The HTTP API: a route for every row of the route table, and a
+ * The HTTP API: a route for every row of the route table, the widget's files (meta), and a
  * `$default` route to the meta function so unknown paths and methods still get the 404/405 envelope.
  */
 export class TenantApi extends Construct {
@@ -68,6 +69,12 @@ export class TenantApi extends Construct {
         integration: integrations[route.group],
       });
     }
+    // Outside the route table and its OpenAPI document: static code, answered by the meta function.
+    new HttpRoute(this, 'GET_widget_file', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.with(WIDGET_ROUTE.path, HttpMethod[WIDGET_ROUTE.method]),
+      integration: integrations.meta,
+    });
     new CfnOutput(this, 'Url', { value: `${stage.url}api/3.0` });
   }
 }

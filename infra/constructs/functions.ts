@@ -9,6 +9,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { META_FILES } from '#functions/meta/docs.ts';
+import { WIDGET_ASSETS_DIR } from '#functions/meta/widget.ts';
 import { ACCOUNT_PARTITION, RATE_PARTITION_PREFIX } from '#lib/db/keys.ts';
 import type { Group } from '#lib/http/routes.ts';
 
@@ -16,6 +17,22 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The indexes the webhook dispatcher queries: a booking's delivery order (gsi1) and what is due (gsi2). */
 const DISPATCHER_INDEXES = ['gsi1', 'gsi2'] as const;
+
+/**
+ * What runs after the meta function is bundled: the reference page's files are copied beside the
+ * bundle, and the widget is built there (its files are read at run time, never bundled into the code).
+ */
+export const metaAfterBundling = (inputDir: string, outputDir: string): string[] => {
+  const tsx = join(inputDir, 'node_modules', '.bin', 'tsx');
+  const buildScript = join(inputDir, 'widget', 'build.ts');
+  return [
+    ...Object.entries(META_FILES).flatMap(([name, from]) => {
+      const to = join(outputDir, 'docs-assets', name);
+      return [`mkdir -p "${dirname(to)}"`, `cp "${join(inputDir, from)}" "${to}"`];
+    }),
+    `"${tsx}" "${buildScript}" "${join(outputDir, WIDGET_ASSETS_DIR)}"`,
+  ];
+};
 
 /** Props of the tenant's functions. */
 export interface TenantFunctionsProps {
@@ -41,7 +58,7 @@ export class TenantFunctions extends Construct {
       entry: string,
       environment: Record<string, string> = {},
       timeout = Duration.seconds(10),
-      copyAfterBundling: { from: string; to: string }[] = [],
+      afterBundling?: (inputDir: string, outputDir: string) => string[],
     ) =>
       new NodejsFunction(this, name, {
         entry: join(root, 'functions', entry, 'handler.ts'),
@@ -74,18 +91,8 @@ export class TenantFunctions extends Construct {
           externalModules: [],
           banner:
             "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-          ...(copyAfterBundling.length
-            ? {
-                commandHooks: {
-                  beforeBundling: () => [],
-                  beforeInstall: () => [],
-                  afterBundling: (inputDir: string, outputDir: string) =>
-                    copyAfterBundling.flatMap(({ from, to }) => [
-                      `mkdir -p "${join(outputDir, dirname(to))}"`,
-                      `cp "${join(inputDir, from)}" "${join(outputDir, to)}"`,
-                    ]),
-                },
-              }
+          ...(afterBundling
+            ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling } }
             : {}),
         },
       });
@@ -94,14 +101,8 @@ export class TenantFunctions extends Construct {
     const items = make('Items', 'items', slip);
     const session = make('Session', 'session', slip);
     const bookings = make('Bookings', 'bookings', slip);
-    // The reference page's files travel beside the meta function's bundle, served without a CDN.
-    const meta = make(
-      'Meta',
-      'meta',
-      {},
-      Duration.seconds(10),
-      Object.entries(META_FILES).map(([name, from]) => ({ from, to: `docs-assets/${name}` })),
-    );
+    // The reference page's files and the widget travel beside the meta bundle: served without a CDN.
+    const meta = make('Meta', 'meta', {}, Duration.seconds(10), metaAfterBundling);
     // The sweeper works through a backlog for up to SWEEP_BUDGET_MS of each run, well inside its timeout.
     this.sweeper = make('Sweeper', 'sweeper', { SWEEP_BUDGET_MS: '40000' }, Duration.seconds(60));
     // The dispatcher sends for up to 45 s of each run (its own budget), well inside its timeout.

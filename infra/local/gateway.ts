@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { WIDGET_ROUTE } from '#functions/meta/widget.ts';
 import { matchRoute } from '#lib/http/route-match.ts';
 import { fullPath, type Group } from '#lib/http/routes.ts';
 
@@ -35,6 +36,16 @@ export function resolveGroup(
   routeKey: string;
   pathParameters?: Record<string, string>;
 } {
+  // API Gateway's `GET /widget/{file}` takes any one segment; the meta function checks the name.
+  const widgetPrefix = WIDGET_ROUTE.path.replace('{file}', '');
+  const file = path.startsWith(widgetPrefix) ? path.slice(widgetPrefix.length) : '';
+  if (method.toUpperCase() === WIDGET_ROUTE.method && file !== '' && !file.includes('/')) {
+    return {
+      group: 'meta',
+      routeKey: `${WIDGET_ROUTE.method} ${WIDGET_ROUTE.path}`,
+      pathParameters: { file },
+    };
+  }
   const match = matchRoute(method, path);
   if (match.kind !== 'route') return { group: 'meta', routeKey: '$default' };
   return {
@@ -173,6 +184,16 @@ const corsHeaders = (cors: GatewayCors | undefined, origin: string | undefined):
       }
     : {};
 
+/** A page the local gateway serves itself at one path (the demo site), outside the API. */
+export interface GatewayPage {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Joins two `Vary` values, so CORS's `Origin` survives a function's own `Vary`. */
+const joinVary = (first: string | undefined, second: string | undefined): string =>
+  [first, second].filter((value) => value).join(', ');
+
 /**
  * The local gateway: serves the API over HTTP by turning each request into the event API Gateway would
  * send to the group's Lambda function, and the function's result back into HTTP.
@@ -180,6 +201,8 @@ const corsHeaders = (cors: GatewayCors | undefined, origin: string | undefined):
 export function createGateway(options: {
   handlers: Record<Group, GatewayHandler>;
   cors?: GatewayCors;
+  /** Pages by exact path, answered to GET and HEAD before any function (the query is ignored). */
+  pages?: Record<string, GatewayPage>;
 }): Server {
   return createServer(async (request, response) => {
     try {
@@ -201,6 +224,12 @@ export function createGateway(options: {
         );
         return;
       }
+      const path = (request.url ?? '/').split('?')[0] ?? '/';
+      const page = options.pages && Object.hasOwn(options.pages, path) ? options.pages[path] : undefined;
+      if (page && (request.method === 'GET' || request.method === 'HEAD')) {
+        send(response, 200, page.headers, page.body);
+        return;
+      }
       const body = await readBody(request);
       if (!body) {
         send(response, 413, { 'content-type': 'application/json' }, '{"message":"Request Entity Too Large"}');
@@ -213,7 +242,9 @@ export function createGateway(options: {
         lambdaContext(group, event.requestContext.requestId),
       );
       const headers: Record<string, string | string[]> = { ...cors };
-      for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+      for (const [name, value] of Object.entries(result.headers ?? {})) {
+        headers[name] = name === 'vary' ? joinVary(cors.vary, String(value)) : String(value);
+      }
       if (result.cookies?.length) headers['set-cookie'] = result.cookies;
       const payload = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
       send(response, result.statusCode ?? 200, headers, payload);

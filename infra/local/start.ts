@@ -1,4 +1,13 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
@@ -13,6 +22,9 @@ import { createFileSecretStore } from '#lib/db/webhook-secret-store.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
 import { generateSlipSecret, parseSlipKeys } from '#lib/slip/keys.ts';
 import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
+import { buildWidget } from '#widget/build.ts';
+import { WIDGET_DIST, WIDGET_FILE, WIDGET_MAX_GZIP_BYTES } from '#widget/files.ts';
+import { demoPage } from './demo-page.ts';
 import { hasJava, JAVA_MISSING, type LocalDynamo, startLocalDynamo } from './dynamodb.ts';
 import { createGateway } from './gateway.ts';
 import {
@@ -94,6 +106,33 @@ function loadLocalSlipKeys(dataDir: string) {
   return parseSlipKeys(readFileSync(file, 'utf8'));
 }
 
+/**
+ * Builds the widget into widget/dist and says how big it is. The file is built aside and renamed into
+ * place, so another `npm start` (tests run several) never serves a half-written one. A failed build is
+ * reported and the API still starts: only the widget and the demo site need it.
+ */
+async function buildLocalWidget(): Promise<void> {
+  let aside: string | undefined;
+  try {
+    mkdirSync(WIDGET_DIST, { recursive: true });
+    aside = mkdtempSync(join(WIDGET_DIST, '.build-'));
+    const built = await buildWidget(aside);
+    renameSync(built.file, join(WIDGET_DIST, WIDGET_FILE));
+    const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+    const over = built.gzipBytes > WIDGET_MAX_GZIP_BYTES ? ', OVER its budget' : '';
+    say(
+      `widget built: /widget/${WIDGET_FILE}, ${kb(built.gzipBytes)} gzipped (budget ${kb(WIDGET_MAX_GZIP_BYTES)}${over})`,
+    );
+  } catch (error) {
+    const reason = (error as Error).message.replace(/\s+/g, ' ').slice(0, 500);
+    process.stderr.write(
+      `widget build failed (the API still serves; the widget and demo site will not): ${reason}\n`,
+    );
+  } finally {
+    if (aside) rmSync(aside, { recursive: true, force: true });
+  }
+}
+
 /** Runs a job every `ms`, never two runs at once, reporting a failed run and going on. */
 function every(ms: number, job: () => Promise<unknown>, name: string): NodeJS.Timeout {
   let running = false;
@@ -144,6 +183,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   mkdirSync(settings.dataDir, { recursive: true });
+  // Built while DynamoDB Local starts; awaited before listening.
+  const widgetBuilt = buildLocalWidget();
 
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
@@ -191,6 +232,8 @@ async function main(): Promise<void> {
       methods: ['GET', 'POST', 'OPTIONS'],
       maxAgeSeconds: 600,
     },
+    // The demo site is local only: a tenant stack deploys the widget, never a sample site.
+    pages: { '/': demoPage(tenant) },
   });
   timers.push(every(settings.sweepIntervalMs, createSweeper({ db }), 'sweep'));
   timers.push(
@@ -200,11 +243,13 @@ async function main(): Promise<void> {
       'webhook dispatch',
     ),
   );
+  await widgetBuilt;
   await new Promise<void>((done) => server.current?.listen(settings.port, settings.host, done));
   // PORT=0 picks a free port: say the one the system chose.
   const address = server.current?.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   say(`listening on http://${settings.host}:${port}/api/3.0`);
+  say(`demo site: http://${settings.host}:${port}/`);
 }
 
 main().catch((error: unknown) => {

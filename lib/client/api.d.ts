@@ -670,6 +670,18 @@ export interface components {
       category_id: number;
       rated: 0 | 1;
       stock: number;
+      param?: {
+        [key: string]: {
+          lbl: string;
+          def: number;
+          req: 0 | 1;
+          MIN: number;
+          MAX: number;
+          hide: (0 | 1) | null;
+        } & {
+          [key: string]: unknown;
+        };
+      };
     } & {
       [key: string]: unknown;
     };
@@ -741,7 +753,6 @@ export interface components {
       /** @constant */
       rated: 1;
       stock: number;
-      rate: components['schemas']['Rate'];
       param: {
         [key: string]: {
           price: string;
@@ -751,6 +762,7 @@ export interface components {
           [key: string]: unknown;
         };
       };
+      rate: components['schemas']['Rate'];
       days: number;
       local_start_date: string;
       local_end_date: string;
@@ -1136,11 +1148,57 @@ export interface components {
         msg: unknown[];
         errors: number;
         mode: string;
+        _cnf: unknown[];
       } & {
-        [key: string]: unknown;
+        [key: string]: {
+          value: string;
+          define: {
+            required: 0 | 1;
+            mask?: string;
+            max_length?: number;
+            layout: {
+              lbl: string;
+              /** @enum {string} */
+              type: 'text' | 'textarea' | 'select' | 'checkbox' | 'radio' | 'p';
+              options?: {
+                [key: string]: string;
+              };
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        } & {
+          [key: string]: unknown;
+        };
       };
       booking_policy: {
         body: string;
+        fields: {
+          [key: string]: {
+            value: string;
+            define: {
+              required: 0 | 1;
+              mask?: string;
+              max_length?: number;
+              layout: {
+                lbl: string;
+                /** @enum {string} */
+                type: 'text' | 'textarea' | 'select' | 'checkbox' | 'radio' | 'p';
+                options?: {
+                  [key: string]: string;
+                };
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
       } & {
         [key: string]: unknown;
       };

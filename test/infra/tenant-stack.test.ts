@@ -1,9 +1,17 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { META_FILES } from '#functions/meta/docs.ts';
+import { WIDGET_ASSETS_DIR, WIDGET_ROUTE, widgetSnippet } from '#functions/meta/widget.ts';
+import { metaAfterBundling } from '#infra/constructs/functions.ts';
 import { readTenantFile } from '#infra/local/settings.ts';
 import { TenantStack } from '#infra/tenant-stack.ts';
 import { fullPath, ROUTES } from '#lib/http/routes.ts';
+import { WIDGET_FILE } from '#widget/files.ts';
 
 const synth = (stage: string): Template => {
   // Skips esbuild bundling: these tests look at the template; `npx cdk synth` in CI bundles for real.
@@ -67,7 +75,10 @@ describe('TenantStack', () => {
       (route) => (route as { Properties: { RouteKey: string; Target: unknown } }).Properties,
     );
     const keys = routes.map((route) => route.RouteKey).sort();
-    expect(keys).toEqual([...ROUTES.map((route) => `${route.method} ${fullPath(route)}`), '$default'].sort());
+    const widgetRoute = `${WIDGET_ROUTE.method} ${WIDGET_ROUTE.path}`;
+    expect(keys).toEqual(
+      [...ROUTES.map((route) => `${route.method} ${fullPath(route)}`), widgetRoute, '$default'].sort(),
+    );
 
     const integrationOf = (routeKey: string) =>
       JSON.stringify(routes.find((route) => route.RouteKey === routeKey)?.Target);
@@ -84,6 +95,48 @@ describe('TenantStack', () => {
       expect(fn, `${route.method} ${route.path}`).toContain(`Functions${group}`);
     }
     expect(functionOfIntegration(integrationOf('$default'))).toContain('FunctionsMeta');
+    expect(functionOfIntegration(integrationOf(widgetRoute))).toContain('FunctionsMeta');
+  });
+
+  describe('the widget', () => {
+    it('is served at GET /widget/{file}, outside the API prefix', () => {
+      expect(WIDGET_ROUTE).toEqual({ method: 'GET', path: '/widget/{file}' });
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /widget/{file}' });
+    });
+
+    it('outputs the snippet to paste, on the API endpoint (no trailing slash, so none doubled)', () => {
+      const outputs = template.findOutputs('WidgetSnippet');
+      const value = outputs.WidgetSnippet?.Value as { 'Fn::Join': [string, unknown[]] };
+      const api = logicalIdOf('AWS::ApiGatewayV2::Api', /^HttpApi/);
+      const endpoint = { 'Fn::GetAtt': [api, 'ApiEndpoint'] };
+      const [separator, parts] = value['Fn::Join'];
+      expect(parts.filter((part) => typeof part !== 'string')).toEqual([endpoint, endpoint]);
+      // The endpoint shown as <endpoint>: the literal text around it is the snippet.
+      const text = parts.map((part) => (typeof part === 'string' ? part : '<endpoint>')).join(separator);
+      expect(text).toBe(widgetSnippet('<endpoint>'));
+      expect(text).toBe(
+        `<script type="module" src="<endpoint>/widget/${WIDGET_FILE}"></script>\n` +
+          '<booking-widget api="<endpoint>/api/3.0"></booking-widget>',
+      );
+    });
+
+    it('is built beside the meta bundle by its afterBundling hook, with the reference page files', () => {
+      const outputDir = mkdtempSync(join(tmpdir(), 'meta-bundle-'));
+      const root = resolve('.');
+      const commands = metaAfterBundling(root, outputDir);
+      expect(commands.at(-1)).toContain(join(root, 'widget', 'build.ts'));
+      try {
+        // Run as CDK runs them (local bundling): one bash command after another, from the project root.
+        for (const command of commands) execFileSync('bash', ['-c', command], { cwd: root, stdio: 'pipe' });
+        const widget = join(outputDir, WIDGET_ASSETS_DIR, WIDGET_FILE);
+        expect(statSync(widget).size).toBeGreaterThan(0);
+        for (const name of Object.keys(META_FILES)) {
+          expect(existsSync(join(outputDir, 'docs-assets', name)), name).toBe(true);
+        }
+      } finally {
+        rmSync(outputDir, { recursive: true, force: true });
+      }
+    });
   });
 
   it('configures CORS from the tenant file, with credentials and never *', () => {

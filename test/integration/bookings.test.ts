@@ -158,7 +158,9 @@ describe('booking/form', () => {
       value: '',
       define: { required: 1, layout: { lbl: 'Full name', type: 'text' } },
     });
-    expect(ui.customer_email.define).toMatchObject({ required: 1, mask: 'email' });
+    // The server's length limits travel with the form, so a client checks them before sending.
+    expect(ui.customer_email.define).toMatchObject({ required: 1, mask: 'email', max_length: 500 });
+    expect(ui.note.define.max_length).toBe(3000);
     expect(ui.customer_country.define.layout.options).toEqual({ CA: 'Canada', US: 'United States' });
     expect(ui.staff_notes).toBeUndefined();
     expect(customer.json.booking_policy.fields.customer_tos_agree.define.layout.type).toBe('checkbox');

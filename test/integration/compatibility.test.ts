@@ -507,6 +507,7 @@ describe('help', () => {
     expect(bundle.headers['content-type']).toContain('javascript');
     expect(bundle.text.length).toBeGreaterThan(100_000);
     expect((await invoke(handlers.meta, { path: 'docs/..%2Fpackage.json' })).status).toBe(404);
+    expect((await invoke(handlers.meta, { path: 'docs/toString' })).status).toBe(404);
     const openapi = await invoke(handlers.meta, { path: 'openapi.json' });
     expect(openapi.json.openapi).toBe('3.1.0');
     const page = await handlers.meta(

@@ -83,6 +83,33 @@ describe('GET item (unrated)', () => {
     expect(json.query).toBe(false);
   });
 
+  it("lists each item's booking parameters with their labels and bounds, before any dates", async () => {
+    const { json } = await items('');
+    expect(json.items['1'].param).toEqual({
+      adults: { group: 1, lock: '0', lbl: 'Adults', def: 2, req: 1, hide: null, range: 0, MIN: 1, MAX: 4 },
+      children: {
+        group: 1,
+        lock: '0',
+        lbl: 'Children',
+        def: 0,
+        req: 0,
+        hide: null,
+        range: 0,
+        MIN: 0,
+        MAX: 3,
+      },
+    });
+    expect(Object.keys(json.items['3'].param)).toEqual(['qty']);
+    // Rated, the same parameters add the price and the quantity asked.
+    const rated = await items(`start_date=${day}&end_date=${addDays(day, 2)}&param[adults]=3`);
+    expect(rated.json.items['1'].param.adults).toMatchObject({
+      lbl: 'Adults',
+      MAX: 4,
+      qty: 3,
+      price: '60.00',
+    });
+  });
+
   it('shows staff-only items to staff, and private items to nobody in the list', async () => {
     const { json } = await items('', { authorization: staff });
     expect(Object.keys(json.items)).toContain('9');

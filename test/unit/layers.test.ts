@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -57,6 +57,41 @@ function upwardImports(): string[] {
   return found;
 }
 
+// The widget (issue 14) runs in the browser: its source imports only itself and lib/client (the typed
+// client), and whatever those import stays inside them, so no service code reaches the page. Its build
+// script (widget/build.ts) imports esbuild, which must never enter a Lambda bundle: lib/ and functions/
+// import from widget/ only widget/files.ts, whose constants import nothing but Node built-ins.
+const WIDGET_SOURCE = join(root, 'widget', 'src');
+const WIDGET_CONSTANTS = join(root, 'widget', 'files.ts');
+
+/** What a file imports: repository files (resolved, aliases included) and packages, as `{spec, target}`. */
+const importsOf = (file: string): { spec: string; target?: string }[] =>
+  [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((match) => {
+    const spec = match[1] ?? '';
+    const alias = /^#(lib|functions|infra|test|widget)\/(.*)$/.exec(spec);
+    if (alias) return { spec, target: join(root, alias[1] ?? '', alias[2] ?? '') };
+    return spec.startsWith('.') ? { spec, target: resolve(dirname(file), spec) } : { spec };
+  });
+
+/** Every repository file and package a file reaches through its imports, itself included. */
+function reach(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const pending = [entry];
+  while (pending.length) {
+    const file = pending.pop() as string;
+    if (files.has(file)) continue;
+    files.add(file);
+    for (const { spec, target } of importsOf(file)) {
+      if (target) pending.push(target);
+      else packages.add(spec);
+    }
+  }
+  return { files, packages };
+}
+
+const inside = (file: string, dir: string): boolean => !relative(dir, file).startsWith('..');
+
 describe('the import graph', () => {
   it('has no upward arrow between the layers', () => {
     expect(upwardImports()).toEqual([]);
@@ -67,5 +102,44 @@ describe('the import graph', () => {
       statSync(join(root, 'lib', name)).isDirectory(),
     );
     expect(folders.filter((name) => LEVEL[name] === undefined)).toEqual([]);
+  });
+
+  it('keeps the widget to its own source and the typed client, with no Node built-in', () => {
+    const reached = sources(WIDGET_SOURCE).map((file) => reach(file));
+    const files = new Set(reached.flatMap((each) => [...each.files]));
+    const packages = new Set(reached.flatMap((each) => [...each.packages]));
+    expect(files.size).toBeGreaterThan(0);
+    const outside = [...files].filter(
+      (file) => !inside(file, WIDGET_SOURCE) && !inside(file, join(root, 'lib', 'client')),
+    );
+    expect(outside.map((file) => relative(root, file))).toEqual([]);
+    expect([...packages].filter((name) => name.startsWith('node:'))).toEqual([]);
+  });
+
+  it('imports from widget/ nothing but its constants in lib/ and functions/', () => {
+    const found = ['lib', 'functions']
+      .flatMap((dir) => sources(join(root, dir)))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter(
+            ({ target }) => target && inside(target, join(root, 'widget')) && target !== WIDGET_CONSTANTS,
+          )
+          .map(({ spec }) => `${relative(root, file)} -> ${spec}`),
+      );
+    expect(found).toEqual([]);
+    expect(importsOf(WIDGET_CONSTANTS).filter(({ spec }) => !spec.startsWith('node:'))).toEqual([]);
+  });
+
+  it('never lets esbuild or the widget build into a Lambda bundle', () => {
+    for (const handler of readdirSync(join(root, 'functions'))
+      .map((group) => join(root, 'functions', group, 'handler.ts'))
+      .filter((file) => existsSync(file))) {
+      const { files, packages } = reach(handler);
+      expect(
+        [...packages].filter((name) => name === 'esbuild' || name.startsWith('esbuild/')),
+        handler,
+      ).toEqual([]);
+      expect(files.has(join(root, 'widget', 'build.ts')), handler).toBe(false);
+    }
   });
 });

@@ -1,0 +1,41 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { WIDGET_DIST, WIDGET_FILE } from './files.ts';
+
+export { WIDGET_DIST, WIDGET_FILE, WIDGET_MAX_GZIP_BYTES } from './files.ts';
+
+/** What a build wrote: the file and its size as sent (gzipped) and as parsed. */
+export interface WidgetBuild {
+  file: string;
+  bytes: number;
+  gzipBytes: number;
+}
+
+/** Bundles the widget (Lit and the typed client included) into one minified ES module. */
+export async function buildWidget(outdir: string = WIDGET_DIST): Promise<WidgetBuild> {
+  mkdirSync(outdir, { recursive: true });
+  const file = join(outdir, WIDGET_FILE);
+  await build({
+    entryPoints: [fileURLToPath(new URL('./src/index.ts', import.meta.url))],
+    outfile: file,
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['es2022'],
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const code = readFileSync(file);
+  return { file, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const built = await buildWidget(process.argv[2] ?? WIDGET_DIST);
+  process.stdout.write(
+    `${built.file}: ${(built.bytes / 1024).toFixed(1)} KB, ${(built.gzipBytes / 1024).toFixed(1)} KB gzipped\n`,
+  );
+}

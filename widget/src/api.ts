@@ -1,0 +1,210 @@
+import { createBookingClient } from '#lib/client/index.ts';
+import type { BookingForm, Confirmation, FormField, Item, Locale, Session } from './types.ts';
+
+/** A refused or failed call: the API's error id (or `network`), its words, and the fields at fault. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fields: Record<string, string> = {},
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+interface Envelope {
+  locale: Locale;
+  request: { status: string; error?: { id: string; title: string; details?: string; data?: unknown } };
+}
+
+interface Answer {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+/** The body of a successful answer, or an ApiError that says why there is none. */
+async function unwrap<T>(call: Promise<Answer>): Promise<T & Envelope> {
+  let answer: Answer;
+  try {
+    answer = await call;
+  } catch {
+    throw new ApiError(0, 'network', 'The booking service could not be reached.');
+  }
+  const { data, error, response } = answer;
+  if (response.ok && data) return data as T & Envelope;
+  // API Gateway's own answers (throttling, a failed integration) have no envelope, only `message`.
+  const body = (error ?? {}) as Partial<Envelope> & { message?: string; error_description?: string };
+  const failure = body.request?.error;
+  const data_ = failure?.data;
+  const fields =
+    data_ && typeof data_ === 'object' && !Array.isArray(data_) ? (data_ as Record<string, string>) : {};
+  const retryAfter = Number(response.headers.get('retry-after'));
+  throw new ApiError(
+    response.status,
+    failure?.id ?? (response.status === 429 ? 'rate_limited' : 'http_error'),
+    failure?.details || failure?.title || body.error_description || body.message || response.statusText,
+    fields,
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  );
+}
+
+/** What a search asks: dates (YYYY-MM-DD), times for hourly items, and a quantity per parameter. */
+export interface SearchQuery {
+  start: string;
+  end: string;
+  startTime?: string;
+  endTime?: string;
+  params: Record<string, number>;
+}
+
+/** Which items the widget offers: a category, or some items, as the page's attributes say. */
+export interface Filters {
+  category?: string;
+  items?: string[];
+}
+
+const byPosition = (items: Record<string, Item>): Item[] =>
+  Object.values(items).sort((a, b) => a.pos - b.pos || a.item_id - b.item_id);
+
+const filterQuery = (filters: Filters) => ({
+  ...(filters.category ? { category_id: filters.category } : {}),
+  ...(filters.items?.length ? { 'item_id[]': filters.items } : {}),
+});
+
+/**
+ * The calls the widget makes, through the typed client. Never with cookies: on a business's site the
+ * API is a third party, so the session travels as the `session_id` parameter.
+ */
+export function createWidgetApi(base: string) {
+  const client = createBookingClient({
+    baseUrl: base,
+    fetch: (input, init) => fetch(input, { ...init, credentials: 'omit' }),
+  });
+  return {
+    async catalogue(filters: Filters): Promise<{ items: Item[]; locale: Locale }> {
+      const body = await unwrap<{ items: Record<string, Item> }>(
+        client.GET('/item', { params: { query: filterQuery(filters) } }),
+      );
+      return { items: byPosition(body.items), locale: body.locale };
+    },
+
+    async search(query: SearchQuery, filters: Filters): Promise<{ items: Item[]; locale: Locale }> {
+      const body = await unwrap<{ items: Record<string, Item> }>(
+        client.GET('/item', {
+          params: {
+            query: {
+              ...filterQuery(filters),
+              start_date: query.start,
+              end_date: query.end,
+              ...(query.startTime && query.endTime
+                ? { start_time: query.startTime, end_time: query.endTime }
+                : {}),
+              param: Object.fromEntries(Object.entries(query.params).map(([id, qty]) => [id, String(qty)])),
+            },
+          },
+        }),
+      );
+      return { items: byPosition(body.items), locale: body.locale };
+    },
+
+    async calendar(itemId: number, start: string, end: string): Promise<Record<string, number>> {
+      const body = await unwrap<{ item: { cal: Record<string, number> } }>(
+        client.GET('/item/{item_id}/cal', {
+          params: { path: { item_id: String(itemId) }, query: { start_date: start, end_date: end } },
+        }),
+      );
+      return body.item.cal;
+    },
+
+    async readSession(sessionId: string): Promise<Session> {
+      const body = await unwrap<{ booking: { session: Session } }>(
+        client.GET('/booking/session', { params: { query: { session_id: sessionId } } }),
+      );
+      return body.booking.session;
+    },
+
+    async writeSession(change: {
+      sessionId?: string;
+      slip?: string;
+      alter?: Record<string, string | number>;
+    }): Promise<Session> {
+      const body = await unwrap<{ booking: { session: Session } }>(
+        client.POST('/booking/session', {
+          body: {
+            ...(change.sessionId ? { session_id: change.sessionId } : {}),
+            ...(change.slip ? { slip: [change.slip] } : {}),
+            ...(change.alter ? { alter: change.alter } : {}),
+          },
+        }),
+      );
+      return body.booking.session;
+    },
+
+    async form(): Promise<BookingForm> {
+      const body = await unwrap<{
+        booking_form_ui: Record<string, unknown>;
+        booking_policy: { body: string; fields?: Record<string, FormField> };
+      }>(client.GET('/booking/form'));
+      const skip = new Set(['msg', 'errors', 'mode', '_cnf']);
+      const fields = Object.entries(body.booking_form_ui).filter(
+        (entry): entry is [string, FormField] => !skip.has(entry[0]) && typeof entry[1] === 'object',
+      );
+      const policyFields = Object.entries(body.booking_policy.fields ?? {});
+      return { fields: [...fields, ...policyFields], policy: body.booking_policy.body };
+    },
+
+    async book(
+      sessionId: string,
+      form: Record<string, string>,
+      idempotencyKey: string,
+    ): Promise<Confirmation> {
+      const body = await unwrap<{
+        request: { data?: { url?: string } };
+        booking: { code: string; total?: string; invoice_url?: string };
+      }>(
+        client.POST('/booking/create', {
+          body: { session_id: sessionId, form },
+          params: { header: { 'Idempotency-Key': idempotencyKey } },
+        }),
+      );
+      return {
+        code: body.booking.code,
+        total: body.booking.total ?? '0',
+        invoiceUrl: body.booking.invoice_url ?? body.request.data?.url ?? '',
+      };
+    },
+  };
+}
+
+/** The calls of one widget. */
+export type WidgetApi = ReturnType<typeof createWidgetApi>;
+
+/**
+ * Where the widget keeps its session id: the page's sessionStorage (per tab, per API), or memory when
+ * the page forbids storage.
+ */
+export function sessionStore(base: string) {
+  const key = `booking-widget:session:${base}`;
+  let memory: string | undefined;
+  return {
+    get(): string | undefined {
+      try {
+        return sessionStorage.getItem(key) ?? undefined;
+      } catch {
+        return memory;
+      }
+    },
+    set(id: string | undefined): void {
+      memory = id;
+      try {
+        if (id) sessionStorage.setItem(key, id);
+        else sessionStorage.removeItem(key);
+      } catch {
+        // Storage disabled (a sandboxed frame): the id lives in memory for this page.
+      }
+    },
+  };
+}

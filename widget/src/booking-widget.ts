@@ -1,0 +1,417 @@
+import { html, LitElement, type PropertyValues } from 'lit';
+import {
+  ApiError,
+  createWidgetApi,
+  type Filters,
+  type SearchQuery,
+  sessionStore,
+  type WidgetApi,
+} from './api.ts';
+import { Checkout } from './checkout.ts';
+import { clock, isoDate, timeLeftInWords } from './format.ts';
+import { styles } from './styles.ts';
+import type { Item, Locale, ParamDefinition, Session } from './types.ts';
+import { renderCart } from './views/cart.ts';
+import { renderCheckout, renderConfirmation } from './views/checkout.ts';
+import { renderNotice } from './views/notice.ts';
+import { renderResults } from './views/results.ts';
+import { renderSearch } from './views/search.ts';
+
+/** A message for the guest, with the action to try again when one can. */
+export interface Notice {
+  message: string;
+  retry?: () => Promise<void>;
+}
+
+/** One item's month calendar, shown on demand. */
+export interface CalendarView {
+  month: string;
+  days?: Record<string, number>;
+  failed?: boolean;
+}
+
+/** What the guest sees when a call is refused, by the API's error id (status for gateway answers). */
+const MESSAGES: Record<string, string> = {
+  rate_limited: 'Too many requests right now.',
+  busy: 'Many guests are booking at this moment.',
+  unavailable: 'Sorry, that is no longer available for these dates: someone else has just taken it.',
+  hold_limit: 'Your cart already holds as much as one guest may hold. Book or remove something first.',
+  network: 'The booking service could not be reached. Check your connection.',
+};
+
+/**
+ * `<booking-widget api="https://lodge.example.com/api/3.0">`: a guest picks dates, sees prices and
+ * availability, holds items in a cart and books, all through the public Booking API 3.0.
+ * Attributes: `api` (required), `category` (a category id), `item` (item ids, comma-separated),
+ * `start-date` and `end-date` (YYYY-MM-DD: searched at once).
+ */
+export class BookingWidget extends LitElement {
+  static override properties = {
+    api: { type: String },
+    category: { type: String },
+    item: { type: String },
+    startDate: { type: String, attribute: 'start-date' },
+    endDate: { type: String, attribute: 'end-date' },
+    catalogue: { state: true },
+    locale: { state: true },
+    results: { state: true },
+    searched: { state: true },
+    cart: { state: true },
+    expired: { state: true },
+    now: { state: true },
+    view: { state: true },
+    notice: { state: true },
+    announcement: { state: true },
+    pending: { state: true },
+    calendars: { state: true },
+    searchProblems: { state: true },
+    ready: { state: true },
+  };
+
+  static override styles = styles;
+
+  declare api: string;
+  declare category: string | undefined;
+  declare item: string | undefined;
+  declare startDate: string | undefined;
+  declare endDate: string | undefined;
+
+  declare catalogue: Item[];
+  declare locale: Locale | undefined;
+  declare results: Item[];
+  declare searched: SearchQuery | undefined;
+  declare cart: Session | undefined;
+  declare expired: boolean;
+  declare now: number;
+  declare view: 'shop' | 'checkout' | 'done';
+  declare notice: Notice | undefined;
+  declare announcement: string;
+  declare pending: boolean;
+  declare calendars: Map<number, CalendarView>;
+  /** The search form's problems found before calling (field id → message). */
+  declare searchProblems: Record<string, string>;
+  /** Whether the catalogue is loaded (the search form needs its parameters). */
+  declare ready: boolean;
+
+  /** The search form's values, kept as the guest types (rendering does not depend on them). */
+  query: SearchQuery;
+  readonly checkout = new Checkout(this);
+  client: WidgetApi | undefined;
+  private store = sessionStore('');
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private announcedMinutes = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private running = new Set<string>();
+  private refreshes = 0;
+  private confirming = false;
+
+  constructor() {
+    super();
+    this.api = '';
+    this.catalogue = [];
+    this.results = [];
+    this.expired = false;
+    this.now = Date.now();
+    this.view = 'shop';
+    this.announcement = '';
+    this.pending = false;
+    this.calendars = new Map();
+    this.searchProblems = {};
+    this.ready = false;
+    this.query = { start: isoDate(new Date(), 1), end: isoDate(new Date(), 2), params: {} };
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.stopClock();
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (this.cart) this.startClock();
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('api') && this.api) void this.start();
+  }
+
+  /** The filters the page's attributes set. */
+  get filters(): Filters {
+    const items = (this.item ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter(Boolean);
+    return { ...(this.category ? { category: this.category } : {}), ...(items.length ? { items } : {}) };
+  }
+
+  /** The booking parameters the offered items use (the first item to use one gives its default). */
+  get params(): Array<[string, ParamDefinition]> {
+    const seen = new Map<string, ParamDefinition>();
+    for (const item of this.catalogue)
+      for (const [id, param] of Object.entries(item.param ?? {}))
+        if (!param.hide) {
+          const known = seen.get(id);
+          seen.set(id, known ? { ...known, MAX: Math.max(known.MAX, param.MAX) } : param);
+        }
+    return [...seen];
+  }
+
+  /** Which kinds of dates the search asks for: start and end, and times when items are hourly. */
+  get dateMode(): { hourlyOnly: boolean; hasHourly: boolean } {
+    const hourly = this.catalogue.filter((item) => item.unit === 'H').length;
+    return { hourlyOnly: hourly > 0 && hourly === this.catalogue.length, hasHourly: hourly > 0 };
+  }
+
+  private async start(): Promise<void> {
+    const base = new URL(this.api, document.baseURI).href.replace(/\/$/, '');
+    this.client = createWidgetApi(base);
+    this.store = sessionStore(base);
+    await this.run(async () => {
+      const client = this.client as WidgetApi;
+      const catalogue = await client.catalogue(this.filters);
+      this.catalogue = catalogue.items;
+      this.locale = catalogue.locale;
+      this.ready = true;
+      for (const [id, param] of this.params) this.query.params[id] ??= param.def;
+      if (this.startDate) this.query.start = this.startDate;
+      if (this.endDate) this.query.end = this.endDate;
+      const saved = this.store.get();
+      if (saved) {
+        try {
+          this.showCart(await client.readSession(saved));
+        } catch (error) {
+          if (!(error instanceof ApiError) || !['session_expired', 'not_found'].includes(error.code))
+            throw error;
+          this.store.set(undefined);
+        }
+      }
+      if (this.startDate && this.endDate) await this.search({ focus: false });
+    }, 'start');
+  }
+
+  /**
+   * Runs a call of the guest's after those already asked for (so no click is lost), but not the same one
+   * twice at once (a double click holds one item, not two). A refusal becomes a notice, with a retry where
+   * trying again can help; an expired session empties the cart.
+   */
+  run(action: () => Promise<void>, key = 'action'): Promise<boolean> {
+    if (this.running.has(key)) return Promise.resolve(false);
+    this.running.add(key);
+    this.pending = true;
+    const done = this.queue
+      .then(() => this.execute(action))
+      .finally(() => {
+        this.running.delete(key);
+        this.pending = this.running.size > 0;
+      });
+    this.queue = done.catch(() => undefined);
+    return done;
+  }
+
+  private async execute(action: () => Promise<void>): Promise<boolean> {
+    this.notice = undefined;
+    try {
+      await action();
+      return true;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === 'session_expired' || (error.code === 'not_found' && this.cart)) {
+        this.expire();
+        return false;
+      }
+      const retryable = [429, 409, 503, 0].includes(error.status) && error.code !== 'hold_limit';
+      const wait = error.retryAfterSeconds
+        ? ` Please wait ${error.retryAfterSeconds} seconds and try again.`
+        : '';
+      this.notice = {
+        message: `${MESSAGES[error.code] ?? error.message}${wait}`,
+        ...(retryable ? { retry: () => this.run(action).then(() => undefined) } : {}),
+      };
+      await this.updateComplete;
+      this.focusPart('notice');
+      return false;
+    }
+  }
+
+  /** Rates the offered items for the search form's dates and quantities. */
+  async search(options: { focus: boolean } = { focus: true }): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    const query = { ...this.query, params: { ...this.query.params } };
+    if (this.dateMode.hourlyOnly) query.end = query.start;
+    const found = await client.search(query, this.filters);
+    this.results = found.items;
+    this.locale = found.locale;
+    this.searched = query;
+    this.calendars = new Map();
+    if (options.focus) {
+      this.announce(`${found.items.length} results for your dates.`);
+      await this.updateComplete;
+      this.focusPart('results-heading');
+    }
+  }
+
+  /** Holds an item: its SLIP goes into the cart (a new one when there is none). */
+  async add(item: Item): Promise<void> {
+    const slip = item.rate?.slip;
+    const client = this.client;
+    if (!slip || !client) return;
+    const added = await this.run(async () => {
+      const session = await client.writeSession({ sessionId: this.cart?.id, slip });
+      this.showCart(session);
+      this.announce(`${item.name} added to your cart.`);
+      await this.updateComplete;
+      this.focusPart('cart-heading');
+    }, `add:${item.item_id}`);
+    if (added) void this.refreshResults();
+  }
+
+  /** Changes a cart line: a quantity, `remove`, or a package part's `optin` / `optout`. */
+  async alter(lineId: string, change: string | number, what: string): Promise<void> {
+    const client = this.client;
+    const cart = this.cart;
+    if (!client || !cart) return;
+    const altered = await this.run(async () => {
+      const session = await client.writeSession({ sessionId: cart.id, alter: { [lineId]: change } });
+      this.showCart(session);
+      this.announce(what);
+      if (change === 'remove') {
+        await this.updateComplete;
+        this.focusPart('cart-heading');
+      }
+    }, `alter:${lineId}:${change}`);
+    if (altered) void this.refreshResults();
+  }
+
+  /**
+   * Re-rates the last search quietly, beside the guest's calls, so what is left matches what the cart now
+   * holds; only the latest refresh is shown.
+   */
+  private async refreshResults(): Promise<void> {
+    if (!this.searched || !this.client) return;
+    const mine = ++this.refreshes;
+    try {
+      const found = await this.client.search(this.searched, this.filters);
+      if (mine === this.refreshes) this.results = found.items;
+    } catch {
+      // The cart changed; the list is only a little stale, and the next search refreshes it.
+    }
+  }
+
+  showCart(session: Session): void {
+    const lines = Object.keys(session.item).length;
+    this.cart = lines ? session : undefined;
+    this.store.set(lines ? session.id : undefined);
+    this.expired = false;
+    this.now = Date.now();
+    if (lines) this.startClock();
+    else this.stopClock();
+  }
+
+  /** The cart became a booking: nothing is held any more. */
+  forgetCart(): void {
+    this.cart = undefined;
+    this.store.set(undefined);
+    this.stopClock();
+  }
+
+  /** The hold ended: the cart says so, and the next item starts a new one. */
+  expire(): void {
+    this.forgetCart();
+    this.expired = true;
+    this.view = this.view === 'done' ? 'done' : 'shop';
+    this.announce('Your hold has expired and the items in your cart were released.');
+  }
+
+  /** Time left on the hold, in milliseconds. */
+  get holdLeft(): number {
+    return this.cart ? this.cart.expires * 1000 - this.now : 0;
+  }
+
+  get holdClock(): string {
+    return clock(this.holdLeft);
+  }
+
+  private startClock(): void {
+    if (!this.cart) return;
+    this.announcedMinutes = Math.ceil(this.holdLeft / 60_000);
+    if (this.timer) return;
+    this.timer = setInterval(() => this.tick(), 1000);
+  }
+
+  private stopClock(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private tick(): void {
+    this.now = Date.now();
+    const left = this.holdLeft;
+    if (left <= 0) {
+      void this.confirmExpiry();
+      return;
+    }
+    const minutes = Math.ceil(left / 60_000);
+    if (minutes < this.announcedMinutes && (minutes <= 5 || minutes % 5 === 0)) {
+      this.announcedMinutes = minutes;
+      this.announce(`${timeLeftInWords(left)} left before your hold ends.`);
+    }
+  }
+
+  /** At zero, asks the API (the browser's clock may be off): an expired hold is refused there too. */
+  private async confirmExpiry(): Promise<void> {
+    const cart = this.cart;
+    if (!cart || !this.client || this.confirming) return;
+    this.confirming = true;
+    try {
+      const session = await this.client.readSession(cart.id);
+      // Still held (the browser's clock runs ahead): show the hold the API knows.
+      if (session.expires * 1000 > Date.now()) this.showCart(session);
+      else this.expire();
+    } catch (error) {
+      if (error instanceof ApiError && error.status !== 0 && error.status !== 429 && error.status !== 503)
+        this.expire();
+    } finally {
+      this.confirming = false;
+    }
+  }
+
+  /** Says something to screen readers through the polite live region. */
+  announce(text: string): void {
+    // The same words twice would not be read again: a zero-width change makes them new.
+    this.announcement = this.announcement === text ? `${text}\u200b` : text;
+  }
+
+  /** Moves focus to an element of the widget by its id. */
+  focusPart(id: string): void {
+    this.renderRoot.querySelector<HTMLElement>(`#${id}`)?.focus();
+  }
+
+  /** Back to the search and the cart ("Back to cart", "Make another booking"), focus on `focusId`. */
+  async startOver(focusId = 'search-heading'): Promise<void> {
+    this.view = 'shop';
+    this.checkout.reset();
+    this.expired = false;
+    this.notice = undefined;
+    await this.updateComplete;
+    this.focusPart(focusId);
+  }
+
+  override render() {
+    const main =
+      this.view === 'done'
+        ? renderConfirmation(this)
+        : this.view === 'checkout'
+          ? renderCheckout(this)
+          : this.ready
+            ? html`<div class="layout">
+                <div class="shop">${renderSearch(this)} ${renderResults(this)}</div>
+                ${renderCart(this)}
+              </div>`
+            : html`<p class="muted">${this.notice ? 'The booking service is not available.' : 'Loading…'}</p>`;
+    return html`<div part="widget" class="widget" aria-busy=${this.pending ? 'true' : 'false'}>
+      ${renderNotice(this)} ${main}
+      <div class="visually-hidden" role="status" aria-live="polite">${this.announcement}</div>
+    </div>`;
+  }
+}

@@ -1,0 +1,101 @@
+import { ApiError } from './api.ts';
+import type { BookingWidget } from './booking-widget.ts';
+import { checkForm, serverProblems } from './form-rules.ts';
+import type { BookingForm, Confirmation } from './types.ts';
+
+/** A random Idempotency-Key (crypto.randomUUID needs a secure context; a business's page may not be one). */
+const randomKey = (): string =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join(
+    '',
+  );
+
+/**
+ * The booking form and its outcome: the fields `booking/form` defines, what the guest typed, the problems
+ * found here or by the server, and the confirmed booking.
+ */
+export class Checkout {
+  form: BookingForm | undefined;
+  values: Record<string, string> = {};
+  problems: Record<string, string> = {};
+  /** Server problems with no field on the form to show them beside. */
+  other: string[] = [];
+  confirmation: Confirmation | undefined;
+  private key = '';
+  private keyFor = '';
+
+  constructor(private readonly host: BookingWidget) {}
+
+  /** Opens the form ("Book now"), loading it once. */
+  async open(): Promise<void> {
+    const client = this.host.client;
+    if (!client || !this.host.cart) return;
+    await this.host.run(async () => {
+      if (!this.form) {
+        this.form = await client.form();
+        for (const [id, field] of this.form.fields) this.values[id] ??= field.value ?? '';
+      }
+      this.problems = {};
+      this.other = [];
+      this.host.view = 'checkout';
+      await this.host.updateComplete;
+      this.host.focusPart('checkout-heading');
+    }, 'checkout');
+  }
+
+  set(id: string, value: string): void {
+    this.values[id] = value;
+  }
+
+  /** Checks the form as the server would, then books ("Confirm booking"). */
+  async submit(): Promise<void> {
+    const form = this.form;
+    const cart = this.host.cart;
+    const client = this.host.client;
+    if (!form || !client) return;
+    if (!cart) {
+      this.host.view = 'shop';
+      return;
+    }
+    this.problems = checkForm(form.fields, this.values);
+    this.other = [];
+    if (Object.keys(this.problems).length) return this.showProblems();
+    const body = JSON.stringify(this.values);
+    // The same answers keep their key, so a retry after a lost answer replays the booking, not a second one.
+    if (body !== this.keyFor) {
+      this.key = randomKey();
+      this.keyFor = body;
+    }
+    let refused = false;
+    await this.host.run(async () => {
+      try {
+        this.confirmation = await client.book(cart.id, { ...this.values }, this.key);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== 'validation_error') throw error;
+        const found = serverProblems(form.fields, error.fields, error.message.startsWith('Missing'));
+        this.problems = found.byField;
+        this.other = found.other.length || Object.keys(found.byField).length ? found.other : [error.message];
+        refused = true;
+        return;
+      }
+      this.host.forgetCart();
+      this.host.view = 'done';
+      this.host.announce(`Booking ${this.confirmation.code} confirmed.`);
+      await this.host.updateComplete;
+      this.host.focusPart('done-heading');
+    }, 'book');
+    if (refused) await this.showProblems();
+  }
+
+  private async showProblems(): Promise<void> {
+    this.host.requestUpdate();
+    await this.host.updateComplete;
+    this.host.focusPart('error-summary');
+  }
+
+  /** Back to an empty form for the next booking (answers kept for the same guest). */
+  reset(): void {
+    this.problems = {};
+    this.other = [];
+    this.confirmation = undefined;
+  }
+}

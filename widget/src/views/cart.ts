@@ -1,0 +1,97 @@
+import { html, nothing } from 'lit';
+import type { BookingWidget } from '../booking-widget.ts';
+import { formatMoney } from '../format.ts';
+import type { Session, SessionLine } from '../types.ts';
+
+function renderPart(host: BookingWidget, part: SessionLine) {
+  if (!part.optional) return html`<li class="part">Includes ${part.name}</li>`;
+  const id = `optin-${part.line_id.replace('.', '-')}`;
+  const opted = part.opt === 'in';
+  return html`<li class="part">
+    <input
+      type="checkbox"
+      id=${id}
+      .checked=${opted}
+      @change=${(event: Event) => {
+        const on = (event.target as HTMLInputElement).checked;
+        void host.alter(
+          part.line_id,
+          on ? 'optin' : 'optout',
+          on ? `${part.name} added.` : `${part.name} removed.`,
+        );
+      }}
+    />
+    <label for=${id}>Add ${part.name}</label>
+  </li>`;
+}
+
+function renderLine(host: BookingWidget, cart: Session, line: SessionLine) {
+  const qty = line.qty ?? 1;
+  const parts = Object.values(cart.item).filter((part) => part.parent === line.line_id);
+  const inputId = `qty-${line.line_id}`;
+  const setQty = (next: number) =>
+    next < 1
+      ? host.alter(line.line_id, 'remove', `${line.name} removed from your cart.`)
+      : host.alter(line.line_id, next, `Quantity of ${line.name} is now ${next}.`);
+  return html`<li part="cart-line" class="line">
+    <p class="line-name">${line.name}</p>
+    ${line.date?.summary ? html`<p class="muted">${line.date.summary}</p>` : nothing}
+    ${parts.length ? html`<ul class="parts" role="list">${parts.map((part) => renderPart(host, part))}</ul>` : nothing}
+    <div class="line-controls">
+      <div class="stepper">
+        <button type="button" part="button" aria-label="Decrease quantity of ${line.name}" @click=${() => setQty(qty - 1)}>−</button>
+        <label class="visually-hidden" for=${inputId}>Quantity of ${line.name}</label>
+        <input
+          id=${inputId}
+          type="number"
+          inputmode="numeric"
+          min="1"
+          .value=${String(qty)}
+          @change=${(event: Event) => {
+            const next = Number((event.target as HTMLInputElement).value);
+            if (Number.isInteger(next) && next !== qty) void setQty(next);
+          }}
+        />
+        <button type="button" part="button" aria-label="Increase quantity of ${line.name}" @click=${() => setQty(qty + 1)}>+</button>
+      </div>
+      <span class="line-total">${formatMoney(line.rate?.total, host.locale)}</span>
+    </div>
+    <button
+      type="button"
+      part="button"
+      class="link"
+      aria-label="Remove ${line.name}"
+      @click=${() => host.alter(line.line_id, 'remove', `${line.name} removed from your cart.`)}
+    >
+      Remove
+    </button>
+  </li>`;
+}
+
+/** The cart ("Cart" region): lines, quantities, package opt-ins, totals, the hold's countdown, "Book now". */
+export function renderCart(host: BookingWidget) {
+  const cart = host.cart;
+  const lines = cart ? Object.values(cart.item).filter((line) => !line.parent) : [];
+  return html`<section part="cart" class="cart" aria-labelledby="cart-heading">
+    <h2 id="cart-heading" tabindex="-1">Cart</h2>
+    ${host.expired ? html`<p class="expired" part="expired">Your hold expired, so the items in your cart were released. Search again to start afresh.</p>` : nothing}
+    ${
+      cart
+        ? html`<ul class="lines" role="list">${lines.map((line) => renderLine(host, cart, line))}</ul>
+            <dl class="totals">
+              <div><dt>Subtotal</dt><dd>${formatMoney(cart.sub_total, host.locale)}</dd></div>
+              ${Number(cart.tax_total ?? 0) ? html`<div><dt>Taxes</dt><dd>${formatMoney(cart.tax_total, host.locale)}</dd></div>` : nothing}
+              <div class="total"><dt>Total</dt><dd>${formatMoney(cart.total, host.locale)}</dd></div>
+            </dl>
+            <p class="countdown" part="countdown">
+              Held for you for <span role="timer" aria-label="Time left on your hold">${host.holdClock}</span>
+            </p>
+            <button type="button" part="button primary-button" class="primary" @click=${() => host.checkout.open()}>
+              Book now
+            </button>`
+        : host.expired
+          ? nothing
+          : html`<p class="muted">Your cart is empty.</p>`
+    }
+  </section>`;
+}

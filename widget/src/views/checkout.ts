@@ -1,0 +1,117 @@
+import { html, nothing } from 'lit';
+import type { BookingWidget } from '../booking-widget.ts';
+import { AUTOCOMPLETE } from '../form-rules.ts';
+import { formatMoney } from '../format.ts';
+import type { FormField } from '../types.ts';
+
+const fieldId = (id: string) => `field-${id}`;
+
+function renderControl(host: BookingWidget, id: string, field: FormField, describedBy: string) {
+  const { checkout } = host;
+  const { layout, required, mask, max_length } = field.define;
+  const value = checkout.values[id] ?? '';
+  const invalid = id in checkout.problems ? 'true' : 'false';
+  const described = describedBy || nothing;
+  const update = (event: Event) =>
+    checkout.set(id, (event.target as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement).value);
+  switch (layout.type) {
+    case 'textarea':
+      return html`<textarea id=${fieldId(id)} rows="3" ?required=${Boolean(required)} aria-invalid=${invalid}
+        aria-describedby=${described} .value=${value} @input=${update}></textarea>`;
+    case 'select':
+      return html`<select id=${fieldId(id)} ?required=${Boolean(required)} aria-invalid=${invalid}
+        aria-describedby=${described} @change=${update}>
+        <option value="" ?selected=${value === ''}>Choose…</option>
+        ${Object.entries(layout.options ?? {}).map(
+          ([code, label]) => html`<option value=${code} ?selected=${value === code}>${label}</option>`,
+        )}
+      </select>`;
+    case 'checkbox':
+      return html`<input id=${fieldId(id)} type="checkbox" ?required=${Boolean(required)} aria-invalid=${invalid}
+        aria-describedby=${described} .checked=${value === '1'}
+        @change=${(event: Event) => checkout.set(id, (event.target as HTMLInputElement).checked ? '1' : '')} />`;
+    default:
+      return html`<input id=${fieldId(id)} type=${mask === 'email' ? 'email' : id === 'customer_phone' ? 'tel' : 'text'}
+        autocomplete=${AUTOCOMPLETE[id] ?? nothing} ?required=${Boolean(required)} aria-invalid=${invalid}
+        aria-describedby=${described} maxlength=${max_length ?? nothing} .value=${value} @input=${update} />`;
+  }
+}
+
+function renderField(host: BookingWidget, id: string, field: FormField) {
+  const { layout, required } = field.define;
+  if (layout.type === 'p') return html`<p>${layout.lbl}</p>`;
+  const problem = host.checkout.problems[id];
+  const errorId = `${fieldId(id)}-error`;
+  const label = html`<label for=${fieldId(id)}>${layout.lbl}${required ? html` <span class="required">(required)</span>` : nothing}</label>`;
+  const error = problem
+    ? html`<span class="field-error" id=${errorId}><span class="visually-hidden">Error:</span> ${problem}</span>`
+    : nothing;
+  if (layout.type === 'radio') {
+    return html`<fieldset class="field" part="field" aria-describedby=${problem ? errorId : nothing}>
+      <legend>${layout.lbl}${required ? ' (required)' : ''}</legend>${error}
+      ${Object.entries(layout.options ?? {}).map(
+        ([code, text]) => html`<label class="choice"><input type="radio" name=${id} value=${code}
+          .checked=${host.checkout.values[id] === code} @change=${() => host.checkout.set(id, code)} /> ${text}</label>`,
+      )}
+    </fieldset>`;
+  }
+  if (layout.type === 'checkbox')
+    return html`<div class="field choice" part="field">${error} ${renderControl(host, id, field, problem ? errorId : '')} ${label}</div>`;
+  return html`<div class="field" part="field">${label} ${error} ${renderControl(host, id, field, problem ? errorId : '')}</div>`;
+}
+
+/** The problems at the top of the form, each a link to its field (GOV.UK error summary). */
+function renderSummary(host: BookingWidget) {
+  const { problems, other } = host.checkout;
+  if (!Object.keys(problems).length && !other.length) return nothing;
+  return html`<div id="error-summary" class="error-summary" part="error-summary" role="alert" tabindex="-1"
+    aria-labelledby="error-summary-title">
+    <h3 id="error-summary-title">There is a problem</h3>
+    <ul>
+      ${Object.entries(problems).map(
+        ([id, message]) =>
+          html`<li><a href="#${fieldId(id)}" @click=${(event: Event) => {
+            event.preventDefault();
+            host.focusPart(fieldId(id));
+          }}>${message}</a></li>`,
+      )}
+      ${other.map((message) => html`<li>${message}</li>`)}
+    </ul>
+  </div>`;
+}
+
+/** "Book now": the tenant's booking form, its problems beside each field, and "Confirm booking". */
+export function renderCheckout(host: BookingWidget) {
+  const form = host.checkout.form;
+  if (!form) return nothing;
+  const policy = form.fields.find(([id]) => id === 'customer_tos_agree');
+  return html`<form part="checkout" class="checkout" novalidate aria-labelledby="checkout-heading"
+    @submit=${(event: Event) => {
+      event.preventDefault();
+      void host.checkout.submit();
+    }}>
+    <h2 id="checkout-heading" tabindex="-1">Your details</h2>
+    ${host.cart ? html`<p>Total to pay: <strong>${formatMoney(host.cart.total, host.locale)}</strong>. Held for you for <span role="timer" aria-label="Time left on your hold">${host.holdClock}</span>.</p>` : nothing}
+    ${renderSummary(host)}
+    ${form.fields.filter(([id]) => id !== 'customer_tos_agree').map(([id, field]) => renderField(host, id, field))}
+    ${form.policy ? html`<h3>Booking policy</h3><p class="policy">${form.policy}</p>` : nothing}
+    ${policy ? renderField(host, policy[0], policy[1]) : nothing}
+    <div class="actions">
+      <button type="submit" part="button primary-button" class="primary">Confirm booking</button>
+      <button type="button" part="button" @click=${() => host.startOver('cart-heading')}>Back to cart</button>
+    </div>
+  </form>`;
+}
+
+/** The booking made: its code, its total and where its invoice is. */
+export function renderConfirmation(host: BookingWidget) {
+  const done = host.checkout.confirmation;
+  if (!done) return nothing;
+  return html`<section part="confirmation" class="confirmation" aria-labelledby="done-heading">
+    <h2 id="done-heading" tabindex="-1">Booking confirmed</h2>
+    <p>Your booking code is <strong class="code">${done.code}</strong>.</p>
+    <p>Total: <strong>${formatMoney(done.total, host.locale)}</strong></p>
+    ${done.invoiceUrl ? html`<p><a part="link" href=${done.invoiceUrl} target="_blank" rel="noopener">View your invoice<span class="visually-hidden"> (opens in a new tab)</span></a></p>` : nothing}
+    <button type="button" part="button" @click=${() => host.startOver()}>Make another booking</button>
+  </section>`;
+}
