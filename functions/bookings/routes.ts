@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { sameSecret } from '#lib/auth/secrets.ts';
+import { METRIC } from '#lib/core/metric-names.ts';
 import type { Db } from '#lib/db/client.ts';
 import { runIdempotent } from '#lib/db/idempotency-store.ts';
 import { type BookingContext, canSee, findBooking, knownStatuses } from '#lib/domain/booking.ts';
@@ -93,6 +94,7 @@ export const createCreateBooking =
         ...(parsed.giftcert_code ? { giftcertCode: parsed.giftcert_code } : {}),
       });
       reportIgnored(ignoredFields);
+      if (!existing) request.meter.count(METRIC.bookingsCreated);
       // A booked session's id alone is no proof of having made the booking: without the same customer
       // email (or the same Idempotency-Key, replayed below) a repeat learns only its id, code and status.
       const proven =
@@ -198,6 +200,7 @@ export const createCheck =
       direction,
       note: query.note !== false,
     });
+    request.meter.count(METRIC.statusChanges);
     return refreshed(deps, request, booking.code);
   };
 
@@ -231,6 +234,7 @@ export const createUpdate =
       notify: query.notify !== false,
       setPaid,
     });
+    request.meter.count(METRIC.statusChanges);
     return refreshed(deps, request, booking.code);
   };
 

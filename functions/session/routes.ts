@@ -1,3 +1,4 @@
+import { METRIC } from '#lib/core/metric-names.ts';
 import type { Db } from '#lib/db/client.ts';
 import type { StoredSession } from '#lib/db/session-repository.ts';
 import { createItemLoader, type ItemLoader } from '#lib/db/tenant-repository.ts';
@@ -106,7 +107,11 @@ export const createWriteSession =
     guardCookieWrite(request, source);
     const ctx = await contextOf(deps, request);
     let session: StoredSession | undefined;
-    if (slips.length) session = await addSlips(ctx, { ...(sessionId ? { sessionId } : {}), slips });
+    if (slips.length) {
+      session = await addSlips(ctx, { ...(sessionId ? { sessionId } : {}), slips });
+      // All or nothing: every SLIP of the call is held now.
+      request.meter.count(METRIC.holdsMade, slips.length);
+    }
     const target = session?.id ?? sessionId;
     if (changes.length) {
       if (!target) throw new DomainError('not_found', 'No session to alter', { session_id: '' });

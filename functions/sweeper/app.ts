@@ -1,9 +1,11 @@
+import { METRIC } from '#lib/core/metric-names.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
 import { type ExpiringSession, listSessionsExpiringInMinute } from '#lib/db/session-expiry-repository.ts';
 import { getSweptUntil, putSweptUntil } from '#lib/db/sweeper-state-repository.ts';
 import { releaseExpiredSession, releaseRounds, sweepMinutes } from '#lib/domain/sweep.ts';
 import { logger } from '#lib/http/logger.ts';
+import type { Meter } from '#lib/http/observability.ts';
 
 /** What one sweep did, and how far behind it is. */
 export interface SweepReport {
@@ -39,7 +41,8 @@ const sessionIdOf = (session: ExpiringSession) => session.pk.slice('SESSION#'.le
  * failed release is retried by the next. It logs how far behind it is.
  */
 export const createSweeper =
-  (options: { db: Db; clock?: () => number; budgetMs?: number }) => async (): Promise<SweepReport> => {
+  (options: { db: Db; clock?: () => number; budgetMs?: number; meter?: Meter }) =>
+  async (): Promise<SweepReport> => {
     const clock = options.clock ?? Date.now;
     const startedMs = clock();
     const deadline = startedMs + (options.budgetMs ?? DEFAULT_SWEEP_BUDGET_MS);
@@ -106,6 +109,10 @@ export const createSweeper =
       oldestFoundSeconds: ageOf(oldestFound),
       lagSeconds: complete ? 0 : ageOf(oldestLeft ?? firstUnfinished),
     };
+    // Every run reports, zeros included: a missing SweeperRuns means no sweeper ran.
+    options.meter?.count(METRIC.sweeperRuns);
+    options.meter?.count(METRIC.sweeperReleases, released);
+    options.meter?.seconds(METRIC.sweeperLagSeconds, report.lagSeconds);
     if (found > 0 || !complete) {
       logger.info('sweep', {
         minutes: report.minutes,

@@ -1,8 +1,19 @@
-import { dbFromEnv, numberFromEnv } from '#lib/http/runtime.ts';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy from '@middy/core';
+import { meterOf } from '#lib/http/observability.ts';
+import { dbFromEnv, metricsFromEnv, numberFromEnv, tracer } from '#lib/http/runtime.ts';
 import { createSweeper, DEFAULT_SWEEP_BUDGET_MS } from './app.ts';
 
-/** Lambda entry of the sweeper, run every minute by EventBridge. */
-export const handler = createSweeper({
-  db: dbFromEnv(),
-  budgetMs: numberFromEnv('SWEEP_BUDGET_MS', DEFAULT_SWEEP_BUDGET_MS),
-});
+const metrics = metricsFromEnv();
+
+/** Lambda entry of the sweeper, run every minute by EventBridge; traced, its metrics flushed per run. */
+export const handler = middy(
+  createSweeper({
+    db: dbFromEnv(),
+    budgetMs: numberFromEnv('SWEEP_BUDGET_MS', DEFAULT_SWEEP_BUDGET_MS),
+    meter: meterOf(metrics),
+  }),
+)
+  .use(captureLambdaHandler(tracer, { captureResponse: false }))
+  .use(logMetrics(metrics));

@@ -1,7 +1,12 @@
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy from '@middy/core';
+import { METRIC } from '#lib/core/metric-names.ts';
 import { createSecretsManagerStore } from '#lib/db/webhook-secret-store.ts';
 import { DISPATCH_BATCH } from '#lib/domain/webhook-dispatch.ts';
 import { logger } from '#lib/http/logger.ts';
-import { dbFromEnv, requiredEnv } from '#lib/http/runtime.ts';
+import { meterOf } from '#lib/http/observability.ts';
+import { dbFromEnv, metricsFromEnv, requiredEnv, tracer } from '#lib/http/runtime.ts';
 import { createDispatcher } from './app.ts';
 
 const dispatch = createDispatcher({
@@ -13,6 +18,9 @@ const dispatch = createDispatcher({
   policy: 'deployed',
 });
 
+const metrics = metricsFromEnv();
+const meter = meterOf(metrics);
+
 /** How long one invocation keeps dispatching (well inside its timeout; the next run takes the rest). */
 const BUDGET_MS = 45_000;
 
@@ -21,11 +29,18 @@ const BUDGET_MS = 45_000;
  * attempts within seconds) and every minute by EventBridge (retries and replays). A failed stream batch
  * is retried by Lambda and then sent to the dead-letter queue; the deliveries themselves stay in the table.
  */
-export const handler = async (): Promise<void> => {
+export const handler = middy(async (): Promise<void> => {
   const deadline = Date.now() + BUDGET_MS;
+  let first = true;
   for (;;) {
     const report = await dispatch();
     logger.info('webhook dispatch', { ...report });
+    // What was due when the invocation began: later loops only see what that one left.
+    if (first) meter.count(METRIC.webhookPending, report.due);
+    first = false;
+    meter.count(METRIC.webhookSucceeded, report.delivered);
+    meter.count(METRIC.webhookFailed, report.failed);
+    meter.count(METRIC.webhookEndpointsDisabled, report.disabled);
     // A full batch may have more behind it.
     if (
       report.due < DISPATCH_BATCH ||
@@ -34,4 +49,6 @@ export const handler = async (): Promise<void> => {
     )
       return;
   }
-};
+})
+  .use(captureLambdaHandler(tracer, { captureResponse: false }))
+  .use(logMetrics(metrics));

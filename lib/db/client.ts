@@ -14,12 +14,14 @@ export interface DbOptions {
   tableName: string;
   endpoint?: string;
   region?: string;
+  /** Instruments the low-level client before the document client wraps it (the tracer's capture). */
+  instrument?: (client: DynamoDBClient) => DynamoDBClient;
 }
 
 /** Builds the document client once per process (module scope in Lambda). */
 export function createDb(options: DbOptions): Db {
   const local = options.endpoint !== undefined;
-  const base = new DynamoDBClient({
+  const created = new DynamoDBClient({
     ...(local
       ? {
           endpoint: options.endpoint,
@@ -29,6 +31,7 @@ export function createDb(options: DbOptions): Db {
       : { region: options.region }),
     maxAttempts: 3,
   });
+  const base = options.instrument ? options.instrument(created) : created;
   const client = DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

@@ -55,6 +55,8 @@ export interface DispatchReport {
   skipped: number;
   /** Deliveries left for later: an earlier event of the same booking is still pending, or another run holds it. */
   deferred: number;
+  /** Endpoints this run disabled (a 410, or the retry schedule spent). */
+  disabled: number;
 }
 
 /** Deliveries one run reads from the due list, unless told otherwise. */
@@ -74,7 +76,7 @@ const GROUPS_AT_ONCE = 8;
 export async function dispatchDue(deps: DispatchDeps): Promise<DispatchReport> {
   const clock = deps.clock ?? Date.now;
   const random = deps.random ?? Math.random;
-  const report: DispatchReport = { due: 0, delivered: 0, failed: 0, skipped: 0, deferred: 0 };
+  const report: DispatchReport = { due: 0, delivered: 0, failed: 0, skipped: 0, deferred: 0, disabled: 0 };
   const due = await listDueDeliveries(deps.db, { now: clock(), limit: deps.batch ?? DISPATCH_BATCH });
   report.due = due.length;
   if (due.length === 0) return report;
@@ -202,6 +204,7 @@ export async function dispatchDue(deps: DispatchDeps): Promise<DispatchReport> {
       // Disabled first (with its event, in one transaction): a crash before the delivery is marked failed
       // leaves it pending, and the next run skips it for the disabled endpoint; never the other way round.
       await disable(endpoint, response.outcome === 'gone' ? 'gone' : 'failing', now);
+      report.disabled += 1;
       await finish({ status: 'failed', failures, nextAt: now, attempt });
       return 'stop';
     }

@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -11,9 +15,17 @@ import { buildEnvelope, type EnvelopeContext, type RouteResult } from './envelop
 import { ApiError, AuthError } from './errors.ts';
 import { collectIgnored } from './ignored.ts';
 import { logger } from './logger.ts';
+import { type Meter, meterAnswer, meterOf } from './observability.ts';
 import { type Input, parseRequest } from './parse.ts';
 import { budgetOf, enforceRateLimit } from './rate-limit.ts';
-import { errorResponse, jsonResponse, type RequestState, respond, unauthorizedResponse } from './respond.ts';
+import {
+  errorResponse,
+  jsonResponse,
+  type RequestState,
+  respond,
+  toApiError,
+  unauthorizedResponse,
+} from './respond.ts';
 import { matchRoute } from './route-match.ts';
 import { API_PREFIX, fullPath, type Group, type Route, routesOfGroup } from './routes.ts';
 import { accessStore, createConfigCache, createTrustedCache, envelopeTenant } from './tenant-context.ts';
@@ -31,6 +43,10 @@ export interface ApiDeps {
   slipKeys?: () => Promise<readonly SlipKey[]>;
   /** Proxies trusted besides the tenant's `settings.trusted_proxies` (the local runner's TRUSTED_PROXIES). */
   trustedProxies?: readonly string[];
+  /** Where the answers' metrics go (deployed functions); none are kept without it. */
+  metrics?: Metrics;
+  /** Traces each invocation (deployed functions). */
+  tracer?: Tracer;
 }
 
 /** The SLIP keys of a group that signs or verifies SLIPs; a deployment without them fails when used. */
@@ -60,6 +76,8 @@ export interface ApiRequest {
   now: number;
   /** Milliseconds left before the function times out (the Lambda deadline). */
   remainingMs: () => number;
+  /** Counts what the request did (holds made, bookings created, status changes). */
+  meter: Meter;
 }
 
 /** A route implementation: validated input in, one domain call, a body out. */
@@ -99,6 +117,7 @@ export function createApiHandler(options: {
   const loadConfig = createConfigCache({ db: deps.db, ttlMs: deps.configTtlMs });
   const trustedOf = createTrustedCache(deps.trustedProxies ?? []);
   const store = accessStore(deps.db);
+  const meter = meterOf(deps.metrics);
 
   const context = (state: RequestState, method: string): EnvelopeContext => ({
     tenant: envelopeTenant(state.config),
@@ -116,6 +135,7 @@ export function createApiHandler(options: {
       const state = states.get(event) as RequestState;
       const params = event.pathParameters ?? {};
       state.resource = route.resource;
+      state.route = route.name;
       state.id = route.id || (Object.values(params)[0] ?? '');
       const config = await loadConfig(state.startedAt);
       state.config = config;
@@ -193,8 +213,10 @@ export function createApiHandler(options: {
           client,
           now: state.startedAt,
           remainingMs: () => lambda?.getRemainingTimeInMillis?.() ?? DEFAULT_REMAINING_MS,
+          meter,
         }),
       );
+      meterAnswer(meter, { route: route.name, rated: Boolean(result.query), ms: clock() - state.startedAt });
       const status = result.status ?? 200;
       logger.info('request', {
         request_id: state.requestId,
@@ -238,7 +260,11 @@ export function createApiHandler(options: {
     notFoundResponse: notFound,
   });
 
-  return middy<Event, Result>()
+  const handler = middy<Event, Result>();
+  // Outermost: the trace covers the whole invocation, and metrics are flushed after every answer.
+  if (deps.tracer) handler.use(captureLambdaHandler(deps.tracer, { captureResponse: false }));
+  if (deps.metrics) handler.use(logMetrics(deps.metrics));
+  return handler
     .use({
       before: (request) => {
         const path = request.event.requestContext?.http?.path ?? request.event.rawPath ?? '';
@@ -261,6 +287,11 @@ export function createApiHandler(options: {
         };
         const error = request.error;
         const sourceIp = event.requestContext?.http?.sourceIp;
+        meterAnswer(meter, {
+          route: state.route,
+          errorId: toApiError(error)?.id,
+          ms: clock() - state.startedAt,
+        });
         if (error instanceof AuthError) {
           request.response = unauthorizedResponse(state, error, sourceIp);
           return;

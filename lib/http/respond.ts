@@ -22,6 +22,8 @@ export interface RequestState {
   limitHeaders?: Record<string, string>;
   /** Parameters sent but not read, as sent. */
   ignored: Set<string>;
+  /** The route's name once the router chose one (for the answer's metrics). */
+  route?: string;
 }
 
 const WWW_AUTHENTICATE = 'Basic realm="Booking API 3.0", Bearer realm="Booking API 3.0"';
@@ -67,7 +69,8 @@ export const jsonResponse = (
   });
 
 /** Maps the errors that carry a client-facing meaning to their envelope error; others are internal. */
-const toApiError = (error: unknown): ApiError | undefined => {
+/** The client-facing error an exception stands for, or undefined for an unexpected one (a 500). */
+export const toApiError = (error: unknown): ApiError | undefined => {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) {
     return new ApiError(error.code, {

@@ -2,6 +2,10 @@ import { createDb } from '../db/client.ts';
 import { createSecretSlipKeys } from '../db/slip-key-store.ts';
 import { parseSlipKeys } from '../slip/keys.ts';
 import type { ApiDeps } from './api.ts';
+import { createMetrics, createTracer } from './observability.ts';
+
+/** The tracer of this process (one per Lambda instance): its DynamoDB calls are captured. */
+export const tracer = createTracer();
 
 /** An environment variable a deployed function cannot run without: its absence fails the cold start. */
 export const requiredEnv = (name: string): string => {
@@ -10,13 +14,17 @@ export const requiredEnv = (name: string): string => {
   return value;
 };
 
-/** The table of a deployed function (TABLE_NAME, and DYNAMODB_ENDPOINT for a local one). */
+/** The table of a deployed function (TABLE_NAME, and DYNAMODB_ENDPOINT for a local one), traced. */
 export const dbFromEnv = () =>
   createDb({
     tableName: requiredEnv('TABLE_NAME'),
     endpoint: process.env.DYNAMODB_ENDPOINT,
     region: process.env.AWS_REGION,
+    instrument: (client) => tracer.captureAWSv3Client(client),
   });
+
+/** The metrics of a deployed function, with its tenant (TENANT) as a dimension. */
+export const metricsFromEnv = () => createMetrics(requiredEnv('TENANT'));
 
 /** A number from the environment, or its default. */
 export const numberFromEnv = (name: string, fallback: number): number =>
@@ -38,6 +46,8 @@ export function runtimeFromEnv(): ApiDeps {
   return {
     ...(slipKeys ? { slipKeys } : {}),
     db: dbFromEnv(),
+    metrics: metricsFromEnv(),
+    tracer,
     provider: region ? `aws:${region}` : 'local',
     configTtlMs: numberFromEnv('CONFIG_CACHE_MS', 15_000),
   };

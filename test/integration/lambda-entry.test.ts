@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { addDays, todayIn } from '#lib/core/dates.ts';
+import { METRIC, METRICS_NAMESPACE } from '#lib/core/metric-names.ts';
+import type { Db } from '#lib/db/client.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { logger } from '#lib/http/logger.ts';
+import { TEST_SLIP_KEY } from '#test/support/deps.ts';
+import { createTestDb } from '#test/support/dynamo.ts';
+import { invoke } from '#test/support/events.ts';
+import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+
+type Handler = Parameters<typeof invoke>[0];
+
+let db: Db;
+let written: string[] = [];
+const saved = { ...process.env };
+const day = addDays(todayIn('America/Toronto', Date.now()), 50);
+
+/** The embedded-metric-format lines the functions wrote to stdout (what CloudWatch turns into metrics). */
+const emfLines = () =>
+  written
+    .flatMap((chunk) => chunk.split('\n'))
+    .filter((line) => line.includes('"_aws"'))
+    .map((line) => JSON.parse(line));
+
+beforeAll(async () => {
+  db = await createTestDb('lambda');
+  await writeTenant(
+    db,
+    makeTenant(makeTenantJson({ tenant: 'entry', items: [makeItem({ stock: 3 })] })),
+    Date.now(),
+  );
+  // The environment the stack gives each function.
+  Object.assign(process.env, {
+    TABLE_NAME: db.tableName,
+    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+    TENANT: 'entry',
+    SLIP_KEYS: TEST_SLIP_KEY.secret,
+    AWS_REGION: 'local',
+  });
+  const write = process.stdout.write.bind(process.stdout);
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: never[]) => {
+    written.push(String(chunk));
+    return String(chunk).includes('"_aws"') ? true : write(chunk, ...rest);
+  });
+});
+
+afterAll(() => {
+  vi.restoreAllMocks();
+  process.env = saved;
+});
+
+describe('the Lambda entries (as deployed: tracer and metrics on)', () => {
+  it('answer through their tracing and metrics middlewares, and flush what a request counted', async () => {
+    const items = (await import('#functions/items/handler.ts')).handler as Handler;
+    const session = (await import('#functions/session/handler.ts')).handler as Handler;
+    const meta = (await import('#functions/meta/handler.ts')).handler as Handler;
+
+    written = [];
+    const warn = vi.spyOn(logger, 'warn');
+    expect((await invoke(meta, { path: 'ping' })).status).toBe(200);
+    // Nothing counted, nothing written: no empty metrics document, no warning about it.
+    expect(emfLines()).toEqual([]);
+    expect(warn.mock.calls.flat().join(' ')).not.toContain('No application metrics');
+
+    const rated = await invoke(items, { path: 'item/1', query: `date=${day}&param[qty]=1` });
+    const held = await invoke(session, {
+      method: 'POST',
+      path: 'booking/session',
+      body: `slip[]=${rated.json.item.rate.slip}`,
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expect(held.status).toBe(200);
+    const holds = emfLines().filter((line) => METRIC.holdsMade in line);
+    expect(holds).toHaveLength(1);
+    expect(holds[0]).toMatchObject({
+      service: 'booking-api',
+      tenant: 'entry',
+      [METRIC.holdsMade]: 1,
+      _aws: { CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service', 'tenant']] }] },
+    });
+  });
+});
