@@ -38,11 +38,11 @@ beforeAll(async () => {
     SLIP_KEYS: TEST_SLIP_KEY.secret,
     AWS_REGION: 'local',
   });
-  const write = process.stdout.write.bind(process.stdout);
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: never[]) => {
+  const write = process.stdout.write.bind(process.stdout) as (...args: unknown[]) => boolean;
+  vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
     written.push(String(chunk));
     return String(chunk).includes('"_aws"') ? true : write(chunk, ...rest);
-  });
+  }) as typeof process.stdout.write);
 });
 
 afterAll(() => {
