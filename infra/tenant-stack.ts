@@ -1,25 +1,32 @@
-import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { widgetSnippet } from '#functions/meta/widget.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { TenantApi } from './constructs/api.ts';
+import { TenantDashboard } from './constructs/dashboard.ts';
 import { TenantFunctions } from './constructs/functions.ts';
+import { TenantAlarms } from './constructs/monitoring.ts';
 import { SweepSchedule } from './constructs/schedule.ts';
+import { tenantSignals } from './constructs/signals.ts';
 import { TenantTable } from './constructs/table.ts';
 import { WebhookDispatch } from './constructs/webhooks.ts';
 
 /** Props of one tenant's stack. */
 export interface TenantStackProps extends StackProps {
   tenant: Tenant;
-  /** `dev` stacks destroy their table and logs on delete; every other stage retains them. */
+  /**
+   * `dev` stacks destroy their table and logs on delete and keep no point-in-time recovery; every other
+   * stage retains them, with recovery and deletion protection on the table.
+   */
   stage: string;
 }
 
 /**
  * One tenant: table, functions, HTTP API (which also serves the booking widget), sweeper schedule, SLIP
- * signing secret, and the webhook dispatcher with its triggers and the endpoints' signing secrets.
+ * signing secret, the webhook dispatcher with its triggers and the endpoints' signing secrets, and the
+ * alarms (to an SNS topic) and dashboard it is operated by.
  */
 export class TenantStack extends Stack {
   constructor(scope: Construct, id: string, props: TenantStackProps) {
@@ -42,13 +49,27 @@ export class TenantStack extends Stack {
       secretStringValue: SecretValue.unsafePlainText('{}'),
       removalPolicy,
     });
+    // Rotation is an operator's step for both: a rotation function could not do either alone.
+    Validations.of(slipSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'SLIP keys rotate by hand: a new key goes first in the space-separated list, so SLIPs already ' +
+        'handed out still verify until they expire.',
+    });
+    Validations.of(webhookSecrets).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Webhook signing secrets are shared with their receivers: `npm run webhooks -- rotate` makes a ' +
+        'new one and signs with both for a grace period; Secrets Manager cannot tell a receiver.',
+    });
+    const logRetention = props.stage === 'dev' ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS;
     const functions = new TenantFunctions(this, 'Functions', {
       table,
       slipSecret,
       webhookSecrets,
       tenant: props.tenant.tenant,
       removalPolicy,
-      logRetention: props.stage === 'dev' ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS,
+      logRetention,
     });
     const http = new TenantApi(this, 'Http', {
       functions: functions.byGroup,
@@ -57,9 +78,27 @@ export class TenantStack extends Stack {
         rateLimit: props.tenant.settings.throttle.rate_limit,
         burstLimit: props.tenant.settings.throttle.burst_limit,
       },
+      logRetention,
+      removalPolicy,
     });
     new SweepSchedule(this, 'Sweep', { sweeper: functions.sweeper });
-    new WebhookDispatch(this, 'Webhooks', { table, dispatcher: functions.webhookDispatcher });
+    const webhooks = new WebhookDispatch(this, 'Webhooks', {
+      table,
+      dispatcher: functions.webhookDispatcher,
+    });
+
+    const signals = tenantSignals({
+      tenant: props.tenant.tenant,
+      stage: http.stage,
+      functions: Object.fromEntries(
+        Object.entries(functions.all).map(([name, fn]) => [name.toLowerCase(), fn]),
+      ),
+      table,
+      deadLetterQueue: webhooks.deadLetterQueue,
+    });
+    const alerts = props.tenant.settings.alerts;
+    const { alarms } = new TenantAlarms(this, 'Alarms', { signals, alerts });
+    new TenantDashboard(this, 'Dashboard', { signals, alerts, alarms });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'WebhookSecretsArn', {
       value: webhookSecrets.secretArn,

@@ -1,15 +1,16 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { type CfnElement, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { META_FILES } from '#functions/meta/docs.ts';
 import { WIDGET_ASSETS_DIR } from '#functions/meta/widget.ts';
+import { METRICS_NAMESPACE, METRICS_SERVICE } from '#lib/core/metric-names.ts';
 import { ACCOUNT_PARTITION, RATE_PARTITION_PREFIX } from '#lib/db/keys.ts';
 import type { Group } from '#lib/http/routes.ts';
 
@@ -51,16 +52,36 @@ export class TenantFunctions extends Construct {
   readonly sweeper: NodejsFunction;
   readonly webhookDispatcher: NodejsFunction;
 
+  /** Every function of the tenant, by its construct id (Items, Session, …, Webhooks). */
+  readonly all: Readonly<Record<string, NodejsFunction>>;
+
   constructor(scope: Construct, id: string, props: TenantFunctionsProps) {
     super(scope, id);
+    const all: Record<string, NodejsFunction> = {};
     const make = (
       name: string,
       entry: string,
       environment: Record<string, string> = {},
       timeout = Duration.seconds(10),
       afterBundling?: (inputDir: string, outputDir: string) => string[],
-    ) =>
-      new NodejsFunction(this, name, {
+    ) => {
+      const logGroup = new LogGroup(this, `${name}Logs`, {
+        retention: props.logRetention,
+        removalPolicy: props.removalPolicy,
+      });
+      // A role of its own instead of AWSLambdaBasicExecutionRole, whose log rights cover every log group
+      // of the account: this one writes to the function's own group only.
+      const role = new Role(this, `${name}ServiceRole`, {
+        assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      });
+      logGroup.grantWrite(role);
+      // X-Ray's PutTraceSegments and PutTelemetryRecords have no resource-level permissions, so the grant
+      // `tracing: ACTIVE` adds is on `*`; a test checks that these two actions are all that `*` carries.
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource ARN.',
+      });
+      const fn = new NodejsFunction(this, name, {
         entry: join(root, 'functions', entry, 'handler.ts'),
         handler: 'handler',
         runtime: Runtime.NODEJS_22_X,
@@ -69,17 +90,20 @@ export class TenantFunctions extends Construct {
         timeout,
         projectRoot: root,
         depsLockFilePath: join(root, 'package-lock.json'),
+        role,
+        tracing: Tracing.ACTIVE,
         environment: {
           TABLE_NAME: props.table.tableName,
           TENANT: props.tenant,
-          POWERTOOLS_SERVICE_NAME: 'booking-api',
+          // Powertools: the metrics' namespace and `service` dimension (lib/core/metric-names.ts), and no
+          // response bodies in traces (they carry SLIPs, tokens and guests' details).
+          POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
+          POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+          POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
           NODE_OPTIONS: '--enable-source-maps',
           ...environment,
         },
-        logGroup: new LogGroup(this, `${name}Logs`, {
-          retention: props.logRetention,
-          removalPolicy: props.removalPolicy,
-        }),
+        logGroup,
         bundling: {
           minify: true,
           sourceMap: true,
@@ -96,6 +120,17 @@ export class TenantFunctions extends Construct {
             : {}),
         },
       });
+      all[name] = fn;
+      return fn;
+    };
+
+    // cdk-nag's "latest runtime" moves with every CDK release; the runtime is a deliberate upgrade instead.
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'nodejs22.x (LTS) is pinned with the bundling target and the Node version the tests run on; a ' +
+        'newer runtime is an upgrade of all three together.',
+    });
 
     const slip = { SLIP_SECRET_ARN: props.slipSecret.secretArn };
     const items = make('Items', 'items', slip);
@@ -113,6 +148,7 @@ export class TenantFunctions extends Construct {
       Duration.seconds(60),
     );
     this.byGroup = { items, session, bookings, meta };
+    this.all = all;
 
     // Readers still record a credential's last use and its account's last sign-in, and count each
     // client's requests (per-client limits): only those records.
@@ -131,6 +167,15 @@ export class TenantFunctions extends Construct {
       reader.addToRolePolicy(recordSignIn);
     }
     for (const writer of [session, bookings, this.sweeper]) props.table.grantReadWriteData(writer);
+    // The table grants cover `<table>/index/*`: these functions query gsi1 to gsi3. Their actions are the
+    // grant's explicit lists, never `dynamodb:*`.
+    const tableId = Stack.of(this).getLogicalId(props.table.node.defaultChild as CfnElement);
+    for (const fn of [items, meta, session, bookings, this.sweeper]) {
+      Validations.of(fn.role ?? fn).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+        reason: "CDK's table read/write grant covers the table's indexes, which these functions query.",
+      });
+    }
     for (const signer of [items, session, bookings]) props.slipSecret.grantRead(signer);
 
     // Only the dispatcher's access patterns (lib/db/webhook-*-repository.ts): it reads the config, events and

@@ -1,16 +1,18 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '#lib/db/table-definition.ts';
 
 /** Props of the tenant table. */
 export interface TenantTableProps {
+  /** RETAIN (every stage but `dev`) also turns on point-in-time recovery and deletion protection. */
   removalPolicy: RemovalPolicy;
 }
 
 /**
  * The tenant's one DynamoDB table, built from the same definition as the local and test tables, with a
- * stream of new images for the webhook dispatcher.
+ * stream of new images for the webhook dispatcher; a retained table is also recoverable to any second of
+ * the last 35 days and refuses deletion.
  */
 export class TenantTable extends Construct {
   readonly table: TableV2;
@@ -18,6 +20,7 @@ export class TenantTable extends Construct {
   constructor(scope: Construct, id: string, props: TenantTableProps) {
     super(scope, id);
     const key = (name: string) => ({ name, type: AttributeType.STRING });
+    const keep = props.removalPolicy === RemovalPolicy.RETAIN;
     this.table = new TableV2(this, 'Table', {
       partitionKey: key(TABLE_DEFINITION.partitionKey),
       sortKey: key(TABLE_DEFINITION.sortKey),
@@ -25,8 +28,8 @@ export class TenantTable extends Construct {
       timeToLiveAttribute: TABLE_DEFINITION.ttlAttribute,
       // The webhook dispatcher runs on each delivery the outbox writes; it filters on the new image only.
       dynamoStream: StreamViewType.NEW_IMAGE,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: props.removalPolicy === RemovalPolicy.RETAIN,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: keep },
+      deletionProtection: keep,
       removalPolicy: props.removalPolicy,
       globalSecondaryIndexes: TABLE_DEFINITION.indexes.map((index) => ({
         indexName: index.name,
@@ -34,5 +37,11 @@ export class TenantTable extends Construct {
         sortKey: key(index.sortKey),
       })),
     });
+    if (!keep) {
+      Validations.of(this.table).acknowledge({
+        id: 'AwsSolutions-DDB3',
+        reason: 'A dev table is disposable test data, destroyed with its stack: nothing to recover.',
+      });
+    }
   }
 }

@@ -20,3 +20,20 @@ export const DEFAULT_WEBHOOK_SETTINGS = {
   ],
   retention_days: 30,
 };
+
+/**
+ * The default alarm thresholds of a tenant stack (`settings.alerts`): what a small business's traffic
+ * should never reach on a healthy day, so that an alarm means a look is due (docs/decisions.md, "Issue
+ * 15: operations").
+ */
+export const DEFAULT_ALERTS = {
+  api_5xx_percent: 1,
+  rated_list_p99_ms: 1500,
+  booking_create_p99_ms: 3000,
+  busy_per_5_minutes: 10,
+  function_errors_per_5_minutes: 1,
+  function_throttles_per_5_minutes: 1,
+  dynamodb_throttles_per_5_minutes: 1,
+  dynamodb_system_errors_per_5_minutes: 1,
+  sweeper_lag_seconds: 300,
+};

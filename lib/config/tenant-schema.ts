@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { alertsSchema } from './alerts-schema.ts';
 import {
   bookingParamSchema,
   categorySchema,
@@ -8,7 +9,7 @@ import {
   itemSchema,
   taxSchema,
 } from './catalog-schema.ts';
-import { DEFAULT_LIMITS, DEFAULT_WEBHOOK_SETTINGS } from './limits.ts';
+import { DEFAULT_ALERTS, DEFAULT_LIMITS, DEFAULT_WEBHOOK_SETTINGS } from './limits.ts';
 import { paramId, positiveId, text } from './schema-parts.ts';
 import { webhookSchema, webhookSettingsSchema } from './webhook-schema.ts';
 
@@ -105,6 +106,7 @@ const settingsSchema = z.strictObject({
     })
     .default({ rate_limit: 50, burst_limit: 100 }),
   webhooks: webhookSettingsSchema.default(DEFAULT_WEBHOOK_SETTINGS),
+  alerts: alertsSchema.default(DEFAULT_ALERTS),
 });
 
 const statusSchema = z.strictObject({

@@ -2,26 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { META_FILES } from '#functions/meta/docs.ts';
 import { WIDGET_ASSETS_DIR, WIDGET_ROUTE, widgetSnippet } from '#functions/meta/widget.ts';
 import { metaAfterBundling } from '#infra/constructs/functions.ts';
-import { readTenantFile } from '#infra/local/settings.ts';
-import { TenantStack } from '#infra/tenant-stack.ts';
 import { fullPath, ROUTES } from '#lib/http/routes.ts';
+import { buildStack } from '#test/support/cdk.ts';
 import { WIDGET_FILE } from '#widget/files.ts';
 
-const synth = (stage: string): Template => {
-  // Skips esbuild bundling: these tests look at the template; `npx cdk synth` in CI bundles for real.
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new TenantStack(app, `Test-${stage}`, {
-    tenant: readTenantFile('infra/tenants/demo.json'),
-    stage,
-  });
-  return Template.fromStack(stack);
-};
+const synth = (stage: string): Template => buildStack(stage).template;
 
 let template: Template;
 beforeAll(() => {
@@ -36,7 +26,7 @@ const logicalIdOf = (type: string, pattern: RegExp) => {
 };
 
 describe('TenantStack', () => {
-  it('has one table with pk/sk, the shared GSIs, TTL, point-in-time recovery, retained', () => {
+  it('has one table with pk/sk, the shared GSIs, TTL, point-in-time recovery, retained and protected', () => {
     template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
     template.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',
@@ -48,14 +38,27 @@ describe('TenantStack', () => {
         TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
         GlobalSecondaryIndexes: ['gsi1', 'gsi2', 'gsi3'].map((name) => Match.objectLike({ IndexName: name })),
         Replicas: [
-          Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
+          Match.objectLike({
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+            DeletionProtectionEnabled: true,
+          }),
         ],
       }),
     });
   });
 
-  it('destroys the table of a dev stage', () => {
-    synth('dev').hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Delete' });
+  it('destroys the table of a dev stage, which has neither recovery nor deletion protection', () => {
+    synth('dev').hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Delete',
+      Properties: Match.objectLike({
+        Replicas: [
+          Match.objectLike({
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: false },
+            DeletionProtectionEnabled: false,
+          }),
+        ],
+      }),
+    });
   });
 
   it('runs one arm64 nodejs22.x function per group, the sweeper and the dispatcher, logs retained', () => {
@@ -66,8 +69,22 @@ describe('TenantStack', () => {
     for (const fn of functions) {
       expect(fn).toMatchObject({ Properties: { Architectures: ['arm64'], Handler: 'index.handler' } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 6);
+    // One log group per function, and the API's access log.
+    template.resourceCountIs('AWS::Logs::LogGroup', 7);
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
+    synth('dev').allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
+  });
+
+  it('writes an access log of every request, without query strings or headers', () => {
+    const logs = logicalIdOf('AWS::Logs::LogGroup', /^HttpAccessLogs/);
+    const stage = Object.values(resources('AWS::ApiGatewayV2::Stage'))[0] as {
+      Properties: { AccessLogSettings: { DestinationArn: unknown; Format: string } };
+    };
+    expect(stage.Properties.AccessLogSettings.DestinationArn).toEqual({ 'Fn::GetAtt': [logs, 'Arn'] });
+    const format = JSON.parse(stage.Properties.AccessLogSettings.Format) as Record<string, string>;
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    for (const variable of Object.values(format))
+      expect(variable).not.toMatch(/querystring|header|authorizer/i);
   });
 
   it('routes every row of the route table to its group, and everything else to meta', () => {

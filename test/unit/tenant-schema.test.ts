@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_ALERTS } from '#lib/config/limits.ts';
 import { parseTenant, tenantJsonSchema } from '#lib/config/tenant-schema.ts';
 import { demoTenantJson, makeItem, makeTenantJson } from '#test/support/tenant.ts';
 
@@ -97,6 +98,30 @@ describe('the tenant file', () => {
       makeTenantJson({ settings: { booking_code_prefix: 'TEST', cors_origins: ['*'] } }),
     );
     expect(result.ok).toBe(false);
+  });
+
+  it('gives a tenant file without alerts every default threshold and no address', () => {
+    const result = parseTenant(makeTenantJson());
+    if (!result.ok) throw new Error('expected a tenant');
+    expect(result.tenant.settings.alerts).toEqual(DEFAULT_ALERTS);
+    expect(result.tenant.settings.alerts.email).toBeUndefined();
+  });
+
+  it('fills the thresholds an alerts block leaves out, and refuses a bad address or threshold', () => {
+    const settings = (alerts: Record<string, unknown>) =>
+      makeTenantJson({ settings: { booking_code_prefix: 'TEST', alerts } });
+    const result = parseTenant(settings({ email: 'ops@test.example.com', sweeper_lag_seconds: 600 }));
+    if (!result.ok) throw new Error('expected a tenant');
+    expect(result.tenant.settings.alerts).toEqual({
+      ...DEFAULT_ALERTS,
+      email: 'ops@test.example.com',
+      sweeper_lag_seconds: 600,
+    });
+    const refused = parseTenant(settings({ email: 'ops', api_5xx_percent: 0, busy: 3 }));
+    if (refused.ok) throw new Error('expected problems');
+    expect(refused.problems.map((problem) => problem.path)).toEqual(
+      expect.arrayContaining(['settings.alerts.email', 'settings.alerts.api_5xx_percent', 'settings.alerts']),
+    );
   });
 
   it('keeps the JSON Schema in the repository in step with the zod schema', () => {

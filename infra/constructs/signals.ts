@@ -1,0 +1,136 @@
+import { Duration } from 'aws-cdk-lib';
+import type { IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type IMetric, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import { type ITableV2, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { METRIC, METRICS_NAMESPACE, type MetricName, metricDimensions } from '#lib/core/metric-names.ts';
+
+/** Every signal is read over five minutes: the alarms' period and the dashboard's. */
+export const SIGNAL_PERIOD = Duration.minutes(5);
+
+/**
+ * The table operations the service sends (lib/db: GetItem, BatchGetItem, Query, PutItem, UpdateItem,
+ * TransactWriteItems) and the dispatcher's stream reads (GetRecords). Summing all fourteen operations CDK
+ * knows would exceed the ten metrics an alarm's expression may hold; the operator's Scan (reconcile) is
+ * left out on purpose.
+ */
+export const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.BATCH_GET_ITEM,
+  Operation.QUERY,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+  Operation.GET_RECORDS,
+];
+
+/** What the signals are read from. */
+export interface TenantSignalsProps {
+  /** The tenant id: the `tenant` dimension of the service's own metrics. */
+  tenant: string;
+  /** The API's `$default` stage. */
+  stage: IHttpStage;
+  /** Every function, by a short lower-case name that alarm names and dashboard labels use. */
+  functions: Readonly<Record<string, IFunction>>;
+  table: ITableV2;
+  /** The webhook stream's dead-letter queue. */
+  deadLetterQueue: IQueue;
+}
+
+/** The metrics a tenant is operated by: what the alarms watch and the dashboard draws. */
+export interface TenantSignals {
+  apiRequests: IMetric;
+  api5xx: IMetric;
+  /** 5xx answers as a percentage of requests (0 when there were none). */
+  api5xxRate: IMetric;
+  ratedListP99: IMetric;
+  bookingCreateP99: IMetric;
+  busy: IMetric;
+  /** The service's own 429 answers (per-client limits), beside the stage throttling's. */
+  throttled: IMetric;
+  holdsMade: IMetric;
+  holdsRefusedUnavailable: IMetric;
+  holdsRefusedHoldLimit: IMetric;
+  bookingsCreated: IMetric;
+  functionErrors: Readonly<Record<string, IMetric>>;
+  functionThrottles: Readonly<Record<string, IMetric>>;
+  tableThrottles: IMetric;
+  tableSystemErrors: IMetric;
+  sweeperRuns: IMetric;
+  sweeperLagSeconds: IMetric;
+  sweeperReleases: IMetric;
+  webhookSucceeded: IMetric;
+  webhookFailed: IMetric;
+  webhookPending: IMetric;
+  webhookEndpointsDisabled: IMetric;
+  webhookDeadLetters: IMetric;
+}
+
+// CDK labels its per-operation sums "across all operations"; these sum the operations above only.
+const relabel = (metric: IMetric, label: string): IMetric =>
+  metric instanceof MathExpression ? metric.with({ label }) : metric;
+
+const mapValues = <T, U>(record: Readonly<Record<string, T>>, f: (value: T, key: string) => U) =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, f(value, key)]));
+
+/** Builds the tenant's signals once, so that an alarm and its dashboard graph read the very same metric. */
+export function tenantSignals(props: TenantSignalsProps): TenantSignals {
+  const period = SIGNAL_PERIOD;
+  const service = (metricName: MetricName, statistic: string, label: string) =>
+    new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: metricDimensions(props.tenant),
+      statistic,
+      period,
+      label,
+    });
+  const apiRequests = props.stage.metricCount({ statistic: Stats.SUM, period, label: 'Requests' });
+  const api5xx = props.stage.metricServerError({ statistic: Stats.SUM, period, label: '5xx answers' });
+  return {
+    apiRequests,
+    api5xx,
+    // Missing 5xx data is zero errors; no requests at all is a 0 % rate, not a division by zero.
+    api5xxRate: new MathExpression({
+      expression: 'IF(requests > 0, 100 * FILL(errors, 0) / requests, 0)',
+      usingMetrics: { errors: api5xx, requests: apiRequests },
+      period,
+      label: '5xx (% of requests)',
+    }),
+    ratedListP99: service(METRIC.ratedListLatency, Stats.p(99), 'Rated item list p99 (ms)'),
+    bookingCreateP99: service(METRIC.bookingCreateLatency, Stats.p(99), 'booking/create p99 (ms)'),
+    busy: service(METRIC.busy, Stats.SUM, '503 busy'),
+    throttled: service(METRIC.throttled, Stats.SUM, '429 rate limited'),
+    holdsMade: service(METRIC.holdsMade, Stats.SUM, 'Holds made'),
+    holdsRefusedUnavailable: service(METRIC.holdsRefusedUnavailable, Stats.SUM, 'Refused: unavailable'),
+    holdsRefusedHoldLimit: service(METRIC.holdsRefusedHoldLimit, Stats.SUM, 'Refused: hold limit'),
+    bookingsCreated: service(METRIC.bookingsCreated, Stats.SUM, 'Bookings created'),
+    functionErrors: mapValues(props.functions, (fn, name) =>
+      fn.metricErrors({ statistic: Stats.SUM, period, label: `${name} errors` }),
+    ),
+    functionThrottles: mapValues(props.functions, (fn, name) =>
+      fn.metricThrottles({ statistic: Stats.SUM, period, label: `${name} throttles` }),
+    ),
+    tableThrottles: relabel(
+      props.table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period }),
+      'Throttled requests',
+    ),
+    tableSystemErrors: relabel(
+      props.table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period }),
+      'System errors',
+    ),
+    sweeperRuns: service(METRIC.sweeperRuns, Stats.SUM, 'Sweeper runs'),
+    sweeperLagSeconds: service(METRIC.sweeperLagSeconds, Stats.MAXIMUM, 'Sweeper lag (s)'),
+    sweeperReleases: service(METRIC.sweeperReleases, Stats.SUM, 'Sessions released'),
+    webhookSucceeded: service(METRIC.webhookSucceeded, Stats.SUM, 'Deliveries succeeded'),
+    webhookFailed: service(METRIC.webhookFailed, Stats.SUM, 'Delivery attempts failed'),
+    webhookPending: service(METRIC.webhookPending, Stats.MAXIMUM, 'Deliveries due'),
+    webhookEndpointsDisabled: service(METRIC.webhookEndpointsDisabled, Stats.SUM, 'Endpoints disabled'),
+    webhookDeadLetters: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      statistic: Stats.MAXIMUM,
+      period,
+      label: 'Dead-lettered stream batches',
+    }),
+  };
+}
