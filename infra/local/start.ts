@@ -24,9 +24,11 @@ import { generateSlipSecret, parseSlipKeys } from '#lib/slip/keys.ts';
 import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
 import { buildWidget } from '#widget/build.ts';
 import { WIDGET_DIST, WIDGET_FILE, WIDGET_MAX_GZIP_BYTES } from '#widget/files.ts';
+import { acquireDataDirLock, type DataDirLock, DataDirLockedError } from './data-dir-lock.ts';
 import { demoPage } from './demo-page.ts';
 import { hasJava, JAVA_MISSING, type LocalDynamo, startLocalDynamo } from './dynamodb.ts';
 import { createGateway } from './gateway.ts';
+import { listNodeAncestors, watchProcesses } from './processes.ts';
 import {
   connectionFile,
   defaultTableName,
@@ -148,6 +150,7 @@ function every(ms: number, job: () => Promise<unknown>, name: string): NodeJS.Ti
 }
 
 let dynamo: LocalDynamo | undefined;
+let lock: DataDirLock | undefined;
 let stopping = false;
 const timers: NodeJS.Timeout[] = [];
 const server = { current: undefined as ReturnType<typeof createGateway> | undefined };
@@ -162,8 +165,33 @@ async function shutdown(code: number): Promise<void> {
   );
   server.current?.closeAllConnections();
   await dynamo?.stop();
-  rmSync(connectionFile(localSettings().dataDir), { force: true });
+  // Only the holder of DATA_DIR's lock owns its files: a start refused for want of it touches nothing.
+  if (lock) rmSync(connectionFile(localSettings().dataDir), { force: true });
+  lock?.release();
   process.exit(code);
+}
+
+/**
+ * Takes DATA_DIR's lock, or exits saying which `npm start` holds it, before anything reads or writes the
+ * data (two DynamoDB Locals on one directory corrupt it, and the credential and keys live there too).
+ */
+function lockDataDir(dataDir: string): DataDirLock {
+  try {
+    const taken = acquireDataDirLock(dataDir);
+    // An exit that skips shutdown (process.exit elsewhere, an uncaught error) still lets go of it.
+    process.once('exit', () => taken.release());
+    const stale = taken.takenOver;
+    if (stale && 'pid' in stale) {
+      say(
+        `took over the stale lock ${taken.file} of npm start pid ${stale.pid} (started ${stale.started_at}), which no longer runs`,
+      );
+    } else if (stale) say(`took over the unreadable lock ${taken.file}`);
+    return taken;
+  } catch (error) {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
 }
 
 async function main(): Promise<void> {
@@ -183,11 +211,25 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   mkdirSync(settings.dataDir, { recursive: true });
+  lock = lockDataDir(settings.dataDir);
   // Built while DynamoDB Local starts; awaited before listening.
   const widgetBuilt = buildLocalWidget();
 
-  process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
+  // `on`, not `once`: a signal sent to the whole group (Ctrl-C, the tests' SIGTERM) reaches tsx's launcher
+  // too, which sends it again when it missed this process's acknowledgement, and a process no longer
+  // listening for it is then ended in the middle of its shutdown (lock and connection file left behind).
+  // shutdown() runs only once.
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+  process.on('SIGHUP', () => void shutdown(0));
+  // npm start runs as npm → tsx → this process. A SIGKILL of npm or tsx would leave this one serving,
+  // orphaned, with its Java and the lock: stop as soon as one of them is gone.
+  timers.push(
+    watchProcesses(listNodeAncestors(), (pid) => {
+      process.stderr.write(`the process npm start runs under (pid ${pid}) is gone; stopping\n`);
+      void shutdown(1);
+    }),
+  );
 
   if (!settings.dynamoEndpoint) {
     dynamo = await startLocalDynamo({ dataDir: join(settings.dataDir, 'dynamodb') });

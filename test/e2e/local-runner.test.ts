@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { lockFile } from '#infra/local/data-dir-lock.ts';
 import { JAVA_MISSING } from '#infra/local/dynamodb.ts';
 import { basic, readJson } from '#test/support/events.ts';
 import {
@@ -69,6 +70,9 @@ describe('npm start', () => {
     const pid = running.child.pid as number;
     expect(await stopService(running)).toBe(true);
     expect(groupAlive(pid)).toBe(false);
+    // A clean stop lets go of DATA_DIR: its lock and the connection file the CLIs read are gone.
+    expect(existsSync(lockFile(dataDir))).toBe(false);
+    expect(existsSync(join(dataDir, 'connection.json'))).toBe(false);
 
     running = await startService(env(port));
     expect(running.output()).not.toContain(admin.secret);

@@ -9,12 +9,17 @@ export interface RunningService {
 
 const TSX = 'node_modules/.bin/tsx';
 
-/** Starts the local runner in its own process group and waits for its `listening on` line. */
-export async function startService(env: Record<string, string>, timeoutMs = 90_000): Promise<RunningService> {
-  const child = spawn(TSX, ['infra/local/start.ts'], {
+/** Starts a command of the local runner in its own process group and waits for its `listening on` line. */
+async function launch(options: {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  timeoutMs: number;
+}): Promise<RunningService> {
+  const child = spawn(options.command, options.args, {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...options.env },
   });
   let log = '';
   child.stdout?.on('data', (chunk) => {
@@ -23,7 +28,7 @@ export async function startService(env: Record<string, string>, timeoutMs = 90_0
   child.stderr?.on('data', (chunk) => {
     log += chunk;
   });
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + options.timeoutMs;
   while (!/listening on (\S+)/.test(log)) {
     if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}: ${log}`);
     if (Date.now() > deadline) throw new Error(`npm start did not listen in time: ${log}`);
@@ -32,6 +37,14 @@ export async function startService(env: Record<string, string>, timeoutMs = 90_0
   const base = /listening on (\S+)/.exec(log)?.[1] ?? '';
   return { child, base, output: () => log };
 }
+
+/** Starts the local runner (tsx infra/local/start.ts) in its own process group and waits until it listens. */
+export const startService = (env: Record<string, string>, timeoutMs = 90_000): Promise<RunningService> =>
+  launch({ command: TSX, args: ['infra/local/start.ts'], env, timeoutMs });
+
+/** Starts `npm start` itself (npm, then tsx, then the Node process of start.ts), as a developer does. */
+export const startNpmStart = (env: Record<string, string>, timeoutMs = 90_000): Promise<RunningService> =>
+  launch({ command: 'npm', args: ['start'], env, timeoutMs });
 
 /** Whether any process of the group is still alive. */
 export function groupAlive(pid: number): boolean {
@@ -67,4 +80,42 @@ export function runCli(script: string, args: string[], env: Record<string, strin
     encoding: 'utf8',
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
   });
+}
+
+/** The processes running now, with their parent and command line (zombies have no command line). */
+function listProcesses(): { pid: number; ppid: number; args: string }[] {
+  return execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((match) => match !== null)
+    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), args: match[3] ?? '' }));
+}
+
+/** The DynamoDB Local (Java) processes working on `dataDir`: so parallel runs never confuse each other. */
+export function dynamoProcessesOf(dataDir: string): number[] {
+  return listProcesses()
+    .filter((entry) => entry.args.includes('DynamoDBLocal.jar') && entry.args.includes(dataDir))
+    .map((entry) => entry.pid);
+}
+
+/**
+ * The Node process that runs infra/local/start.ts below `topPid` (npm, tsx's launcher): the deepest one
+ * whose command line names the script, as tsx's launcher names it too.
+ */
+export function startScriptPid(topPid: number): number | undefined {
+  const processes = listProcesses();
+  const below = new Set([topPid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const entry of processes) {
+      if (below.has(entry.ppid) && !below.has(entry.pid)) {
+        below.add(entry.pid);
+        grew = true;
+      }
+    }
+  }
+  const runners = processes.filter(
+    (entry) => below.has(entry.pid) && entry.args.includes('infra/local/start.ts'),
+  );
+  return runners.find((entry) => !runners.some((other) => other.ppid === entry.pid))?.pid;
 }
