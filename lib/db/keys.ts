@@ -41,6 +41,13 @@ export const sessionExpiryShard = (epochSeconds: number): string => {
 export const stockPartition = (itemId: number) => `STOCK#${itemId}`;
 export const stockKey = (itemId: number, slot: string) => ({ pk: stockPartition(itemId), sk: slot });
 
+/** The date index of the counters (gsi3): every item's counters of one day (a UTC day for hours) together. */
+export const stockDayPartition = (day: string) => `STOCKDAY#${day.slice(0, 8)}`;
+export const stockDayIndexKeys = (itemId: number, slot: string) => ({
+  gsi3pk: stockDayPartition(slot),
+  gsi3sk: `${pad(itemId)}#${slot}`,
+});
+
 /** A session (cart). */
 export const sessionKey = (id: string) => ({ pk: `SESSION#${id}`, sk: 'SESSION' });
 

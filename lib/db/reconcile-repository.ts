@@ -2,6 +2,7 @@ import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import { clientHoldKey, clientSessionsKey, stockKey } from './keys.ts';
 import { applyIfCondition } from './operations.ts';
+import { COUNTER_FIELDS, counterValues } from './stock-repository.ts';
 
 /** Everything the invariant check reads: counters, holding sessions and bookings. */
 export interface HoldingSnapshot {
@@ -104,14 +105,13 @@ export async function fixCounter(
       new UpdateCommand({
         TableName: db.tableName,
         Key: stockKey(options.itemId, options.slot),
-        UpdateExpression: 'SET used = :expected, entity = :entity, item_id = :item',
+        UpdateExpression: `SET used = :expected, ${COUNTER_FIELDS}`,
         ConditionExpression:
           options.seen === 0 ? 'attribute_not_exists(used) OR used = :seen' : 'used = :seen',
         ExpressionAttributeValues: {
           ':expected': options.expected,
           ':seen': options.seen,
-          ':entity': 'stock',
-          ':item': options.itemId,
+          ...counterValues(options.itemId, options.slot),
         },
       }),
     ),

@@ -5,6 +5,7 @@ import { unixSeconds } from '../core/time.ts';
 import type { Db } from './client.ts';
 import { accountKey, categoryKey, configKey, giftcertKey, itemKey } from './keys.ts';
 import { applyIfCondition } from './operations.ts';
+import { indexStockCounters } from './stock-repository.ts';
 import { listAccounts, listCategories, listItems } from './tenant-repository.ts';
 import { listEndpoints, retireEndpoint, upsertEndpointFromFile } from './webhook-endpoint-repository.ts';
 
@@ -56,6 +57,18 @@ const inBatches = async <T>(values: T[], size: number, work: (value: T) => Promi
   }
 };
 
+/** Records that every counter carries its date-index keys (the configuration's `stock_day_index`). */
+const markStockIndexed = (db: Db) =>
+  db.client.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: configKey(),
+      UpdateExpression: 'SET stock_day_index = :true',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':true': true },
+    }),
+  );
+
 /** What loading a tenant file changed. */
 export interface TenantLoadSummary {
   webhooks: number;
@@ -69,6 +82,8 @@ export interface TenantLoadSummary {
   disabledAccounts: number[];
   giftcertsCreated: string[];
   giftcertsKept: string[];
+  /** Counters written before the date index that were given its keys (their values untouched). */
+  countersIndexed: number;
 }
 
 const OPTIONAL_ITEM_FIELDS = ['video', 'hours', 'package'] as const;
@@ -76,7 +91,8 @@ const OPTIONAL_ITEM_FIELDS = ['video', 'hours', 'package'] as const;
 /**
  * Writes a validated tenant file into the table, idempotently: configuration, items, categories and
  * accounts and webhook endpoints are upserted; those no longer in the file are disabled, never deleted; gift certificates are
- * created once and their balances never reset. Sessions, stock counters and bookings are never touched.
+ * created once and their balances never reset. Sessions and bookings are never touched, nor the stock
+ * counters' values: counters written before the date index only receive its keys.
  */
 export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<TenantLoadSummary> {
   const { items, categories, accounts, giftcerts, $schema: _schema, ...config } = tenant;
@@ -181,7 +197,16 @@ export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<
     .map((endpoint) => endpoint.id);
   await inBatches(retiredWebhooks, 10, (endpointId) => retireEndpoint(db, { endpointId, now }));
 
+  // Counters from before the date index join it; then lists may read counters by day. Every write of a
+  // counter sets the index keys itself, so the flag stays true once set.
+  const countersIndexed = await indexStockCounters(
+    db,
+    (await listItems(db)).map((item) => item.item_id),
+  );
+  await markStockIndexed(db);
+
   return {
+    countersIndexed,
     webhooks: tenant.webhooks.length,
     retiredWebhooks,
     items: items.length,

@@ -31,7 +31,11 @@ export type StoredConfig = Pick<
   | 'taxes'
   | 'discounts'
   | 'webhooks'
-> & { updated_at: number };
+> & {
+  updated_at: number;
+  /** Set once every stock counter carries its date-index keys: lists may then read counters by day. */
+  stock_day_index?: boolean;
+};
 
 /** An item as stored (with its category's name, so listing needs one query); removed items stay, disabled. */
 export type StoredItem = TenantItem & { category_name?: string };

@@ -1,6 +1,6 @@
 import { todayIn, type Ymd } from '../core/dates.ts';
 import type { Db } from '../db/client.ts';
-import { queryStockRanges } from '../db/stock-repository.ts';
+import { readStock } from '../db/stock-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
 import { calendarOf, slotRangeOf } from '../rating/calendar.ts';
 import { type RatedItem, type RateRequest, type RatingTenant, rateItem } from '../rating/rate-item.ts';
@@ -94,8 +94,8 @@ export interface RateItemsOptions {
 }
 
 /**
- * Rates items for one request: the counters of every item (and package part) that has any are read
- * with one query per item, run concurrently, whatever the number of dates.
+ * Rates items for one request. The counters of every item (and package part) are read concurrently,
+ * one query a day from the date index or one query an item, whichever is fewer (`readStock`).
  */
 export async function rateItems(
   db: Db,
@@ -117,7 +117,9 @@ export async function rateItems(
       }
     }
   }
-  const stock = await queryStockRanges(db, mergeRanges(ranges));
+  const stock = await readStock(db, mergeRanges(ranges), {
+    dayIndex: options.config.stock_day_index === true,
+  });
   const labels = paramLabels(options.config);
   return withParts.map(({ item, parts }) => ({
     item,
@@ -125,7 +127,7 @@ export async function rateItems(
   }));
 }
 
-/** Calendars of items over a date range: one counter query per item (and package part). */
+/** Calendars of items over a date range: one counter query a day or one an item, whichever is fewer. */
 export async function calendarsOf(
   db: Db,
   options: {
@@ -143,7 +145,9 @@ export async function calendarsOf(
     .flatMap(({ item, parts }) => [item, ...parts.filter((part) => !part.optional).map((part) => part.item)])
     .filter((item) => !item.unlimited)
     .map((item) => ({ itemId: item.item_id, ...slotRangeOf(item, options.first, options.last, timezone) }));
-  const stock = await queryStockRanges(db, mergeRanges(ranges));
+  const stock = await readStock(db, mergeRanges(ranges), {
+    dayIndex: options.config.stock_day_index === true,
+  });
   const today = todayIn(timezone, options.now);
   return new Map(
     withParts.map(({ item, parts }) => [
