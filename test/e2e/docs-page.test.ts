@@ -1,25 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium } from '#test/support/browser.ts';
 import { type RunningService, startService, stopService } from '#test/support/local-runner.ts';
 
 // Issue 13: the API reference page renders in a real browser without network access. Debian's chromium
 // (never a downloaded browser) opens the page of a real `npm start`, and every request for anything but
 // the service itself is refused: Swagger UI, its styles and the document must all come from the service.
-const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const dataDir = mkdtempSync(join(tmpdir(), 'docs-page-'));
 let service: RunningService;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(executablePath)) {
-    throw new Error(
-      `No chromium at ${executablePath}: install Debian's chromium (apt-get install -y chromium, as .ci/run does) or set CHROMIUM_PATH`,
-    );
-  }
   service = await startService({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -27,7 +22,7 @@ beforeAll(async () => {
     DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
     TABLE_NAME: `docs-page-${randomUUID()}`,
   });
-  browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -23,6 +23,11 @@ export interface Notice {
   retry?: () => Promise<void>;
 }
 
+/** How a call's refusals read: its own words for some error ids. */
+interface RunOptions {
+  messages?: Record<string, string>;
+}
+
 /** One item's month calendar, shown on demand. */
 export interface CalendarView {
   month: string;
@@ -35,7 +40,8 @@ const MESSAGES: Record<string, string> = {
   rate_limited: 'Too many requests right now.',
   busy: 'Many guests are booking at this moment.',
   unavailable: 'Sorry, that is no longer available for these dates: someone else has just taken it.',
-  hold_limit: 'Your cart already holds as much as one guest may hold. Book or remove something first.',
+  hold_limit:
+    'You are already holding as much as one guest may hold at once, in this cart or others left open. Book or remove something, then try again.',
   network: 'The booking service could not be reached. Check your connection.',
 };
 
@@ -194,12 +200,12 @@ export class BookingWidget extends LitElement {
    * twice at once (a double click holds one item, not two). A refusal becomes a notice, with a retry where
    * trying again can help; an expired session empties the cart.
    */
-  run(action: () => Promise<void>, key = 'action'): Promise<boolean> {
+  run(action: () => Promise<void>, key = 'action', options: RunOptions = {}): Promise<boolean> {
     if (this.running.has(key)) return Promise.resolve(false);
     this.running.add(key);
     this.pending = true;
     const done = this.queue
-      .then(() => this.execute(action))
+      .then(() => this.execute(action, options))
       .finally(() => {
         this.running.delete(key);
         this.pending = this.running.size > 0;
@@ -208,7 +214,7 @@ export class BookingWidget extends LitElement {
     return done;
   }
 
-  private async execute(action: () => Promise<void>): Promise<boolean> {
+  private async execute(action: () => Promise<void>, options: RunOptions): Promise<boolean> {
     this.notice = undefined;
     try {
       await action();
@@ -219,13 +225,13 @@ export class BookingWidget extends LitElement {
         this.expire();
         return false;
       }
-      const retryable = [429, 409, 503, 0].includes(error.status) && error.code !== 'hold_limit';
+      const retryable = [429, 409, 503, 0].includes(error.status);
       const wait = error.retryAfterSeconds
         ? ` Please wait ${error.retryAfterSeconds} seconds and try again.`
         : '';
       this.notice = {
-        message: `${MESSAGES[error.code] ?? error.message}${wait}`,
-        ...(retryable ? { retry: () => this.run(action).then(() => undefined) } : {}),
+        message: `${options.messages?.[error.code] ?? MESSAGES[error.code] ?? error.message}${wait}`,
+        ...(retryable ? { retry: () => this.run(action, 'action', options).then(() => undefined) } : {}),
       };
       await this.updateComplete;
       this.focusPart('notice');
@@ -271,15 +277,29 @@ export class BookingWidget extends LitElement {
     const client = this.client;
     const cart = this.cart;
     if (!client || !cart) return;
-    const altered = await this.run(async () => {
-      const session = await client.writeSession({ sessionId: cart.id, alter: { [lineId]: change } });
-      this.showCart(session);
-      this.announce(what);
-      if (change === 'remove') {
-        await this.updateComplete;
-        this.focusPart('cart-heading');
-      }
-    }, `alter:${lineId}:${change}`);
+    const quantity = typeof change === 'number';
+    const altered = await this.run(
+      async () => {
+        const session = await client.writeSession({ sessionId: cart.id, alter: { [lineId]: change } });
+        this.showCart(session);
+        this.announce(what);
+        if (change === 'remove') {
+          await this.updateComplete;
+          this.focusPart('cart-heading');
+        }
+      },
+      `alter:${lineId}:${change}`,
+      // A quantity refused asks for more than is left now; a retry asks again (others' holds expire).
+      quantity
+        ? {
+            messages: {
+              unavailable: `Not enough left for ${change} right now: the quantity stays as it was.`,
+            },
+          }
+        : {},
+    );
+    // Refused or not, the cart shows what the API holds (a refused quantity goes back in its field).
+    this.requestUpdate();
     if (altered) void this.refreshResults();
   }
 

@@ -1,4 +1,5 @@
 import { html, nothing } from 'lit';
+import { live } from 'lit/directives/live.js';
 import type { BookingWidget } from '../booking-widget.ts';
 import { formatMoney } from '../format.ts';
 import type { Session, SessionLine } from '../types.ts';
@@ -46,7 +47,7 @@ function renderLine(host: BookingWidget, cart: Session, line: SessionLine) {
           type="number"
           inputmode="numeric"
           min="1"
-          .value=${String(qty)}
+          .value=${live(String(qty))}
           @change=${(event: Event) => {
             const next = Number((event.target as HTMLInputElement).value);
             if (Number.isInteger(next) && next !== qty) void setQty(next);

@@ -1,6 +1,7 @@
 import { html, nothing } from 'lit';
+import { live } from 'lit/directives/live.js';
 import type { BookingWidget } from '../booking-widget.ts';
-import { isIsoDate } from '../format.ts';
+import { isIsoDate, isoDate } from '../format.ts';
 
 /** The search form's own problems (field id → message), checked before any call. */
 function checkSearch(host: BookingWidget): Record<string, string> {
@@ -74,11 +75,17 @@ export function renderSearch(host: BookingWidget) {
         id="search-${id}"
         type="date"
         required
-        .value=${query[id]}
+        .value=${live(query[id])}
         aria-invalid=${invalid ? 'true' : 'false'}
         aria-describedby=${describedBy}
         @input=${(event: Event) => {
           query[id] = (event.target as HTMLInputElement).value;
+          // A start moved past the end takes the end along (a night later), as date pickers do.
+          if (id === 'start' && isIsoDate(query.start) && query.end < query.start) {
+            const [year, month, day] = query.start.split('-').map(Number) as [number, number, number];
+            query.end = isoDate(new Date(year, month - 1, day), 1);
+            host.requestUpdate();
+          }
         }}
       />`,
     );

@@ -1,0 +1,166 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  audit,
+  becomesVisible,
+  cartLine,
+  expectCleanTraffic,
+  type Guest,
+  holdThroughApi,
+  launchChromium,
+  liveRegionTexts,
+  openGuest,
+  resultItem,
+  STEP_TIMEOUT,
+  screenshot,
+  searchArea,
+  staffGet,
+  startWidgetService,
+  type Traffic,
+} from '#test/support/browser.ts';
+import { type RunningService, stopService } from '#test/support/local-runner.ts';
+
+// Issue 14, "how it will be checked": `npm start` with the demo tenant file as it is (its own per-client
+// limits included), a real Chromium on the page it serves, booking by labels and roles on a desktop and a
+// phone-sized window; the bookings appear in booking/index and axe finds no serious violation. The demo
+// tenant's limit of three open holding sessions per client then gives a real 409 `hold_limit`.
+let service: RunningService;
+let browser: Browser;
+let apiBase: string;
+let origin: string;
+const guests: Guest[] = [];
+
+beforeAll(async () => {
+  service = await startWidgetService({
+    dynamoEndpoint: inject('dynamoEndpoint'),
+    tenantFile: 'infra/tenants/demo.json',
+    name: 'demo',
+  });
+  apiBase = service.base;
+  origin = new URL(apiBase).origin;
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  for (const guest of guests) await guest.context.close().catch(() => undefined);
+  await browser?.close();
+  if (service) await stopService(service);
+});
+
+const createdCode = async (traffic: Traffic, from: number): Promise<string> => {
+  let code = '';
+  await expect
+    .poll(
+      async () => {
+        await traffic.settle();
+        const create = traffic.api.slice(from).find((exchange) => exchange.path === 'booking/create');
+        code = create?.json?.booking?.id ?? '';
+        return create?.status;
+      },
+      { timeout: STEP_TIMEOUT, message: 'booking/create answers' },
+    )
+    .toBe(200);
+  return code;
+};
+
+/** Books one item as a guest: dates, Search, Add to cart, Book now, the form, Confirm booking. */
+async function bookAsGuest(
+  page: Page,
+  traffic: Traffic,
+  options: { start: string; end: string; item: string },
+) {
+  const widget = page.locator('booking-widget');
+  const area = await searchArea(page);
+  await area.getByLabel('Start date').fill(options.start);
+  await area.getByLabel('End date').fill(options.end);
+  await area.getByRole('button', { name: 'Search' }).click();
+  await resultItem(page, options.item).getByRole('button', { name: 'Add to cart' }).click();
+  await cartLine(page, options.item).waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+  await widget.getByRole('button', { name: 'Book now' }).click();
+  await widget.getByLabel('Full name').fill(`Guest of ${options.item}`);
+  await widget.getByLabel('Email').fill('guest@example.com');
+  const from = traffic.api.length;
+  await widget.getByRole('button', { name: 'Confirm booking' }).click();
+  const code = await createdCode(traffic, from);
+  await widget.getByText(code).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+  return code;
+}
+
+describe('the booking widget as it will be checked (the demo tenant as it is)', () => {
+  it('books on a desktop and on a phone, and both bookings appear in booking/index', async () => {
+    const codes: string[] = [];
+    for (const [width, start, end, item] of [
+      [1280, '2027-07-05', '2027-07-07', 'Lakeside Cabin'],
+      [375, '2027-07-12', '2027-07-14', 'Touring Kayak'],
+    ] as const) {
+      const guest = await openGuest(browser, { url: `${origin}/`, apiBase, width });
+      guests.push(guest);
+      codes.push(await bookAsGuest(guest.page, guest.traffic, { start, end, item }));
+      await screenshot(guest.page, `demo-${width}-confirmation`);
+      await audit(guest.page, `demo tenant, ${width} px, confirmation`);
+      await expectCleanTraffic(guest);
+      await guest.context.close();
+    }
+    const index = await staffGet(apiBase, 'booking/index');
+    const listed = Object.values(index['booking/index'] ?? {}).map((row: any) => row.code);
+    expect(listed).toEqual(expect.arrayContaining(codes));
+  }, 150_000);
+
+  it("shows the demo tenant's real 409 hold_limit as a clear message with a retry", async () => {
+    // Three carts of this client already hold stock: the demo tenant allows no fourth.
+    const held = [];
+    for (const item of [3, 4, 1]) held.push(await holdThroughApi(apiBase, item, '20270802', '20270804'));
+    const guest = await openGuest(browser, { url: `${origin}/`, apiBase, width: 1280 });
+    guests.push(guest);
+    const { page, traffic, widget } = guest;
+    const area = await searchArea(page);
+    await area.getByLabel('Start date').fill('2027-08-02');
+    await area.getByLabel('End date').fill('2027-08-04');
+    await area.getByRole('button', { name: 'Search' }).click();
+    await resultItem(page, 'Mountain Bike').waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    const liveBefore = await liveRegionTexts(page);
+    const from = traffic.api.length;
+    await resultItem(page, 'Mountain Bike').getByRole('button', { name: 'Add to cart' }).click();
+    await expect
+      .poll(
+        async () => {
+          await traffic.settle();
+          return traffic.api.slice(from).find((exchange) => exchange.status === 409)?.json?.request?.error
+            ?.id;
+        },
+        { timeout: STEP_TIMEOUT, message: 'the API answers 409' },
+      )
+      .toBe('hold_limit');
+    const retry = widget.getByRole('button', { name: /retry|try again/i });
+    const offersRetry = await becomesVisible(retry, 5000);
+    await screenshot(page, 'demo-1280-hold-limit');
+    const message = (await liveRegionTexts(page))
+      .filter((text) => text && !liveBefore.includes(text))
+      .join(' ');
+    const details = traffic.api.slice(from).find((exchange) => exchange.status === 409)?.json?.request
+      ?.error?.details;
+    expect
+      .soft(
+        offersRetry,
+        `the 409 hold_limit message offers a retry (API: "${details}"; widget: "${message}")`,
+      )
+      .toBe(true);
+    expect.soft(message, 'a clear message, announced').toMatch(/limit|too many|already|at most|hold|carts?/i);
+    await audit(page, 'hold_limit message');
+
+    // One of the other carts ends; the retry (or, without one, Add to cart again) then works.
+    const ended = await fetch(`${apiBase}/booking/session/end`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ session_id: held[0] ?? '' }).toString(),
+    });
+    expect(ended.status).toBe(200);
+    if (offersRetry) await retry.first().click();
+    else await resultItem(page, 'Mountain Bike').getByRole('button', { name: 'Add to cart' }).click();
+    expect(
+      await becomesVisible(cartLine(page, 'Mountain Bike'), STEP_TIMEOUT),
+      'the bike is added then',
+    ).toBe(true);
+    await expectCleanTraffic(guest);
+  }, 120_000);
+});
