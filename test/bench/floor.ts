@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { addDays, daysBetween, type Ymd } from '#lib/core/dates.ts';
+import type { Db } from '#lib/db/client.ts';
+import {
+  ITEM_PARTITION,
+  itemKey,
+  rateWindowKey,
+  sessionKey,
+  stockDayPartition,
+  stockKey,
+} from '#lib/db/keys.ts';
+
+/** Runs `work` on `concurrency` workers for `seconds`, and returns completed operations per second. */
+export async function measureFloor(
+  concurrency: number,
+  seconds: number,
+  work: () => Promise<unknown>,
+): Promise<number> {
+  const until = Date.now() + seconds * 1000;
+  let done = 0;
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < until) {
+        await work();
+        done += 1;
+      }
+    }),
+  );
+  return done / ((Date.now() - started) / 1000);
+}
+
+/** The bare DynamoDB calls each scenario cannot avoid, by scenario name, for its floor. */
+export function floorCalls(
+  db: Db,
+  options: { size: number; start: Ymd; end: Ymd },
+): Record<string, () => Promise<unknown>> {
+  const { size, start, end } = options;
+  const queryItems = () =>
+    db.client.send(
+      new QueryCommand({
+        TableName: db.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': ITEM_PARTITION },
+      }),
+    );
+  const getItem = () => db.client.send(new GetCommand({ TableName: db.tableName, Key: itemKey(1) }));
+  const queryStock = (itemId: number, last = end) =>
+    db.client.send(
+      new QueryCommand({
+        TableName: db.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
+        ExpressionAttributeValues: { ':pk': `STOCK#${itemId}`, ':a': start, ':b': last },
+      }),
+    );
+  // The date index: one query a day returns every item's counters of that day.
+  const queryStockDay = (day: Ymd) =>
+    db.client.send(
+      new QueryCommand({
+        TableName: db.tableName,
+        IndexName: 'gsi3',
+        KeyConditionExpression: 'gsi3pk = :pk',
+        ExpressionAttributeValues: { ':pk': stockDayPartition(day) },
+      }),
+    );
+  const days = daysBetween(start, end) + 1;
+  // A list reads by day when the days are fewer than the items, as the service does (readStock).
+  const queryListStock = () =>
+    days < size
+      ? Array.from({ length: days }, (_, day) => queryStockDay(addDays(start, day)))
+      : Array.from({ length: size }, (_, i) => queryStock(i + 1));
+  // Every public request counts against its client's limit: a conditional write it cannot avoid, since
+  // the limits are kept in the table and never in one instance's memory.
+  const countRequest = () =>
+    db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: rateWindowKey(`floor-${randomUUID()}`, Math.floor(Date.now() / 60_000) * 60),
+        UpdateExpression: 'ADD requests :one SET entity = :entity',
+        ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit',
+        ExpressionAttributeValues: { ':one': 1, ':entity': 'floor', ':limit': 1_000_000 },
+      }),
+    );
+  const holdTransaction = () =>
+    db.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...Array.from({ length: 7 }, (_, night) => ({
+            Update: {
+              TableName: db.tableName,
+              Key: stockKey(2, addDays(start, night)),
+              UpdateExpression: 'SET used = if_not_exists(used, :zero) + :one',
+              ConditionExpression: 'attribute_not_exists(used) OR used <= :room',
+              ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':room': 99_999_999 },
+            },
+          })),
+          { Put: { TableName: db.tableName, Item: { ...sessionKey(randomUUID()), entity: 'floor' } } },
+        ],
+      }),
+    );
+  const createTransaction = () =>
+    db.client.send(
+      new TransactWriteCommand({
+        TransactItems: ['a', 'b', 'c', 'd'].map((kind) => ({
+          Put: { TableName: db.tableName, Item: { pk: `FLOOR#${randomUUID()}`, sk: kind, entity: 'floor' } },
+        })),
+      }),
+    );
+  return {
+    'unrated list': () => Promise.all([countRequest(), queryItems()]),
+    'rated list, 7 nights': () => Promise.all([countRequest(), queryItems(), ...queryListStock()]),
+    'rated item, 7 nights': () => Promise.all([countRequest(), getItem(), queryStock(1)]),
+    'calendar, 90 days': () => Promise.all([countRequest(), getItem(), queryStock(1, addDays(start, 90))]),
+    'add a SLIP': async () => {
+      await Promise.all([countRequest(), getItem()]);
+      await holdTransaction();
+    },
+    'full flow (rate, add, create)': async () => {
+      await Promise.all([countRequest(), getItem(), queryStock(1)]);
+      await Promise.all([countRequest(), holdTransaction()]);
+      await Promise.all([countRequest(), createTransaction()]);
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import { writeFileSync } from 'node:fs';
+import type { BundleResult } from './bundles.ts';
+import {
+  type CostPer1k,
+  DYNAMODB_RRU_USD,
+  DYNAMODB_WRU_USD,
+  HTTP_API_REQUEST_USD,
+  LAMBDA_ARM_GB_SECOND_USD,
+  LAMBDA_MEMORY_MB,
+  LAMBDA_REQUEST_USD,
+} from './cost.ts';
+import type { ScenarioUsage } from './usage.ts';
+
+/** One scenario's result at one size and concurrency: load, floor, DynamoDB usage and cost. */
+export interface Row {
+  scenario: string;
+  items: number;
+  concurrency: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** Mean latency in ms, the Lambda duration the cost assumes. */
+  mean: number;
+  errors: number;
+  floor?: number;
+  ratio?: number;
+  usage: ScenarioUsage;
+  /** US$ per 1,000 requests by service; `total` is the table's `$/1k req`. */
+  cost: CostPer1k;
+  note?: string;
+}
+
+const HEADER = [
+  'scenario',
+  'items',
+  'c',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'max ms',
+  'errors',
+  'floor/s',
+  'ratio',
+  'calls/req',
+  'RCU/req',
+  'WCU/req',
+  '$/1k req',
+  'note',
+];
+
+/** What the table notes about a row's usage besides the scenario's own note. */
+const usageNote = (usage: ScenarioUsage) =>
+  [
+    usage.failedCalls ? `${usage.failedCalls} failed DynamoDB calls (no capacity reported)` : '',
+    usage.unreportedCalls ? `${usage.unreportedCalls} calls without capacity` : '',
+  ].filter(Boolean);
+
+/** The scenarios as a Markdown table, one line each. */
+export function scenarioTable(rows: Row[]): string[] {
+  const line = (cells: (string | number | undefined)[]) =>
+    `| ${cells.map((cell) => cell ?? '').join(' | ')} |`;
+  return [
+    line(HEADER),
+    `|${HEADER.map(() => '---').join('|')}|`,
+    ...rows.map((row) =>
+      line([
+        row.scenario,
+        row.items,
+        row.concurrency,
+        row.rps,
+        row.p50,
+        row.p99,
+        row.max,
+        row.errors,
+        row.floor,
+        row.ratio,
+        row.usage.callsPerRequest,
+        row.usage.rcuPerRequest,
+        row.usage.wcuPerRequest,
+        row.cost.total.toFixed(6),
+        [row.note ?? '', ...usageNote(row.usage)].filter(Boolean).join('; '),
+      ]),
+    ),
+  ];
+}
+
+/** The bundles as a Markdown table. */
+export function bundleTable(bundles: BundleResult[]): string[] {
+  return [
+    '| function | minified bytes | import ms (median of 5) |',
+    '|---|---|---|',
+    ...bundles.map((bundle) => `| ${bundle.function} | ${bundle.bytes} | ${bundle.importMs} |`),
+  ];
+}
+
+/** Writes bench-results.json: the run's settings, the prices the costs use, every row and the bundles. */
+export function writeResults(
+  file: string,
+  results: { date: string; quick: boolean; seconds: number; rows: Row[]; bundles: BundleResult[] },
+): void {
+  const prices = {
+    source: 'AWS on-demand list prices, us-east-1, 2025 (test/bench/cost.ts)',
+    dynamodbReadRequestUnit: DYNAMODB_RRU_USD,
+    dynamodbWriteRequestUnit: DYNAMODB_WRU_USD,
+    lambdaArmGbSecond: LAMBDA_ARM_GB_SECOND_USD,
+    lambdaRequest: LAMBDA_REQUEST_USD,
+    httpApiRequest: HTTP_API_REQUEST_USD,
+    lambdaMemoryMb: LAMBDA_MEMORY_MB,
+  };
+  writeFileSync(file, `${JSON.stringify({ ...results, prices }, null, 2)}\n`);
+}

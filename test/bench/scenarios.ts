@@ -1,0 +1,100 @@
+import autocannon from 'autocannon';
+import { addDays, type Ymd } from '#lib/core/dates.ts';
+import { asClients } from './server.ts';
+
+/** One load scenario: its name, how to run it at a concurrency, and how many requests make one unit. */
+export interface Scenario {
+  name: string;
+  run: (connections: number) => Promise<autocannon.Result>;
+  /** Requests per unit of work (the full flow: 3 requests a flow). */
+  per?: number;
+}
+
+const form = 'application/x-www-form-urlencoded';
+
+/** The load scenarios against a running service, each for `seconds`. */
+export function loadScenarios(options: {
+  base: string;
+  /** The rated-list query: dates and parameters. */
+  rated: string;
+  start: Ymd;
+  /** A SLIP of item 1 over the rated dates, for adding to sessions. */
+  slip: string;
+  seconds: number;
+}): Scenario[] {
+  const { base, rated, start, slip, seconds: duration } = options;
+  const get = (path: string) => (connections: number) =>
+    autocannon({ url: `${base}${path}`, connections, duration, ...asClients() });
+  return [
+    { name: 'unrated list', run: get('/item') },
+    { name: 'rated list, 7 nights', run: get(`/item?${rated}`) },
+    { name: 'rated item, 7 nights', run: get(`/item/1?${rated}`) },
+    {
+      name: 'calendar, 90 days',
+      run: get(`/item/1/cal?start_date=${start}&end_date=${addDays(start, 89)}`),
+    },
+    {
+      name: 'add a SLIP',
+      run: (connections) =>
+        autocannon({
+          url: `${base}/booking/session`,
+          connections,
+          duration,
+          method: 'POST',
+          body: `slip[]=${slip}`,
+          ...asClients({ 'content-type': form }),
+        }),
+    },
+    {
+      name: 'full flow (rate, add, create)',
+      per: 3,
+      run: (connections) =>
+        autocannon({
+          url: base,
+          connections,
+          duration,
+          // The client's headers go on every request of the flow (a request's own headers would replace them).
+          ...asClients({ 'content-type': form }),
+          requests: [
+            {
+              method: 'GET',
+              path: `/api/3.0/item/1?${rated}`,
+              onResponse: (_status, body, context) => {
+                (context as Record<string, unknown>).slip = JSON.parse(body).item?.rate?.slip;
+              },
+            },
+            {
+              method: 'POST',
+              path: '/api/3.0/booking/session',
+              setupRequest: (request, context) => ({
+                ...request,
+                body: `slip[]=${(context as Record<string, unknown>).slip}`,
+              }),
+              onResponse: (_status, body, context) => {
+                (context as Record<string, unknown>).session = JSON.parse(body).booking?.session?.id;
+              },
+            },
+            {
+              method: 'POST',
+              path: '/api/3.0/booking/create',
+              setupRequest: (request, context) => ({
+                ...request,
+                body: `session_id=${(context as Record<string, unknown>).session}&form[customer_name]=Bench&form[customer_email]=bench@example.com`,
+              }),
+            },
+          ],
+        }),
+    },
+  ];
+}
+
+/** The contention race: 100 clients, one request each, for the same SLIP. */
+export const raceFor = (base: string, slip: string) =>
+  autocannon({
+    url: `${base}/booking/session`,
+    connections: 100,
+    amount: 100,
+    method: 'POST',
+    body: `slip[]=${slip}`,
+    ...asClients({ 'content-type': form }),
+  });
