@@ -14,13 +14,12 @@ import { createSweeper } from '#functions/sweeper/app.ts';
 import { createDispatcher } from '#functions/webhooks/app.ts';
 import { CredentialAdminError, createCredential, ensureCredential } from '#lib/auth/credential-admin.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
-import { countDbUsage, createDb, type Db, emptyDbUsage } from '#lib/db/client.ts';
+import { createDb, type Db } from '#lib/db/client.ts';
 import { getCredential } from '#lib/db/credential-repository.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { createFileSecretStore } from '#lib/db/webhook-secret-store.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
-import type { Group } from '#lib/http/routes.ts';
 import { generateSlipSecret, parseSlipKeys } from '#lib/slip/keys.ts';
 import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
 import { buildWidget } from '#widget/build.ts';
@@ -28,7 +27,7 @@ import { WIDGET_DIST, WIDGET_FILE, WIDGET_MAX_GZIP_BYTES } from '#widget/files.t
 import { acquireDataDirLock, type DataDirLock, DataDirLockedError } from './data-dir-lock.ts';
 import { demoPage } from './demo-page.ts';
 import { hasJava, JAVA_MISSING, type LocalDynamo, startLocalDynamo } from './dynamodb.ts';
-import { createGateway, type GatewayHandler } from './gateway.ts';
+import { createGateway, } from './gateway.ts';
 import { listNodeAncestors, watchProcesses } from './processes.ts';
 import {
   connectionFile,
@@ -38,6 +37,7 @@ import {
   TenantFileError,
   webhookSecretsFile,
 } from './settings.ts';
+import { recordUsage } from './usage-file.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -148,46 +148,6 @@ function every(ms: number, job: () => Promise<unknown>, name: string): NodeJS.Ti
         running = false;
       });
   }, ms);
-}
-
-/**
- * DYNAMODB_USAGE_FILE, the benchmark's opt-in: a DynamoDB client hook that counts calls and consumed
- * capacity, and a wrapper that counts the requests the handlers serve, both into the file. It is rewritten
- * within 50 ms of a change, aside and then renamed, so a reader never sees half of it.
- */
-function recordUsage(file: string) {
-  const usage = emptyDbUsage();
-  const requests = { served: 0, inFlight: 0 };
-  let pending = false;
-  const write = () => {
-    pending = false;
-    writeFileSync(`${file}.tmp`, JSON.stringify({ pid: process.pid, at: Date.now(), ...requests, ...usage }));
-    renameSync(`${file}.tmp`, file);
-  };
-  const changed = () => {
-    if (pending) return;
-    pending = true;
-    setTimeout(write, 50).unref();
-  };
-  write();
-  const count = (handlers: Record<Group, GatewayHandler>) =>
-    Object.fromEntries(
-      Object.entries(handlers).map(([group, handler]) => [
-        group,
-        async (...args: Parameters<GatewayHandler>) => {
-          requests.served += 1;
-          requests.inFlight += 1;
-          changed();
-          try {
-            return await handler(...args);
-          } finally {
-            requests.inFlight -= 1;
-            changed();
-          }
-        },
-      ]),
-    ) as Record<Group, GatewayHandler>;
-  return { instrument: countDbUsage(usage, changed), count };
 }
 
 let dynamo: LocalDynamo | undefined;
