@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '#test/support/browser.ts';
+import { launchChromium } from '#test/support/chromium.ts';
 import { type RunningService, startService, stopService } from '#test/support/local-runner.ts';
 
 // Issue 13: the API reference page renders in a real browser without network access. Debian's chromium

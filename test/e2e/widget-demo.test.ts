@@ -1,24 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  audit,
-  becomesVisible,
-  cartLine,
-  expectCleanTraffic,
-  type Guest,
-  holdThroughApi,
-  launchChromium,
-  liveRegionTexts,
-  openGuest,
-  resultItem,
-  STEP_TIMEOUT,
-  screenshot,
-  searchArea,
-  staffGet,
-  startWidgetService,
-  type Traffic,
-} from '#test/support/browser.ts';
+import { audit, liveRegionTexts } from '#test/support/accessibility.ts';
+import { type Guest, launchChromium, openGuest, screenshot } from '#test/support/chromium.ts';
 import { type RunningService, stopService } from '#test/support/local-runner.ts';
+import { expectCleanTraffic, type Traffic } from '#test/support/traffic.ts';
+import { becomesVisible, cartLine, resultItem, STEP_TIMEOUT, searchArea } from '#test/support/widget-page.ts';
+import { holdThroughApi, staffGet, startWidgetService } from '#test/support/widget-service.ts';
 
 // Issue 14, "how it will be checked": `npm start` with the demo tenant file as it is (its own per-client
 // limits included), a real Chromium on the page it serves, booking by labels and roles on a desktop and a

@@ -5,25 +5,22 @@ import {
   announcements,
   audit,
   auditAlsoAtPhoneWidth,
+  recordAnnouncements,
+} from '#test/support/accessibility.ts';
+import { type Guest, launchChromium, openGuest, screenshot } from '#test/support/chromium.ts';
+import { type RunningService, stopService } from '#test/support/local-runner.ts';
+import { expectCleanTraffic } from '#test/support/traffic.ts';
+import { cartMatchesApi, searchAndRead, softPoll } from '#test/support/widget-checks.ts';
+import {
   becomesVisible,
   cartLine,
-  cartMatchesApi,
   cartOf,
-  expectCleanTraffic,
   formatMoney,
-  type Guest,
-  launchChromium,
-  openGuest,
-  recordAnnouncements,
   resultItem,
   STEP_TIMEOUT,
-  screenshot,
-  searchAndRead,
-  softPoll,
-  startWidgetService,
   textOf,
-} from '#test/support/browser.ts';
-import { type RunningService, stopService } from '#test/support/local-runner.ts';
+} from '#test/support/widget-page.ts';
+import { startWidgetService } from '#test/support/widget-service.ts';
 
 // Issue 14: "when the hold expires the cart says so and starts afresh", with holds the server really lets
 // go: the demo tenant with `hold_minutes` 0.1 (six seconds).

@@ -1,26 +1,21 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { makeWidgetTenant, writeTenantFile } from '#test/fixtures/widget-tenants.ts';
+import { audit } from '#test/support/accessibility.ts';
+import { type Guest, launchChromium, openGuest, screenshot } from '#test/support/chromium.ts';
+import { type RunningService, stopService } from '#test/support/local-runner.ts';
+import { expectCleanTraffic } from '#test/support/traffic.ts';
+import { cartMatchesApi, expectResultsMatchApi, searchAndRead } from '#test/support/widget-checks.ts';
 import {
-  audit,
   bookingForm,
   cartLine,
-  cartMatchesApi,
-  expectCleanTraffic,
-  expectResultsMatchApi,
   formatMoney,
-  type Guest,
-  launchChromium,
-  openGuest,
   resultItem,
   STEP_TIMEOUT,
-  screenshot,
-  searchAndRead,
   searchArea,
-  startWidgetService,
   textOf,
-} from '#test/support/browser.ts';
-import { type RunningService, stopService } from '#test/support/local-runner.ts';
+} from '#test/support/widget-page.ts';
+import { startWidgetService } from '#test/support/widget-service.ts';
 
 // Issue 14 §2, read from the API rather than built in: another tenant's booking parameters (their labels),
 // locale and currency (amounts written by `Intl` for de-DE and EUR, not the API's "€190.00"), and booking

@@ -1,33 +1,27 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { makeWidgetTenant, writeTenantFile } from '#test/fixtures/widget-tenants.ts';
+import { audit } from '#test/support/accessibility.ts';
+import { type Guest, IMAGE_ORIGIN, launchChromium, openGuest, screenshot } from '#test/support/chromium.ts';
+import { type RunningService, stopService } from '#test/support/local-runner.ts';
 import {
-  audit,
-  becomesVisible,
-  cartLine,
-  cartMatchesApi,
   embeddingPage,
-  expectCleanTraffic,
-  formatMoney,
-  type Guest,
-  IMAGE_ORIGIN,
-  launchChromium,
-  mainLines,
-  openGuest,
-  resultItem,
-  STEP_TIMEOUT,
-  screenshot,
-  search,
-  searchAndRead,
-  softPoll,
-  staffGet,
   startThirdPartySite,
-  startWidgetService,
   stopThirdPartySite,
   type ThirdPartySite,
+} from '#test/support/third-party-site.ts';
+import { expectCleanTraffic } from '#test/support/traffic.ts';
+import { cartMatchesApi, mainLines, searchAndRead, softPoll } from '#test/support/widget-checks.ts';
+import {
+  becomesVisible,
+  cartLine,
+  formatMoney,
+  resultItem,
+  STEP_TIMEOUT,
+  search,
   textOf,
-} from '#test/support/browser.ts';
-import { type RunningService, stopService } from '#test/support/local-runner.ts';
+} from '#test/support/widget-page.ts';
+import { staffGet, startWidgetService } from '#test/support/widget-service.ts';
 
 // Issue 14 §3: a business's own site (another site than the API: localhost against 127.0.0.1) embeds the
 // widget with the two-line snippet. Browsers block third-party cookies, so cookies are cleared before

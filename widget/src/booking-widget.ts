@@ -7,8 +7,10 @@ import {
   sessionStore,
   type WidgetApi,
 } from './api.ts';
+import { Calls, type Notice, type RunOptions } from './calls.ts';
 import { Checkout } from './checkout.ts';
-import { clock, isoDate, timeLeftInWords } from './format.ts';
+import { isoDate } from './format.ts';
+import { HoldClock } from './hold-clock.ts';
 import { styles } from './styles.ts';
 import type { Item, Locale, ParamDefinition, Session } from './types.ts';
 import { renderCart } from './views/cart.ts';
@@ -17,33 +19,12 @@ import { renderNotice } from './views/notice.ts';
 import { renderResults } from './views/results.ts';
 import { renderSearch } from './views/search.ts';
 
-/** A message for the guest, with the action to try again when one can. */
-export interface Notice {
-  message: string;
-  retry?: () => Promise<void>;
-}
-
-/** How a call's refusals read: its own words for some error ids. */
-interface RunOptions {
-  messages?: Record<string, string>;
-}
-
 /** One item's month calendar, shown on demand. */
 export interface CalendarView {
   month: string;
   days?: Record<string, number>;
   failed?: boolean;
 }
-
-/** What the guest sees when a call is refused, by the API's error id (status for gateway answers). */
-const MESSAGES: Record<string, string> = {
-  rate_limited: 'Too many requests right now.',
-  busy: 'Many guests are booking at this moment.',
-  unavailable: 'Sorry, that is no longer available for these dates: someone else has just taken it.',
-  hold_limit:
-    'You are already holding as much as one guest may hold at once, in this cart or others left open. Book or remove something, then try again.',
-  network: 'The booking service could not be reached. Check your connection.',
-};
 
 /**
  * `<booking-widget api="https://lodge.example.com/api/3.0">`: a guest picks dates, sees prices and
@@ -102,14 +83,12 @@ export class BookingWidget extends LitElement {
   /** The search form's values, kept as the guest types (rendering does not depend on them). */
   query: SearchQuery;
   readonly checkout = new Checkout(this);
+  /** The countdown of the cart's hold. */
+  readonly hold = new HoldClock(this);
+  private readonly calls = new Calls(this);
   client: WidgetApi | undefined;
   private store = sessionStore('');
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private announcedMinutes = 0;
-  private queue: Promise<unknown> = Promise.resolve();
-  private running = new Set<string>();
   private refreshes = 0;
-  private confirming = false;
 
   constructor() {
     super();
@@ -125,16 +104,6 @@ export class BookingWidget extends LitElement {
     this.searchProblems = {};
     this.ready = false;
     this.query = { start: isoDate(new Date(), 1), end: isoDate(new Date(), 2), params: {} };
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.stopClock();
-  }
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    if (this.cart) this.startClock();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -195,48 +164,9 @@ export class BookingWidget extends LitElement {
     }, 'start');
   }
 
-  /**
-   * Runs a call of the guest's after those already asked for (so no click is lost), but not the same one
-   * twice at once (a double click holds one item, not two). A refusal becomes a notice, with a retry where
-   * trying again can help; an expired session empties the cart.
-   */
+  /** Runs a call of the guest's in turn (see Calls). */
   run(action: () => Promise<void>, key = 'action', options: RunOptions = {}): Promise<boolean> {
-    if (this.running.has(key)) return Promise.resolve(false);
-    this.running.add(key);
-    this.pending = true;
-    const done = this.queue
-      .then(() => this.execute(action, options))
-      .finally(() => {
-        this.running.delete(key);
-        this.pending = this.running.size > 0;
-      });
-    this.queue = done.catch(() => undefined);
-    return done;
-  }
-
-  private async execute(action: () => Promise<void>, options: RunOptions): Promise<boolean> {
-    this.notice = undefined;
-    try {
-      await action();
-      return true;
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      if (error.code === 'session_expired' || (error.code === 'not_found' && this.cart)) {
-        this.expire();
-        return false;
-      }
-      const retryable = [429, 409, 503, 0].includes(error.status);
-      const wait = error.retryAfterSeconds
-        ? ` Please wait ${error.retryAfterSeconds} seconds and try again.`
-        : '';
-      this.notice = {
-        message: `${options.messages?.[error.code] ?? MESSAGES[error.code] ?? error.message}${wait}`,
-        ...(retryable ? { retry: () => this.run(action, 'action', options).then(() => undefined) } : {}),
-      };
-      await this.updateComplete;
-      this.focusPart('notice');
-      return false;
-    }
+    return this.calls.run(action, key, options);
   }
 
   /** Rates the offered items for the search form's dates and quantities. */
@@ -324,15 +254,15 @@ export class BookingWidget extends LitElement {
     this.store.set(lines ? session.id : undefined);
     this.expired = false;
     this.now = Date.now();
-    if (lines) this.startClock();
-    else this.stopClock();
+    if (lines) this.hold.start();
+    else this.hold.stop();
   }
 
   /** The cart became a booking: nothing is held any more. */
   forgetCart(): void {
     this.cart = undefined;
     this.store.set(undefined);
-    this.stopClock();
+    this.hold.stop();
   }
 
   /** The hold ended: the cart says so, and the next item starts a new one. */
@@ -341,59 +271,6 @@ export class BookingWidget extends LitElement {
     this.expired = true;
     this.view = this.view === 'done' ? 'done' : 'shop';
     this.announce('Your hold has expired and the items in your cart were released.');
-  }
-
-  /** Time left on the hold, in milliseconds. */
-  get holdLeft(): number {
-    return this.cart ? this.cart.expires * 1000 - this.now : 0;
-  }
-
-  get holdClock(): string {
-    return clock(this.holdLeft);
-  }
-
-  private startClock(): void {
-    if (!this.cart) return;
-    this.announcedMinutes = Math.ceil(this.holdLeft / 60_000);
-    if (this.timer) return;
-    this.timer = setInterval(() => this.tick(), 1000);
-  }
-
-  private stopClock(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-
-  private tick(): void {
-    this.now = Date.now();
-    const left = this.holdLeft;
-    if (left <= 0) {
-      void this.confirmExpiry();
-      return;
-    }
-    const minutes = Math.ceil(left / 60_000);
-    if (minutes < this.announcedMinutes && (minutes <= 5 || minutes % 5 === 0)) {
-      this.announcedMinutes = minutes;
-      this.announce(`${timeLeftInWords(left)} left before your hold ends.`);
-    }
-  }
-
-  /** At zero, asks the API (the browser's clock may be off): an expired hold is refused there too. */
-  private async confirmExpiry(): Promise<void> {
-    const cart = this.cart;
-    if (!cart || !this.client || this.confirming) return;
-    this.confirming = true;
-    try {
-      const session = await this.client.readSession(cart.id);
-      // Still held (the browser's clock runs ahead): show the hold the API knows.
-      if (session.expires * 1000 > Date.now()) this.showCart(session);
-      else this.expire();
-    } catch (error) {
-      if (error instanceof ApiError && error.status !== 0 && error.status !== 429 && error.status !== 503)
-        this.expire();
-    } finally {
-      this.confirming = false;
-    }
   }
 
   /** Says something to screen readers through the polite live region. */

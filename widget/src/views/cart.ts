@@ -85,7 +85,7 @@ export function renderCart(host: BookingWidget) {
               <div class="total"><dt>Total</dt><dd>${formatMoney(cart.total, host.locale)}</dd></div>
             </dl>
             <p class="countdown" part="countdown">
-              Held for you for <span role="timer" aria-label="Time left on your hold">${host.holdClock}</span>
+              Held for you for <span role="timer" aria-label="Time left on your hold">${host.hold.display}</span>
             </p>
             <button type="button" part="button primary-button" class="primary" @click=${() => host.checkout.open()}>
               Book now

@@ -91,7 +91,7 @@ export function renderCheckout(host: BookingWidget) {
       void host.checkout.submit();
     }}>
     <h2 id="checkout-heading" tabindex="-1">Your details</h2>
-    ${host.cart ? html`<p>Total to pay: <strong>${formatMoney(host.cart.total, host.locale)}</strong>. Held for you for <span role="timer" aria-label="Time left on your hold">${host.holdClock}</span>.</p>` : nothing}
+    ${host.cart ? html`<p>Total to pay: <strong>${formatMoney(host.cart.total, host.locale)}</strong>. Held for you for <span role="timer" aria-label="Time left on your hold">${host.hold.display}</span>.</p>` : nothing}
     ${renderSummary(host)}
     ${form.fields.filter(([id]) => id !== 'customer_tos_agree').map(([id, field]) => renderField(host, id, field))}
     ${form.policy ? html`<h3>Booking policy</h3><p class="policy">${form.policy}</p>` : nothing}

@@ -1,0 +1,220 @@
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
+import { describeFocus, focusIndicator, focusIsIn, tabTo, typeDate } from '#test/support/focus.ts';
+import { expectCleanTraffic } from '#test/support/traffic.ts';
+import { lastSession, mainLines } from '#test/support/widget-checks.ts';
+import { spoilOnce } from '#test/support/widget-form.ts';
+import {
+  bookingForm,
+  cartLine,
+  cartOf,
+  resultItem,
+  STEP_TIMEOUT,
+  searchArea,
+} from '#test/support/widget-page.ts';
+import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
+
+// Issue 14: the booking widget, driven in Debian's chromium through the page `npm start` serves at `/`, by
+// the labels and roles the issue names, as a guest would. The tenant is the demo tenant (Loon Lake Lodge,
+// en_CA, CAD, 15-minute holds) with per-client limits raised, since every browser here is one client.
+// Here by keyboard alone, the focus moving to what changed.
+
+const tenant = makeWidgetTenant();
+const suite = setUpWidgetSuite({ tenant, name: 'keyboard' });
+const { open } = suite;
+
+describe('the booking widget by keyboard alone', () => {
+  it('books with Tab, Shift+Tab, Enter and Space, the focus moving to what changed', async () => {
+    const guest = await open(1280);
+    const { page, traffic, widget } = guest;
+    const area = await searchArea(page);
+    const unseen: string[] = [];
+    const focus = async (target: Locator) => {
+      await tabTo(page, target);
+      const indicator = await focusIndicator(page);
+      if (!indicator.visible) unseen.push(`${indicator.element} (${indicator.style})`);
+    };
+
+    await focus(area.getByLabel('Start date'));
+    await typeDate(page, area.getByLabel('Start date'), '2027-01-24');
+    await focus(area.getByLabel('End date'));
+    await typeDate(page, area.getByLabel('End date'), '2027-01-26');
+    expect(await area.getByLabel('Start date').inputValue()).toBe('2027-01-24');
+    expect(await area.getByLabel('End date').inputValue()).toBe('2027-01-26');
+    await focus(area.getByRole('button', { name: 'Search' }));
+    await page.keyboard.press('Enter');
+    const kayak = resultItem(page, 'Touring Kayak');
+    await kayak.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(500);
+    const results = widget
+      .getByRole('list')
+      .filter({ has: page.getByRole('heading', { name: 'Touring Kayak', exact: true }) })
+      .last();
+    expect
+      .soft(
+        await focusIsIn(results),
+        `after Search the focus is in the results (on ${await describeFocus(page)})`,
+      )
+      .toBe(true);
+
+    await focus(kayak.getByRole('button', { name: 'Add to cart' }));
+    await page.keyboard.press('Enter');
+    await cartLine(page, 'Touring Kayak').waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(500);
+    expect
+      .soft(
+        await focusIsIn(cartOf(page)),
+        `after Add to cart the focus is in the cart (on ${await describeFocus(page)})`,
+      )
+      .toBe(true);
+
+    // A second item, its quantity and its removal, by keyboard; the focus is never lost.
+    const bike = resultItem(page, 'Mountain Bike');
+    await focus(bike.getByRole('button', { name: 'Add to cart' }));
+    await page.keyboard.press('Enter');
+    await cartLine(page, 'Mountain Bike').waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    const kayakLine = cartLine(page, 'Touring Kayak');
+    const quantityFrom = traffic.api.length;
+    const quantityField = kayakLine.getByRole('spinbutton').or(kayakLine.getByRole('textbox')).first();
+    const increase = kayakLine.getByRole('button', { name: /increase|more|^\+$|plus/i });
+    if ((await increase.count()) > 0) {
+      await focus(increase.first());
+      await page.keyboard.press('Space');
+    } else {
+      await focus(quantityField);
+      await page.keyboard.press('ControlOrMeta+a');
+      await page.keyboard.type('2');
+      await page.keyboard.press('Tab');
+    }
+    await expect
+      .poll(
+        async () => {
+          await traffic.settle();
+          return mainLines(lastSession(traffic, quantityFrom)).find((line) => line.name === 'Touring Kayak')
+            ?.qty;
+        },
+        { timeout: STEP_TIMEOUT, message: 'the kayak quantity changes by keyboard' },
+      )
+      .toBe(2);
+    await focus(cartLine(page, 'Mountain Bike').getByRole('button', { name: /remove/i }));
+    await page.keyboard.press('Enter');
+    await expect.poll(() => cartLine(page, 'Mountain Bike').count(), { timeout: STEP_TIMEOUT }).toBe(0);
+    await page.waitForTimeout(500);
+    expect
+      .soft(
+        await focusIsIn(cartOf(page)),
+        `after Remove the focus stays in the cart (on ${await describeFocus(page)})`,
+      )
+      .toBe(true);
+
+    await focus(widget.getByRole('button', { name: 'Book now' }));
+    await page.keyboard.press('Space');
+    await widget
+      .getByRole('button', { name: 'Confirm booking' })
+      .waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(500);
+    const form = await bookingForm(page);
+    expect
+      .soft(
+        await focusIsIn(form),
+        `after Book now the focus is in the form (on ${await describeFocus(page)})`,
+      )
+      .toBe(true);
+
+    // A client-side error: the focus goes to it (or to the field).
+    const confirm = widget.getByRole('button', { name: 'Confirm booking' });
+    await focus(confirm);
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(800);
+    const onError = await page.evaluate(() => {
+      const e2e = (globalThis as any).__e2e;
+      const active = e2e.deepActive();
+      return {
+        field:
+          /^(input|select|textarea)$/i.test(active?.tagName ?? '') &&
+          (active.getAttribute('aria-invalid') === 'true' || !active.validity.valid),
+        text: (active?.textContent ?? '').trim(),
+      };
+    });
+    expect
+      .soft(
+        onError.field || /error|problem|required|enter|fix/i.test(onError.text),
+        `after an invalid Confirm the focus is on the error (on ${await describeFocus(page)})`,
+      )
+      .toBe(true);
+
+    await focus(form.getByLabel('Full name'));
+    await page.keyboard.type('Grace Hopper');
+    await focus(form.getByLabel('Email'));
+    await page.keyboard.type('grace@example.com');
+
+    // A server error: the focus goes to it.
+    await spoilOnce(page, 'customer_email', 'not-an-email');
+    const serverFrom = traffic.api.length;
+    await focus(confirm);
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(
+        async () => {
+          await traffic.settle();
+          return traffic.api.slice(serverFrom).find((exchange) => exchange.path === 'booking/create')?.status;
+        },
+        { timeout: STEP_TIMEOUT },
+      )
+      .toBe(400);
+    await page.waitForTimeout(800);
+    const serverFocus = await page.evaluate(() => {
+      const e2e = (globalThis as any).__e2e;
+      const active = e2e.deepActive();
+      return {
+        email:
+          active?.tagName === 'INPUT' &&
+          /email/i.test(`${active.name} ${active.id} ${active.type} ${active.labels?.[0]?.textContent}`),
+        text: (active?.textContent ?? '').trim(),
+      };
+    });
+    expect
+      .soft(
+        serverFocus.email || /email|error|problem|invalid/i.test(serverFocus.text),
+        `after a server error the focus is on it (on ${await describeFocus(page)})`,
+      )
+      .toBe(true);
+
+    // Confirm by keyboard: the focus goes to the confirmation.
+    const createFrom = traffic.api.length;
+    await focus(confirm);
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(
+        async () => {
+          await traffic.settle();
+          return traffic.api.slice(createFrom).find((exchange) => exchange.path === 'booking/create')?.status;
+        },
+        { timeout: STEP_TIMEOUT },
+      )
+      .toBe(200);
+    const code: string = traffic.api.slice(createFrom).find((exchange) => exchange.path === 'booking/create')
+      ?.json.booking.id;
+    await widget.getByText(code).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(500);
+    const onConfirmation = await page.evaluate((bookingCode) => {
+      const e2e = (globalThis as any).__e2e;
+      const active = e2e.deepActive();
+      if (!active || active.tagName === 'BODY' || active.tagName === 'BOOKING-WIDGET') return false;
+      const parent = e2e.parentOf(active);
+      return (
+        (active.textContent ?? '').includes(bookingCode) ||
+        (parent?.tagName !== 'BOOKING-WIDGET' && (parent?.textContent ?? '').includes(bookingCode))
+      );
+    }, code);
+    expect.soft(unseen, 'controls that show no focus indicator when focused by keyboard').toEqual([]);
+    expect
+      .soft(
+        onConfirmation,
+        `after Confirm booking the focus is on the confirmation (on ${await describeFocus(page)})`,
+      )
+      .toBe(true);
+    await expectCleanTraffic(guest);
+  }, 150_000);
+});

@@ -1,0 +1,93 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { PAGE_HELPERS } from './page-helpers.ts';
+import { type Traffic, watchTraffic } from './traffic.ts';
+import { widgetOf } from './widget-page.ts';
+
+// Debian's chromium for the browser tests: launching it, opening a guest's window on a page, screenshots.
+
+/** Debian's chromium: the tests never download a browser. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** Where the browser tests write their screenshots (git-ignored). */
+export const ARTIFACTS_DIR = 'test/artifacts/widget';
+
+/** Launches Debian's chromium headless, failing with the way to install it when it is missing. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `No chromium at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install -y chromium, as .ci/run does) or set CHROMIUM_PATH`,
+    );
+  }
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox'] });
+}
+
+/** Writes a full-page screenshot into the artifacts folder and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const path = join(ARTIFACTS_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** Where the demo tenant's item images live: the tests answer them with a generated PNG. */
+export const IMAGE_ORIGIN = 'https://loonlake.example.com';
+
+/** A guest's browser window on a page with the widget, its traffic recorded and policed. */
+export interface Guest {
+  context: BrowserContext;
+  page: Page;
+  traffic: Traffic;
+  widget: Locator;
+}
+
+/**
+ * Opens a page in a fresh browser context of the given width, with the page helpers installed and its
+ * traffic watched, and waits for the widget's Search button.
+ */
+export async function openGuest(
+  browser: Browser,
+  options: {
+    url: string;
+    apiBase: string;
+    width: number;
+    allowedOrigins?: string[];
+    blockCookies?: boolean;
+    /** Runs before the page loads (routes, clocks). */
+    prepare?: (page: Page) => Promise<unknown>;
+    /** Whether to wait for the Search button (default true). */
+    waitForWidget?: boolean;
+  },
+): Promise<Guest> {
+  const phone = options.width <= 400;
+  const context = await browser.newContext({
+    viewport: { width: options.width, height: phone ? 812 : 900 },
+    // A phone-sized window is a phone: its meta viewport counts and it has touch.
+    isMobile: phone,
+    hasTouch: phone,
+    locale: 'en-US',
+    timezoneId: 'America/Toronto',
+  });
+  await context.addInitScript({ content: PAGE_HELPERS });
+  const traffic = await watchTraffic(context, {
+    apiBase: options.apiBase,
+    allowedOrigins: [new URL(options.url).origin, ...(options.allowedOrigins ?? [])],
+    imageOrigin: IMAGE_ORIGIN,
+    blockCookies: options.blockCookies,
+  });
+  const page = await context.newPage();
+  await options.prepare?.(page);
+  await page.goto(options.url);
+  if (!(await page.evaluate(() => typeof (globalThis as any).__e2e === 'object'))) {
+    throw new Error('the page helpers did not install (a syntax error in PAGE_HELPERS?)');
+  }
+  const widget = widgetOf(page);
+  if (options.waitForWidget !== false) {
+    await widget
+      .getByRole('button', { name: 'Search' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
+  }
+  return { context, page, traffic, widget };
+}

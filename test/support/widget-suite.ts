@@ -1,0 +1,62 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { type RawTenant, writeTenantFile } from '#test/fixtures/widget-tenants.ts';
+import { type Guest, launchChromium, openGuest } from './chromium.ts';
+import { type RunningService, stopService } from './local-runner.ts';
+import { startWidgetService } from './widget-service.ts';
+
+/** What the tests of one widget test file share: the service they book on and the guests' windows. */
+export interface WidgetSuite {
+  /** The API's base URL (`http://127.0.0.1:<port>/api/3.0`), once the service listens. */
+  readonly apiBase: string;
+  /** Opens the demo page served at `/` in a window of the given width, closed after the file's tests. */
+  open: (width: number, options?: { prepare?: (page: Page) => Promise<void> }) => Promise<Guest>;
+}
+
+/**
+ * Starts `npm start` with the tenant (its own table) and a chromium before the tests of the file that calls
+ * it, and stops both, with every window opened, after them.
+ */
+export function setUpWidgetSuite(options: { tenant: RawTenant; name: string }): WidgetSuite {
+  let service: RunningService | undefined;
+  let browser: Browser | undefined;
+  const guests: Guest[] = [];
+
+  beforeAll(async () => {
+    service = await startWidgetService({
+      dynamoEndpoint: inject('dynamoEndpoint'),
+      tenantFile: writeTenantFile(options.tenant, options.name),
+      name: options.name,
+    });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const guest of guests) await guest.context.close().catch(() => undefined);
+    await browser?.close();
+    if (service) await stopService(service);
+  });
+
+  const started = () => {
+    if (!service || !browser) throw new Error(`the widget service "${options.name}" has not started`);
+    return { service, browser };
+  };
+
+  return {
+    get apiBase() {
+      return started().service.base;
+    },
+    open: async (width, openOptions = {}) => {
+      const { service, browser } = started();
+      const apiBase = service.base;
+      const guest = await openGuest(browser, {
+        url: `${new URL(apiBase).origin}/`,
+        apiBase,
+        width,
+        ...openOptions,
+      });
+      guests.push(guest);
+      return guest;
+    },
+  };
+}

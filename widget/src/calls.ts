@@ -1,0 +1,76 @@
+import { ApiError } from './api.ts';
+import type { BookingWidget } from './booking-widget.ts';
+
+/** A message for the guest, with the action to try again when one can. */
+export interface Notice {
+  message: string;
+  retry?: () => Promise<void>;
+}
+
+/** How a call's refusals read: its own words for some error ids. */
+export interface RunOptions {
+  messages?: Record<string, string>;
+}
+
+/** What the guest sees when a call is refused, by the API's error id (status for gateway answers). */
+const MESSAGES: Record<string, string> = {
+  rate_limited: 'Too many requests right now.',
+  busy: 'Many guests are booking at this moment.',
+  unavailable: 'Sorry, that is no longer available for these dates: someone else has just taken it.',
+  hold_limit:
+    'You are already holding as much as one guest may hold at once, in this cart or others left open. Book or remove something, then try again.',
+  network: 'The booking service could not be reached. Check your connection.',
+};
+
+/**
+ * The guest's calls, one after the other (so no click is lost while a call is out), but never the same
+ * one twice at once (a double click holds one item, not two). A refusal becomes a notice in plain words,
+ * with a retry where trying again can help (429, 409, 503, a lost connection); an expired session empties
+ * the cart.
+ */
+export class Calls {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly running = new Set<string>();
+
+  constructor(private readonly host: BookingWidget) {}
+
+  run(action: () => Promise<void>, key = 'action', options: RunOptions = {}): Promise<boolean> {
+    if (this.running.has(key)) return Promise.resolve(false);
+    this.running.add(key);
+    this.host.pending = true;
+    const done = this.queue
+      .then(() => this.execute(action, options))
+      .finally(() => {
+        this.running.delete(key);
+        this.host.pending = this.running.size > 0;
+      });
+    this.queue = done.catch(() => undefined);
+    return done;
+  }
+
+  private async execute(action: () => Promise<void>, options: RunOptions): Promise<boolean> {
+    const { host } = this;
+    host.notice = undefined;
+    try {
+      await action();
+      return true;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === 'session_expired' || (error.code === 'not_found' && host.cart)) {
+        host.expire();
+        return false;
+      }
+      const retryable = [429, 409, 503, 0].includes(error.status);
+      const wait = error.retryAfterSeconds
+        ? ` Please wait ${error.retryAfterSeconds} seconds and try again.`
+        : '';
+      host.notice = {
+        message: `${options.messages?.[error.code] ?? MESSAGES[error.code] ?? error.message}${wait}`,
+        ...(retryable ? { retry: () => this.run(action, 'action', options).then(() => undefined) } : {}),
+      };
+      await host.updateComplete;
+      host.focusPart('notice');
+      return false;
+    }
+  }
+}
