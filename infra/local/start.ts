@@ -27,7 +27,7 @@ import { WIDGET_DIST, WIDGET_FILE, WIDGET_MAX_GZIP_BYTES } from '#widget/files.t
 import { acquireDataDirLock, type DataDirLock, DataDirLockedError } from './data-dir-lock.ts';
 import { demoPage } from './demo-page.ts';
 import { hasJava, JAVA_MISSING, type LocalDynamo, startLocalDynamo } from './dynamodb.ts';
-import { createGateway, } from './gateway.ts';
+import { createGateway } from './gateway.ts';
 import { listNodeAncestors, watchProcesses } from './processes.ts';
 import {
   connectionFile,
