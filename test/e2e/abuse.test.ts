@@ -1,36 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import { createDb } from '#lib/db/client.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { readJson } from '#test/support/events.ts';
-import { type RunningService, startService, stopService } from '#test/support/local-runner.ts';
+import { setUpService } from '#test/support/local-runner.ts';
 
 // The issue's check, as a script would run it against `npm start` with the demo tenant. The loopback peer
 // is a trusted proxy (TRUSTED_PROXIES), so X-Forwarded-For names each pretend client address.
-const tableName = `abuse-${randomUUID()}`;
-const dataDir = mkdtempSync(join(tmpdir(), 'abuse-'));
-let service: RunningService;
+const service = setUpService('abuse', { TRUSTED_PROXIES: '127.0.0.1' });
 const KAYAK = 3; // Touring Kayak, 10 a day
 const day = (offset: number) => addDays(todayIn('America/Toronto', Date.now()), 40 + offset);
-
-beforeAll(async () => {
-  service = await startService({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-    TABLE_NAME: tableName,
-    TRUSTED_PROXIES: '127.0.0.1',
-  });
-}, 120_000);
-
-afterAll(async () => {
-  if (service) await stopService(service);
-});
 
 const from = (address: string, extra: Record<string, string> = {}) => ({
   'x-forwarded-for': address,
@@ -115,7 +94,7 @@ describe('a hoarding script against npm start', () => {
   });
 
   it('leaves no discrepancy for npm run reconcile', async () => {
-    const db = createDb({ endpoint: inject('dynamoEndpoint'), tableName });
+    const db = createDb({ endpoint: inject('dynamoEndpoint'), tableName: service.tableName });
     const report = await runReconcile(db, { fix: false, now: Date.now() });
     expect(report.discrepancies).toEqual([]);
     expect(report.clientDiscrepancies).toEqual([]);

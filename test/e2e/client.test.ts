@@ -1,34 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBookingClient } from '#lib/client/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
-import { type RunningService, startService, stopService } from '#test/support/local-runner.ts';
+import { setUpService } from '#test/support/local-runner.ts';
 
 // The typed client (lib/client) against a real `npm start`, through a customer's whole flow and a staff
 // read: its types come from openapi.json, and every answer is checked against that document too.
-const dataDir = mkdtempSync(join(tmpdir(), 'client-'));
 const admin = { key: `ck_${randomUUID().replaceAll('-', '')}`, secret: randomUUID() };
-let service: RunningService;
+const service = setUpService('client', { ADMIN_API_KEY: admin.key, ADMIN_API_SECRET: admin.secret });
 const day = addDays(todayIn('America/Toronto', Date.now()), 45);
-
-beforeAll(async () => {
-  service = await startService({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-    TABLE_NAME: `client-${randomUUID()}`,
-    ADMIN_API_KEY: admin.key,
-    ADMIN_API_SECRET: admin.secret,
-  });
-}, 120_000);
-
-afterAll(async () => {
-  if (service) await stopService(service);
-});
 
 describe('the typed client', () => {
   it('rates, holds and books as a widget, and reads the booking as staff', async () => {

@@ -1,33 +1,20 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '#test/support/chromium.ts';
-import { type RunningService, startService, stopService } from '#test/support/local-runner.ts';
+import { setUpService } from '#test/support/local-runner.ts';
 
 // Issue 13: the API reference page renders in a real browser without network access. Debian's chromium
 // (never a downloaded browser) opens the page of a real `npm start`, and every request for anything but
 // the service itself is refused: Swagger UI, its styles and the document must all come from the service.
-const dataDir = mkdtempSync(join(tmpdir(), 'docs-page-'));
-let service: RunningService;
+const service = setUpService('docs-page');
 let browser: Browser;
 
 beforeAll(async () => {
-  service = await startService({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-    TABLE_NAME: `docs-page-${randomUUID()}`,
-  });
   browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (service) await stopService(service);
 });
 
 describe('the API reference page', () => {

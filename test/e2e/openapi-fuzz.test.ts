@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { basic } from '#test/support/events.ts';
-import { type RunningService, startService, stopService } from '#test/support/local-runner.ts';
+import { setUpService } from '#test/support/local-runner.ts';
 
 // Requests made from the OpenAPI document alone, as an API testing tool would: each operation with its
 // examples, with every parameter oversized, and with every parameter of the wrong kind, as a customer
@@ -25,27 +23,13 @@ interface Operation {
 const document = JSON.parse(readFileSync('functions/meta/openapi.json', 'utf8')) as {
   paths: Record<string, Record<string, Operation>>;
 };
-const dataDir = mkdtempSync(join(tmpdir(), 'fuzz-'));
 const admin = { key: `ck_${randomUUID().replaceAll('-', '')}`, secret: randomUUID() };
-let service: RunningService;
-let address = 0;
-
-beforeAll(async () => {
-  service = await startService({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-    TABLE_NAME: `fuzz-${randomUUID()}`,
-    ADMIN_API_KEY: admin.key,
-    ADMIN_API_SECRET: admin.secret,
-    TRUSTED_PROXIES: '127.0.0.1',
-  });
-}, 120_000);
-
-afterAll(async () => {
-  if (service) await stopService(service);
+const service = setUpService('fuzz', {
+  ADMIN_API_KEY: admin.key,
+  ADMIN_API_SECRET: admin.secret,
+  TRUSTED_PROXIES: '127.0.0.1',
 });
+let address = 0;
 
 type Variant = 'examples' | 'oversized' | 'wrong kind';
 

@@ -1,38 +1,18 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { audit, liveRegionTexts } from '#test/support/accessibility.ts';
-import { type Guest, launchChromium, openGuest, screenshot } from '#test/support/chromium.ts';
-import { type RunningService, stopService } from '#test/support/local-runner.ts';
+import { screenshot } from '#test/support/chromium.ts';
 import { expectCleanTraffic, type Traffic } from '#test/support/traffic.ts';
 import { becomesVisible, cartLine, resultItem, STEP_TIMEOUT, searchArea } from '#test/support/widget-page.ts';
-import { holdThroughApi, staffGet, startWidgetService } from '#test/support/widget-service.ts';
+import { holdThroughApi, staffGet } from '#test/support/widget-service.ts';
+import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 
 // Issue 14, "how it will be checked": `npm start` with the demo tenant file as it is (its own per-client
 // limits included), a real Chromium on the page it serves, booking by labels and roles on a desktop and a
 // phone-sized window; the bookings appear in booking/index and axe finds no serious violation. The demo
 // tenant's limit of three open holding sessions per client then gives a real 409 `hold_limit`.
-let service: RunningService;
-let browser: Browser;
-let apiBase: string;
-let origin: string;
-const guests: Guest[] = [];
-
-beforeAll(async () => {
-  service = await startWidgetService({
-    dynamoEndpoint: inject('dynamoEndpoint'),
-    tenantFile: 'infra/tenants/demo.json',
-    name: 'demo',
-  });
-  apiBase = service.base;
-  origin = new URL(apiBase).origin;
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  for (const guest of guests) await guest.context.close().catch(() => undefined);
-  await browser?.close();
-  if (service) await stopService(service);
-});
+const suite = setUpWidgetSuite({ tenantFile: 'infra/tenants/demo.json', name: 'demo' });
+const { open } = suite;
 
 const createdCode = async (traffic: Traffic, from: number): Promise<string> => {
   let code = '';
@@ -80,15 +60,14 @@ describe('the booking widget as it will be checked (the demo tenant as it is)', 
       [1280, '2027-07-05', '2027-07-07', 'Lakeside Cabin'],
       [375, '2027-07-12', '2027-07-14', 'Touring Kayak'],
     ] as const) {
-      const guest = await openGuest(browser, { url: `${origin}/`, apiBase, width });
-      guests.push(guest);
+      const guest = await open(width);
       codes.push(await bookAsGuest(guest.page, guest.traffic, { start, end, item }));
       await screenshot(guest.page, `demo-${width}-confirmation`);
       await audit(guest.page, `demo tenant, ${width} px, confirmation`);
       await expectCleanTraffic(guest);
       await guest.context.close();
     }
-    const index = await staffGet(apiBase, 'booking/index');
+    const index = await staffGet(suite.apiBase, 'booking/index');
     const listed = Object.values(index['booking/index'] ?? {}).map((row: any) => row.code);
     expect(listed).toEqual(expect.arrayContaining(codes));
   }, 150_000);
@@ -96,9 +75,9 @@ describe('the booking widget as it will be checked (the demo tenant as it is)', 
   it("shows the demo tenant's real 409 hold_limit as a clear message with a retry", async () => {
     // Three carts of this client already hold stock: the demo tenant allows no fourth.
     const held = [];
-    for (const item of [3, 4, 1]) held.push(await holdThroughApi(apiBase, item, '20270802', '20270804'));
-    const guest = await openGuest(browser, { url: `${origin}/`, apiBase, width: 1280 });
-    guests.push(guest);
+    for (const item of [3, 4, 1])
+      held.push(await holdThroughApi(suite.apiBase, item, '20270802', '20270804'));
+    const guest = await open(1280);
     const { page, traffic, widget } = guest;
     const area = await searchArea(page);
     await area.getByLabel('Start date').fill('2027-08-02');
@@ -136,7 +115,7 @@ describe('the booking widget as it will be checked (the demo tenant as it is)', 
     await audit(page, 'hold_limit message');
 
     // One of the other carts ends; the retry (or, without one, Add to cart again) then works.
-    const ended = await fetch(`${apiBase}/booking/session/end`, {
+    const ended = await fetch(`${suite.apiBase}/booking/session/end`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ session_id: held[0] ?? '' }).toString(),

@@ -1,14 +1,13 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { makeWidgetTenant, writeTenantFile } from '#test/fixtures/widget-tenants.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
 import {
   announcements,
   audit,
   auditAlsoAtPhoneWidth,
   recordAnnouncements,
 } from '#test/support/accessibility.ts';
-import { type Guest, launchChromium, openGuest, screenshot } from '#test/support/chromium.ts';
-import { type RunningService, stopService } from '#test/support/local-runner.ts';
+import { type Guest, screenshot } from '#test/support/chromium.ts';
 import { expectCleanTraffic } from '#test/support/traffic.ts';
 import { cartMatchesApi, searchAndRead, softPoll } from '#test/support/widget-checks.ts';
 import {
@@ -20,7 +19,7 @@ import {
   STEP_TIMEOUT,
   textOf,
 } from '#test/support/widget-page.ts';
-import { startWidgetService } from '#test/support/widget-service.ts';
+import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 
 // Issue 14: "when the hold expires the cart says so and starts afresh", with holds the server really lets
 // go: the demo tenant with `hold_minutes` 0.1 (six seconds).
@@ -29,34 +28,9 @@ const tenant = makeWidgetTenant((raw) => {
 });
 const money = (amount: string | number) => formatMoney(amount, tenant.locale.id, tenant.locale.currency);
 
-let service: RunningService;
-let browser: Browser;
-let apiBase: string;
-let origin: string;
-const guests: Guest[] = [];
+const suite = setUpWidgetSuite({ tenant, name: 'expiry' });
 
-beforeAll(async () => {
-  service = await startWidgetService({
-    dynamoEndpoint: inject('dynamoEndpoint'),
-    tenantFile: writeTenantFile(tenant, 'expiry'),
-    name: 'expiry',
-  });
-  apiBase = service.base;
-  origin = new URL(apiBase).origin;
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  for (const guest of guests) await guest.context.close().catch(() => undefined);
-  await browser?.close();
-  if (service) await stopService(service);
-});
-
-async function open(prepare?: (page: Page) => Promise<void>): Promise<Guest> {
-  const guest = await openGuest(browser, { url: `${origin}/`, apiBase, width: 1280, prepare });
-  guests.push(guest);
-  return guest;
-}
+const open = (prepare?: (page: Page) => Promise<void>): Promise<Guest> => suite.open(1280, { prepare });
 
 const expiredText = /expired/i;
 const countdownPattern = /\b\d{1,2}:\d{2}\b|\d+\s*(s|sec|second|seconds|min|minute|minutes)\b/i;

@@ -1,33 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SNIPPET } from '#infra/local/demo-page.ts';
-import { type RunningService, startService, stopService } from '#test/support/local-runner.ts';
+import { setUpService } from '#test/support/local-runner.ts';
 
 // Issue 14: `npm start` serves the widget at /widget/ and a demo site of the tenant at /. Raw requests
 // (node:http, not fetch) keep paths such as /widget/../package.json as sent: fetch would normalise them.
-const dataDir = mkdtempSync(join(tmpdir(), 'widget-serving-'));
 const OWN_ORIGIN = 'https://loonlake.example.com';
-let service: RunningService;
+const service = setUpService('widget-serving');
 let origin: URL;
 
-beforeAll(async () => {
-  service = await startService({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-    TABLE_NAME: `widget-serving-${randomUUID()}`,
-  });
+beforeAll(() => {
   origin = new URL(new URL(service.base).origin);
-}, 120_000);
-
-afterAll(async () => {
-  if (service) await stopService(service);
 });
 
 interface RawResponse {

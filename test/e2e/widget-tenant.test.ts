@@ -1,9 +1,7 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { makeWidgetTenant, writeTenantFile } from '#test/fixtures/widget-tenants.ts';
+import { describe, expect, it } from 'vitest';
+import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
 import { audit } from '#test/support/accessibility.ts';
-import { type Guest, launchChromium, openGuest, screenshot } from '#test/support/chromium.ts';
-import { type RunningService, stopService } from '#test/support/local-runner.ts';
+import { screenshot } from '#test/support/chromium.ts';
 import { expectCleanTraffic } from '#test/support/traffic.ts';
 import { cartMatchesApi, expectResultsMatchApi, searchAndRead } from '#test/support/widget-checks.ts';
 import {
@@ -15,7 +13,7 @@ import {
   searchArea,
   textOf,
 } from '#test/support/widget-page.ts';
-import { startWidgetService } from '#test/support/widget-service.ts';
+import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 
 // Issue 14 §2, read from the API rather than built in: another tenant's booking parameters (their labels),
 // locale and currency (amounts written by `Intl` for de-DE and EUR, not the API's "€190.00"), and booking
@@ -41,33 +39,11 @@ const tenant = makeWidgetTenant((raw) => {
 });
 const money = (amount: string | number) => formatMoney(amount, tenant.locale.id, tenant.locale.currency);
 
-let service: RunningService;
-let browser: Browser;
-let apiBase: string;
-let origin: string;
-const guests: Guest[] = [];
-
-beforeAll(async () => {
-  service = await startWidgetService({
-    dynamoEndpoint: inject('dynamoEndpoint'),
-    tenantFile: writeTenantFile(tenant, 'custom'),
-    name: 'custom',
-  });
-  apiBase = service.base;
-  origin = new URL(apiBase).origin;
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  for (const guest of guests) await guest.context.close().catch(() => undefined);
-  await browser?.close();
-  if (service) await stopService(service);
-});
+const suite = setUpWidgetSuite({ tenant, name: 'custom' });
 
 describe("the booking widget follows the tenant's API", () => {
   it("offers the tenant's parameters, writes amounts in its locale and renders its form", async () => {
-    const guest = await openGuest(browser, { url: `${origin}/`, apiBase, width: 1280 });
-    guests.push(guest);
+    const guest = await suite.open(1280);
     const { page, traffic, widget } = guest;
     const area = await searchArea(page);
     for (const label of ['Grown-ups', 'Kids', 'Boats and bikes']) {

@@ -1,9 +1,7 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { makeWidgetTenant, writeTenantFile } from '#test/fixtures/widget-tenants.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
 import { audit } from '#test/support/accessibility.ts';
-import { type Guest, IMAGE_ORIGIN, launchChromium, openGuest, screenshot } from '#test/support/chromium.ts';
-import { type RunningService, stopService } from '#test/support/local-runner.ts';
+import { IMAGE_ORIGIN, screenshot } from '#test/support/chromium.ts';
 import {
   embeddingPage,
   startThirdPartySite,
@@ -21,7 +19,8 @@ import {
   search,
   textOf,
 } from '#test/support/widget-page.ts';
-import { staffGet, startWidgetService } from '#test/support/widget-service.ts';
+import { staffGet } from '#test/support/widget-service.ts';
+import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 
 // Issue 14 §3: a business's own site (another site than the API: localhost against 127.0.0.1) embeds the
 // widget with the two-line snippet. Browsers block third-party cookies, so cookies are cleared before
@@ -29,13 +28,8 @@ import { staffGet, startWidgetService } from '#test/support/widget-service.ts';
 // CORS comes from the tenant's `settings.cors_origins`: the partner site is in it, another site is not.
 let partner: ThirdPartySite;
 let stranger: ThirdPartySite;
-let service: RunningService;
-let browser: Browser;
-let apiBase: string;
-let origin: string;
 let tenant: Record<string, any>;
 let money: (amount: string | number) => string;
-const guests: Guest[] = [];
 
 beforeAll(async () => {
   partner = await startThirdPartySite();
@@ -44,32 +38,26 @@ beforeAll(async () => {
     raw.settings.cors_origins = [...raw.settings.cors_origins, partner.origin];
   });
   money = (amount) => formatMoney(amount, tenant.locale.id, tenant.locale.currency);
-  service = await startWidgetService({
-    dynamoEndpoint: inject('dynamoEndpoint'),
-    tenantFile: writeTenantFile(tenant, 'third-party'),
-    name: 'third-party',
-  });
-  apiBase = service.base;
-  origin = new URL(apiBase).origin;
-  partner.setHtml(embeddingPage(origin, 'Partner site'));
-  stranger.setHtml(embeddingPage(origin, 'Some other site'));
-  browser = await launchChromium();
-}, 120_000);
+});
 
 afterAll(async () => {
-  for (const guest of guests) await guest.context.close().catch(() => undefined);
-  await browser?.close();
-  if (service) await stopService(service);
   await stopThirdPartySite(partner);
   await stopThirdPartySite(stranger);
 });
 
+// The suite's hooks run after the sites start and (vitest runs afterAll hooks in reverse) before they stop.
+const suite = setUpWidgetSuite({ tenant: () => tenant, name: 'third-party' });
+
+beforeAll(() => {
+  partner.setHtml(embeddingPage(suite.origin, 'Partner site'));
+  stranger.setHtml(embeddingPage(suite.origin, 'Some other site'));
+});
+
 describe('the booking widget on a third-party page', () => {
   it('books from the two-line snippet on another site, the session travelling as session_id', async () => {
-    const guest = await openGuest(browser, { url: partner.url, apiBase, width: 1280, blockCookies: true });
-    guests.push(guest);
+    const guest = await suite.open(1280, { url: partner.url, blockCookies: true });
     const { page, traffic, widget } = guest;
-    expect(await widget.getAttribute('api')).toBe(apiBase);
+    expect(await widget.getAttribute('api')).toBe(suite.apiBase);
     await audit(page, 'third-party start');
 
     await searchAndRead(page, traffic, '2027-05-24', '2027-05-26');
@@ -145,7 +133,7 @@ describe('the booking widget on a third-party page', () => {
       .soft(await textOf(widget), 'the confirmation shows the total')
       .toContain(money(create?.json.booking.total));
     await screenshot(page, 'third-party-1280-confirmation');
-    const index = await staffGet(apiBase, 'booking/index');
+    const index = await staffGet(suite.apiBase, 'booking/index');
     const row = Object.values(index['booking/index'] ?? {}).find((entry: any) => entry.code === code) as any;
     expect(row?.customer_name, `booking ${code} in booking/index`).toBe('Partner Guest');
 
@@ -170,9 +158,9 @@ describe('the booking widget on a third-party page', () => {
 
     // Only the API, its images and the page's own document.
     const hosts = new Set(traffic.requests.map((request) => new URL(request.url).origin));
-    expect([...hosts].sort()).toEqual(expect.arrayContaining([origin, partner.origin]));
+    expect([...hosts].sort()).toEqual(expect.arrayContaining([suite.origin, partner.origin]));
     for (const host of hosts)
-      expect([origin, partner.origin, IMAGE_ORIGIN], `a request to ${host}`).toContain(host);
+      expect([suite.origin, partner.origin, IMAGE_ORIGIN], `a request to ${host}`).toContain(host);
     const fromPartner = traffic.requests.filter(
       (request) => request.url.startsWith(partner.origin) && request.resourceType !== 'document',
     );
@@ -185,23 +173,16 @@ describe('the booking widget on a third-party page', () => {
 
   it('cannot be used from a site that is not in cors_origins', async () => {
     // What the API answers each site, as a browser's CORS check reads it.
-    const allowed = await fetch(`${apiBase}/item?start_date=20270531&end_date=20270602`, {
+    const allowed = await fetch(`${suite.apiBase}/item?start_date=20270531&end_date=20270602`, {
       headers: { Origin: partner.origin },
     });
     expect(allowed.headers.get('access-control-allow-origin')).toBe(partner.origin);
-    const refused = await fetch(`${apiBase}/item?start_date=20270531&end_date=20270602`, {
+    const refused = await fetch(`${suite.apiBase}/item?start_date=20270531&end_date=20270602`, {
       headers: { Origin: stranger.origin },
     });
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
 
-    const guest = await openGuest(browser, {
-      url: stranger.url,
-      apiBase,
-      width: 1280,
-      blockCookies: true,
-      waitForWidget: false,
-    });
-    guests.push(guest);
+    const guest = await suite.open(1280, { url: stranger.url, blockCookies: true, waitForWidget: false });
     const { page, traffic, widget } = guest;
     const rendered = await becomesVisible(widget.getByRole('button', { name: 'Search' }), 15_000);
     if (rendered) {
@@ -221,14 +202,12 @@ describe('the booking widget on a third-party page', () => {
 
     // Even with the widget's script in hand (here its answer is let through to this site), the API's
     // answers are not: the browser's CORS check keeps results and carts away from the site.
-    const scripted = await openGuest(browser, {
+    const scripted = await suite.open(1280, {
       url: stranger.url,
-      apiBase,
-      width: 1280,
       blockCookies: true,
       waitForWidget: false,
       prepare: (p) =>
-        p.route(`${origin}/widget/**`, async (route) => {
+        p.route(`${suite.origin}/widget/**`, async (route) => {
           const response = await route.fetch();
           return route.fulfill({
             response,
@@ -236,7 +215,6 @@ describe('the booking widget on a third-party page', () => {
           });
         }),
     });
-    guests.push(scripted);
     await expect
       .poll(async () => (await textOf(scripted.widget)).length, {
         timeout: 15_000,

@@ -1,4 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, inject } from 'vitest';
 
 /** A `npm start` process group started by a test. */
 export interface RunningService {
@@ -72,6 +77,54 @@ export async function stopService(service: RunningService, timeoutMs = 20_000): 
     await new Promise((wake) => setTimeout(wake, 100));
   }
   return true;
+}
+
+/** The service the tests of one file share: see `setUpService`. */
+export interface FileService {
+  /** The API's base URL, once the service listens. */
+  readonly base: string;
+  /** Its own DynamoDB table. */
+  readonly tableName: string;
+  /** What it has written so far. */
+  output: () => string;
+}
+
+/**
+ * Starts the local runner before the tests of the file that calls it (on a free port of 127.0.0.1, with the
+ * test run's DynamoDB Local, a fresh DATA_DIR and its own table, both named after `name`, and `env` on top)
+ * and stops it after them.
+ */
+export function setUpService(name: string, env: Record<string, string> = {}): FileService {
+  const tableName = `${name}-${randomUUID()}`;
+  let service: RunningService | undefined;
+
+  beforeAll(async () => {
+    service = await startService({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-`)),
+      DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+      TABLE_NAME: tableName,
+      ...env,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (service) await stopService(service);
+  });
+
+  const started = () => {
+    if (!service) throw new Error(`the service "${name}" has not started`);
+    return service;
+  };
+
+  return {
+    get base() {
+      return started().base;
+    },
+    tableName,
+    output: () => started().output(),
+  };
 }
 
 /** Runs a project CLI (through tsx) with extra environment and returns its output. */

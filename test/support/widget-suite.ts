@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type RawTenant, writeTenantFile } from '#test/fixtures/widget-tenants.ts';
 import { type Guest, launchChromium, openGuest } from './chromium.ts';
@@ -9,15 +9,29 @@ import { startWidgetService } from './widget-service.ts';
 export interface WidgetSuite {
   /** The API's base URL (`http://127.0.0.1:<port>/api/3.0`), once the service listens. */
   readonly apiBase: string;
-  /** Opens the demo page served at `/` in a window of the given width, closed after the file's tests. */
-  open: (width: number, options?: { prepare?: (page: Page) => Promise<void> }) => Promise<Guest>;
+  /** The service's origin (`http://127.0.0.1:<port>`), where it serves the demo page and the widget. */
+  readonly origin: string;
+  /**
+   * Opens a page with the widget (the demo page served at `/` unless `url` says otherwise) in a window of
+   * the given width, closed after the file's tests.
+   */
+  open: (width: number, options?: GuestOptions) => Promise<Guest>;
 }
+
+/** How a guest's window opens, beyond its width: see `openGuest`. */
+export type GuestOptions = Partial<Omit<Parameters<typeof openGuest>[1], 'apiBase' | 'width'>>;
+
+/**
+ * The tenant the service runs with: a tenant written to a file (made as the service starts when it is a
+ * function), or a tenant file as it is.
+ */
+export type WidgetSuiteTenant = { tenant: RawTenant | (() => RawTenant) } | { tenantFile: string };
 
 /**
  * Starts `npm start` with the tenant (its own table) and a chromium before the tests of the file that calls
  * it, and stops both, with every window opened, after them.
  */
-export function setUpWidgetSuite(options: { tenant: RawTenant; name: string }): WidgetSuite {
+export function setUpWidgetSuite(options: { name: string } & WidgetSuiteTenant): WidgetSuite {
   let service: RunningService | undefined;
   let browser: Browser | undefined;
   const guests: Guest[] = [];
@@ -25,7 +39,8 @@ export function setUpWidgetSuite(options: { tenant: RawTenant; name: string }): 
   beforeAll(async () => {
     service = await startWidgetService({
       dynamoEndpoint: inject('dynamoEndpoint'),
-      tenantFile: writeTenantFile(options.tenant, options.name),
+      tenantFile:
+        'tenantFile' in options ? options.tenantFile : writeTenantFile(tenantOf(options), options.name),
       name: options.name,
     });
     browser = await launchChromium();
@@ -46,6 +61,9 @@ export function setUpWidgetSuite(options: { tenant: RawTenant; name: string }): 
     get apiBase() {
       return started().service.base;
     },
+    get origin() {
+      return new URL(started().service.base).origin;
+    },
     open: async (width, openOptions = {}) => {
       const { service, browser } = started();
       const apiBase = service.base;
@@ -60,3 +78,6 @@ export function setUpWidgetSuite(options: { tenant: RawTenant; name: string }): 
     },
   };
 }
+
+const tenantOf = ({ tenant }: { tenant: RawTenant | (() => RawTenant) }): RawTenant =>
+  typeof tenant === 'function' ? tenant() : tenant;
