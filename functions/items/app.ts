@@ -1,3 +1,4 @@
+import { createCatalogReader } from '#lib/domain/catalog.ts';
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
 import { createItemCalendar, createItemsCalendar } from './calendar.ts';
 import { createGetItem } from './get-item.ts';
@@ -5,7 +6,9 @@ import { createListItems } from './list-items.ts';
 
 /** The items group: lists, rated items with SLIPs, and calendars. */
 export const createItemsHandler = (deps: ApiDeps) => {
-  const routeDeps = { db: deps.db, slipKeys: slipKeysOf(deps) };
+  // The catalogue is reused as long as the configuration is (a zero TTL, as in tests, reads it every time).
+  const catalog = createCatalogReader(deps.db, { reuse: (deps.configTtlMs ?? 15_000) > 0 });
+  const routeDeps = { db: deps.db, slipKeys: slipKeysOf(deps), catalog };
   return createApiHandler({
     group: 'items',
     deps,

@@ -1,7 +1,7 @@
 import type { Caller } from '#lib/auth/access.ts';
 import type { Ymd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { getItemsWithParts, listItems } from '#lib/db/tenant-repository.ts';
+import { getItemsWithParts, type StoredConfig, type StoredItem } from '#lib/db/tenant-repository.ts';
 import { calendarsOf, findVisibleItem, selectListedItems } from '#lib/domain/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
@@ -36,10 +36,10 @@ export const createItemCalendar =
 
 /** GET item/cal: `items{item_id: {YYYYMMDD: available}}` for the listed items, by id and category. */
 export const createItemsCalendar =
-  (deps: { db: Db }): RouteHandler =>
+  (deps: { db: Db; catalog: (config: StoredConfig) => Promise<StoredItem[]> }): RouteHandler =>
   async ({ input, config, caller, now }) => {
     const { first, last, filters } = readCalendarQuery(input, { config, now });
-    const all = await listItems(deps.db);
+    const all = await deps.catalog(config);
     const items = selectListedItems(all, caller, filters);
     const calendars = await calendarsOf(deps.db, { items, all, first, last, config, now });
     const out = Object.fromEntries(

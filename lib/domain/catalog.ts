@@ -1,12 +1,35 @@
 import { todayIn, type Ymd } from '../core/dates.ts';
 import type { Db } from '../db/client.ts';
 import { readStock } from '../db/stock-repository.ts';
-import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
+import { listItems, type StoredConfig, type StoredItem } from '../db/tenant-repository.ts';
 import { calendarOf, slotRangeOf } from '../rating/calendar.ts';
 import { type RatedItem, type RateRequest, type RatingTenant, rateItem } from '../rating/rate-item.ts';
 import { resolveSpan, SpanError } from '../rating/span.ts';
 import type { Caller } from './caller.ts';
 import { isListedFor } from './visibility.ts';
+
+/**
+ * Reads the catalogue (every stored item) for a request. With `reuse`, an instance keeps the last one it
+ * read until the tenant is loaded again: items change only through the tenant load, which also stamps the
+ * configuration's `updated_at`, and each request already holds that configuration. Counters are never
+ * kept: they are read for every request.
+ */
+export function createCatalogReader(db: Db, options: { reuse: boolean }) {
+  let kept: { version: number; items: Promise<StoredItem[]> } | undefined;
+  return (config: StoredConfig): Promise<StoredItem[]> => {
+    if (!options.reuse) return listItems(db);
+    if (kept?.version !== config.updated_at) {
+      const items = listItems(db);
+      const entry = { version: config.updated_at, items };
+      kept = entry;
+      // A failed read is not kept: the next request reads again.
+      items.catch(() => {
+        if (kept === entry) kept = undefined;
+      });
+    }
+    return kept.items;
+  };
+}
 
 /** The list filters of `GET item`. */
 export interface ItemFilters {

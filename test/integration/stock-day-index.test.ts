@@ -76,9 +76,9 @@ describe('the date index of the stock counters', () => {
       expect(status).toBe(200);
       return recorded.commands.filter((command) => command === 'QueryCommand').length;
     };
-    // The items query, then one query a day: 3 and 8 days for 30 items.
+    // The items query once (the function keeps the catalogue), then one query a day: 3 and 8 days.
     expect(await calls(2)).toBe(1 + 3);
-    expect(await calls(7)).toBe(1 + 8);
+    expect(await calls(7)).toBe(8);
   });
 
   it('sees exactly what the counters hold, as the per-item reads do', async () => {
@@ -152,5 +152,41 @@ describe('the date index of the stock counters', () => {
       new GetCommand({ TableName: db.tableName, Key: stockKey(3, day), ConsistentRead: true }),
     );
     expect(Item).toMatchObject({ used: 2, gsi3pk: `STOCKDAY#${day}`, gsi3sk: `0000000003#${day}` });
+  });
+});
+
+describe('the catalogue an items function keeps', () => {
+  it('is read once until the tenant is loaded again, while counters are read for every request', async () => {
+    const recorded = recordCommands(db);
+    // A configuration kept for a millisecond: the catalogue is kept by the configuration's version.
+    const keeping = createAllHandlers({ ...testDeps(recorded.db), configTtlMs: 1 });
+    const list = async () => {
+      recorded.commands.length = 0;
+      const { status, json } = await invoke(keeping.items, {
+        path: 'item',
+        query: `start_date=${start}&end_date=${addDays(start, 2)}`,
+      });
+      expect(status).toBe(200);
+      return { queries: recorded.commands.filter((command) => command === 'QueryCommand').length, json };
+    };
+    expect((await list()).queries).toBe(1 + 3);
+    expect((await list()).queries).toBe(3);
+    const renamed = makeTenant(
+      makeTenantJson({
+        settings: {
+          booking_code_prefix: 'IDX',
+          limits: { client_hold_share: 1, open_sessions_per_client: 100 },
+        },
+        items: Array.from({ length: ITEMS }, (_, index) =>
+          makeItem({ item_id: index + 1, sku: `unit-${index + 1}`, name: `Renamed ${index + 1}`, stock: 5 }),
+        ),
+      }),
+    );
+    await writeTenant(db, renamed, Date.now() + 1);
+    await new Promise((wake) => setTimeout(wake, 5));
+    const after = await list();
+    expect(after.queries).toBe(1 + 3);
+    expect(after.json.items['1'].name).toBe('Renamed 1');
+    await writeTenant(db, tenant, Date.now() + 2);
   });
 });
