@@ -2,13 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, daysBetween, type Ymd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import {
-  itemKey,
-  rateWindowKey,
-  sessionKey,
-  stockDayPartition,
-  stockKey,
-} from '#lib/db/keys.ts';
+import { itemKey, rateWindowKey, sessionKey, stockDayPartition, stockKey } from '#lib/db/keys.ts';
 
 /** Runs `work` on `concurrency` workers for `seconds`, and returns completed operations per second. */
 export async function measureFloor(
