@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { addDays } from '../core/dates.ts';
 import type { Db } from './client.ts';
 import { stockDayIndexKeys, stockDayPartition, stockKey, stockPartition } from './keys.ts';
 import { applyIfCondition, queryAll } from './operations.ts';
@@ -112,20 +113,8 @@ export function releaseStockAction(
 export function daysOfRanges(ranges: { first: string; last: string }[]): string[] {
   const days = new Set<string>();
   for (const range of ranges) {
-    const last = Date.UTC(
-      Number(range.last.slice(0, 4)),
-      Number(range.last.slice(4, 6)) - 1,
-      Number(range.last.slice(6, 8)),
-    );
-    const at = new Date(
-      Date.UTC(
-        Number(range.first.slice(0, 4)),
-        Number(range.first.slice(4, 6)) - 1,
-        Number(range.first.slice(6, 8)),
-      ),
-    );
-    for (; at.getTime() <= last; at.setUTCDate(at.getUTCDate() + 1))
-      days.add(at.toISOString().slice(0, 10).replaceAll('-', ''));
+    const last = range.last.slice(0, 8);
+    for (let day = range.first.slice(0, 8); day <= last; day = addDays(day, 1)) days.add(day);
   }
   return [...days].sort();
 }

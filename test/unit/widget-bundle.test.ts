@@ -1,25 +1,27 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { buildWidget, WIDGET_MAX_GZIP_BYTES } from '#widget/build.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWidget, WIDGET_MAX_GZIP_BYTES, type WidgetBuild } from '#widget/build.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'widget-bundle-'));
+let built: WidgetBuild;
+let code: string;
+beforeAll(async () => {
+  built = await buildWidget(outdir);
+  code = readFileSync(built.file, 'utf8');
+});
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('the widget bundle', () => {
-  it('is one ES module within the size budget, gzipped', async () => {
-    const built = await buildWidget(outdir);
+  it('is one ES module within the size budget, gzipped', () => {
     expect(built.gzipBytes).toBeLessThanOrEqual(WIDGET_MAX_GZIP_BYTES);
-    const code = readFileSync(built.file, 'utf8');
     expect(code).toContain('customElements');
     // No import of another file: one request loads it all.
     expect(code).not.toMatch(/\bimport\s*\(|\bfrom\s*["']/);
   });
 
-  it('names no host of its own: it calls only the `api` it is given (and the images that returns)', async () => {
-    const built = await buildWidget(outdir);
-    const code = readFileSync(built.file, 'utf8');
+  it('names no host of its own: it calls only the `api` it is given (and the images that returns)', () => {
     expect(code.match(/\b(?:https?:)?\/\/[a-z0-9-]+\.[a-z0-9.-]+/gi) ?? []).toEqual([]);
   });
 });
