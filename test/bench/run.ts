@@ -21,7 +21,8 @@ import { settledUsage, type UsageSnapshot, usageBetween } from './usage.ts';
 // npm run bench: HTTP load against the local stack (the same handlers as in AWS), each scenario beside
 // the bare DynamoDB Local calls it cannot avoid, its DynamoDB calls and capacity per request as the
 // runner counted them, its on-demand cost, and the size and import time of each function bundle.
-// Knobs: BENCH_SIZES (20,200), BENCH_CONCURRENCY (8), BENCH_SECONDS (8), DYNAMODB_ENDPOINT.
+// Knobs: BENCH_SIZES (20,200), BENCH_CONCURRENCY (8), BENCH_SECONDS (8), DYNAMODB_ENDPOINT, BENCH_CPU_PROF
+// (a directory: the runner writes a CPU profile there), BENCH_ONLY (scenarios whose name contains it; no race).
 // `npm run bench -- --quick`: a smoke check in under a minute (20 items, 2 s a scenario, 1 s floors, no bundles).
 
 const QUICK = process.argv.includes('--quick');
@@ -30,6 +31,7 @@ const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8').split(',').map(Number
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 8));
 // A quick run is a smoke check: one-second floors (noisier ratios) keep it under a minute.
 const FLOOR_SECONDS = QUICK ? 1 : Math.min(SECONDS, 5);
+const ONLY = process.env.BENCH_ONLY;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Latency figures, DynamoDB usage and cost of one autocannon run between two usage snapshots. */
@@ -85,7 +87,8 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
     const floors = floorCalls(db, { size, start, end });
     const rows: Row[] = [];
     for (const connections of CONCURRENCY) {
-      for (const scenario of loadScenarios({ base, rated, start, slip, seconds: SECONDS })) {
+      const scenarios = loadScenarios({ base, rated, start, slip, seconds: SECONDS });
+      for (const scenario of scenarios.filter((one) => !ONLY || one.name.includes(ONLY))) {
         const before = await settledUsage(usageFile);
         const result = await scenario.run(connections);
         const after = await settledUsage(usageFile);
@@ -113,6 +116,7 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
       }
     }
 
+    if (ONLY) return rows;
     // Contention: 100 clients race once each for the 10 units of one item-date.
     const contended = await slipOf(CONTENDED_ITEM, `date=${start}&param[adults]=1`);
     const before = await settledUsage(usageFile);

@@ -6,9 +6,16 @@ export interface BenchServer {
   base: string;
 }
 
-/** Starts the local runner in a process group of its own with `env`, and waits until it listens. */
+/**
+ * Starts the local runner in a process group of its own with `env`, and waits until it listens. With
+ * BENCH_CPU_PROF=<dir>, the runner writes a V8 CPU profile there when it stops (`--cpu-prof`).
+ */
 export async function startServer(env: Record<string, string>): Promise<BenchServer> {
-  const child = spawn('node_modules/.bin/tsx', ['infra/local/start.ts'], {
+  const profile = process.env.BENCH_CPU_PROF;
+  const args = profile
+    ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, '--import', 'tsx', 'infra/local/start.ts']
+    : ['--import', 'tsx', 'infra/local/start.ts'];
+  const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
