@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     `loaded ${file} into ${db.tableName}: ${summary.items} items, ${summary.categories} categories, ${summary.accounts} accounts`,
     `disabled: items [${summary.disabledItems.join(', ')}], categories [${summary.disabledCategories.join(', ')}], accounts [${summary.disabledAccounts.join(', ')}]`,
     `gift certificates: created [${summary.giftcertsCreated.join(', ')}], balance kept [${summary.giftcertsKept.join(', ')}]`,
-    `stock counters given their date-index keys: ${summary.countersIndexed}`,
+    `stock counters given their span-index keys: ${summary.countersIndexed}`,
     `webhooks: ${summary.webhooks} endpoints, retired [${summary.retiredWebhooks.join(', ')}], secrets created [${created.join(', ')}] (${process.env.WEBHOOK_SECRETS_ARN ? 'Secrets Manager' : 'DATA_DIR'})`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -41,12 +41,18 @@ export const sessionExpiryShard = (epochSeconds: number): string => {
 export const stockPartition = (itemId: number) => `STOCK#${itemId}`;
 export const stockKey = (itemId: number, slot: string) => ({ pk: stockPartition(itemId), sk: slot });
 
-/** The date index of the counters (gsi3): every item's counters of one day (a UTC day for hours) together. */
-export const stockDayPartition = (day: string) => `STOCKDAY#${day.slice(0, 8)}`;
-export const stockDayIndexKeys = (itemId: number, slot: string) => ({
-  gsi3pk: stockDayPartition(slot),
-  gsi3sk: `${pad(itemId)}#${slot}`,
+/**
+ * The span index of the counters (gsi3): every item's counters of one month together, by day then item
+ * (an hourly slot under its UTC day), so one query returns every item's counters over a span of days.
+ */
+export const stockMonthPartition = (day: string) => `STOCKMONTH#${day.slice(0, 6)}`;
+/** Where a counter sorts in its month: `YYYYMMDD#<item>#<slot>`. */
+export const stockIndexKeys = (itemId: number, slot: string) => ({
+  gsi3pk: stockMonthPartition(slot),
+  gsi3sk: `${slot.slice(0, 8)}#${pad(itemId)}#${slot}`,
 });
+/** The layout of the index keys every counter carries once a tenant load indexed them (`stock_index`). */
+export const STOCK_INDEX_LAYOUT = 'month';
 
 /** A session (cart). */
 export const sessionKey = (id: string) => ({ pk: `SESSION#${id}`, sk: 'SESSION' });

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays } from '../core/dates.ts';
 import type { Db } from './client.ts';
-import { stockDayIndexKeys, stockDayPartition, stockKey, stockPartition } from './keys.ts';
+import { stockIndexKeys, stockKey, stockMonthPartition, stockPartition } from './keys.ts';
 import { applyIfCondition, queryAll } from './operations.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -40,13 +40,13 @@ export async function queryStockRanges(
   return (itemId, slot) => byItem.get(itemId)?.get(slot) ?? 0;
 }
 
-/** What every write of a counter sets besides `used`: its kind, its item and its date-index keys. */
-export const COUNTER_FIELDS = 'entity = :entity, item_id = :item, gsi3pk = :dayPk, gsi3sk = :daySk';
+/** What every write of a counter sets besides `used`: its kind, its item and its span-index keys. */
+export const COUNTER_FIELDS = 'entity = :entity, item_id = :item, gsi3pk = :indexPk, gsi3sk = :indexSk';
 
 /** The values of COUNTER_FIELDS for a counter. */
 export const counterValues = (itemId: number, slot: string) => {
-  const { gsi3pk, gsi3sk } = stockDayIndexKeys(itemId, slot);
-  return { ':entity': 'stock', ':item': itemId, ':dayPk': gsi3pk, ':daySk': gsi3sk };
+  const { gsi3pk, gsi3sk } = stockIndexKeys(itemId, slot);
+  return { ':entity': 'stock', ':item': itemId, ':indexPk': gsi3pk, ':indexSk': gsi3sk };
 };
 
 /** Splits a counter id into its item and slot. */
@@ -112,38 +112,62 @@ export function releaseStockAction(
 /** The UTC days (YYYYMMDD) that slot ranges cover, each once, in order. */
 export function daysOfRanges(ranges: { first: string; last: string }[]): string[] {
   const days = new Set<string>();
+  const walked = new Set<string>();
   for (const range of ranges) {
+    // A list's items mostly share one range: each range is walked once.
+    const key = `${range.first}|${range.last}`;
+    if (walked.has(key)) continue;
+    walked.add(key);
     const last = range.last.slice(0, 8);
     for (let day = range.first.slice(0, 8); day <= last; day = addDays(day, 1)) days.add(day);
   }
   return [...days].sort();
 }
 
-/** Every item's counters of one day, from the date index: one query (paged only past 1 MB). */
-const queryStockDay = (db: Db, day: string) =>
+/** The months slot ranges cover, each with the first and last day covered in it: one index query each. */
+export function monthsOfRanges(
+  ranges: { first: string; last: string }[],
+): { month: string; first: string; last: string }[] {
+  const months = new Map<string, { month: string; first: string; last: string }>();
+  for (const day of daysOfRanges(ranges)) {
+    const month = day.slice(0, 6);
+    const seen = months.get(month);
+    if (seen) seen.last = day;
+    else months.set(month, { month, first: day, last: day });
+  }
+  return [...months.values()];
+}
+
+/** Every item's counters from one day to another of one month, from the span index: one query. */
+export const queryStockMonth = (db: Db, span: { month: string; first: string; last: string }) =>
   queryAll(db, {
     IndexName: 'gsi3',
-    KeyConditionExpression: 'gsi3pk = :pk',
-    ExpressionAttributeValues: { ':pk': stockDayPartition(day) },
+    KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': stockMonthPartition(span.month),
+      ':from': `${span.first}#`,
+      ':to': `${span.last}#~`,
+    },
     ProjectionExpression: 'item_id, sk, used',
   });
 
 /**
- * The counters of several items over their ranges, read the cheaper way: from the date index, one query a
- * day whatever the number of items, when every counter of the tenant is indexed (`dayIndex`) and the days
- * are fewer than the items; otherwise one query per item. Both are eventually consistent reads, as a list
- * always was: a hold never relies on them, it is conditional on the counter itself.
+ * The counters of several items over their ranges, read the cheaper way: from the span index, one query a
+ * month whatever the number of items (a list of up to a month's nights: one or two), when every counter of
+ * the tenant is indexed (`spanIndex`) and the months are fewer than the items; otherwise one query per
+ * item. Both are eventually consistent reads, as a list always was: a hold never relies on them, it is
+ * conditional on the counter itself.
  */
 export async function readStock(
   db: Db,
   ranges: { itemId: number; first: string; last: string }[],
-  options: { dayIndex: boolean },
+  options: { spanIndex: boolean },
 ): Promise<(itemId: number, slot: string) => number> {
-  const days = options.dayIndex ? daysOfRanges(ranges) : [];
-  if (!options.dayIndex || days.length >= ranges.length) return queryStockRanges(db, ranges);
+  const months = options.spanIndex ? monthsOfRanges(ranges) : [];
+  if (!options.spanIndex || months.length >= ranges.length) return queryStockRanges(db, ranges);
   const wanted = new Map(ranges.map((range) => [range.itemId, range]));
   const byItem = new Map<number, UsedBySlot>();
-  for (const records of await Promise.all(days.map((day) => queryStockDay(db, day)))) {
+  for (const records of await Promise.all(months.map((span) => queryStockMonth(db, span)))) {
     for (const record of records) {
       const itemId = Number(record.item_id);
       const slot = String(record.sk);
@@ -158,29 +182,30 @@ export async function readStock(
 }
 
 /**
- * Adds the date-index keys to the counters of items that were written before the index existed (their
- * `used` untouched, nothing created), and answers how many it indexed. Idempotent.
+ * Gives the span-index keys to the counters of items that were written without them or under an earlier
+ * layout (their `used` untouched, nothing created), and answers how many it indexed. Idempotent.
  */
 export async function indexStockCounters(db: Db, itemIds: number[]): Promise<number> {
   let indexed = 0;
   for (const itemId of itemIds) {
     const unindexed = await queryAll(db, {
       KeyConditionExpression: 'pk = :pk',
-      FilterExpression: 'attribute_not_exists(gsi3pk)',
-      ExpressionAttributeValues: { ':pk': stockPartition(itemId) },
+      // A missing gsi3pk fails begins_with too.
+      FilterExpression: 'NOT begins_with(gsi3pk, :layout)',
+      ExpressionAttributeValues: { ':pk': stockPartition(itemId), ':layout': stockMonthPartition('') },
       ProjectionExpression: 'sk',
     });
     for (const record of unindexed) {
       const slot = String(record.sk);
-      const { gsi3pk, gsi3sk } = stockDayIndexKeys(itemId, slot);
+      const { gsi3pk, gsi3sk } = stockIndexKeys(itemId, slot);
       const done = await applyIfCondition(() =>
         db.client.send(
           new UpdateCommand({
             TableName: db.tableName,
             Key: stockKey(itemId, slot),
-            UpdateExpression: 'SET gsi3pk = :dayPk, gsi3sk = :daySk',
+            UpdateExpression: 'SET gsi3pk = :indexPk, gsi3sk = :indexSk',
             ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':dayPk': gsi3pk, ':daySk': gsi3sk },
+            ExpressionAttributeValues: { ':indexPk': gsi3pk, ':indexSk': gsi3sk },
           }),
         ),
       );

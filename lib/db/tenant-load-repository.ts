@@ -3,7 +3,7 @@ import type { Tenant } from '../config/tenant-schema.ts';
 import { toMinor } from '../core/money.ts';
 import { unixSeconds } from '../core/time.ts';
 import type { Db } from './client.ts';
-import { accountKey, categoryKey, configKey, giftcertKey, itemKey } from './keys.ts';
+import { accountKey, categoryKey, configKey, giftcertKey, itemKey, STOCK_INDEX_LAYOUT } from './keys.ts';
 import { applyIfCondition } from './operations.ts';
 import { indexStockCounters } from './stock-repository.ts';
 import { listAccounts, listCategories, listItems } from './tenant-repository.ts';
@@ -57,15 +57,18 @@ const inBatches = async <T>(values: T[], size: number, work: (value: T) => Promi
   }
 };
 
-/** Records that every counter carries its date-index keys (the configuration's `stock_day_index`). */
+/**
+ * Records which index layout every counter carries (the configuration's `stock_index`); the flag of the
+ * earlier day layout goes.
+ */
 const markStockIndexed = (db: Db) =>
   db.client.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: configKey(),
-      UpdateExpression: 'SET stock_day_index = :true',
+      UpdateExpression: 'SET stock_index = :layout REMOVE stock_day_index',
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':true': true },
+      ExpressionAttributeValues: { ':layout': STOCK_INDEX_LAYOUT },
     }),
   );
 
@@ -82,7 +85,7 @@ export interface TenantLoadSummary {
   disabledAccounts: number[];
   giftcertsCreated: string[];
   giftcertsKept: string[];
-  /** Counters written before the date index that were given its keys (their values untouched). */
+  /** Counters written without the span-index keys (or with an earlier layout) given them, values untouched. */
   countersIndexed: number;
 }
 
@@ -92,7 +95,7 @@ const OPTIONAL_ITEM_FIELDS = ['video', 'hours', 'package'] as const;
  * Writes a validated tenant file into the table, idempotently: configuration, items, categories and
  * accounts and webhook endpoints are upserted; those no longer in the file are disabled, never deleted; gift certificates are
  * created once and their balances never reset. Sessions and bookings are never touched, nor the stock
- * counters' values: counters written before the date index only receive its keys.
+ * counters' values: counters written before the span index (or under its day layout) only receive its keys.
  */
 export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<TenantLoadSummary> {
   const { items, categories, accounts, giftcerts, $schema: _schema, ...config } = tenant;
@@ -197,8 +200,8 @@ export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<
     .map((endpoint) => endpoint.id);
   await inBatches(retiredWebhooks, 10, (endpointId) => retireEndpoint(db, { endpointId, now }));
 
-  // Counters from before the date index join it; then lists may read counters by day. Every write of a
-  // counter sets the index keys itself, so the flag stays true once set.
+  // Counters from before the span index (or under its earlier day layout) join it; then lists may read
+  // counters by month. Every write of a counter sets the index keys itself, so the flag stays once set.
   const countersIndexed = await indexStockCounters(
     db,
     (await listItems(db)).map((item) => item.item_id),

@@ -33,8 +33,11 @@ export type StoredConfig = Pick<
   | 'webhooks'
 > & {
   updated_at: number;
-  /** Set once every stock counter carries its date-index keys: lists may then read counters by day. */
-  stock_day_index?: boolean;
+  /**
+   * The index layout every stock counter carries (`month`), set by the tenant load once it indexed them:
+   * lists then read every item's counters by month. Absent (or an earlier layout): lists read by item.
+   */
+  stock_index?: string;
 };
 
 /** An item as stored (with its category's name, so listing needs one query); removed items stay, disabled. */

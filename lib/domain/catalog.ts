@@ -1,5 +1,6 @@
 import { todayIn, type Ymd } from '../core/dates.ts';
 import type { Db } from '../db/client.ts';
+import { STOCK_INDEX_LAYOUT } from '../db/keys.ts';
 import { readStock } from '../db/stock-repository.ts';
 import { listItems, type StoredConfig, type StoredItem } from '../db/tenant-repository.ts';
 import { calendarOf, slotRangeOf } from '../rating/calendar.ts';
@@ -118,7 +119,7 @@ export interface RateItemsOptions {
 
 /**
  * Rates items for one request. The counters of every item (and package part) are read concurrently,
- * one query a day from the date index or one query an item, whichever is fewer (`readStock`).
+ * one query a month from the span index or one query an item, whichever is fewer (`readStock`).
  */
 export async function rateItems(
   db: Db,
@@ -141,7 +142,7 @@ export async function rateItems(
     }
   }
   const stock = await readStock(db, mergeRanges(ranges), {
-    dayIndex: options.config.stock_day_index === true,
+    spanIndex: options.config.stock_index === STOCK_INDEX_LAYOUT,
   });
   const labels = paramLabels(options.config);
   return withParts.map(({ item, parts }) => ({
@@ -150,7 +151,7 @@ export async function rateItems(
   }));
 }
 
-/** Calendars of items over a date range: one counter query a day or one an item, whichever is fewer. */
+/** Calendars of items over a date range: one counter query a month or one an item, whichever is fewer. */
 export async function calendarsOf(
   db: Db,
   options: {
@@ -169,7 +170,7 @@ export async function calendarsOf(
     .filter((item) => !item.unlimited)
     .map((item) => ({ itemId: item.item_id, ...slotRangeOf(item, options.first, options.last, timezone) }));
   const stock = await readStock(db, mergeRanges(ranges), {
-    dayIndex: options.config.stock_day_index === true,
+    spanIndex: options.config.stock_index === STOCK_INDEX_LAYOUT,
   });
   const today = todayIn(timezone, options.now);
   return new Map(

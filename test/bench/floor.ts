@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { addDays, daysBetween, type Ymd } from '#lib/core/dates.ts';
+import { addDays, type Ymd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { itemKey, rateWindowKey, sessionKey, stockDayPartition, stockKey } from '#lib/db/keys.ts';
+import { itemKey, rateWindowKey, sessionKey, stockKey } from '#lib/db/keys.ts';
+import { monthsOfRanges, queryStockMonth } from '#lib/db/stock-repository.ts';
 
 /** Runs `work` on `concurrency` workers for `seconds`, and returns completed operations per second. */
 export async function measureFloor(
@@ -39,22 +40,12 @@ export function floorCalls(
         ExpressionAttributeValues: { ':pk': `STOCK#${itemId}`, ':a': start, ':b': last },
       }),
     );
-  // The date index: one query a day returns every item's counters of that day.
-  const queryStockDay = (day: Ymd) =>
-    db.client.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        IndexName: 'gsi3',
-        KeyConditionExpression: 'gsi3pk = :pk',
-        ExpressionAttributeValues: { ':pk': stockDayPartition(day) },
-      }),
-    );
-  const days = daysBetween(start, end) + 1;
-  // A list reads by day when the days are fewer than the items, as the service does (readStock).
+  // The span index: one query a month returns every item's counters over the span's days.
+  const months = monthsOfRanges([{ first: start, last: addDays(end, -1) }]);
+  const queryMonths = () => months.map((span) => queryStockMonth(db, span));
+  // A list reads by month when the months are fewer than the items, as the service does (readStock).
   const queryListStock = () =>
-    days < size
-      ? Array.from({ length: days }, (_, day) => queryStockDay(addDays(start, day)))
-      : Array.from({ length: size }, (_, i) => queryStock(i + 1));
+    months.length < size ? queryMonths() : Array.from({ length: size }, (_, i) => queryStock(i + 1));
   // Every public request counts against its client's limit: a conditional write it cannot avoid, since
   // the limits are kept in the table and never in one instance's memory.
   const countRequest = () =>

@@ -35,7 +35,7 @@ const hold = async (itemId: number, slot: string, used: number) =>
     new UpdateCommand({
       TableName: db.tableName,
       Key: stockKey(itemId, slot),
-      // As the service writes a counter: with its date-index keys.
+      // As the service writes a counter: with its span-index keys.
       UpdateExpression: `SET used = :used, ${COUNTER_FIELDS}`,
       ExpressionAttributeValues: { ':used': used, ...counterValues(itemId, slot) },
     }),
@@ -248,7 +248,7 @@ describe('GET item (rated)', () => {
     expect(json.item.times).toHaveLength(2);
   });
 
-  it('reads counters with one query a day or one an item, whichever is fewer, and never scans', async () => {
+  it('reads counters with one query a month or one an item, whichever is fewer, and never scans', async () => {
     const recorded = recordCommands(db);
     const counting = createAllHandlers({ ...testDeps(recorded.db), configTtlMs: 60_000 });
     await invoke(counting.items, { path: 'ping' }).catch(() => undefined);
@@ -265,9 +265,9 @@ describe('GET item (rated)', () => {
     const short = await callsFor(1);
     const long = await callsFor(300);
     for (const commands of [short, long]) expect(commands).not.toContain('ScanCommand');
-    // The catalogue is kept from the first call; then the counters: two days read by day (the index) ...
-    expect(queries(short)).toBe(2);
-    // ... 301 days read by item: one query per limited item or package part (the unlimited extra has none).
+    // The catalogue is kept from the first call; then the counters: a night read by month (the index) ...
+    expect(queries(short)).toBe(1);
+    // ... 300 nights (ten months or more) read by item: one query per limited item or package part (the unlimited extra has none).
     expect(queries(long)).toBeLessThanOrEqual(7);
   });
 

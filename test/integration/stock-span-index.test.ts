@@ -5,7 +5,7 @@ import { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { configKey, stockKey } from '#lib/db/keys.ts';
-import { daysOfRanges, readStock } from '#lib/db/stock-repository.ts';
+import { daysOfRanges, monthsOfRanges, readStock } from '#lib/db/stock-repository.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { getConfig } from '#lib/db/tenant-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
@@ -15,7 +15,12 @@ import { sessionClient, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 const ITEMS = 30;
-const start = addDays(todayIn('America/Toronto', Date.now()), 70);
+/** The first of a month at least 70 days ahead: a week from it stays in one month. */
+const start = (() => {
+  const later = addDays(todayIn('America/Toronto', Date.now()), 70);
+  const nextMonth = addDays(`${later.slice(0, 6)}28`, 7);
+  return `${nextMonth.slice(0, 6)}01`;
+})();
 const tenant = makeTenant(
   makeTenantJson({
     settings: { booking_code_prefix: 'IDX', limits: { client_hold_share: 1, open_sessions_per_client: 100 } },
@@ -28,12 +33,23 @@ const tenant = makeTenant(
 let db: Db;
 let handlers: ReturnType<typeof createAllHandlers>;
 
-/** A counter as the service wrote it before the date index: `used` and nothing to index it by. */
-const oldCounter = (itemId: number, slot: string, used: number) =>
+/**
+ * A counter as the service wrote it before the span index: `used` and nothing to index it by, or (`day`)
+ * the keys of the earlier day layout.
+ */
+const oldCounter = (itemId: number, slot: string, used: number, layout: 'none' | 'day' = 'none') =>
   db.client.send(
     new PutCommand({
       TableName: db.tableName,
-      Item: { ...stockKey(itemId, slot), used, entity: 'stock', item_id: itemId },
+      Item: {
+        ...stockKey(itemId, slot),
+        used,
+        entity: 'stock',
+        item_id: itemId,
+        ...(layout === 'day'
+          ? { gsi3pk: `STOCKDAY#${slot}`, gsi3sk: `${String(itemId).padStart(10, '0')}#${slot}` }
+          : {}),
+      },
     }),
   );
 
@@ -53,7 +69,7 @@ beforeAll(async () => {
   handlers = createAllHandlers(testDeps(db));
 });
 
-describe('the date index of the stock counters', () => {
+describe('the span index of the stock counters', () => {
   it('lists the days slot ranges cover, once each, hours by their UTC day', () => {
     expect(
       daysOfRanges([
@@ -62,27 +78,41 @@ describe('the date index of the stock counters', () => {
         { first: '20270301', last: '20270301' },
       ]),
     ).toEqual(['20270130', '20270131', '20270201', '20270202', '20270301']);
+    expect(
+      monthsOfRanges([
+        { first: '20270130', last: '20270202' },
+        { first: '20270201T10Z', last: '20270201T12Z' },
+        { first: '20270301', last: '20270301' },
+      ]),
+    ).toEqual([
+      { month: '202701', first: '20270130', last: '20270131' },
+      { month: '202702', first: '20270201', last: '20270202' },
+      { month: '202703', first: '20270301', last: '20270301' },
+    ]);
   });
 
-  it('reads a rated list in one counter query a day, whatever the number of items', async () => {
+  it('reads a rated list in one counter query a month, whatever the number of items and nights', async () => {
     const recorded = recordCommands(db);
     const counting = createAllHandlers({ ...testDeps(recorded.db), configTtlMs: 60_000 });
-    const calls = async (nights: number) => {
+    const calls = async (nights: number, from = start) => {
       recorded.commands.length = 0;
       const { status } = await invoke(counting.items, {
         path: 'item',
-        query: `start_date=${start}&end_date=${addDays(start, nights)}`,
+        query: `start_date=${from}&end_date=${addDays(from, nights)}`,
       });
       expect(status).toBe(200);
       return recorded.commands.filter((command) => command === 'QueryCommand').length;
     };
-    // The items query once (the function keeps the catalogue), then one query a day: 3 and 8 days.
-    expect(await calls(2)).toBe(1 + 3);
-    expect(await calls(7)).toBe(8);
+    // The items query once (the function keeps the catalogue), then one query a month: two nights and
+    // a week in one month, and three nights across the end of the month before.
+    expect(await calls(2)).toBe(1 + 1);
+    expect(await calls(7)).toBe(1);
+    expect(await calls(3, addDays(start, -1))).toBe(2);
   });
 
   it('sees exactly what the counters hold, as the per-item reads do', async () => {
-    const days = Array.from({ length: 6 }, (_, index) => addDays(start, 100 + index));
+    // Six days across the end of a month.
+    const days = Array.from({ length: 6 }, (_, index) => addDays(start, index - 3));
     const ranges = Array.from({ length: ITEMS }, (_, index) => ({
       itemId: index + 1,
       first: days[0] as string,
@@ -106,10 +136,10 @@ describe('the date index of the stock counters', () => {
           const slip = await client.slip(hold.itemId, `date=${hold.day}&param[qty]=1`).catch(() => undefined);
           if (slip) await client.add([slip]);
         }
-        const byDay = await readStock(db, ranges, { dayIndex: true });
-        const byItem = await readStock(db, ranges, { dayIndex: false });
+        const byMonth = await readStock(db, ranges, { spanIndex: true });
+        const byItem = await readStock(db, ranges, { spanIndex: false });
         for (const { itemId } of ranges)
-          for (const day of days) expect(byDay(itemId, day)).toBe(byItem(itemId, day));
+          for (const day of days) expect(byMonth(itemId, day)).toBe(byItem(itemId, day));
       }),
       { numRuns: 8 },
     );
@@ -117,15 +147,18 @@ describe('the date index of the stock counters', () => {
 
   it('keeps counters written before the index working: lists read by item until the load indexes them', async () => {
     const day = addDays(start, 200);
-    // A table as it was: counters without index keys, and no flag on the configuration.
+    // A table as it was: counters without index keys or with the earlier day layout's, and the earlier
+    // flag on the configuration.
     await db.client.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: configKey(),
-        UpdateExpression: 'REMOVE stock_day_index',
+        UpdateExpression: 'SET stock_day_index = :true REMOVE stock_index',
+        ExpressionAttributeValues: { ':true': true },
       }),
     );
-    for (let itemId = 1; itemId <= ITEMS; itemId += 1) await oldCounter(itemId, day, itemId % 5);
+    for (let itemId = 1; itemId <= ITEMS; itemId += 1)
+      await oldCounter(itemId, day, itemId % 5, itemId % 2 ? 'day' : 'none');
     const expected = Object.fromEntries(
       Array.from({ length: ITEMS }, (_, index) => [String(index + 1), 5 - ((index + 1) % 5)]),
     );
@@ -133,12 +166,20 @@ describe('the date index of the stock counters', () => {
 
     const summary = await writeTenant(db, tenant, Date.now());
     expect(summary.countersIndexed).toBe(ITEMS);
-    expect((await getConfig(db))?.stock_day_index).toBe(true);
-    const { Item } = await db.client.send(
-      new GetCommand({ TableName: db.tableName, Key: stockKey(7, day), ConsistentRead: true }),
-    );
-    expect(Item).toMatchObject({ used: 2, gsi3pk: `STOCKDAY#${day}` });
-    // Now read by day, the same answer; a second load has nothing left to index.
+    const config = await getConfig(db);
+    expect(config?.stock_index).toBe('month');
+    expect(config).not.toHaveProperty('stock_day_index');
+    for (const itemId of [6, 7]) {
+      const { Item } = await db.client.send(
+        new GetCommand({ TableName: db.tableName, Key: stockKey(itemId, day), ConsistentRead: true }),
+      );
+      expect(Item).toMatchObject({
+        used: itemId % 5,
+        gsi3pk: `STOCKMONTH#${day.slice(0, 6)}`,
+        gsi3sk: `${day}#000000000${itemId}#${day}`,
+      });
+    }
+    // Now read by month, the same answer; a second load has nothing left to index.
     expect(await availability(`date=${day}`)).toEqual(expected);
     expect((await writeTenant(db, tenant, Date.now())).countersIndexed).toBe(0);
   });
@@ -151,7 +192,11 @@ describe('the date index of the stock counters', () => {
     const { Item } = await db.client.send(
       new GetCommand({ TableName: db.tableName, Key: stockKey(3, day), ConsistentRead: true }),
     );
-    expect(Item).toMatchObject({ used: 2, gsi3pk: `STOCKDAY#${day}`, gsi3sk: `0000000003#${day}` });
+    expect(Item).toMatchObject({
+      used: 2,
+      gsi3pk: `STOCKMONTH#${day.slice(0, 6)}`,
+      gsi3sk: `${day}#0000000003#${day}`,
+    });
   });
 });
 
@@ -169,8 +214,8 @@ describe('the catalogue an items function keeps', () => {
       expect(status).toBe(200);
       return { queries: recorded.commands.filter((command) => command === 'QueryCommand').length, json };
     };
-    expect((await list()).queries).toBe(1 + 3);
-    expect((await list()).queries).toBe(3);
+    expect((await list()).queries).toBe(1 + 1);
+    expect((await list()).queries).toBe(1);
     const renamed = makeTenant(
       makeTenantJson({
         settings: {
@@ -185,7 +230,7 @@ describe('the catalogue an items function keeps', () => {
     await writeTenant(db, renamed, Date.now() + 1);
     await new Promise((wake) => setTimeout(wake, 5));
     const after = await list();
-    expect(after.queries).toBe(1 + 3);
+    expect(after.queries).toBe(1 + 1);
     expect(after.json.items['1'].name).toBe('Renamed 1');
     await writeTenant(db, tenant, Date.now() + 2);
   });
