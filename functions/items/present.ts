@@ -10,10 +10,28 @@ const currencyOf = (config: StoredConfig) => ({
 });
 
 /**
+ * What depends only on the item and the configuration, kept with the item for as long as both stay the
+ * same objects (the catalogue and the configuration are kept per instance): a list presents each item
+ * once per catalogue, not once per request. The kept values are never changed, only copied.
+ */
+function keptFor<T>(
+  kept: WeakMap<StoredItem, { config: StoredConfig; value: T }>,
+  build: (item: StoredItem, config: StoredConfig) => T,
+) {
+  return (item: StoredItem, config: StoredConfig): T => {
+    const entry = kept.get(item);
+    if (entry?.config === config) return entry.value;
+    const value = Object.freeze(build(item, config));
+    kept.set(item, { config, value });
+    return value;
+  };
+}
+
+/**
  * An item's booking parameters as the rated item lists them, less the price and the quantity asked: so a
  * client (the widget) can offer the quantities, with their labels and bounds, before any dates are chosen.
  */
-const paramDefinitions = (item: StoredItem, config: StoredConfig) =>
+const paramDefinitions = keptFor(new WeakMap(), (item, config) =>
   Object.fromEntries(
     Object.entries(item.params).map(([id, param]) => [
       id,
@@ -29,11 +47,13 @@ const paramDefinitions = (item: StoredItem, config: StoredConfig) =>
         MAX: param.max,
       },
     ]),
-  );
+  ),
+);
 
 /** The unrated wire fields of an item (reference §2.2, the wire notes' common extras, its parameters). */
-export function presentItem(item: StoredItem, config: StoredConfig): Record<string, unknown> {
-  return {
+export const presentItem = keptFor(
+  new WeakMap(),
+  (item, config): Record<string, unknown> => ({
     item_id: item.item_id,
     sku: item.sku,
     url: item.url,
@@ -70,15 +90,23 @@ export function presentItem(item: StoredItem, config: StoredConfig): Record<stri
     meta: '{}',
     rated: 0,
     param: paramDefinitions(item, config),
-  };
-}
+  }),
+);
 
-const amounts = (price: Record<string, number>, decimals: number): Record<string, string> =>
-  Object.fromEntries(Object.entries(price).map(([id, amount]) => [id, formatAmount(amount, decimals)]));
+function amounts(price: Record<string, number>, decimals: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const id in price) out[id] = formatAmount(price[id] ?? 0, decimals);
+  return out;
+}
 
 /** Groups slot rates by local date: a date's price covers all its slots (hours), its stock is its tightest slot. */
 function ratesByDate(rated: RatedItem): Map<Ymd, { rate: SlotRate; count: number }> {
   const byDate = new Map<Ymd, { rate: SlotRate; count: number }>();
+  // A day or a night is one slot of its own date: nothing to add up.
+  if (rated.span?.unit !== 'H') {
+    for (const { slot, rate } of rated.slots) byDate.set(slot.date, { rate, count: 1 });
+    return byDate;
+  }
   for (const { slot, rate } of rated.slots) {
     const seen = byDate.get(slot.date);
     if (!seen) {
@@ -119,19 +147,17 @@ export function presentRated(
   const spanDesc = span ? describeLength(item.unit, rated.slots.length) : null;
   const errors = [...rated.errors, ...(rated.discountError ? [rated.discountError] : [])];
 
-  const dates = Object.fromEntries(
-    [...ratesByDate(rated).entries()].map(([date, { rate }]) => [
-      date,
-      {
-        status: rate.status,
-        price: amounts(rate.price, decimals),
-        dow: String(rate.dow),
-        stock: rate.stock,
-        rate: rate.rate,
-        sub_total: formatAmount(rate.subTotal, decimals),
-      },
-    ]),
-  );
+  const dates: Record<Ymd, unknown> = {};
+  for (const [date, { rate }] of ratesByDate(rated)) {
+    dates[date] = {
+      status: rate.status,
+      price: amounts(rate.price, decimals),
+      dow: String(rate.dow),
+      stock: rate.stock,
+      rate: rate.rate,
+      sub_total: formatAmount(rate.subTotal, decimals),
+    };
+  }
   const times =
     item.unit === 'H'
       ? Object.fromEntries(
@@ -147,17 +173,17 @@ export function presentRated(
         )
       : null;
 
-  const definitions = paramDefinitions(item, config);
-  const paramView = Object.fromEntries(
-    Object.entries(definitions).map(([id, definition]) => [
-      id,
-      {
-        ...definition,
-        price: formatAmount(first[id] ?? 0, decimals),
-        qty: rated.quantities[id] ?? 0,
-      },
-    ]),
-  );
+  const paramView: Record<string, unknown> = {};
+  const paramPrices: Record<string, string> = {};
+  for (const [id, definition] of Object.entries(paramDefinitions(item, config))) {
+    paramView[id] = {
+      ...definition,
+      price: formatAmount(first[id] ?? 0, decimals),
+      qty: rated.quantities[id] ?? 0,
+    };
+    paramPrices[id] = formatDisplay(first[id] ?? 0, currency);
+  }
+  const total = formatDisplay(rated.total, currency);
 
   const rate: Record<string, unknown> = {
     status: rated.status,
@@ -168,14 +194,10 @@ export function presentRated(
       title: statusTitle(rated),
       details: `<p>${escapeHtml(item.name)}${spanDesc ? `, ${escapeHtml(spanDesc)}` : ''}</p>`,
       price: {
-        total: formatDisplay(rated.total, currency),
-        title: spanDesc
-          ? `${formatDisplay(rated.total, currency)} for ${spanDesc}`
-          : formatDisplay(rated.total, currency),
+        total,
+        title: spanDesc ? `${total} for ${spanDesc}` : total,
         unit: `per ${unitWord(item.unit)}`,
-        param: Object.fromEntries(
-          Object.keys(item.params).map((id) => [id, formatDisplay(first[id] ?? 0, currency)]),
-        ),
+        param: paramPrices,
       },
       span_desc: spanDesc,
       date: span
@@ -215,7 +237,7 @@ export function presentRated(
     days: item.unit === 'H' ? (span ? 1 : 0) : rated.slots.length,
     discount: rated.discountCode ? formatAmount(rated.discount, decimals) : null,
     discount_id: rated.discountCode ?? null,
-    gprice: formatDisplay(rated.total, currency),
+    gprice: total,
     local_start_date: span ? toLocalDate(span.start) : '',
     local_end_date: span ? toLocalDate(span.end) : '',
     package: item.package

@@ -8,7 +8,14 @@ const DAY_MS = 86_400_000;
 const toUtc = (ymd: Ymd): number =>
   Date.UTC(Number(ymd.slice(0, 4)), Number(ymd.slice(4, 6)) - 1, Number(ymd.slice(6, 8)));
 
-const fromUtc = (ms: number): Ymd => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');
+const twoDigits = (value: number): string => (value < 10 ? `0${value}` : String(value));
+
+// Rating walks dates per item and night: this is read thousands of times per list, so it formats the
+// date's fields directly rather than through toISOString.
+const fromUtc = (ms: number): Ymd => {
+  const date = new Date(ms);
+  return `${String(date.getUTCFullYear()).padStart(4, '0')}${twoDigits(date.getUTCMonth() + 1)}${twoDigits(date.getUTCDate())}`;
+};
 
 /** Whether a `YYYYMMDD` string names a real calendar date. */
 export function isRealYmd(value: string): boolean {
@@ -22,8 +29,8 @@ export const addDays = (ymd: Ymd, days: number): Ymd => fromUtc(toUtc(ymd) + day
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
 export const daysBetween = (from: Ymd, to: Ymd): number => Math.round((toUtc(to) - toUtc(from)) / DAY_MS);
 
-/** Day of the week, Sunday 0. */
-export const dayOfWeek = (ymd: Ymd): number => new Date(toUtc(ymd)).getUTCDay();
+/** Day of the week, Sunday 0 (1 January 1970 was a Thursday). */
+export const dayOfWeek = (ymd: Ymd): number => (((Math.floor(toUtc(ymd) / DAY_MS) + 4) % 7) + 7) % 7;
 
 /** Every date from `first` to `last`, both included. */
 export function datesFrom(first: Ymd, last: Ymd): Ymd[] {
@@ -32,10 +39,18 @@ export function datesFrom(first: Ymd, last: Ymd): Ymd[] {
   return out;
 }
 
-/** Today's date in a time zone. */
+let lastToday: { timeZone: string; now: number; today: Ymd } | undefined;
+
+/**
+ * Today's date in a time zone. The last answer is kept: every item rated in one request asks with the
+ * same instant, and a zoned date costs tens of microseconds.
+ */
 export function todayIn(timeZone: string, now: number): Ymd {
+  if (lastToday?.now === now && lastToday.timeZone === timeZone) return lastToday.today;
   const local = new TZDate(now, timeZone);
-  return `${local.getFullYear()}${String(local.getMonth() + 1).padStart(2, '0')}${String(local.getDate()).padStart(2, '0')}`;
+  const today = `${local.getFullYear()}${twoDigits(local.getMonth() + 1)}${twoDigits(local.getDate())}`;
+  lastToday = { timeZone, now, today };
+  return today;
 }
 
 /** `MM/DD/YYYY`, the wire's local date form. */
@@ -58,8 +73,23 @@ const shortFormat = new Intl.DateTimeFormat('en-US', {
   timeZone: 'UTC',
 });
 
-/** A human date or range: "Thu Oct 5, 2027", "Thu Oct 5 - Sat Oct 7, 2027". */
+const described = new Map<string, string>();
+
+/**
+ * A human date or range: "Thu Oct 5, 2027", "Thu Oct 5 - Sat Oct 7, 2027". Answers are kept (a list
+ * describes the same span for every item; Intl formatting is slow), up to a thousand ranges.
+ */
 export function describeDates(first: Ymd, last: Ymd): string {
+  const key = `${first}${last}`;
+  const kept = described.get(key);
+  if (kept !== undefined) return kept;
+  if (described.size >= 1_000) described.clear();
+  const text = formatDates(first, last);
+  described.set(key, text);
+  return text;
+}
+
+function formatDates(first: Ymd, last: Ymd): string {
   const end = longFormat.format(new Date(toUtc(last))).replace(/^(\w+),/, '$1');
   if (first === last) return end;
   const start = (first.slice(0, 4) === last.slice(0, 4) ? shortFormat : longFormat)

@@ -6,6 +6,36 @@ import { toMinor } from '../core/money.ts';
 export const inWindow = (date: Ymd, start?: Ymd, end?: Ymd): boolean =>
   (start === undefined || date >= start) && (end === undefined || date <= end);
 
+/** An item's prices in minor units, parsed once: base prices, then each tenant rate's. */
+interface ItemPrices {
+  decimals: number;
+  base: [string, number][];
+  item?: number;
+  rates: { start?: Ymd; end?: Ymd; dow?: number[]; param: [string, number][]; item?: number }[];
+}
+
+const parsedPrices = new WeakMap<TenantItem, ItemPrices>();
+
+/** The item's prices in minor units, kept with the item (items are never changed once read). */
+function pricesOf(item: TenantItem, decimals: number): ItemPrices {
+  const kept = parsedPrices.get(item);
+  if (kept?.decimals === decimals) return kept;
+  const prices: ItemPrices = {
+    decimals,
+    base: Object.entries(item.params).map(([id, param]) => [id, toMinor(param.price, decimals)]),
+    ...(item.price.item !== undefined ? { item: toMinor(item.price.item, decimals) } : {}),
+    rates: item.rates.map((rate) => ({
+      ...(rate.start_date !== undefined ? { start: rate.start_date } : {}),
+      ...(rate.end_date !== undefined ? { end: rate.end_date } : {}),
+      ...(rate.dow ? { dow: rate.dow } : {}),
+      param: Object.entries(rate.price.param).map(([id, amount]) => [id, toMinor(amount, decimals)]),
+      ...(rate.price.item !== undefined ? { item: toMinor(rate.price.item, decimals) } : {}),
+    })),
+  };
+  parsedPrices.set(item, prices);
+  return prices;
+}
+
 /**
  * The prices of one slot's date: base prices, each overridden by the last matching tenant rate that
  * sets it. `sources` says which rate (1-based) priced each parameter; the base price has none.
@@ -15,21 +45,22 @@ export function pricesOn(
   date: Ymd,
   decimals: number,
 ): { price: Record<string, number>; rate: number; sources: Record<string, number> } {
+  const prices = pricesOf(item, decimals);
   const price: Record<string, number> = {};
   const sources: Record<string, number> = {};
-  for (const [id, param] of Object.entries(item.params)) price[id] = toMinor(param.price, decimals);
-  if (item.price.item !== undefined) price._item = toMinor(item.price.item, decimals);
+  for (const [id, amount] of prices.base) price[id] = amount;
+  if (prices.item !== undefined) price._item = prices.item;
   let applied = 0;
-  item.rates.forEach((rate, index) => {
-    if (!inWindow(date, rate.start_date, rate.end_date)) return;
+  prices.rates.forEach((rate, index) => {
+    if (!inWindow(date, rate.start, rate.end)) return;
     if (rate.dow && !rate.dow.includes(dayOfWeek(date))) return;
     applied = index + 1;
-    for (const [id, amount] of Object.entries(rate.price.param)) {
-      price[id] = toMinor(amount, decimals);
+    for (const [id, amount] of rate.param) {
+      price[id] = amount;
       sources[id] = index + 1;
     }
-    if (rate.price.item !== undefined) {
-      price._item = toMinor(rate.price.item, decimals);
+    if (rate.item !== undefined) {
+      price._item = rate.item;
       sources._item = index + 1;
     }
   });
@@ -37,8 +68,8 @@ export function pricesOn(
 }
 
 /** What one slot costs: each price times its parameter's quantity, the per-item price once. */
-export const slotTotal = (price: Record<string, number>, quantities: Record<string, number>): number =>
-  Object.entries(price).reduce(
-    (sum, [id, amount]) => sum + amount * (id === '_item' ? 1 : (quantities[id] ?? 0)),
-    0,
-  );
+export function slotTotal(price: Record<string, number>, quantities: Record<string, number>): number {
+  let sum = 0;
+  for (const id in price) sum += (price[id] ?? 0) * (id === '_item' ? 1 : (quantities[id] ?? 0));
+  return sum;
+}

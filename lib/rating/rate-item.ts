@@ -89,9 +89,9 @@ export interface RatedItem {
 
 /** The quantities of an item's parameters: as requested, else the item's default. */
 export function quantitiesFor(item: TenantItem, requested: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(
-    Object.entries(item.params).map(([id, param]) => [id, requested[id] ?? param.def]),
-  );
+  const quantities: Record<string, number> = {};
+  for (const [id, param] of Object.entries(item.params)) quantities[id] = requested[id] ?? param.def;
+  return quantities;
 }
 
 /**
@@ -99,9 +99,14 @@ export function quantitiesFor(item: TenantItem, requested: Record<string, number
  * stock, or 1 when none does.
  */
 export function unitsFor(item: TenantItem, quantities: Record<string, number>): number {
-  const counting = Object.entries(item.params).filter(([, param]) => param.counts_stock);
-  if (counting.length === 0) return 1;
-  return counting.reduce((sum, [id]) => sum + (quantities[id] ?? 0), 0);
+  let counted = false;
+  let units = 0;
+  for (const [id, param] of Object.entries(item.params)) {
+    if (!param.counts_stock) continue;
+    counted = true;
+    units += quantities[id] ?? 0;
+  }
+  return counted ? units : 1;
 }
 
 /** The stock of an item's slot: capacity (per-date override or stock) less what is used. */
@@ -140,7 +145,8 @@ const applyDiscount = (
 const collectEvents = (slots: { rate: SlotRate }[]): RateEvent[] => {
   const events = new Map<number, RateEvent>();
   for (const { rate } of slots) {
-    for (const [id, index] of Object.entries(rate.sources)) {
+    for (const id in rate.sources) {
+      const index = rate.sources[id] as number;
       const event = events.get(index) ?? {};
       const entry = event[id] ?? { amount: rate.price[id] ?? 0, days: 0 };
       entry.days += 1;
@@ -261,10 +267,16 @@ export function rateItem(input: RateItemInput): RatedItem {
     return { slot, rate: slotRate };
   });
 
-  const subTotal = slots.reduce((sum, entry) => sum + entry.rate.subTotal, 0);
-  const available = slots.length ? Math.min(...slots.map((entry) => entry.rate.stock.A)) : 0;
-  const soldOut = slots.some((entry) => entry.rate.status === 'S');
-  const closedDates = slots.some((entry) => entry.rate.status === 'C');
+  let subTotal = 0;
+  let available = slots.length ? Number.POSITIVE_INFINITY : 0;
+  let soldOut = false;
+  let closedDates = false;
+  for (const { rate } of slots) {
+    subTotal += rate.subTotal;
+    available = Math.min(available, rate.stock.A);
+    soldOut ||= rate.status === 'S';
+    closedDates ||= rate.status === 'C';
+  }
   const discount = applyDiscount(item, span, subTotal, request, tenant);
 
   const status: RateStatus = closedDates

@@ -4,7 +4,8 @@ import type { Span } from './span.ts';
 
 /** Whether an item is closed on a date (a closed date or day of the week). */
 export const isClosed = (item: TenantItem, date: Ymd): boolean =>
-  item.rules.closed_dates.includes(date) || item.rules.closed_dow.includes(dayOfWeek(date));
+  (item.rules.closed_dates.length > 0 && item.rules.closed_dates.includes(date)) ||
+  (item.rules.closed_dow.length > 0 && item.rules.closed_dow.includes(dayOfWeek(date)));
 
 /** The parameter rules a request breaks: required, minimum and maximum quantities, by label. */
 export const paramRuleErrors = (
@@ -39,9 +40,10 @@ export const dateRuleErrors = (item: TenantItem, span: Span, today: Ymd): string
   if (advanceDays !== undefined && daysBetween(today, span.start) > advanceDays) {
     errors.push(`Bookable at most ${advanceDays} days ahead`);
   }
-  const closed = [
-    ...new Set(span.slots.filter((slot) => isClosed(item, slot.date)).map((slot) => slot.date)),
-  ];
+  const closes = item.rules.closed_dates.length > 0 || item.rules.closed_dow.length > 0;
+  const closed = closes
+    ? [...new Set(span.slots.filter((slot) => isClosed(item, slot.date)).map((slot) => slot.date))]
+    : [];
   if (closed.length) errors.push(`Closed on ${closed.join(', ')}`);
   if (span.unit === 'H' && item.hours && span.from !== undefined) {
     const open = Number(item.hours.open.slice(0, 2)) * 60 + Number(item.hours.open.slice(3));

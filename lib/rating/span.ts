@@ -46,13 +46,46 @@ export class SpanError extends Error {
   }
 }
 
+const resolved = new WeakMap<RequestedSpan, Map<string, Span | SpanError>>();
+
+/**
+ * Resolves a requested span for a unit (see `buildSpan`). A list rates every item for the same request,
+ * so the answer is kept with the request object, per unit and time zone, and frozen: items share it.
+ */
+export function resolveSpan(unit: Unit, requested: RequestedSpan, timeZone: string): Span {
+  let byUnit = resolved.get(requested);
+  if (!byUnit) {
+    byUnit = new Map();
+    resolved.set(requested, byUnit);
+  }
+  const key = `${unit} ${timeZone}`;
+  let span = byUnit.get(key);
+  if (!span) {
+    try {
+      span = freezeSpan(buildSpan(unit, requested, timeZone));
+    } catch (error) {
+      if (!(error instanceof SpanError)) throw error;
+      span = error;
+    }
+    byUnit.set(key, span);
+  }
+  if (span instanceof SpanError) throw span;
+  return span;
+}
+
+const freezeSpan = (span: Span): Span => {
+  for (const slot of span.slots) Object.freeze(slot);
+  Object.freeze(span.slots);
+  return Object.freeze(span);
+};
+
 /**
  * Resolves a requested span for a unit. Daily: every day from start to end, inclusive (end defaults to
  * start). Nightly: the nights from start up to, not including, end; `date` alone (or end = start) is one
  * night. Hourly: every real hour from the local start time to the local end time of the start date, so
  * both DST change days count the hours that actually pass.
  */
-export function resolveSpan(unit: Unit, requested: RequestedSpan, timeZone: string): Span {
+function buildSpan(unit: Unit, requested: RequestedSpan, timeZone: string): Span {
   if (unit === 'D') {
     const end = requested.end ?? requested.start;
     return {

@@ -54,8 +54,17 @@ const VERSION = 's1';
 const SIGNATURE_BYTES = 32;
 const KEY_ID_CHARS = 6;
 
-const keyId = (key: SlipKey): string =>
-  createHash('sha256').update(key.secret).digest('base64url').slice(0, KEY_ID_CHARS);
+const keyIds = new WeakMap<SlipKey, string>();
+
+/** A key's public id: the start of its secret's SHA-256, computed once per key object. */
+const keyId = (key: SlipKey): string => {
+  let id = keyIds.get(key);
+  if (id === undefined) {
+    id = createHash('sha256').update(key.secret).digest('base64url').slice(0, KEY_ID_CHARS);
+    keyIds.set(key, id);
+  }
+  return id;
+};
 
 const sign = (key: SlipKey, signed: string): Buffer =>
   createHmac('sha256', key.secret).update(signed).digest();
