@@ -25,6 +25,8 @@ export interface Row {
   errors: number;
   floor?: number;
   ratio?: number;
+  /** The ratio a server doing only the floor's calls and sending the service's bytes reached (its ceiling). */
+  ceiling?: number;
   usage: ScenarioUsage;
   /** US$ per 1,000 requests by service; `total` is the table's `$/1k req`. */
   cost: CostPer1k;
@@ -42,6 +44,7 @@ const HEADER = [
   'errors',
   'floor/s',
   'ratio',
+  'ceiling',
   'calls/req',
   'RCU/req',
   'WCU/req',
@@ -75,6 +78,7 @@ export function scenarioTable(rows: Row[]): string[] {
         row.errors,
         row.floor,
         row.ratio,
+        row.ceiling,
         row.usage.callsPerRequest,
         row.usage.rcuPerRequest,
         row.usage.wcuPerRequest,

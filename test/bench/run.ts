@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { freePort, type LocalDynamo, startLocalDynamo } from '#infra/local/dynamodb.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import { addDays, todayIn, type Ymd } from '#lib/core/dates.ts';
 import { createDb } from '#lib/db/client.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
@@ -13,7 +13,7 @@ import { type BundleResult, measureBundles } from './bundles.ts';
 import { costPer1kRequests } from './cost.ts';
 import { floorCalls, measureFloor } from './floor.ts';
 import { bundleTable, type Row, scenarioTable, writeResults } from './report.ts';
-import { loadScenarios, raceFor } from './scenarios.ts';
+import { loadScenarios, raceFor, serviceBodies } from './scenarios.ts';
 import { startServer, stopServer } from './server.ts';
 import { benchTenant, CONTENDED_ITEM, CONTENDED_STOCK } from './tenant.ts';
 import { settledUsage, type UsageSnapshot, usageBetween } from './usage.ts';
@@ -23,7 +23,8 @@ import { settledUsage, type UsageSnapshot, usageBetween } from './usage.ts';
 // runner counted them, its on-demand cost, and the size and import time of each function bundle.
 // Knobs: BENCH_SIZES (20,200), BENCH_CONCURRENCY (8), BENCH_SECONDS (8), DYNAMODB_ENDPOINT, BENCH_CPU_PROF
 // (a directory: the runner writes a CPU profile there), BENCH_ONLY (scenarios whose name contains it; no race).
-// `npm run bench -- --quick`: a smoke check in under a minute (20 items, 2 s a scenario, 1 s floors, no bundles).
+// `npm run bench -- --quick`: a smoke check in under a minute (20 items, 2 s a scenario, 1 s floors, no bundles,
+// no ceiling unless `--ceiling`).
 
 const QUICK = process.argv.includes('--quick');
 const SIZES = (process.env.BENCH_SIZES ?? (QUICK ? '20' : '20,200')).split(',').map(Number);
@@ -31,6 +32,10 @@ const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8').split(',').map(Number
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 8));
 // A quick run is a smoke check: one-second floors (noisier ratios) keep it under a minute.
 const FLOOR_SECONDS = QUICK ? 1 : Math.min(SECONDS, 5);
+const WARM_UP_SECONDS = QUICK ? 1 : 2;
+// The ceiling runs every scenario again against a server that makes only the floor's calls: in full runs,
+// or in a quick one with --ceiling.
+const CEILING = !QUICK || process.argv.includes('--ceiling');
 const ONLY = process.env.BENCH_ONLY;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -84,8 +89,19 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
       return body.item.rate.slip;
     };
     const slip = await slipOf(1, rated);
-    const floors = floorCalls(db, { size, start, end });
+    const floors = floorCalls(db, { size, start, end }).scenarios;
     const rows: Row[] = [];
+    // Warm-up, not measured: DynamoDB Local's JIT and the runner's are cold at first, which made the first
+    // size of a run look slower than the next.
+    for (const scenario of loadScenarios({ base, rated, start, slip, seconds: WARM_UP_SECONDS })) {
+      if (ONLY && !scenario.name.includes(ONLY)) continue;
+      await scenario.run(Math.max(...CONCURRENCY));
+      await measureFloor(
+        Math.max(...CONCURRENCY),
+        WARM_UP_SECONDS / 2,
+        floors[scenario.name] as () => Promise<unknown>,
+      );
+    }
     for (const connections of CONCURRENCY) {
       const scenarios = loadScenarios({ base, rated, start, slip, seconds: SECONDS });
       for (const scenario of scenarios.filter((one) => !ONLY || one.name.includes(ONLY))) {
@@ -116,6 +132,20 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
       }
     }
 
+    if (CEILING) {
+      const bodies = await serviceBodies({ base, rated, start, slip });
+      await measureCeilings(rows, {
+        dir,
+        endpoint: options.endpoint,
+        tableName,
+        size,
+        start,
+        end,
+        bodies,
+        rated,
+        slip,
+      });
+    }
     if (ONLY) return rows;
     // Contention: 100 clients race once each for the 10 units of one item-date.
     const contended = await slipOf(CONTENDED_ITEM, `date=${start}&param[adults]=1`);
@@ -136,6 +166,48 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
       note: `${race['2xx']} held (of ${CONTENDED_STOCK}), ${race.non2xx} refused, ${oversold} oversold, ${audit.discrepancies.length} discrepancies`,
     });
     return rows;
+  } finally {
+    await stopServer(server.child);
+  }
+}
+
+/**
+ * Runs each scenario against the ceiling server (test/bench/ceiling-server.ts): the floor's calls and the
+ * service's bytes, nothing else. Its ratio to the floor is the most any service could reach here, since
+ * the HTTP exchange and the load generator share the machine's two cores with DynamoDB Local.
+ */
+async function measureCeilings(
+  rows: Row[],
+  options: {
+    dir: string;
+    endpoint: string;
+    tableName: string;
+    size: number;
+    start: Ymd;
+    end: Ymd;
+    bodies: Record<string, string>;
+    rated: string;
+    slip: string;
+  },
+) {
+  const { dir, size, start, rated, slip } = options;
+  const file = join(dir, 'ceiling.json');
+  writeFileSync(file, JSON.stringify(options));
+  const server = await startServer({ CEILING_FILE: file }, 'test/bench/ceiling-server.ts');
+  try {
+    for (const connections of CONCURRENCY) {
+      const scenarios = loadScenarios({ base: server.base, rated, start, slip, seconds: SECONDS });
+      for (const scenario of scenarios) {
+        const row = rows.find(
+          (entry) => entry.scenario === scenario.name && entry.concurrency === connections,
+        );
+        if (!row?.floor) continue;
+        const result = await scenario.run(connections);
+        const throughput = result.requests.average / (scenario.per ?? 1);
+        row.ceiling = Math.round((throughput / row.floor) * 100) / 100;
+        say(`  ${size} items, c=${connections}: ${scenario.name}: ceiling ${row.ceiling}`);
+      }
+    }
   } finally {
     await stopServer(server.child);
   }

@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { addDays, type Ymd } from '#lib/core/dates.ts';
+import type { FloorRequest } from './floor.ts';
 import { asClients } from './server.ts';
 
 /** One load scenario: its name, how to run it at a concurrency, and how many requests make one unit. */
@@ -98,3 +99,29 @@ export const raceFor = (base: string, slip: string) =>
     body: `slip[]=${slip}`,
     ...asClients({ 'content-type': form }),
   });
+
+/** What the service answers each kind of request of the scenarios with, for the ceiling server to send. */
+export async function serviceBodies(options: {
+  base: string;
+  rated: string;
+  start: Ymd;
+  slip: string;
+}): Promise<Record<FloorRequest, string>> {
+  const { base, rated, start, slip } = options;
+  const text = async (path: string, init?: RequestInit) => (await fetch(`${base}${path}`, init)).text();
+  const post = (path: string, body: string) =>
+    text(path, { method: 'POST', headers: { 'content-type': form }, body });
+  const added = await post('/booking/session', `slip[]=${slip}`);
+  const session = JSON.parse(added).booking?.session?.id;
+  return {
+    unratedList: await text('/item'),
+    ratedList: await text(`/item?${rated}`),
+    ratedItem: await text(`/item/1?${rated}`),
+    calendar: await text(`/item/1/cal?start_date=${start}&end_date=${addDays(start, 89)}`),
+    addSlip: added,
+    create: await post(
+      '/booking/create',
+      `session_id=${session}&form[customer_name]=Bench&form[customer_email]=bench@example.com`,
+    ),
+  };
+}

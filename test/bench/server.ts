@@ -7,14 +7,17 @@ export interface BenchServer {
 }
 
 /**
- * Starts the local runner in a process group of its own with `env`, and waits until it listens. With
+ * Starts the local runner (or another server `script`) in a process group of its own with `env`, and waits until it listens. With
  * BENCH_CPU_PROF=<dir>, the runner writes a V8 CPU profile there when it stops (`--cpu-prof`).
  */
-export async function startServer(env: Record<string, string>): Promise<BenchServer> {
+export async function startServer(
+  env: Record<string, string>,
+  script = 'infra/local/start.ts',
+): Promise<BenchServer> {
   const profile = process.env.BENCH_CPU_PROF;
   const args = profile
-    ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, '--import', 'tsx', 'infra/local/start.ts']
-    : ['--import', 'tsx', 'infra/local/start.ts'];
+    ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, '--import', 'tsx', script]
+    : ['--import', 'tsx', script];
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
