@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import type { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { type Caller, resolveCaller } from '../auth/access.ts';
@@ -45,8 +43,12 @@ export interface ApiDeps {
   trustedProxies?: readonly string[];
   /** Where the answers' metrics go (deployed functions); none are kept without it. */
   metrics?: Metrics;
-  /** Traces each invocation (deployed functions). */
-  tracer?: Tracer;
+  /**
+   * Traces each invocation (deployed functions: `runtimeFromEnv`). A middleware, not the tracer: only a
+   * Lambda entry loads the X-Ray SDK, whose async hook would otherwise cost every promise of a process
+   * that never traces (npm start, the tests, the benchmark).
+   */
+  trace?: MiddlewareObj<Event, Result>;
 }
 
 /** The SLIP keys of a group that signs or verifies SLIPs; a deployment without them fails when used. */
@@ -262,7 +264,7 @@ export function createApiHandler(options: {
 
   const handler = middy<Event, Result>();
   // Outermost: the trace covers the whole invocation, and metrics are flushed after every answer.
-  if (deps.tracer) handler.use(captureLambdaHandler(deps.tracer, { captureResponse: false }));
+  if (deps.trace) handler.use(deps.trace);
   if (deps.metrics) handler.use(logMetrics(deps.metrics));
   return handler
     .use({

@@ -1,14 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
 import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE, type MetricName } from '../core/metric-names.ts';
 import { logger } from './logger.ts';
-
-/**
- * The process's tracer (Powertools): a segment per invocation and a subsegment per DynamoDB call, sampled by
- * X-Ray's default rule. It is off outside Lambda (npm start, tests), where it records nothing.
- */
-export const createTracer = (): Tracer =>
-  new Tracer({ serviceName: METRICS_SERVICE, captureHTTPsRequests: false });
 
 /**
  * The process's metrics (Powertools, embedded metric format): written to the log with each invocation's

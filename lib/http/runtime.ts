@@ -1,8 +1,10 @@
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { createDb } from '../db/client.ts';
 import { createSecretSlipKeys } from '../db/slip-key-store.ts';
 import { parseSlipKeys } from '../slip/keys.ts';
 import type { ApiDeps } from './api.ts';
-import { createMetrics, createTracer } from './observability.ts';
+import { createMetrics } from './observability.ts';
+import { createTracer } from './tracing.ts';
 
 /** The tracer of this process (one per Lambda instance): its DynamoDB calls are captured. */
 export const tracer = createTracer();
@@ -47,7 +49,7 @@ export function runtimeFromEnv(): ApiDeps {
     ...(slipKeys ? { slipKeys } : {}),
     db: dbFromEnv(),
     metrics: metricsFromEnv(),
-    tracer,
+    trace: captureLambdaHandler(tracer, { captureResponse: false }),
     provider: region ? `aws:${region}` : 'local',
     configTtlMs: numberFromEnv('CONFIG_CACHE_MS', 15_000),
   };

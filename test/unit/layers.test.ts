@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -141,5 +142,33 @@ describe('the import graph', () => {
       ).toEqual([]);
       expect(files.has(join(root, 'widget', 'build.ts')), handler).toBe(false);
     }
+  });
+});
+
+describe('the X-Ray SDK', () => {
+  // Loading it enables an async hook (cls-hooked) that costs every promise; only the Lambda entries,
+  // which trace, may load it. A fresh process, since the hook and its namespace are process-wide.
+  const loadsXRay = (modules: string[]) =>
+    execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `${modules.map((module) => `await import('${module}');`).join(' ')}
+         process.stdout.write(String(Boolean(process.namespaces?.AWSXRay)));`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } },
+    );
+
+  it('is never loaded by what npm start and the tests run', () => {
+    expect(
+      loadsXRay(['#functions/index.ts', '#functions/sweeper/app.ts', '#functions/webhooks/app.ts']),
+    ).toBe('false');
+  });
+
+  it('is loaded by a Lambda entry, which traces', () => {
+    expect(loadsXRay(['#lib/http/tracing.ts'])).toBe('true');
   });
 });
