@@ -1,7 +1,7 @@
 import type { Caller } from '#lib/auth/access.ts';
 import type { Ymd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { getItemsWithParts, type StoredConfig, type StoredItem } from '#lib/db/tenant-repository.ts';
+import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { calendarsOf, findVisibleItem, selectListedItems } from '#lib/domain/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
@@ -14,16 +14,19 @@ const forCaller = (calendar: Record<Ymd, number>, caller: Caller): Record<Ymd, n
     ? calendar
     : Object.fromEntries(Object.entries(calendar).map(([date, available]) => [date, available > 0 ? 1 : 0]));
 
-/** GET item/{item_id}/cal: `item.cal{YYYYMMDD: available}` over a range of at most 366 days. */
+/**
+ * GET item/{item_id}/cal: `item.cal{YYYYMMDD: available}` over a range of at most 366 days; the item from
+ * the kept catalogue, as GET item/{item_id}.
+ */
 export const createItemCalendar =
-  (deps: { db: Db }): RouteHandler =>
+  (deps: { db: Db; catalog: (config: StoredConfig) => Promise<StoredItem[]> }): RouteHandler =>
   async ({ input, params, config, caller, now }) => {
     const itemId = readItemId(params.item_id);
     const { first, last, filters } = readCalendarQuery(input, { config, now });
     if (filters.itemIds || filters.categoryId) {
       throw validationError({ [filters.itemIds ? 'item_id' : 'category_id']: 'unknown parameter' });
     }
-    const all = await getItemsWithParts(deps.db, [itemId]);
+    const all = await deps.catalog(config);
     const item = findVisibleItem(all, caller, itemId);
     if (!item) throw notFoundError(`Item ${itemId}`);
     const calendars = await calendarsOf(deps.db, { items: [item], all, first, last, config, now });

@@ -1,5 +1,5 @@
 import type { Db } from '#lib/db/client.ts';
-import { getItemsWithParts } from '#lib/db/tenant-repository.ts';
+import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { findVisibleItem } from '#lib/domain/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
@@ -15,13 +15,20 @@ export const readItemId = (raw: string | undefined): number => {
   return Number(raw);
 };
 
-/** GET item/{item_id}: one item under `item`, rated when dates are sent. */
+/**
+ * GET item/{item_id}: one item under `item`, rated when dates are sent. The item and its package parts come
+ * from the catalogue the function keeps (read again after a tenant load), so only the counters are read.
+ */
 export const createGetItem =
-  (deps: { db: Db; slipKeys: () => Promise<readonly SlipKey[]> }): RouteHandler =>
+  (deps: {
+    db: Db;
+    slipKeys: () => Promise<readonly SlipKey[]>;
+    catalog: (config: StoredConfig) => Promise<StoredItem[]>;
+  }): RouteHandler =>
   async ({ input, params, config, caller, now }) => {
     const itemId = readItemId(params.item_id);
     const query = readItemQuery(input, { config, caller, now });
-    const all = await getItemsWithParts(deps.db, [itemId]);
+    const all = await deps.catalog(config);
     const item = findVisibleItem(all, caller, itemId);
     if (!item) throw notFoundError(`Item ${itemId}`);
     if (!query.rated)

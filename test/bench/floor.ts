@@ -97,8 +97,9 @@ export function floorCalls(
     // its client's count (and, rated, the counters).
     unratedList: () => countRequest(),
     ratedList: () => Promise.all([countRequest(), ...queryListStock()]),
-    ratedItem: () => Promise.all([countRequest(), getItem(), queryStock(1)]),
-    calendar: () => Promise.all([countRequest(), getItem(), queryStock(1, addDays(start, 90))]),
+    // One item, rated or its calendar: the item comes from the kept catalogue too.
+    ratedItem: () => Promise.all([countRequest(), queryStock(1)]),
+    calendar: () => Promise.all([countRequest(), queryStock(1, addDays(start, 90))]),
     addSlip: async () => {
       await Promise.all([countRequest(), getItem()]);
       await holdTransaction();

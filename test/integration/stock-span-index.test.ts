@@ -234,4 +234,25 @@ describe('the catalogue an items function keeps', () => {
     expect(after.json.items['1'].name).toBe('Renamed 1');
     await writeTenant(db, tenant, Date.now() + 2);
   });
+
+  it('gives one item and its calendar too: they read only its counters', async () => {
+    const recorded = recordCommands(db);
+    const keeping = createAllHandlers({ ...testDeps(recorded.db), configTtlMs: 60_000 });
+    const calls = async (path: string, query: string) => {
+      recorded.commands.length = 0;
+      const { status, json } = await invoke(keeping.items, { path, query });
+      expect(status).toBe(200);
+      return { commands: [...recorded.commands], json };
+    };
+    // The first request reads the configuration and the catalogue.
+    await calls('item', '');
+    const rated = await calls('item/4', `start_date=${start}&end_date=${addDays(start, 2)}`);
+    expect(rated.commands).toEqual(['UpdateCommand', 'QueryCommand']);
+    expect(rated.json.item.rate.status).toBe('AVAILABLE');
+    const calendar = await calls('item/4/cal', `start_date=${start}&end_date=${addDays(start, 30)}`);
+    expect(calendar.commands).toEqual(['UpdateCommand', 'QueryCommand']);
+    expect(Object.keys(calendar.json.item.cal)).toHaveLength(31);
+    const missing = await invoke(keeping.items, { path: 'item/999' });
+    expect(missing.status).toBe(404);
+  });
 });
