@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, type Ymd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { itemKey, rateWindowKey, sessionKey, stockKey } from '#lib/db/keys.ts';
-import { monthsOfRanges, queryStockMonth } from '#lib/db/stock-repository.ts';
+import { itemKey, rateWindowKey, sessionKey } from '#lib/db/keys.ts';
+import { holdStockAction, monthsOfRanges, queryStockMonth } from '#lib/db/stock-repository.ts';
 
 /** Runs `work` on `concurrency` workers for `seconds`, and returns completed operations per second. */
 export async function measureFloor(
@@ -71,15 +71,10 @@ export function floorCalls(
     db.client.send(
       new TransactWriteCommand({
         TransactItems: [
-          ...Array.from({ length: 7 }, (_, night) => ({
-            Update: {
-              TableName: db.tableName,
-              Key: stockKey(2, addDays(start, night)),
-              UpdateExpression: 'SET used = if_not_exists(used, :zero) + :one',
-              ConditionExpression: 'attribute_not_exists(used) OR used <= :room',
-              ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':room': 99_999_999 },
-            },
-          })),
+          // The layout's conditional counter update, with the span-index keys every counter write sets.
+          ...Array.from({ length: 7 }, (_, night) =>
+            holdStockAction(db, { itemId: 2, slot: addDays(start, night), units: 1, capacity: 100_000_000 }),
+          ),
           { Put: { TableName: db.tableName, Item: { ...sessionKey(randomUUID()), entity: 'floor' } } },
         ],
       }),
