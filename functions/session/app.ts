@@ -1,9 +1,12 @@
+import { createCatalogReader } from '#lib/domain/catalog.ts';
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
 import { createClearSession, createEndSession, createWriteSession, sessionErrorCookies } from './routes.ts';
 
 /** The session group: the cart that holds stock (add, alter, read, clear, end). */
 export const createSessionHandler = (deps: ApiDeps) => {
-  const routeDeps = { db: deps.db, slipKeys: slipKeysOf(deps) };
+  // Items change only through a tenant load: the function keeps the catalogue as the items function does.
+  const catalog = createCatalogReader(deps.db, { reuse: (deps.configTtlMs ?? 15_000) > 0 });
+  const routeDeps = { db: deps.db, slipKeys: slipKeysOf(deps), catalog };
   const write = createWriteSession(routeDeps);
   const clear = createClearSession(routeDeps);
   const end = createEndSession(routeDeps);

@@ -1,8 +1,9 @@
 import { METRIC } from '#lib/core/metric-names.ts';
 import type { Db } from '#lib/db/client.ts';
 import type { StoredSession } from '#lib/db/session-repository.ts';
-import { createItemLoader, type ItemLoader } from '#lib/db/tenant-repository.ts';
+import type { ItemLoader, StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { actorOf } from '#lib/domain/cart-lines.ts';
+import { catalogItemLoader } from '#lib/domain/catalog.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import {
   addSlips,
@@ -25,6 +26,8 @@ import { presentSession } from './present.ts';
 export interface SessionDeps {
   db: Db;
   slipKeys: () => Promise<readonly SlipKey[]>;
+  /** The catalogue the function keeps (`createCatalogReader`): items are read from it, not per request. */
+  catalog: (config: StoredConfig) => Promise<StoredItem[]>;
 }
 
 const EMPTY: StoredSession = {
@@ -88,7 +91,7 @@ const contextOf = async (deps: SessionDeps, request: ApiRequest): Promise<Sessio
   config: request.config,
   keys: await deps.slipKeys(),
   now: request.now,
-  loadItems: createItemLoader(deps.db),
+  loadItems: catalogItemLoader(() => deps.catalog(request.config)),
   actor: actorOf(request.caller, request.client),
 });
 

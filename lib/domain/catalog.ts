@@ -2,7 +2,7 @@ import { todayIn, type Ymd } from '../core/dates.ts';
 import type { Db } from '../db/client.ts';
 import { STOCK_INDEX_LAYOUT } from '../db/keys.ts';
 import { readStock } from '../db/stock-repository.ts';
-import { listItems, type StoredConfig, type StoredItem } from '../db/tenant-repository.ts';
+import { type ItemLoader, listItems, type StoredConfig, type StoredItem } from '../db/tenant-repository.ts';
 import { calendarOf, slotRangeOf } from '../rating/calendar.ts';
 import { type RatedItem, type RateRequest, type RatingTenant, rateItem } from '../rating/rate-item.ts';
 import { resolveSpan, SpanError } from '../rating/span.ts';
@@ -31,6 +31,26 @@ export function createCatalogReader(db: Db, options: { reuse: boolean }) {
     return kept.items;
   };
 }
+
+const itemsById = new WeakMap<StoredItem[], Map<number, StoredItem>>();
+
+/**
+ * An item loader over a kept catalogue (`createCatalogReader`): the items asked for, enabled or not, and
+ * the parts of the packages among them, as `createItemLoader` answers from the table, without a read.
+ */
+export const catalogItemLoader =
+  (catalog: () => Promise<StoredItem[]>): ItemLoader =>
+  async (ids) => {
+    const all = await catalog();
+    let byId = itemsById.get(all);
+    if (!byId) {
+      byId = new Map(all.map((item) => [item.item_id, item]));
+      itemsById.set(all, byId);
+    }
+    const wanted = new Set(ids);
+    for (const id of ids) for (const part of byId.get(id)?.package?.items ?? []) wanted.add(part.item_id);
+    return [...wanted].flatMap((id) => byId.get(id) ?? []);
+  };
 
 /** The list filters of `GET item`. */
 export interface ItemFilters {

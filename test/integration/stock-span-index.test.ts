@@ -255,4 +255,18 @@ describe('the catalogue an items function keeps', () => {
     const missing = await invoke(keeping.items, { path: 'item/999' });
     expect(missing.status).toBe(404);
   });
+
+  it('is kept by the session function too: an add reads no item record', async () => {
+    const recorded = recordCommands(db);
+    const keeping = createAllHandlers({ ...testDeps(recorded.db), configTtlMs: 60_000 });
+    const day = addDays(start, 300);
+    const client = sessionClient(keeping);
+    const first = sessionOf(await client.add([await client.slip(5, `date=${day}&param[qty]=1`)]));
+    const slip = await client.slip(6, `date=${day}&param[qty]=1`);
+    recorded.commands.length = 0;
+    const held = await client.add([slip], first.id);
+    expect(Object.keys(sessionOf(held).item)).toHaveLength(2);
+    expect(recorded.commands).not.toContain('BatchGetCommand');
+    expect(recorded.commands).toContain('TransactWriteCommand');
+  });
 });
