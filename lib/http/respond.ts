@@ -68,7 +68,6 @@ export const jsonResponse = (
     body: JSON.stringify(options.body),
   });
 
-/** Maps the errors that carry a client-facing meaning to their envelope error; others are internal. */
 /** The client-facing error an exception stands for, or undefined for an unexpected one (a 500). */
 export const toApiError = (error: unknown): ApiError | undefined => {
   if (error instanceof ApiError) return error;
