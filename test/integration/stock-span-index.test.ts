@@ -269,4 +269,42 @@ describe('the catalogue an items function keeps', () => {
     expect(recorded.commands).not.toContain('BatchGetCommand');
     expect(recorded.commands).toContain('TransactWriteCommand');
   });
+
+  it('holds against a capacity a tenant load reduced once the configuration is read again', async () => {
+    // A configuration kept for a millisecond: the kept catalogue follows its version.
+    const keeping = createAllHandlers({ ...testDeps(db), configTtlMs: 1 });
+    const day = addDays(start, 320);
+    const client = sessionClient(keeping);
+    expect((await client.add([await client.slip(8, `date=${day}&param[qty]=3`)])).status).toBe(200);
+    const another = await client.slip(8, `date=${day}&param[qty]=1`);
+    const reduced = makeTenant(
+      makeTenantJson({
+        settings: {
+          booking_code_prefix: 'IDX',
+          limits: { client_hold_share: 1, open_sessions_per_client: 100 },
+        },
+        items: Array.from({ length: ITEMS }, (_, index) =>
+          makeItem({
+            item_id: index + 1,
+            sku: `unit-${index + 1}`,
+            name: `Unit ${index + 1}`,
+            stock: index + 1 === 8 ? 3 : 5,
+          }),
+        ),
+      }),
+    );
+    await writeTenant(db, reduced, Date.now() + 1);
+    await new Promise((wake) => setTimeout(wake, 5));
+    try {
+      // The SLIP was rated under 5 units; 3 are held and the item has 3 now.
+      const refused = await client.add([another]);
+      expect(refused.status).toBe(409);
+      expect(refused.json.request.error).toMatchObject({
+        id: 'unavailable',
+        data: { item_id: 8, date: day },
+      });
+    } finally {
+      await writeTenant(db, tenant, Date.now() + 2);
+    }
+  });
 });
