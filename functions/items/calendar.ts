@@ -1,8 +1,7 @@
 import type { Caller } from '#lib/auth/access.ts';
 import type { Ymd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import { calendarsOf, findVisibleItem, selectListedItems } from '#lib/domain/catalog.ts';
+import { type CatalogReader, calendarsOf, findVisibleItem, selectListedItems } from '#lib/domain/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
 import { readItemId } from './get-item.ts';
@@ -19,7 +18,7 @@ const forCaller = (calendar: Record<Ymd, number>, caller: Caller): Record<Ymd, n
  * the kept catalogue, as GET item/{item_id}.
  */
 export const createItemCalendar =
-  (deps: { db: Db; catalog: (config: StoredConfig) => Promise<StoredItem[]> }): RouteHandler =>
+  (deps: { db: Db; catalog: CatalogReader }): RouteHandler =>
   async ({ input, params, config, caller, now }) => {
     const itemId = readItemId(params.item_id);
     const { first, last, filters } = readCalendarQuery(input, { config, now });
@@ -39,7 +38,7 @@ export const createItemCalendar =
 
 /** GET item/cal: `items{item_id: {YYYYMMDD: available}}` for the listed items, by id and category. */
 export const createItemsCalendar =
-  (deps: { db: Db; catalog: (config: StoredConfig) => Promise<StoredItem[]> }): RouteHandler =>
+  (deps: { db: Db; catalog: CatalogReader }): RouteHandler =>
   async ({ input, config, caller, now }) => {
     const { first, last, filters } = readCalendarQuery(input, { config, now });
     const all = await deps.catalog(config);

@@ -1,6 +1,5 @@
 import type { Db } from '#lib/db/client.ts';
-import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import { findVisibleItem } from '#lib/domain/catalog.ts';
+import { type CatalogReader, findVisibleItem } from '#lib/domain/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
@@ -20,11 +19,7 @@ export const readItemId = (raw: string | undefined): number => {
  * from the catalogue the function keeps (read again after a tenant load), so only the counters are read.
  */
 export const createGetItem =
-  (deps: {
-    db: Db;
-    slipKeys: () => Promise<readonly SlipKey[]>;
-    catalog: (config: StoredConfig) => Promise<StoredItem[]>;
-  }): RouteHandler =>
+  (deps: { db: Db; slipKeys: () => Promise<readonly SlipKey[]>; catalog: CatalogReader }): RouteHandler =>
   async ({ input, params, config, caller, now }) => {
     const itemId = readItemId(params.item_id);
     const query = readItemQuery(input, { config, caller, now });

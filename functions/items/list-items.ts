@@ -1,6 +1,5 @@
 import type { Db } from '#lib/db/client.ts';
-import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import { selectListedItems } from '#lib/domain/catalog.ts';
+import { type CatalogReader, selectListedItems } from '#lib/domain/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
 import { presentItem } from './present.ts';
@@ -9,11 +8,7 @@ import { rateAndPresent, ratedEcho } from './rate.ts';
 
 /** GET item: the enabled items the caller sees, keyed by id; rated (with SLIPs) when dates are sent. */
 export const createListItems =
-  (deps: {
-    db: Db;
-    slipKeys: () => Promise<readonly SlipKey[]>;
-    catalog: (config: StoredConfig) => Promise<StoredItem[]>;
-  }): RouteHandler =>
+  (deps: { db: Db; slipKeys: () => Promise<readonly SlipKey[]>; catalog: CatalogReader }): RouteHandler =>
   async ({ input, config, caller, now }) => {
     const query = readItemQuery(input, { config, caller, now });
     const all = await deps.catalog(config);

@@ -1,9 +1,9 @@
 import { METRIC } from '#lib/core/metric-names.ts';
 import type { Db } from '#lib/db/client.ts';
 import type { StoredSession } from '#lib/db/session-repository.ts';
-import type { ItemLoader, StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
+import type { ItemLoader } from '#lib/db/tenant-repository.ts';
 import { actorOf } from '#lib/domain/cart-lines.ts';
-import { catalogItemLoader } from '#lib/domain/catalog.ts';
+import { type CatalogReader, catalogItemLoader } from '#lib/domain/catalog.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import {
   addSlips,
@@ -27,7 +27,7 @@ export interface SessionDeps {
   db: Db;
   slipKeys: () => Promise<readonly SlipKey[]>;
   /** The catalogue the function keeps (`createCatalogReader`): items are read from it, not per request. */
-  catalog: (config: StoredConfig) => Promise<StoredItem[]>;
+  catalog: CatalogReader;
 }
 
 const EMPTY: StoredSession = {

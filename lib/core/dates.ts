@@ -39,6 +39,10 @@ export function datesFrom(first: Ymd, last: Ymd): Ymd[] {
   return out;
 }
 
+/** The local date of a zoned instant. */
+const zonedYmd = (local: TZDate): Ymd =>
+  `${local.getFullYear()}${twoDigits(local.getMonth() + 1)}${twoDigits(local.getDate())}`;
+
 let lastToday: { timeZone: string; now: number; today: Ymd } | undefined;
 
 /**
@@ -47,8 +51,7 @@ let lastToday: { timeZone: string; now: number; today: Ymd } | undefined;
  */
 export function todayIn(timeZone: string, now: number): Ymd {
   if (lastToday?.now === now && lastToday.timeZone === timeZone) return lastToday.today;
-  const local = new TZDate(now, timeZone);
-  const today = `${local.getFullYear()}${twoDigits(local.getMonth() + 1)}${twoDigits(local.getDate())}`;
+  const today = zonedYmd(new TZDate(now, timeZone));
   lastToday = { timeZone, now, today };
   return today;
 }
@@ -135,7 +138,7 @@ export function localInstant(ymd: Ymd, minutes: number, timeZone: string): numbe
 /** The local date, minutes after midnight and ISO text with offset of an instant in a time zone. */
 export function localParts(instant: number, timeZone: string): { ymd: Ymd; minutes: number; iso: string } {
   const local = new TZDate(instant, timeZone);
-  const ymd = `${local.getFullYear()}${String(local.getMonth() + 1).padStart(2, '0')}${String(local.getDate()).padStart(2, '0')}`;
+  const ymd = zonedYmd(local);
   const offset = -local.getTimezoneOffset();
   const sign = offset < 0 ? '-' : '+';
   const hh = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');

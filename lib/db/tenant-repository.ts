@@ -119,15 +119,20 @@ export async function getItemsWithParts(db: Db, ids: number[]): Promise<StoredIt
 /** Loads items by id (with package parts) once per request: later calls reuse what was read. */
 export type ItemLoader = (ids: number[]) => Promise<StoredItem[]>;
 
+/** The items of `ids` found in `byId`, with the parts of the packages among them, each once. */
+export function itemsWithParts(byId: ReadonlyMap<number, StoredItem>, ids: number[]): StoredItem[] {
+  const wanted = new Set(ids);
+  for (const id of ids) for (const part of byId.get(id)?.package?.items ?? []) wanted.add(part.item_id);
+  return [...wanted].flatMap((id) => byId.get(id) ?? []);
+}
+
 /** A per-request item loader over `getItemsWithParts`. */
 export function createItemLoader(db: Db): ItemLoader {
   const seen = new Map<number, StoredItem>();
   return async (ids) => {
     const missing = ids.filter((id) => !seen.has(id));
     if (missing.length) for (const item of await getItemsWithParts(db, missing)) seen.set(item.item_id, item);
-    const wanted = new Set(ids);
-    for (const id of ids) for (const part of seen.get(id)?.package?.items ?? []) wanted.add(part.item_id);
-    return [...wanted].flatMap((id) => seen.get(id) ?? []);
+    return itemsWithParts(seen, ids);
   };
 }
 

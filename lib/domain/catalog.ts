@@ -2,12 +2,21 @@ import { todayIn, type Ymd } from '../core/dates.ts';
 import type { Db } from '../db/client.ts';
 import { STOCK_INDEX_LAYOUT } from '../db/keys.ts';
 import { readStock } from '../db/stock-repository.ts';
-import { type ItemLoader, listItems, type StoredConfig, type StoredItem } from '../db/tenant-repository.ts';
+import {
+  type ItemLoader,
+  itemsWithParts,
+  listItems,
+  type StoredConfig,
+  type StoredItem,
+} from '../db/tenant-repository.ts';
 import { calendarOf, slotRangeOf } from '../rating/calendar.ts';
 import { type RatedItem, type RateRequest, type RatingTenant, rateItem } from '../rating/rate-item.ts';
 import { resolveSpan, SpanError } from '../rating/span.ts';
 import type { Caller } from './caller.ts';
 import { isListedFor } from './visibility.ts';
+
+/** The catalogue of a request's configuration, as `createCatalogReader` answers it. */
+export type CatalogReader = (config: StoredConfig) => Promise<StoredItem[]>;
 
 /**
  * Reads the catalogue (every stored item) for a request. With `reuse`, an instance keeps the last one it
@@ -15,7 +24,7 @@ import { isListedFor } from './visibility.ts';
  * configuration's `updated_at`, and each request already holds that configuration. Counters are never
  * kept: they are read for every request.
  */
-export function createCatalogReader(db: Db, options: { reuse: boolean }) {
+export function createCatalogReader(db: Db, options: { reuse: boolean }): CatalogReader {
   let kept: { version: number; items: Promise<StoredItem[]> } | undefined;
   return (config: StoredConfig): Promise<StoredItem[]> => {
     if (!options.reuse) return listItems(db);
@@ -47,9 +56,7 @@ export const catalogItemLoader =
       byId = new Map(all.map((item) => [item.item_id, item]));
       itemsById.set(all, byId);
     }
-    const wanted = new Set(ids);
-    for (const id of ids) for (const part of byId.get(id)?.package?.items ?? []) wanted.add(part.item_id);
-    return [...wanted].flatMap((id) => byId.get(id) ?? []);
+    return itemsWithParts(byId, ids);
   };
 
 /** The list filters of `GET item`. */
