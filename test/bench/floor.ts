@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, type Ymd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { rateWindowKey, sessionKey, stockKey } from '#lib/db/keys.ts';
-import { COUNTER_FIELDS, counterValues, monthsOfRanges, queryStockMonth } from '#lib/db/stock-repository.ts';
+import { rateWindowKey, sessionKey } from '#lib/db/keys.ts';
+import { holdStockAction, monthsOfRanges, queryStockMonth } from '#lib/db/stock-repository.ts';
 
 /** Runs `work` on `concurrency` workers for `seconds`, and returns completed operations per second. */
 export async function measureFloor(
@@ -66,21 +66,16 @@ export function floorCalls(
         ExpressionAttributeValues: { ':one': 1, ':entity': 'floor', ':limit': 1_000_000 },
       }),
     );
-  const floorHold = (slot: Ymd) => ({
-    Update: {
-      TableName: db.tableName,
-      Key: stockKey(2, slot),
-      UpdateExpression: `SET used = if_not_exists(used, :zero) + :units, ${COUNTER_FIELDS}`,
-      ConditionExpression: 'attribute_not_exists(used) OR used <= :room',
-      ExpressionAttributeValues: {
-        ':zero': 0,
-        ':units': 1,
-        ':room': 99_999_999,
-        ...counterValues(2, slot),
-        ':entity': 'floor',
+  const floorHold = (slot: Ymd) => {
+    const { Update } = holdStockAction(db, { itemId: 2, slot, units: 1, capacity: 100_000_000 });
+    const update = Update as NonNullable<typeof Update>;
+    return {
+      Update: {
+        ...update,
+        ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':entity': 'floor' },
       },
-    },
-  });
+    };
+  };
   const holdTransaction = () =>
     db.client.send(
       new TransactWriteCommand({
