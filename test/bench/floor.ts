@@ -1,9 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, type Ymd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { rateWindowKey, sessionKey } from '#lib/db/keys.ts';
-import { holdStockAction, monthsOfRanges, queryStockMonth } from '#lib/db/stock-repository.ts';
+import {
+  claimClientSessionAction,
+  dropClientSessionAction,
+  holdClientUnitsAction,
+  releaseClientUnitsAction,
+} from '#lib/db/client-hold-repository.ts';
+import { getCustomerIdByEmail } from '#lib/db/customer-repository.ts';
+import { nextId } from '#lib/db/id-counter-repository.ts';
+import { sessionKey } from '#lib/db/keys.ts';
+import { countRequestInWindow } from '#lib/db/rate-limit-repository.ts';
+import { bookSessionAction, getSession, type StoredSession } from '#lib/db/session-repository.ts';
+import {
+  counterId,
+  holdStockAction,
+  monthsOfRanges,
+  queryStockMonth,
+  queryStockRange,
+} from '#lib/db/stock-repository.ts';
+import { type TransactItem, transact } from '#lib/db/transact.ts';
+
+/**
+ * Filler bytes of the floor's records that stand for the service's session (one line of 7 nights), booking,
+ * booking code and booking event, so each write is about as large as the service's: its cost in DynamoDB
+ * (and its write units) grows with the item's size. `bench-floor.test.ts` holds them to the service's.
+ */
+export const FLOOR_BYTES = { session: 890, booking: 1280, code: 0, event: 150 };
 
 /** Runs `work` on `concurrency` workers for `seconds`, and returns completed operations per second. */
 export async function measureFloor(
@@ -40,35 +63,30 @@ export function floorCalls(
   scenarios: Record<string, () => Promise<unknown>>;
 } {
   const { size, start, end } = options;
-  const queryStock = (itemId: number, last = end) =>
-    db.client.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
-        ExpressionAttributeValues: { ':pk': `STOCK#${itemId}`, ':a': start, ':b': last },
-      }),
-    );
+  // One item's counters over a span, as the service reads them for a rated item or a calendar.
+  const queryStock = (itemId: number, last = addDays(end, -1)) =>
+    queryStockRange(db, { itemId, first: start, last });
   // The span index: one query a month returns every item's counters over the span's days.
   const months = monthsOfRanges([{ first: start, last: addDays(end, -1) }]);
   const queryMonths = () => months.map((span) => queryStockMonth(db, span));
   // A list reads by month when the months are fewer than the items, as the service does (readStock).
   const queryListStock = () =>
     months.length < size ? queryMonths() : Array.from({ length: size }, (_, i) => queryStock(i + 1));
-  // Every public request counts against its client's limit: a conditional write it cannot avoid, since
-  // the limits are kept in the table and never in one instance's memory.
-  const countRequest = () =>
-    db.client.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: rateWindowKey(`floor-${randomUUID()}`, Math.floor(Date.now() / 60_000) * 60),
-        UpdateExpression: 'ADD requests :one SET entity = :entity',
-        ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit',
-        ExpressionAttributeValues: { ':one': 1, ':entity': 'floor', ':limit': 1_000_000 },
-      }),
-    );
-  const floorHold = (slot: Ymd) => {
-    const { Update } = holdStockAction(db, { itemId: 2, slot, units: 1, capacity: 100_000_000 });
-    const update = Update as NonNullable<typeof Update>;
+  // Every public request counts against its client's limit (a POST against its write limit too): the
+  // service's conditional write, for one of eight clients as the benchmark's eight connections are.
+  let calls = 0;
+  const client = () => `floor-${calls++ % 8}`;
+  const countRequest = (write = false) =>
+    countRequestInWindow(db, {
+      client: client(),
+      windowStart: Math.floor(Date.now() / 60_000) * 60,
+      windowSeconds: 60,
+      budgets: { requests: 1_000_000_000, ...(write ? { writes: 1_000_000_000 } : {}) },
+    });
+  // The service's own transaction actions, marked as the floor's (`entity`), so neither the reconcile
+  // check nor the race's audit counts them as the service's stock or client budgets.
+  const markedFloor = (action: TransactItem): TransactItem => {
+    const update = action.Update as NonNullable<TransactItem['Update']>;
     return {
       Update: {
         ...update,
@@ -76,25 +94,106 @@ export function floorCalls(
       },
     };
   };
-  const holdTransaction = () =>
-    db.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          // The layout's conditional counter update, with the span-index keys every counter write sets;
-          // marked as the floor's, not stock, so the race's audit does not count it as a service counter.
-          ...Array.from({ length: 7 }, (_, night) => floorHold(addDays(start, night))),
-          { Put: { TableName: db.tableName, Item: { ...sessionKey(randomUUID()), entity: 'floor' } } },
-        ],
+  // A record of the floor's own standing for one of the service's: about as large, with as many index
+  // keys (each index is a write of its own), under keys that no reader of the service's looks at.
+  const floorRecord = (
+    key: { pk: string; sk: string },
+    options: { bytes: number; indexes: number; openSession?: string },
+  ) => ({
+    ...key,
+    entity: 'floor',
+    ...Object.fromEntries(
+      Array.from({ length: options.indexes }, (_, index) => [
+        [`gsi${index + 1}pk`, `FLOOR#${index + 1}`],
+        [`gsi${index + 1}sk`, randomUUID()],
+      ]).flat(),
+    ),
+    ...(options.openSession
+      ? { id: options.openSession, version: 1, status: 'open', expires_at: 4_102_444_800 }
+      : {}),
+    data: 'x'.repeat(options.bytes),
+  });
+  const nights = Array.from({ length: 7 }, (_, night) => addDays(start, night));
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  // Sessions the floor's adds opened, for its creates to book (in the flow, or at the ceiling's server).
+  const open: { id: string; client: string }[] = [];
+  // An add: its client's count; one transaction of the nights' counters, the client's budget for each
+  // night and its set of sessions, and the session; then the line's availability for the answer.
+  const addSlip = async () => {
+    const who = client();
+    await countRequest(true);
+    const sessionId = `floor-${randomUUID()}`;
+    await transact(db, [
+      ...nights.flatMap((night) => [
+        markedFloor(holdStockAction(db, { itemId: 2, slot: night, units: 1, capacity: 100_000_000 })),
+        markedFloor(
+          holdClientUnitsAction(db, {
+            client: who,
+            counterId: counterId(2, night),
+            units: 1,
+            allowance: 100_000_000,
+            nowSeconds: nowSeconds(),
+          }),
+        ),
+      ]),
+      markedFloor(
+        claimClientSessionAction(db, { client: who, sessionId, max: 1_000_000, nowSeconds: nowSeconds() }),
+      ),
+      {
+        Put: {
+          TableName: db.tableName,
+          Item: floorRecord(sessionKey(sessionId), {
+            bytes: FLOOR_BYTES.session,
+            indexes: 1,
+            openSession: sessionId,
+          }),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ]);
+    await queryStock(2);
+    // Kept for a create; an add-only run keeps the last thousand.
+    if (open.push({ id: sessionId, client: who }) > 1000) open.shift();
+  };
+  // A booking of an open session: its client's count, the next booking number, the session, the customer
+  // by email; then one transaction that books the session, puts the booking and its code, gives the
+  // client's budget back, and keeps the booking's event.
+  const create = async () => {
+    const session = open.shift();
+    if (!session) throw new Error('the floor books a session one of its adds opened: add first');
+    await countRequest(true);
+    await nextId(db, 'booking', Date.now());
+    const stored = await getSession(db, session.id);
+    await getCustomerIdByEmail(db, 'bench@example.com');
+    // New records are put only if new, as the service's booking and code are; its event is put as it is.
+    const record = (kind: string, bytes: number, options: { indexes?: number; new?: boolean } = {}) => ({
+      Put: {
+        TableName: db.tableName,
+        Item: floorRecord(
+          { pk: `FLOOR#${randomUUID()}`, sk: kind },
+          { bytes, indexes: options.indexes ?? 0 },
+        ),
+        ...(options.new === false ? {} : { ConditionExpression: 'attribute_not_exists(pk)' }),
+      },
+    });
+    await transact(db, [
+      bookSessionAction(db, {
+        session: stored as StoredSession,
+        bookingId: 0,
+        nowSeconds: nowSeconds(),
+        nowMs: Date.now(),
       }),
-    );
-  const createTransaction = () =>
-    db.client.send(
-      new TransactWriteCommand({
-        TransactItems: ['a', 'b', 'c', 'd'].map((kind) => ({
-          Put: { TableName: db.tableName, Item: { pk: `FLOOR#${randomUUID()}`, sk: kind, entity: 'floor' } },
-        })),
-      }),
-    );
+      record('BOOKING', FLOOR_BYTES.booking, { indexes: 3 }),
+      record('CODE', FLOOR_BYTES.code),
+      ...nights.map((night) =>
+        markedFloor(
+          releaseClientUnitsAction(db, { client: session.client, counterId: counterId(2, night), units: 1 }),
+        ),
+      ),
+      dropClientSessionAction(db, { client: session.client, sessionId: session.id }),
+      record('EVENT', FLOOR_BYTES.event, { new: false }),
+    ]);
+  };
   const requests = {
     // The items function keeps the catalogue until the tenant is loaded again: a list cannot avoid only
     // its client's count (and, rated, the counters).
@@ -102,13 +201,10 @@ export function floorCalls(
     ratedList: () => Promise.all([countRequest(), ...queryListStock()]),
     // One item, rated or its calendar: the item comes from the kept catalogue too.
     ratedItem: () => Promise.all([countRequest(), queryStock(1)]),
-    calendar: () => Promise.all([countRequest(), queryStock(1, addDays(start, 90))]),
-    // An add: the item comes from the session function's kept catalogue; the hold is the write.
-    addSlip: async () => {
-      await countRequest();
-      await holdTransaction();
-    },
-    create: () => Promise.all([countRequest(), createTransaction()]),
+    calendar: () => Promise.all([countRequest(), queryStock(1, addDays(start, 89))]),
+    // An add: the item comes from the session function's kept catalogue.
+    addSlip,
+    create,
   };
   return {
     requests,
