@@ -106,7 +106,9 @@ async function bookSession(
     throw new DomainError('session_empty', 'Nothing to book: send a session or SLIPs', { session_id: '' });
 
   const email = form.customer_email?.toLowerCase();
-  const bookingId = await nextId(ctx.db, 'booking', ctx.now);
+  // The booking's number is taken while the first attempt reads (numbers may have gaps, never repeat).
+  const bookingNumber = nextId(ctx.db, 'booking', ctx.now);
+  bookingNumber.catch(() => undefined);
   let newCustomerId: number | undefined;
   let code = newBookingCode(ctx.config.settings.booking_code_prefix);
   type Role = 'session' | 'booking' | 'code' | 'other';
@@ -118,7 +120,11 @@ async function bookSession(
       if (failed.includes('code')) code = newBookingCode(ctx.config.settings.booking_code_prefix);
     },
     attempt: async () => {
-      const session = await getSession(ctx.db, sessionId);
+      // The session and the customer by email, read at once: neither needs the other.
+      const [session, existingCustomer] = await Promise.all([
+        getSession(ctx.db, sessionId),
+        email ? getCustomerIdByEmail(ctx.db, email) : undefined,
+      ]);
       if (!session) throw new DomainError('not_found', 'No such session', { session_id: sessionId });
       if (session.status === 'booked' && session.booking_id) {
         const record = await getBookingRecord(ctx.db, session.booking_id);
@@ -133,7 +139,7 @@ async function bookSession(
         throw new DomainError('session_empty', 'The session has nothing to book', { session_id: sessionId });
       }
 
-      const existingCustomer = email ? await getCustomerIdByEmail(ctx.db, email) : undefined;
+      const bookingId = await bookingNumber;
       newCustomerId = existingCustomer
         ? undefined
         : (newCustomerId ?? (await nextId(ctx.db, 'customer', ctx.now)));
