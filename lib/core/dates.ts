@@ -43,16 +43,22 @@ export function datesFrom(first: Ymd, last: Ymd): Ymd[] {
 const zonedYmd = (local: TZDate): Ymd =>
   `${local.getFullYear()}${twoDigits(local.getMonth() + 1)}${twoDigits(local.getDate())}`;
 
-let lastToday: { timeZone: string; now: number; today: Ymd } | undefined;
+/** Every UTC offset in use, and every change between them, falls on a quarter hour. */
+const QUARTER_HOUR_MS = 900_000;
+const todayByZone = new Map<string, { quarter: number; today: Ymd }>();
 
 /**
- * Today's date in a time zone. The last answer is kept: every item rated in one request asks with the
- * same instant, and a zoned date costs tens of microseconds.
+ * Today's date in a time zone. A local date can change only where a quarter hour begins (offsets and
+ * their changes are whole quarter hours), so each zone's answer is kept for its quarter hour: a zoned
+ * date costs tens of microseconds, and every request asks.
  */
 export function todayIn(timeZone: string, now: number): Ymd {
-  if (lastToday?.now === now && lastToday.timeZone === timeZone) return lastToday.today;
+  const quarter = Math.floor(now / QUARTER_HOUR_MS);
+  const kept = todayByZone.get(timeZone);
+  if (kept?.quarter === quarter) return kept.today;
   const today = zonedYmd(new TZDate(now, timeZone));
-  lastToday = { timeZone, now, today };
+  if (todayByZone.size >= 64 && !kept) todayByZone.clear();
+  todayByZone.set(timeZone, { quarter, today });
   return today;
 }
 

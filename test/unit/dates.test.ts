@@ -1,3 +1,4 @@
+import { TZDate } from '@date-fns/tz';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays, dayOfWeek, daysBetween, describeDates, isRealYmd, todayIn } from '#lib/core/dates.ts';
@@ -34,6 +35,39 @@ describe('dates', () => {
     expect(todayIn('America/Toronto', instant)).toBe('20261231');
     expect(todayIn('Europe/Berlin', instant)).toBe('20270101');
     expect(todayIn('Europe/Berlin', instant - 5 * 3_600_000)).toBe('20261231');
+  });
+
+  it('keeps the date of each zone for a quarter hour without crossing a local midnight or an offset change', () => {
+    // Zones with half- and three-quarter-hour offsets, a half-hour daylight saving shift, and the usual.
+    const zones = [
+      'Asia/Kathmandu',
+      'Pacific/Chatham',
+      'Australia/Lord_Howe',
+      'Asia/Kolkata',
+      'America/St_Johns',
+    ];
+    const quarter = 900_000;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones, 'America/Toronto', 'Europe/Berlin', 'Pacific/Kiritimati'),
+        fc.integer({ min: Date.UTC(2000, 0, 1) / quarter, max: Date.UTC(2100, 0, 1) / quarter }),
+        fc.integer({ min: 0, max: quarter - 1 }),
+        (zone, quarters, into) => {
+          const local = (instant: number) => {
+            const date = new TZDate(instant, zone);
+            return `${date.getFullYear()}${String(date.getMonth() + 1).padStart(2, '0')}${String(date.getDate()).padStart(2, '0')}`;
+          };
+          // The quarter's first instant is asked first, so the later one is answered from what was kept.
+          expect(todayIn(zone, quarters * quarter)).toBe(local(quarters * quarter));
+          expect(todayIn(zone, quarters * quarter + into)).toBe(local(quarters * quarter + into));
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+    // Around local midnights of a +5:45 zone: 18:15 UTC.
+    const midnight = Date.UTC(2027, 0, 1, 18, 15);
+    expect(todayIn('Asia/Kathmandu', midnight - 1)).toBe('20270101');
+    expect(todayIn('Asia/Kathmandu', midnight)).toBe('20270102');
   });
 
   it('describes each range, though it keeps the ranges it described', () => {
