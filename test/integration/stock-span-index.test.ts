@@ -21,14 +21,26 @@ const start = (() => {
   const nextMonth = addDays(`${later.slice(0, 6)}28`, 7);
   return `${nextMonth.slice(0, 6)}01`;
 })();
-const tenant = makeTenant(
-  makeTenantJson({
-    settings: { booking_code_prefix: 'IDX', limits: { client_hold_share: 1, open_sessions_per_client: 100 } },
-    items: Array.from({ length: ITEMS }, (_, index) =>
-      makeItem({ item_id: index + 1, sku: `unit-${index + 1}`, name: `Unit ${index + 1}`, stock: 5 }),
-    ),
-  }),
-);
+/** The tenant of these tests: ITEMS units of 5, each item as `item` changes it (a later load's). */
+const tenantOf = (item: (id: number) => Record<string, unknown> = () => ({})) =>
+  makeTenant(
+    makeTenantJson({
+      settings: {
+        booking_code_prefix: 'IDX',
+        limits: { client_hold_share: 1, open_sessions_per_client: 100 },
+      },
+      items: Array.from({ length: ITEMS }, (_, index) =>
+        makeItem({
+          item_id: index + 1,
+          sku: `unit-${index + 1}`,
+          name: `Unit ${index + 1}`,
+          stock: 5,
+          ...item(index + 1),
+        }),
+      ),
+    }),
+  );
+const tenant = tenantOf();
 
 let db: Db;
 let handlers: ReturnType<typeof createAllHandlers>;
@@ -216,17 +228,7 @@ describe('the catalogue an items function keeps', () => {
     };
     expect((await list()).queries).toBe(1 + 1);
     expect((await list()).queries).toBe(1);
-    const renamed = makeTenant(
-      makeTenantJson({
-        settings: {
-          booking_code_prefix: 'IDX',
-          limits: { client_hold_share: 1, open_sessions_per_client: 100 },
-        },
-        items: Array.from({ length: ITEMS }, (_, index) =>
-          makeItem({ item_id: index + 1, sku: `unit-${index + 1}`, name: `Renamed ${index + 1}`, stock: 5 }),
-        ),
-      }),
-    );
+    const renamed = tenantOf((id) => ({ name: `Renamed ${id}` }));
     await writeTenant(db, renamed, Date.now() + 1);
     await new Promise((wake) => setTimeout(wake, 5));
     const after = await list();
@@ -277,22 +279,7 @@ describe('the catalogue an items function keeps', () => {
     const client = sessionClient(keeping);
     expect((await client.add([await client.slip(8, `date=${day}&param[qty]=3`)])).status).toBe(200);
     const another = await client.slip(8, `date=${day}&param[qty]=1`);
-    const reduced = makeTenant(
-      makeTenantJson({
-        settings: {
-          booking_code_prefix: 'IDX',
-          limits: { client_hold_share: 1, open_sessions_per_client: 100 },
-        },
-        items: Array.from({ length: ITEMS }, (_, index) =>
-          makeItem({
-            item_id: index + 1,
-            sku: `unit-${index + 1}`,
-            name: `Unit ${index + 1}`,
-            stock: index + 1 === 8 ? 3 : 5,
-          }),
-        ),
-      }),
-    );
+    const reduced = tenantOf((id) => ({ stock: id === 8 ? 3 : 5 }));
     await writeTenant(db, reduced, Date.now() + 1);
     await new Promise((wake) => setTimeout(wake, 5));
     try {
