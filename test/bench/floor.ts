@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { addDays, type Ymd } from '#lib/core/dates.ts';
+import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
 import {
   claimClientSessionAction,
@@ -114,7 +115,7 @@ export function floorCalls(
     data: 'x'.repeat(options.bytes),
   });
   const nights = Array.from({ length: 7 }, (_, night) => addDays(start, night));
-  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  const nowSeconds = () => unixSeconds(Date.now());
   // Sessions the floor's adds opened, for its creates to book (in the flow, or at the ceiling's server).
   const open: { id: string; client: string }[] = [];
   // An add: its client's count; one transaction of the nights' counters, the client's budget for each

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn, type Ymd } from '#lib/core/dates.ts';
+import { addDays, daysBetween, todayIn, type Ymd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { type FloorRequest, floorCalls } from '#test/bench/floor.ts';
 import { benchTenant } from '#test/bench/tenant.ts';
 import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
+import { createTestDb, watchCommands } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
 
 // The benchmark's ratio divides a scenario's throughput by its floor's: the floor must make the calls the
@@ -19,12 +19,6 @@ interface CallShape {
   range?: string;
   actions?: { kind: string; indexes: number; bytes: number }[];
 }
-
-const days = (first: string, last: string) =>
-  (Date.UTC(+last.slice(0, 4), +last.slice(4, 6) - 1, +last.slice(6, 8)) -
-    Date.UTC(+first.slice(0, 4), +first.slice(4, 6) - 1, +first.slice(6, 8))) /
-    86_400_000 +
-  1;
 
 type Input = Record<string, unknown> & {
   TransactItems?: Record<string, { Item?: Record<string, unknown>; UpdateExpression?: string }>[];
@@ -47,11 +41,12 @@ function shapeOf(name: string, input: Input): CallShape {
     };
   }
   const values = input.ExpressionAttributeValues ?? {};
-  const [first, last] = [values[':first'] ?? values[':a'], values[':last'] ?? values[':b']];
+  // A counter query by item (`:first`/`:last`) or by month on the span index (`:from`/`:to`).
+  const [first, last] = [values[':first'] ?? values[':from'], values[':last'] ?? values[':to']];
   if (call === 'Query' && first && last) {
     return {
       call,
-      range: `${String(input.IndexName ?? 'table')} ${days(first.slice(0, 8), last.slice(0, 8))}`,
+      range: `${String(input.IndexName ?? 'table')} ${daysBetween(first.slice(0, 8), last.slice(0, 8)) + 1}`,
     };
   }
   return { call };
@@ -60,16 +55,7 @@ function shapeOf(name: string, input: Input): CallShape {
 /** A view of a table that keeps the shape of every call sent through it. */
 function recordShapes(db: Db): { db: Db; shapes: CallShape[] } {
   const shapes: CallShape[] = [];
-  const client = new Proxy(db.client, {
-    get(target, property, receiver) {
-      if (property !== 'send') return Reflect.get(target, property, receiver);
-      return (command: { constructor: { name: string }; input: Input }, ...rest: unknown[]) => {
-        shapes.push(shapeOf(command.constructor.name, command.input));
-        return (target.send as (...args: unknown[]) => unknown)(command, ...rest);
-      };
-    },
-  });
-  return { db: { ...db, client }, shapes };
+  return { db: watchCommands(db, (name, input) => shapes.push(shapeOf(name, input as Input))), shapes };
 }
 
 const form = 'application/x-www-form-urlencoded';

@@ -12,19 +12,22 @@ export async function createTestDb(prefix = 'test'): Promise<Db> {
   return db;
 }
 
+/** A view of a test table that shows `see` every command sent through it (its class name and input). */
+export function watchCommands(db: Db, see: (name: string, input: unknown) => void): Db {
+  const client = new Proxy(db.client, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return (command: { constructor: { name: string }; input: unknown }, ...rest: unknown[]) => {
+        see(command.constructor.name, command.input);
+        return (target.send as (...args: unknown[]) => unknown)(command, ...rest);
+      };
+    },
+  });
+  return { ...db, client };
+}
+
 /** A view of a test table that records every command sent through it (to count calls, spot scans). */
 export function recordCommands(db: Db): { db: Db; commands: string[] } {
   const commands: string[] = [];
-  const client = new Proxy(db.client, {
-    get(target, property, receiver) {
-      if (property === 'send') {
-        return (command: { constructor: { name: string } }, ...rest: unknown[]) => {
-          commands.push(command.constructor.name);
-          return (target.send as (...args: unknown[]) => unknown)(command, ...rest);
-        };
-      }
-      return Reflect.get(target, property, receiver);
-    },
-  });
-  return { db: { ...db, client }, commands };
+  return { db: watchCommands(db, (name) => commands.push(name)), commands };
 }
