@@ -28,7 +28,7 @@ export const createListItems =
       now,
     });
     const minimum = query.minimumAvailable ?? 0;
-    const kept = rated.filter((entry) => entry.rated.available >= minimum);
+    const kept = rated.filter((entry) => entry.available >= minimum);
     const echo = ratedEcho(query.rated);
     return {
       body: { items: Object.fromEntries(kept.map((entry) => [String(entry.item.item_id), entry.wire])) },

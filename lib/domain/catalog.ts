@@ -10,7 +10,7 @@ import {
   type StoredItem,
 } from '../db/tenant-repository.ts';
 import { calendarOf, slotRangeOf } from '../rating/calendar.ts';
-import { type RatedItem, type RateRequest, type RatingTenant, rateItem } from '../rating/rate-item.ts';
+import type { RateRequest, RatingTenant, StockLookup } from '../rating/rate-item.ts';
 import { resolveSpan, SpanError } from '../rating/span.ts';
 import type { Caller } from './caller.ts';
 import { isListedFor } from './visibility.ts';
@@ -144,22 +144,29 @@ export interface RateItemsOptions {
   now: number;
 }
 
+/** An item to rate, with its package parts. */
+export interface ToRate {
+  item: StoredItem;
+  parts: Part[];
+}
+
 /**
- * Rates items for one request. The counters of every item (and package part) are read concurrently,
- * one query a month from the span index or one query an item, whichever is fewer (`readStock`).
+ * Reads the counters that rating items for one request needs, those of every item and package part
+ * concurrently, one query a month from the span index or one query an item, whichever is fewer
+ * (`readStock`). Answers the items with their parts, and the counters' lookup for `rateItem`.
  */
-export async function rateItems(
+export async function stockForRating(
   db: Db,
   options: RateItemsOptions,
-): Promise<{ item: StoredItem; rated: RatedItem }[]> {
-  const tenant = ratingTenant(options.config);
-  const withParts = options.items.map((item) => ({ item, parts: partsOf(item, options.all) }));
+): Promise<{ toRate: ToRate[]; stock: StockLookup }> {
+  const { timezone } = options.config.company;
+  const toRate = options.items.map((item) => ({ item, parts: partsOf(item, options.all) }));
   const ranges: Range[] = [];
-  for (const { item, parts } of withParts) {
+  for (const { item, parts } of toRate) {
     for (const entry of [item, ...parts.map((part) => part.item)]) {
       if (entry.unlimited) continue;
       try {
-        const span = resolveSpan(entry.unit, options.request, tenant.timeZone);
+        const span = resolveSpan(entry.unit, options.request, timezone);
         const first = span.slots[0]?.key;
         const last = span.slots.at(-1)?.key;
         if (first && last) ranges.push({ itemId: entry.item_id, first, last });
@@ -171,11 +178,7 @@ export async function rateItems(
   const stock = await readStock(db, mergeRanges(ranges), {
     spanIndex: options.config.stock_index === STOCK_INDEX_LAYOUT,
   });
-  const labels = paramLabels(options.config);
-  return withParts.map(({ item, parts }) => ({
-    item,
-    rated: rateItem({ item, parts, request: options.request, stock, tenant, labels, now: options.now }),
-  }));
+  return { toRate, stock };
 }
 
 /** Calendars of items over a date range: one counter query a month or one an item, whichever is fewer. */

@@ -3,6 +3,10 @@ import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
 import type { RatedItem, RateRequest } from '../rating/rate-item.ts';
 import type { SlipPayload } from '../slip/codec.ts';
 
+/** When a SLIP made at `now` (ms) stops being valid, in Unix seconds. */
+export const slipExpiresAt = (config: StoredConfig, now: number): number =>
+  unixSeconds(now) + config.settings.slip_minutes * 60;
+
 /**
  * What the SLIP of a rated item says: everything the session needs to hold and book exactly this line,
  * or nothing when the item cannot be booked. `requestOf` reads it back.
@@ -28,7 +32,7 @@ export function slipPayloadFor(options: {
     ...(rated.discountCode ? { discountCode: rated.discountCode } : {}),
     ...(request.optIn?.length ? { optIn: request.optIn } : {}),
     ...(request.rules !== 'on' ? { rules: request.rules } : {}),
-    expiresAt: unixSeconds(options.now) + options.config.settings.slip_minutes * 60,
+    expiresAt: slipExpiresAt(options.config, options.now),
   };
 }
 

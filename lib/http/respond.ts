@@ -7,6 +7,7 @@ import { DomainError } from '../domain/errors.ts';
 import { buildErrorEnvelope, type EnvelopeContext } from './envelope.ts';
 import { ApiError, type AuthError } from './errors.ts';
 import { logger } from './logger.ts';
+import { stringify } from './raw-json.ts';
 
 type Result = APIGatewayProxyStructuredResultV2;
 
@@ -52,7 +53,7 @@ export const respond = (
   body: options.body,
 });
 
-/** A JSON response. */
+/** A JSON response; RawJson values in the body go in as they are. */
 export const jsonResponse = (
   state: RequestState,
   options: {
@@ -65,7 +66,7 @@ export const jsonResponse = (
   respond(state, {
     ...options,
     contentType: 'application/json; charset=utf-8',
-    body: JSON.stringify(options.body),
+    body: stringify(options.body),
   });
 
 /** The client-facing error an exception stands for, or undefined for an unexpected one (a 500). */

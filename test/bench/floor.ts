@@ -21,6 +21,7 @@ import {
   queryStockRange,
 } from '#lib/db/stock-repository.ts';
 import { type TransactItem, transact } from '#lib/db/transact.ts';
+import { nthStart } from './scenarios.ts';
 
 /**
  * Filler bytes of the floor's records that stand for the service's session (one line of 7 nights), booking,
@@ -67,12 +68,18 @@ export function floorCalls(
   // One item's counters over a span, as the service reads them for a rated item or a calendar.
   const queryStock = (itemId: number, last = addDays(end, -1)) =>
     queryStockRange(db, { itemId, first: start, last });
-  // The span index: one query a month returns every item's counters over the span's days.
-  const months = monthsOfRanges([{ first: start, last: addDays(end, -1) }]);
-  const queryMonths = () => months.map((span) => queryStockMonth(db, span));
-  // A list reads by month when the months are fewer than the items, as the service does (readStock).
-  const queryListStock = () =>
-    months.length < size ? queryMonths() : Array.from({ length: size }, (_, i) => queryStock(i + 1));
+  // A list of 7 nights from `first`: the span index answers every item's counters over the span's days in
+  // one query a month, read by month when the months are fewer than the items, as the service does
+  // (readStock).
+  const queryListStock = (first = start) => {
+    const last = addDays(first, 6);
+    const months = monthsOfRanges([{ first, last }]);
+    return months.length < size
+      ? months.map((span) => queryStockMonth(db, span))
+      : Array.from({ length: size }, (_, i) => queryStockRange(db, { itemId: i + 1, first, last }));
+  };
+  // The new-dates list asks its dates in turn, as its scenario does.
+  let lists = 0;
   // Every public request counts against its client's limit (a POST against its write limit too): the
   // service's conditional write, for one of eight clients as the benchmark's eight connections are.
   let calls = 0;
@@ -223,6 +230,7 @@ export function floorCalls(
     scenarios: {
       'unrated list': requests.unratedList,
       'rated list, 7 nights': requests.ratedList,
+      'rated list, 7 nights, new dates': counted(() => Promise.all(queryListStock(nthStart(start, lists++)))),
       'rated item, 7 nights': requests.ratedItem,
       'calendar, 90 days': requests.calendar,
       'add a SLIP': requests.addSlip,

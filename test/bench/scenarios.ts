@@ -13,6 +13,14 @@ export interface Scenario {
 
 const form = 'application/x-www-form-urlencoded';
 
+/**
+ * How many different start dates the new-dates list goes through before it asks one again: more searches
+ * of the 200 items than the items function keeps (`KEPT_WIRE_CHARS`), so each rates every item anew.
+ */
+export const NEW_DATES = 730;
+/** The start date of the new-dates list's `n`-th request. */
+export const nthStart = (start: Ymd, n: number): Ymd => addDays(start, n % NEW_DATES);
+
 /** The load scenarios against a running service, each for `seconds`. */
 export function loadScenarios(options: {
   base: string;
@@ -29,6 +37,33 @@ export function loadScenarios(options: {
   return [
     { name: 'unrated list', run: get('/item') },
     { name: 'rated list, 7 nights', run: get(`/item?${rated}`) },
+    {
+      // The same list, each request for other dates than any before it: what a list costs when nothing
+      // the items function kept from earlier searches applies.
+      name: 'rated list, 7 nights, new dates',
+      run: (connections) => {
+        let asked = 0;
+        const later = rated.replace(/start_date=\d+&end_date=\d+/, '');
+        return autocannon({
+          url: base,
+          connections,
+          duration,
+          ...asClients(),
+          requests: [
+            {
+              method: 'GET',
+              setupRequest: (request) => {
+                const first = nthStart(start, asked++);
+                return {
+                  ...request,
+                  path: `/api/3.0/item?start_date=${first}&end_date=${addDays(first, 7)}${later}`,
+                };
+              },
+            },
+          ],
+        });
+      },
+    },
     { name: 'rated item, 7 nights', run: get(`/item/1?${rated}`) },
     {
       name: 'calendar, 90 days',

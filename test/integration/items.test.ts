@@ -1,15 +1,12 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
-import { COUNTER_FIELDS, counterValues } from '#lib/db/stock-repository.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { verifySlip } from '#lib/slip/codec.ts';
 import { TEST_SLIP_KEY, testDeps } from '#test/support/deps.ts';
-import { createTestDb, recordCommands } from '#test/support/dynamo.ts';
+import { createTestDb, recordCommands, setUsed } from '#test/support/dynamo.ts';
 import { basic, invoke } from '#test/support/events.ts';
 import { demoTenantJson, makeTenant } from '#test/support/tenant.ts';
 
@@ -30,16 +27,7 @@ const day = (() => {
   return candidate;
 })();
 
-const hold = async (itemId: number, slot: string, used: number) =>
-  db.client.send(
-    new UpdateCommand({
-      TableName: db.tableName,
-      Key: stockKey(itemId, slot),
-      // As the service writes a counter: with its span-index keys.
-      UpdateExpression: `SET used = :used, ${COUNTER_FIELDS}`,
-      ExpressionAttributeValues: { ':used': used, ...counterValues(itemId, slot) },
-    }),
-  );
+const hold = (itemId: number, slot: string, used: number) => setUsed(db, itemId, slot, used);
 
 const items = (query: string, headers: Record<string, string> = {}) =>
   invoke(handlers.items, { path: 'item', query, headers });

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createDb, type Db, isLocalEndpoint } from '#lib/db/client.ts';
+import { stockKey } from '#lib/db/keys.ts';
+import { COUNTER_FIELDS, counterValues } from '#lib/db/stock-repository.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 
 /** A fresh table on the test run's DynamoDB Local; refuses anything but a local endpoint. */
@@ -31,3 +34,14 @@ export function recordCommands(db: Db): { db: Db; commands: string[] } {
   const commands: string[] = [];
   return { db: watchCommands(db, (name) => commands.push(name)), commands };
 }
+
+/** Sets how many units of an item's slot are used, as the service writes a counter: with its span-index keys. */
+export const setUsed = (db: Db, itemId: number, slot: string, used: number) =>
+  db.client.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: stockKey(itemId, slot),
+      UpdateExpression: `SET used = :used, ${COUNTER_FIELDS}`,
+      ExpressionAttributeValues: { ':used': used, ...counterValues(itemId, slot) },
+    }),
+  );
