@@ -89,6 +89,14 @@ export async function listItems(db: Db): Promise<StoredItem[]> {
   return (await queryPartition(db, ITEM_PARTITION)).map((record) => tenantRecord<StoredItem>(record));
 }
 
+/** Lists every item with the `updated_at` of the tenant load that last wrote it, in one partition query. */
+export async function listItemsWithLoad(db: Db): Promise<{ item: StoredItem; loadedAt: number }[]> {
+  return (await queryPartition(db, ITEM_PARTITION)).map((record) => ({
+    item: tenantRecord<StoredItem>(record),
+    loadedAt: Number(record.updated_at),
+  }));
+}
+
 /** Reads items by id (BatchGetItem, 100 a call); ids that do not exist are absent from the result. */
 export async function getItemsById(db: Db, ids: number[]): Promise<StoredItem[]> {
   const unique = [...new Set(ids)];

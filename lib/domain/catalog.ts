@@ -6,6 +6,7 @@ import {
   type ItemLoader,
   itemsWithParts,
   listItems,
+  listItemsWithLoad,
   type StoredConfig,
   type StoredItem,
 } from '../db/tenant-repository.ts';
@@ -19,23 +20,28 @@ import { isListedFor } from './visibility.ts';
 export type CatalogReader = (config: StoredConfig) => Promise<StoredItem[]>;
 
 /**
- * Reads the catalogue (every stored item) for a request. With `reuse`, an instance keeps the last one it
- * read until the tenant is loaded again: items change only through the tenant load, which also stamps the
- * configuration's `updated_at`, and each request already holds that configuration. Counters are never
- * kept: they are read for every request.
+ * Reads the catalogue (every stored item) for a request. With `reuse`, an instance keeps the catalogue of
+ * the configuration's load until the tenant is loaded again: items change only through the tenant load,
+ * which stamps the configuration and every item (the disabled ones too) with the same `updated_at`, and
+ * each request already holds that configuration. A read is kept only if every item in it carries the
+ * configuration's stamp: a read made while a load is writing (the configuration is written first) or
+ * answered by a replica that has not seen all of the load serves its requests and is not kept, so the next
+ * request reads again. Counters are never kept: they are read for every request.
  */
 export function createCatalogReader(db: Db, options: { reuse: boolean }): CatalogReader {
   let kept: { version: number; items: Promise<StoredItem[]> } | undefined;
   return (config: StoredConfig): Promise<StoredItem[]> => {
     if (!options.reuse) return listItems(db);
     if (kept?.version !== config.updated_at) {
-      const items = listItems(db);
-      const entry = { version: config.updated_at, items };
+      const read = listItemsWithLoad(db);
+      const entry = { version: config.updated_at, items: read.then((all) => all.map(({ item }) => item)) };
       kept = entry;
-      // A failed read is not kept: the next request reads again.
-      items.catch(() => {
+      const forget = () => {
         if (kept === entry) kept = undefined;
-      });
+      };
+      read.then((all) => {
+        if (!all.every(({ loadedAt }) => loadedAt === config.updated_at)) forget();
+      }, forget);
     }
     return kept.items;
   };

@@ -29,7 +29,10 @@ export function stringify(value: unknown): string {
   spliced = parts;
   try {
     const json = JSON.stringify(value);
-    return parts.length ? json.replace(MARKED, (_, index: string) => parts[Number(index)] as string) : json;
+    // Only the markers of this call are replaced; anything else stays the text it was.
+    return parts.length
+      ? json.replace(MARKED, (marker, index: string) => parts[Number(index)] ?? marker)
+      : json;
   } finally {
     spliced = outer;
   }
