@@ -10,10 +10,10 @@ import {
   stockForRating,
   type ToRate,
 } from '#lib/domain/catalog.ts';
-import { slipExpiresAt, slipPayloadFor } from '#lib/domain/slip-contents.ts';
+import { type SlipLine, slipExpiresAt, slipLineFor } from '#lib/domain/slip-contents.ts';
 import { RawJson } from '#lib/http/raw-json.ts';
 import { type RateItemInput, rateItem } from '#lib/rating/rate-item.ts';
-import { encodeSlip, type SlipKey, type SlipPayload } from '#lib/slip/codec.ts';
+import { encodeSlip, type SlipKey } from '#lib/slip/codec.ts';
 import { presentRated } from './present.ts';
 import type { ItemQuery } from './query.ts';
 
@@ -54,7 +54,7 @@ interface KeptWire {
   reads: [itemId: number, slot: string, used: number][];
   available: number;
   /** What the SLIP says but its expiry, when the item can be booked. */
-  line?: Omit<SlipPayload, 'expiresAt'>;
+  line?: SlipLine;
   /** The JSON before and after the SLIP's value; all of it in `before` when there is no SLIP. */
   before: string;
   after: string;
@@ -110,13 +110,12 @@ function rateAndKeep(
     return used;
   };
   const rated = rateItem({ ...input, item, parts, stock });
-  const payload = slipPayloadFor({ item, rated, request: input.request, config: input.config, now: 0 });
+  const line = slipLineFor({ item, rated, request: input.request, config: input.config });
   const json = JSON.stringify(
-    presentRated(item, rated, { config: input.config, ...(payload ? { slip: SLIP_MARK } : {}) }),
+    presentRated(item, rated, { config: input.config, ...(line ? { slip: SLIP_MARK } : {}) }),
   );
-  const at = payload ? json.indexOf(SLIP_MARK_JSON) : -1;
-  if (!payload || at < 0) return { reads, available: rated.available, before: json, after: '' };
-  const { expiresAt: _, ...line } = payload;
+  const at = line ? json.indexOf(SLIP_MARK_JSON) : -1;
+  if (!line || at < 0) return { reads, available: rated.available, before: json, after: '' };
   return {
     reads,
     available: rated.available,

@@ -86,7 +86,7 @@ export async function getConfig(db: Db): Promise<StoredConfig | undefined> {
 
 /** Lists every item, enabled or not, in one partition query. */
 export async function listItems(db: Db): Promise<StoredItem[]> {
-  return (await queryPartition(db, ITEM_PARTITION)).map((record) => tenantRecord<StoredItem>(record));
+  return (await listItemsWithLoad(db)).map(({ item }) => item);
 }
 
 /** Lists every item with the `updated_at` of the tenant load that last wrote it, in one partition query. */

@@ -7,17 +7,20 @@ import type { SlipPayload } from '../slip/codec.ts';
 export const slipExpiresAt = (config: StoredConfig, now: number): number =>
   unixSeconds(now) + config.settings.slip_minutes * 60;
 
+/** What a SLIP says but when it stops being valid: one line, whenever it is signed. */
+export type SlipLine = Omit<SlipPayload, 'expiresAt'>;
+
 /**
  * What the SLIP of a rated item says: everything the session needs to hold and book exactly this line,
- * or nothing when the item cannot be booked. `requestOf` reads it back.
+ * or nothing when the item cannot be booked. Its expiry (`slipExpiresAt`) counts from the request that
+ * signs it. `requestOf` reads it back.
  */
-export function slipPayloadFor(options: {
+export function slipLineFor(options: {
   item: StoredItem;
   rated: RatedItem;
   request: RateRequest;
   config: StoredConfig;
-  now: number;
-}): SlipPayload | undefined {
+}): SlipLine | undefined {
   const { rated, request } = options;
   if (rated.status !== 'AVAILABLE' || !rated.span) return undefined;
   return {
@@ -32,11 +35,10 @@ export function slipPayloadFor(options: {
     ...(rated.discountCode ? { discountCode: rated.discountCode } : {}),
     ...(request.optIn?.length ? { optIn: request.optIn } : {}),
     ...(request.rules !== 'on' ? { rules: request.rules } : {}),
-    expiresAt: slipExpiresAt(options.config, options.now),
   };
 }
 
-/** The rating request a SLIP stands for: the reverse of `slipPayloadFor`. */
+/** The rating request a SLIP stands for: the reverse of `slipLineFor`. */
 export const requestOf = (payload: SlipPayload): RateRequest => ({
   start: payload.start,
   end: payload.end,

@@ -3,14 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createGateway } from '#infra/local/gateway.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, readJson } from '#test/support/events.ts';
+import { readJson, staffBasic } from '#test/support/events.ts';
 import { makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 let server: Server;
@@ -29,13 +28,7 @@ beforeAll(async () => {
     ),
     Date.now(),
   );
-  const credential = await createCredential(db, {
-    accountId: 1,
-    onBehalf: false,
-    label: 'e2e',
-    now: Date.now(),
-  });
-  authorization = basic(credential.key, credential.secret);
+  authorization = await staffBasic(db, { label: 'e2e' });
   server = createGateway({
     // The test client is the proxy of many customers, each named by X-Forwarded-For.
     handlers: createAllHandlers({ ...testDeps(db), trustedProxies: ['127.0.0.1'] }),

@@ -1,14 +1,13 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { giftcertKey, stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, invoke, type TestRequest } from '#test/support/events.ts';
+import { invoke, staffBasic, type TestRequest } from '#test/support/events.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
@@ -65,8 +64,7 @@ beforeAll(async () => {
     }),
   );
   handlers = createAllHandlers(testDeps(db));
-  const credential = await createCredential(db, { accountId: 1, onBehalf: false, label: 't', now: 0 });
-  staff = basic(credential.key, credential.secret);
+  staff = await staffBasic(db, { now: 0 });
 });
 
 afterEach(async () => {

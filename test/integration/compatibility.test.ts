@@ -6,7 +6,7 @@ import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, invoke, makeEvent, testContext } from '#test/support/events.ts';
+import { basic, invoke, makeEvent, staffBasic, testContext } from '#test/support/events.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 // Issue 10: what third-party API 3.0 clients send must work unchanged.
@@ -73,8 +73,7 @@ beforeAll(async () => {
     Date.now(),
   );
   handlers = createAllHandlers(testDeps(db));
-  const credential = await createCredential(db, { accountId: 1, onBehalf: true, label: 't', now: 0 });
-  staff = basic(credential.key, credential.secret);
+  staff = await staffBasic(db, { onBehalf: true, now: 0 });
   const tours = await createCredential(db, { accountId: 2, onBehalf: false, label: 'tours', now: 0 });
   partner = basic(tours.key, tours.secret);
   const inn = await createCredential(db, { accountId: 3, onBehalf: false, label: 'inn', now: 0 });

@@ -2,7 +2,6 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { clientHoldKey, stockKey } from '#lib/db/keys.ts';
@@ -10,7 +9,7 @@ import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, invoke, type TestResponse } from '#test/support/events.ts';
+import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
@@ -52,8 +51,7 @@ beforeAll(async () => {
     Date.now(),
   );
   handlers = createAllHandlers(testDeps(db, { clock }));
-  const credential = await createCredential(db, { accountId: 1, onBehalf: false, label: 't', now: 0 });
-  staff = basic(credential.key, credential.secret);
+  staff = await staffBasic(db, { now: 0 });
 });
 
 afterEach(async () => {

@@ -1,13 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { verifySlip } from '#lib/slip/codec.ts';
 import { TEST_SLIP_KEY, testDeps } from '#test/support/deps.ts';
 import { createTestDb, recordCommands, setUsed } from '#test/support/dynamo.ts';
-import { basic, invoke } from '#test/support/events.ts';
+import { invoke, staffBasic } from '#test/support/events.ts';
 import { demoTenantJson, makeTenant } from '#test/support/tenant.ts';
 
 let db: Db;
@@ -35,13 +34,7 @@ const items = (query: string, headers: Record<string, string> = {}) =>
 beforeAll(async () => {
   db = await createTestDb('items');
   await writeTenant(db, makeTenant(demoTenantJson()), Date.now());
-  const credential = await createCredential(db, {
-    accountId: 1,
-    onBehalf: false,
-    label: 'items',
-    now: Date.now(),
-  });
-  staff = basic(credential.key, credential.secret);
+  staff = await staffBasic(db, { label: 'items' });
   handlers = createAllHandlers(testDeps(db));
 });
 

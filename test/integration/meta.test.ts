@@ -6,7 +6,7 @@ import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { ROUTES } from '#lib/http/routes.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, invoke } from '#test/support/events.ts';
+import { basic, invoke, staffBasic } from '#test/support/events.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 let db: Db;
@@ -191,13 +191,7 @@ describe('access', () => {
     );
     const closed = createAllHandlers({ db: closedDb, provider: 'test', configTtlMs: 0 });
     expect((await invoke(closed.meta, { path: 'company' })).status).toBe(401);
-    const credential = await createCredential(closedDb, {
-      accountId: 1,
-      onBehalf: false,
-      label: 't',
-      now: Date.now(),
-    });
-    const authorization = basic(credential.key, credential.secret);
+    const authorization = await staffBasic(closedDb);
     expect((await invoke(closed.meta, { path: 'company', headers: { authorization } })).status).toBe(200);
     expect(
       (await invoke(closed.meta, { path: 'company', headers: { authorization, 'x-on-behalf': 'off' } }))

@@ -1,12 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { ROUTES } from '#lib/http/routes.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, invoke, type TestRequest } from '#test/support/events.ts';
+import { basic, invoke, staffBasic, type TestRequest } from '#test/support/events.ts';
 import { makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 // Attack script for issue 9, point 8: every identifier a client sends is bounded before it reaches
@@ -20,8 +19,7 @@ beforeAll(async () => {
   db = await createTestDb('oversized');
   await writeTenant(db, makeTenant(makeTenantJson()), Date.now());
   handlers = createAllHandlers(testDeps(db));
-  const credential = await createCredential(db, { accountId: 1, onBehalf: true, label: 't', now: 0 });
-  staff = basic(credential.key, credential.secret);
+  staff = await staffBasic(db, { onBehalf: true, now: 0 });
 });
 
 const attempts = (): { name: string; request: TestRequest }[] =>

@@ -1,12 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, invoke, type TestRequest } from '#test/support/events.ts';
+import { basic, invoke, staffBasic, type TestRequest } from '#test/support/events.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 // Attack scripts against the per-client request limits (issue 9, point 2): each would have been served
@@ -33,8 +32,7 @@ beforeAll(async () => {
     Date.now(),
   );
   handlers = createAllHandlers(testDeps(db, { clock }));
-  const credential = await createCredential(db, { accountId: 1, onBehalf: false, label: 't', now: 0 });
-  staff = basic(credential.key, credential.secret);
+  staff = await staffBasic(db, { now: 0 });
 });
 
 /** A fresh minute for each test, so windows never carry over. */

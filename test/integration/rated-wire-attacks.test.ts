@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, localInstant, todayIn, toIsoDate, utcHourKey } from '#lib/core/dates.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
@@ -12,7 +11,7 @@ import { rateItem } from '#lib/rating/rate-item.ts';
 import { type SlipKey, type SlipPayload, verifySlip } from '#lib/slip/codec.ts';
 import { TEST_SLIP_KEY, testDeps } from '#test/support/deps.ts';
 import { createTestDb, setUsed } from '#test/support/dynamo.ts';
-import { basic, invoke, type TestRequest, type TestResponse } from '#test/support/events.ts';
+import { invoke, staffBasic, type TestRequest, type TestResponse } from '#test/support/events.ts';
 import { sessionClient, sessionOf } from '#test/support/session.ts';
 import { demoTenantJson, makeTenant } from '#test/support/tenant.ts';
 
@@ -186,13 +185,7 @@ const advanceTo = (at: number) => {
 beforeAll(async () => {
   db = await createTestDb('ratedattack');
   await writeTenant(db, makeTenant(demoJson()), Date.now());
-  const credential = await createCredential(db, {
-    accountId: 1,
-    onBehalf: false,
-    label: 'x',
-    now: Date.now(),
-  });
-  staff = basic(credential.key, credential.secret);
+  staff = await staffBasic(db, { label: 'x' });
   now = Date.now();
 });
 

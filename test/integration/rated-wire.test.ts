@@ -13,7 +13,7 @@ import {
   ratingTenant,
   stockForRating,
 } from '#lib/domain/catalog.ts';
-import { slipPayloadFor } from '#lib/domain/slip-contents.ts';
+import { slipExpiresAt, slipLineFor } from '#lib/domain/slip-contents.ts';
 import { stringify } from '#lib/http/raw-json.ts';
 import { type RateRequest, rateItem } from '#lib/rating/rate-item.ts';
 import { encodeSlip } from '#lib/slip/codec.ts';
@@ -38,8 +38,10 @@ async function fromScratch(config: StoredConfig, request: RateRequest, now: numb
   const labels = paramLabels(config);
   return toRate.map(({ item, parts }) => {
     const rated = rateItem({ item, parts, request, stock, tenant, labels, now });
-    const payload = slipPayloadFor({ item, rated, request, config, now });
-    const slip = payload ? encodeSlip(payload, TEST_SLIP_KEY) : undefined;
+    const line = slipLineFor({ item, rated, request, config });
+    const slip = line
+      ? encodeSlip({ ...line, expiresAt: slipExpiresAt(config, now) }, TEST_SLIP_KEY)
+      : undefined;
     return {
       available: rated.available,
       wire: presentRated(item, rated, { config, ...(slip ? { slip } : {}) }),

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authErrorSchema, errorEnvelopeSchema, RESPONSES } from '#functions/responses.ts';
 import { resolveGroup } from '#infra/local/gateway.ts';
+import { createCredential } from '#lib/auth/credential-admin.ts';
+import type { Db } from '#lib/db/client.ts';
 import { matchRoute } from '#lib/http/route-match.ts';
 import { expectDocumented } from './openapi.ts';
 
@@ -135,6 +137,20 @@ export function expectDescribed(method: string, path: string, response: TestResp
 /** The Basic authorization header of a key and secret. */
 export const basic = (key: string, secret: string): string =>
   `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`;
+
+/** The Basic authorization header of a new staff credential of account 1. */
+export async function staffBasic(
+  db: Db,
+  options: { onBehalf?: boolean; label?: string; now?: number } = {},
+): Promise<string> {
+  const credential = await createCredential(db, {
+    accountId: 1,
+    onBehalf: options.onBehalf ?? false,
+    label: options.label ?? 't',
+    now: options.now ?? Date.now(),
+  });
+  return basic(credential.key, credential.secret);
+}
 
 /** A fetch response's JSON body, loosely typed for assertions. */
 export const readJson = async (response: Response): Promise<TestResponse['json']> =>
