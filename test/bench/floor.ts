@@ -50,6 +50,39 @@ export async function measureFloor(
   return done / ((Date.now() - started) / 1000);
 }
 
+/**
+ * Whether DynamoDB Local has warmed up: each of the last round's floor rates within `tolerance` of the
+ * round's before it, on the geometric mean (one noisy second does not decide it alone).
+ */
+export function hasSettled(previous: number[], current: number[], tolerance = 0.07): boolean {
+  if (previous.length === 0 || previous.length !== current.length) return false;
+  const logs = current.map((rate, i) => Math.log(rate / (previous[i] as number)));
+  const mean = logs.reduce((sum, value) => sum + value, 0) / logs.length;
+  return Number.isFinite(mean) && Math.abs(mean) <= Math.log(1 + tolerance);
+}
+
+/**
+ * Runs the floors in rounds until their rates settle (`hasSettled`) or `maxSeconds` pass. DynamoDB Local
+ * is a JVM: from a cold start it spends 30 to 40 s of load compiling, its CPU per call falling from about
+ * 11 ms to under 1 (docs/performance.md). A scenario measured before that, beside a floor measured after
+ * it, would be charged for the JIT.
+ */
+export async function warmUntilSettled(
+  works: (() => Promise<unknown>)[],
+  options: { concurrency: number; roundSeconds: number; maxSeconds: number },
+): Promise<{ seconds: number; settled: boolean }> {
+  const started = Date.now();
+  let previous: number[] = [];
+  while ((Date.now() - started) / 1000 < options.maxSeconds) {
+    const current: number[] = [];
+    for (const work of works)
+      current.push(await measureFloor(options.concurrency, options.roundSeconds, work));
+    if (hasSettled(previous, current)) return { seconds: (Date.now() - started) / 1000, settled: true };
+    previous = current;
+  }
+  return { seconds: (Date.now() - started) / 1000, settled: false };
+}
+
 /** The bare DynamoDB calls of one kind of request. */
 export type FloorRequest = 'unratedList' | 'ratedList' | 'ratedItem' | 'calendar' | 'addSlip' | 'create';
 

@@ -11,7 +11,7 @@ import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { type BundleResult, measureBundles } from './bundles.ts';
 import { costPer1kRequests } from './cost.ts';
-import { floorCalls, measureFloor } from './floor.ts';
+import { floorCalls, measureFloor, warmUntilSettled } from './floor.ts';
 import { bundleTable, type Row, scenarioTable, writeResults } from './report.ts';
 import { loadScenarios, raceFor, serviceBodies } from './scenarios.ts';
 import { startServer, stopServer } from './server.ts';
@@ -33,6 +33,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 8));
 // A quick run is a smoke check: one-second floors (noisier ratios) keep it under a minute.
 const FLOOR_SECONDS = QUICK ? 1 : Math.min(SECONDS, 5);
 const WARM_UP_SECONDS = QUICK ? 1 : 2;
+// Before any of that, DynamoDB Local's floors run in rounds until their rates settle (its JIT), at most this
+// long: a quick run only starts it.
+const DYNAMO_WARM_UP_MAX_SECONDS = QUICK ? 4 : 120;
 // The ceiling runs every scenario again against a server that makes only the floor's calls: in full runs,
 // or in a quick one with --ceiling.
 const CEILING = !QUICK || process.argv.includes('--ceiling');
@@ -91,10 +94,23 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
     const slip = await slipOf(1, rated);
     const floors = floorCalls(db, { size, start, end }).scenarios;
     const rows: Row[] = [];
-    // Warm-up, not measured: DynamoDB Local's JIT and the runner's are cold at first, which made the first
-    // size of a run look slower than the next.
-    for (const scenario of loadScenarios({ base, rated, start, slip, seconds: WARM_UP_SECONDS })) {
-      if (ONLY && !scenario.name.includes(ONLY)) continue;
+    const selected = loadScenarios({ base, rated, start, slip, seconds: WARM_UP_SECONDS }).filter(
+      (scenario) => !ONLY || scenario.name.includes(ONLY),
+    );
+    const warmed = await warmUntilSettled(
+      selected.map((scenario) => floors[scenario.name] as () => Promise<unknown>),
+      {
+        concurrency: Math.max(...CONCURRENCY),
+        roundSeconds: QUICK ? 0.5 : 1,
+        maxSeconds: DYNAMO_WARM_UP_MAX_SECONDS,
+      },
+    );
+    say(
+      `  DynamoDB Local warmed for ${warmed.seconds.toFixed(0)} s${warmed.settled ? ', floors settled' : ''}`,
+    );
+    // Warm-up, not measured: the runner's JIT is cold at first, which made the first size of a run look
+    // slower than the next.
+    for (const scenario of selected) {
       await scenario.run(Math.max(...CONCURRENCY));
       await measureFloor(
         Math.max(...CONCURRENCY),

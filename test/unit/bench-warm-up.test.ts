@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { hasSettled, warmUntilSettled } from '#test/bench/floor.ts';
+
+// The benchmark warms DynamoDB Local (a JVM) until its floors' rates stop climbing before it measures
+// anything, so the first scenarios are not charged for its JIT (issue 16, point 2: the ratio).
+
+describe('warming DynamoDB Local up', () => {
+  it('is settled only when a round of floor rates is within 7 % of the round before it', () => {
+    expect(hasSettled([], [100, 200])).toBe(false);
+    expect(hasSettled([100, 200], [100])).toBe(false);
+    // Still climbing: the cold JVM doubles its rate from one round to the next.
+    expect(hasSettled([130, 118], [331, 286])).toBe(false);
+    expect(hasSettled([1000, 500], [1100, 560])).toBe(false);
+    // Warm: one floor a little up, the other a little down.
+    expect(hasSettled([1036, 696], [1100, 660])).toBe(true);
+    expect(hasSettled([1000, 500], [1060, 530])).toBe(true);
+    // A stalled floor is no reason to stop.
+    expect(hasSettled([1000, 500], [0, 500])).toBe(false);
+  });
+
+  it('runs rounds until the rates settle, and stops at its time limit when they never do', async () => {
+    let calls = 0;
+    // Each call 4 ms quicker than the one before for the first 30 calls (a round at least 10 % faster than
+    // the one before it), then steady.
+    const warming = async () => {
+      calls += 1;
+      await new Promise((done) => setTimeout(done, Math.max(1, 120 - 4 * calls)));
+    };
+    const warmed = await warmUntilSettled([warming], { concurrency: 1, roundSeconds: 0.2, maxSeconds: 8 });
+    expect(warmed.settled).toBe(true);
+    expect(calls).toBeGreaterThan(30);
+
+    // Twice as slow every tenth of a second: the rate halves from one round to the next.
+    const began = Date.now();
+    const neverSettles = () =>
+      new Promise((done) => setTimeout(done, 2 ** Math.floor((Date.now() - began) / 100)));
+    const limited = await warmUntilSettled([neverSettles], {
+      concurrency: 1,
+      roundSeconds: 0.1,
+      maxSeconds: 0.5,
+    });
+    expect(limited.settled).toBe(false);
+    expect(limited.seconds).toBeGreaterThanOrEqual(0.5);
+  });
+});
