@@ -51,8 +51,8 @@ export async function measureFloor(
 }
 
 /**
- * Whether DynamoDB Local has warmed up: each of the last round's floor rates within `tolerance` of the
- * round's before it, on the geometric mean (one noisy second does not decide it alone).
+ * Whether DynamoDB Local has warmed up: the last round's floor rates within `tolerance` of the round's
+ * before it, on the geometric mean of their ratios (one noisy floor does not decide it alone).
  */
 export function hasSettled(previous: number[], current: number[], tolerance = 0.07): boolean {
   if (previous.length === 0 || previous.length !== current.length) return false;
@@ -62,9 +62,9 @@ export function hasSettled(previous: number[], current: number[], tolerance = 0.
 }
 
 /**
- * Runs the floors in rounds until their rates settle (`hasSettled`) or `maxSeconds` pass. DynamoDB Local
- * is a JVM: from a cold start it spends 30 to 40 s of load compiling, its CPU per call falling from about
- * 11 ms to under 1 (docs/performance.md). A scenario measured before that, beside a floor measured after
+ * Runs the floors in rounds until their rates settle (`hasSettled`); no round starts after `maxSeconds`.
+ * DynamoDB Local is a JVM: from a cold start it spends 30 to 40 s of load compiling, its CPU per call
+ * falling from about 11 ms to under 1 (docs/performance.md). A scenario measured before that, beside a floor measured after
  * it, would be charged for the JIT.
  */
 export async function warmUntilSettled(

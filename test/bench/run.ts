@@ -33,8 +33,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 8));
 // A quick run is a smoke check: one-second floors (noisier ratios) keep it under a minute.
 const FLOOR_SECONDS = QUICK ? 1 : Math.min(SECONDS, 5);
 const WARM_UP_SECONDS = QUICK ? 1 : 2;
-// Before any of that, DynamoDB Local's floors run in rounds until their rates settle (its JIT), at most this
-// long: a quick run only starts it.
+// Before any of that, DynamoDB Local's floors run in rounds until their rates settle (its JIT); no round
+// starts after this many seconds: a quick run only starts it.
 const DYNAMO_WARM_UP_MAX_SECONDS = QUICK ? 4 : 120;
 // The ceiling runs every scenario again against a server that makes only the floor's calls: in full runs,
 // or in a quick one with --ceiling.
@@ -109,15 +109,8 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
       `  DynamoDB Local warmed for ${warmed.seconds.toFixed(0)} s${warmed.settled ? ', floors settled' : ''}`,
     );
     // Warm-up, not measured: the runner's JIT is cold at first, which made the first size of a run look
-    // slower than the next.
-    for (const scenario of selected) {
-      await scenario.run(Math.max(...CONCURRENCY));
-      await measureFloor(
-        Math.max(...CONCURRENCY),
-        WARM_UP_SECONDS / 2,
-        floors[scenario.name] as () => Promise<unknown>,
-      );
-    }
+    // slower than the next. (The floors were warmed above.)
+    for (const scenario of selected) await scenario.run(Math.max(...CONCURRENCY));
     for (const connections of CONCURRENCY) {
       const scenarios = loadScenarios({ base, rated, start, slip, seconds: SECONDS });
       for (const scenario of scenarios.filter((one) => !ONLY || one.name.includes(ONLY))) {
