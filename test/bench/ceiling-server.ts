@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createDb } from '#lib/db/client.ts';
+import { countDbUsage, createDb, emptyDbUsage } from '#lib/db/client.ts';
 import { type FloorRequest, floorCalls } from './floor.ts';
 
 // The ratio's ceiling on this machine: a server that answers each request with only the DynamoDB calls
@@ -9,7 +9,12 @@ import { type FloorRequest, floorCalls } from './floor.ts';
 // CEILING_FILE names a JSON file: { endpoint, tableName, size, start, end, bodies: { <kind>: string } }.
 
 const setup = JSON.parse(readFileSync(process.env.CEILING_FILE as string, 'utf8'));
-const db = createDb({ endpoint: setup.endpoint, tableName: setup.tableName });
+// With the runner's instrument (ReturnConsumedCapacity on every call), as the floor has it.
+const db = createDb({
+  endpoint: setup.endpoint,
+  tableName: setup.tableName,
+  instrument: countDbUsage(emptyDbUsage()),
+});
 const { requests } = floorCalls(db, setup);
 const bodies = setup.bodies as Record<FloorRequest, string>;
 

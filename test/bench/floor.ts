@@ -66,17 +66,22 @@ export function hasSettled(previous: number[], current: number[], tolerance = 0.
  * DynamoDB Local is a JVM: from a cold start it spends 30 to 40 s of load compiling, its CPU per call
  * falling from about 11 ms to under 1 (docs/performance.md). A scenario measured before that, beside a floor measured after
  * it, would be charged for the JIT.
+ *
+ * Each floor runs `roundSeconds` a round, longer when the floors are few: a round lasts at least
+ * `minRoundSeconds`. The JIT's gain is slow (a few per cent a second), so two short rounds in a row can
+ * agree within the tolerance while the rates are still climbing: one floor's two 1 s rounds "settled"
+ * after 5 s with Java still at three times its warm CPU per call.
  */
 export async function warmUntilSettled(
   works: (() => Promise<unknown>)[],
-  options: { concurrency: number; roundSeconds: number; maxSeconds: number },
+  options: { concurrency: number; roundSeconds: number; minRoundSeconds?: number; maxSeconds: number },
 ): Promise<{ seconds: number; settled: boolean }> {
   const started = Date.now();
+  const seconds = Math.max(options.roundSeconds, (options.minRoundSeconds ?? 0) / works.length);
   let previous: number[] = [];
   while ((Date.now() - started) / 1000 < options.maxSeconds) {
     const current: number[] = [];
-    for (const work of works)
-      current.push(await measureFloor(options.concurrency, options.roundSeconds, work));
+    for (const work of works) current.push(await measureFloor(options.concurrency, seconds, work));
     if (hasSettled(previous, current)) return { seconds: (Date.now() - started) / 1000, settled: true };
     previous = current;
   }

@@ -9,6 +9,7 @@ import {
   LAMBDA_MEMORY_MB,
   LAMBDA_REQUEST_USD,
 } from './cost.ts';
+import type { CpuPerRequest } from './cpu.ts';
 import type { ScenarioUsage } from './usage.ts';
 
 /** One scenario's result at one size and concurrency: load, floor, DynamoDB usage and cost. */
@@ -28,6 +29,12 @@ export interface Row {
   /** The ratio a server doing only the floor's calls and sending the service's bytes reached (its ceiling). */
   ceiling?: number;
   usage: ScenarioUsage;
+  /** CPU ms per request of the runner, DynamoDB Local and autocannon during the scenario. */
+  cpu?: CpuPerRequest;
+  /** The same at the ceiling's server. */
+  ceilingCpu?: CpuPerRequest;
+  /** CPU ms per floor operation of DynamoDB Local and of the benchmark making the calls. */
+  floorCpu?: CpuPerRequest;
   /** US$ per 1,000 requests by service; `total` is the table's `$/1k req`. */
   cost: CostPer1k;
   note?: string;
@@ -85,6 +92,26 @@ export function scenarioTable(rows: Row[]): string[] {
         row.cost.total.toFixed(6),
         [row.note ?? '', ...usageNote(row.usage)].filter(Boolean).join('; '),
       ]),
+    ),
+  ];
+}
+
+/**
+ * Where each scenario's CPU went, in ms per request (per operation for the floor): the server under load,
+ * DynamoDB Local's Java and the benchmark's own process (autocannon, or the floor's SDK calls). The
+ * runner's CPU above the ceiling server's is what the service's own code costs.
+ */
+export function cpuTable(rows: Row[]): string[] {
+  const cells = (cpu: CpuPerRequest | undefined, server = true) =>
+    cpu ? [...(server ? [cpu.server] : []), cpu.dynamoDb, cpu.load] : server ? ['', '', ''] : ['', ''];
+  const measured = rows.filter((row) => row.cpu);
+  if (!measured.length) return [];
+  return [
+    '| scenario | items | runner | DDB Local | autocannon | ceiling server | DDB Local | autocannon | floor: DDB Local | floor: SDK calls |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...measured.map(
+      (row) =>
+        `| ${[row.scenario, row.items, ...cells(row.cpu), ...cells(row.ceilingCpu), ...cells(row.floorCpu, false)].map((cell) => cell ?? '').join(' | ')} |`,
     ),
   ];
 }

@@ -5,14 +5,15 @@ import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { freePort, type LocalDynamo, startLocalDynamo } from '#infra/local/dynamodb.ts';
 import { addDays, todayIn, type Ymd } from '#lib/core/dates.ts';
-import { createDb } from '#lib/db/client.ts';
+import { countDbUsage, createDb, emptyDbUsage } from '#lib/db/client.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { type BundleResult, measureBundles } from './bundles.ts';
 import { costPer1kRequests } from './cost.ts';
+import { startCpuMeter } from './cpu.ts';
 import { floorCalls, measureFloor, warmUntilSettled } from './floor.ts';
-import { bundleTable, type Row, scenarioTable, writeResults } from './report.ts';
+import { bundleTable, cpuTable, type Row, scenarioTable, writeResults } from './report.ts';
 import { loadScenarios, raceFor, serviceBodies } from './scenarios.ts';
 import { startServer, stopServer } from './server.ts';
 import { benchTenant, CONTENDED_ITEM, CONTENDED_STOCK } from './tenant.ts';
@@ -56,7 +57,12 @@ function measured(result: autocannon.Result, before: UsageSnapshot, after: Usage
   };
 }
 
-async function benchSize(options: { size: number; endpoint: string }): Promise<Row[]> {
+async function benchSize(options: {
+  size: number;
+  endpoint: string;
+  /** DynamoDB Local's Java process, whose CPU each measurement counts (none when DYNAMODB_ENDPOINT names another). */
+  dynamoPid?: number;
+}): Promise<Row[]> {
   const { size } = options;
   const start = addDays(todayIn('America/Toronto', Date.now()), 60);
   const end = addDays(start, 7);
@@ -92,7 +98,14 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
       return body.item.rate.slip;
     };
     const slip = await slipOf(1, rated);
-    const floors = floorCalls(db, { size, start, end }).scenarios;
+    // The floor's calls carry what the runner's do under DYNAMODB_USAGE_FILE (ReturnConsumedCapacity):
+    // the same calls with the same parameters, so the instrument costs both sides alike.
+    const floorDb = createDb({
+      endpoint: options.endpoint,
+      tableName,
+      instrument: countDbUsage(emptyDbUsage()),
+    });
+    const floors = floorCalls(floorDb, { size, start, end }).scenarios;
     const rows: Row[] = [];
     const selected = loadScenarios({ base, rated, start, slip, seconds: WARM_UP_SECONDS }).filter(
       (scenario) => !ONLY || scenario.name.includes(ONLY),
@@ -102,6 +115,7 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
       {
         concurrency: Math.max(...CONCURRENCY),
         roundSeconds: QUICK ? 0.5 : 1,
+        minRoundSeconds: QUICK ? 1 : 6,
         maxSeconds: DYNAMO_WARM_UP_MAX_SECONDS,
       },
     );
@@ -115,8 +129,12 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
       const scenarios = loadScenarios({ base, rated, start, slip, seconds: SECONDS });
       for (const scenario of scenarios.filter((one) => !ONLY || one.name.includes(ONLY))) {
         const before = await settledUsage(usageFile);
+        const cpu = startCpuMeter({ server: server.child.pid, dynamoDb: options.dynamoPid });
         const result = await scenario.run(connections);
+        const serviceCpu = cpu(result.requests.total);
         const after = await settledUsage(usageFile);
+        const floorCpu = startCpuMeter({ dynamoDb: options.dynamoPid });
+        const floorStarted = Date.now();
         const floor = await measureFloor(
           connections,
           FLOOR_SECONDS,
@@ -132,6 +150,8 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
           errors: result.errors + result.timeouts + result.non2xx,
           ...measured(result, before, after),
           floor: Math.round(floor),
+          cpu: serviceCpu,
+          floorCpu: floorCpu(Math.round((floor * (Date.now() - floorStarted)) / 1000)),
           ratio: Math.round((throughput / floor) * 100) / 100,
           ...(scenario.per ? { note: `${Math.round(throughput)} flows/s` } : {}),
         });
@@ -145,6 +165,7 @@ async function benchSize(options: { size: number; endpoint: string }): Promise<R
       const bodies = await serviceBodies({ base, rated, start, slip });
       await measureCeilings(rows, {
         dir,
+        dynamoPid: options.dynamoPid,
         endpoint: options.endpoint,
         tableName,
         size,
@@ -197,6 +218,7 @@ async function measureCeilings(
     bodies: Record<string, string>;
     rated: string;
     slip: string;
+    dynamoPid?: number;
   },
 ) {
   const { dir, size, start, rated, slip } = options;
@@ -211,7 +233,9 @@ async function measureCeilings(
           (entry) => entry.scenario === scenario.name && entry.concurrency === connections,
         );
         if (!row?.floor) continue;
+        const cpu = startCpuMeter({ server: server.child.pid, dynamoDb: options.dynamoPid });
         const result = await scenario.run(connections);
+        row.ceilingCpu = cpu(result.requests.total);
         const throughput = result.requests.average / (scenario.per ?? 1);
         row.ceiling = Math.round((throughput / row.floor) * 100) / 100;
         say(`  ${size} items, c=${connections}: ${scenario.name}: ceiling ${row.ceiling}`);
@@ -232,7 +256,7 @@ async function main() {
     const rows: Row[] = [];
     for (const size of SIZES) {
       say(`benchmarking ${size} items`);
-      rows.push(...(await benchSize({ size, endpoint })));
+      rows.push(...(await benchSize({ size, endpoint, dynamoPid: dynamo?.process.pid })));
     }
     let bundles: BundleResult[] = [];
     if (!QUICK) {
@@ -244,6 +268,8 @@ async function main() {
       `\nBenchmark ${date}${QUICK ? ', quick' : ''} (${SECONDS} s per scenario; floor = bare DynamoDB Local calls per second; $ = AWS on-demand, us-east-1)`,
     );
     for (const line of scenarioTable(rows)) say(line);
+    say('');
+    for (const line of cpuTable(rows)) say(line);
     if (bundles.length) {
       say('');
       for (const line of bundleTable(bundles)) say(line);

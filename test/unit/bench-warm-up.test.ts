@@ -42,4 +42,26 @@ describe('warming DynamoDB Local up', () => {
     expect(limited.settled).toBe(false);
     expect(limited.seconds).toBeGreaterThanOrEqual(0.5);
   });
+
+  it('makes each round last at least minRoundSeconds, however few the floors', async () => {
+    // A steady floor settles on the second round: both rounds last the minimum, not one short floor each.
+    const steady = () => new Promise((done) => setTimeout(done, 5));
+    const warmed = await warmUntilSettled([steady], {
+      concurrency: 1,
+      roundSeconds: 0.05,
+      minRoundSeconds: 0.4,
+      maxSeconds: 5,
+    });
+    expect(warmed.settled).toBe(true);
+    expect(warmed.seconds).toBeGreaterThanOrEqual(0.8);
+    // Two floors share the minimum: each runs 0.2 s a round.
+    const two = await warmUntilSettled([steady, steady], {
+      concurrency: 1,
+      roundSeconds: 0.05,
+      minRoundSeconds: 0.4,
+      maxSeconds: 5,
+    });
+    expect(two.seconds).toBeGreaterThanOrEqual(0.8);
+    expect(two.seconds).toBeLessThan(1.6);
+  });
 });
