@@ -97,9 +97,9 @@ export function scenarioTable(rows: Row[]): string[] {
 }
 
 /**
- * Where each scenario's CPU went, in ms per request (per operation for the floor): the server under load,
- * DynamoDB Local's Java and the benchmark's own process (autocannon, or the floor's SDK calls). The
- * runner's CPU above the ceiling server's is what the service's own code costs.
+ * Where each scenario's CPU went, in ms per request: the server under load, DynamoDB Local's Java and
+ * the benchmark's own process (autocannon, or the floor's SDK calls; a flow's floor is per request of its
+ * three). The runner's CPU above the ceiling server's is what the service's own code costs.
  */
 export function cpuTable(rows: Row[]): string[] {
   const cells = (cpu: CpuPerRequest | undefined, server = true) =>

@@ -151,7 +151,8 @@ async function benchSize(options: {
           ...measured(result, before, after),
           floor: Math.round(floor),
           cpu: serviceCpu,
-          floorCpu: floorCpu(Math.round((floor * (Date.now() - floorStarted)) / 1000)),
+          // Per request, as the scenario's: a floor operation of the flow stands for its three requests.
+          floorCpu: floorCpu(Math.round((floor * (scenario.per ?? 1) * (Date.now() - floorStarted)) / 1000)),
           ratio: Math.round((throughput / floor) * 100) / 100,
           ...(scenario.per ? { note: `${Math.round(throughput)} flows/s` } : {}),
         });
