@@ -93,7 +93,7 @@ export const createCreateBooking =
         form: parsed.form ?? {},
         ...(parsed.giftcert_code ? { giftcertCode: parsed.giftcert_code } : {}),
       });
-      reportIgnored(ignoredFields);
+      reportIgnored(request.input, ignoredFields);
       if (!existing) request.meter.count(METRIC.bookingsCreated);
       // A booked session's id alone is no proof of having made the booking: without the same customer
       // email (or the same Idempotency-Key, replayed below) a repeat learns only its id, code and status.

@@ -136,6 +136,7 @@ export function readItemQuery(
   // Widgets send one parameter set to every item: an id the tenant does not define is ignored (and
   // reported); one it defines but an item does not use simply does not apply to that item.
   reportIgnored(
+    input,
     Object.keys(query.param ?? {})
       .filter((id) => !(id in context.config.params))
       .map((id) => `param[${id}]`),

@@ -200,24 +200,23 @@ export function createApiHandler(options: {
           data: { route: `${route.method} ${route.path}` },
         });
       }
-      const result = await collectIgnored(state.ignored, () =>
-        implementation({
-          route,
-          params: Object.fromEntries(Object.entries(params).map(([name, value]) => [name, value ?? ''])),
-          input,
-          headers: parsed.headers,
-          cookies: parsed.cookies,
-          caller,
-          config,
-          requestId: state.requestId,
-          sourceIp,
-          clientAddress,
-          client,
-          now: state.startedAt,
-          remainingMs: () => lambda?.getRemainingTimeInMillis?.() ?? DEFAULT_REMAINING_MS,
-          meter,
-        }),
-      );
+      collectIgnored(input, state.ignored);
+      const result = await implementation({
+        route,
+        params: Object.fromEntries(Object.entries(params).map(([name, value]) => [name, value ?? ''])),
+        input,
+        headers: parsed.headers,
+        cookies: parsed.cookies,
+        caller,
+        config,
+        requestId: state.requestId,
+        sourceIp,
+        clientAddress,
+        client,
+        now: state.startedAt,
+        remainingMs: () => lambda?.getRemainingTimeInMillis?.() ?? DEFAULT_REMAINING_MS,
+        meter,
+      });
       meterAnswer(meter, { route: route.name, rated: Boolean(result.query), ms: clock() - state.startedAt });
       const status = result.status ?? 200;
       logger.info('request', {

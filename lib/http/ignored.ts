@@ -1,14 +1,17 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+// Where each request's ignored parameter names go, by the input object the API layer hands its route:
+// whatever reads a request's parameters reads them from that object. (An AsyncLocalStorage did this
+// before; its promise hooks ran on every promise of the process, about 0.1 ms of a rated item's 1.4:
+// docs/performance.md.)
+const collectors = new WeakMap<object, Set<string>>();
 
-const current = new AsyncLocalStorage<Set<string>>();
+/** Collects the names of the parameters of `input` that nothing reads into `names`. */
+export function collectIgnored(input: object, names: Set<string>): void {
+  collectors.set(input, names);
+}
 
-/** Runs a request's work, collecting the names of the parameters it ignored into `names`. */
-export const collectIgnored = <T>(names: Set<string>, work: () => Promise<T>): Promise<T> =>
-  current.run(names, work);
-
-/** Notes parameters that the request sent but nothing reads (reported in `request.ignored`). */
-export function reportIgnored(names: Iterable<string>): void {
-  const collected = current.getStore();
+/** Notes parameters that the request sent in `input` but nothing reads (reported in `request.ignored`). */
+export function reportIgnored(input: object, names: Iterable<string>): void {
+  const collected = collectors.get(input);
   if (collected) for (const name of names) collected.add(name);
 }
 

@@ -36,7 +36,7 @@ export function parseInput<T extends z.ZodMiniType>(schema: T, input: Record<str
   const cleaned: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(input)) {
     if ((IGNORED_PARAMETERS as readonly string[]).includes(name)) continue;
-    if (known && !known.has(name)) reportIgnored(namesAsSent(name, value));
+    if (known && !known.has(name)) reportIgnored(input, namesAsSent(name, value));
     else cleaned[name] = value;
   }
   const result = schema.safeParse(cleaned);

@@ -195,6 +195,23 @@ describe('unknown parameters', () => {
     expect(json.request.ignored).toEqual(['filter[color]']);
   });
 
+  it('are reported to the request that sent them when requests run at once', async () => {
+    // Each request's names are collected by its own input object: twenty requests in flight together,
+    // each with a parameter of its own, each told of its own alone.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        invoke(handlers.items, {
+          path: n % 2 ? 'item/1' : 'item',
+          query: `start_date=${day}&end_date=${addDays(day, 2)}&param[adults]=2&only_${n}=1`,
+        }),
+      ),
+    );
+    answers.forEach(({ status, json }, n) => {
+      expect(status).toBe(200);
+      expect(json.request.ignored).toEqual([`only_${n}`]);
+    });
+  });
+
   it('still leave known parameters validated', async () => {
     for (const [query, field] of [
       [`date=${day}&qty=1&param[qty]=-1`, 'param[qty]'],
