@@ -2,7 +2,7 @@ import type { Db } from '#lib/db/client.ts';
 import { type CatalogReader, selectListedItems } from '#lib/domain/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
-import { presentItem } from './present.ts';
+import { presentItemJson } from './present.ts';
 import { readItemQuery } from './query.ts';
 import { rateAndPresent, ratedEcho } from './rate.ts';
 
@@ -15,7 +15,7 @@ export const createListItems =
     const listed = selectListedItems(all, caller, query.filters);
     if (!query.rated) {
       const items = Object.fromEntries(
-        listed.map((item) => [String(item.item_id), presentItem(item, config)]),
+        listed.map((item) => [String(item.item_id), presentItemJson(item, config)]),
       );
       return { body: { items }, request: { records: listed.length } };
     }

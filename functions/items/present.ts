@@ -2,6 +2,7 @@ import { describeDates, toLocalDate, type Ymd } from '#lib/core/dates.ts';
 import { formatAmount, formatDisplay } from '#lib/core/money.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { describeLength, escapeHtml, unitWord } from '#lib/domain/text.ts';
+import { RawJson } from '#lib/http/raw-json.ts';
 import type { RatedItem, SlotRate } from '#lib/rating/rate-item.ts';
 
 const currencyOf = (config: StoredConfig) => ({
@@ -91,6 +92,15 @@ export const presentItem = keptFor(
     rated: 0,
     param: paramDefinitions(item, config),
   }),
+);
+
+/**
+ * `presentItem`'s JSON, kept with it: an unrated list sends every item the caller sees on each request,
+ * and serializing them anew was most of its CPU (docs/performance.md).
+ */
+export const presentItemJson = keptFor(
+  new WeakMap(),
+  (item, config): RawJson => new RawJson(JSON.stringify(presentItem(item, config))),
 );
 
 function amounts(price: Record<string, number>, decimals: number): Record<string, string> {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { presentRated } from '#functions/items/present.ts';
+import { presentItem, presentItemJson, presentRated } from '#functions/items/present.ts';
 import { rateAndPresent } from '#functions/items/rate.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
@@ -156,5 +156,23 @@ describe('the rated items an items function keeps', () => {
     const kayak = (answer: { wire: { item_id: number; stock: number } }[]) =>
       answer.find((entry) => entry.wire.item_id === 3)?.wire.stock;
     expect([kayak(first), kayak(second)]).toEqual([10, 2]);
+  });
+});
+
+describe('the unrated items an items function keeps', () => {
+  it('are the items as presented, and a tenant load’s change shows at once', async () => {
+    const before = (await getConfig(db)) as StoredConfig;
+    for (const item of await catalog(before)) {
+      expect(presentItemJson(item, before).json).toBe(JSON.stringify(presentItem(item, before)));
+    }
+    const json = demoTenantJson() as { items: { item_id: number; name: string }[] };
+    for (const item of json.items) if (item.item_id === 3) item.name = 'Kayak, renamed';
+    await writeTenant(db, makeTenant(json), Date.now() + 2000);
+    const after = (await getConfig(db)) as StoredConfig;
+    const kayak = (await catalog(after)).find((item) => item.item_id === 3);
+    expect(kayak).toBeDefined();
+    expect(JSON.parse(presentItemJson(kayak as NonNullable<typeof kayak>, after).json).name).toBe(
+      'Kayak, renamed',
+    );
   });
 });
