@@ -8,10 +8,12 @@ import { readItemId } from './get-item.ts';
 import { readCalendarQuery } from './query.ts';
 
 /** Staff see how many are left; customers see only whether any is (1/0). */
-const forCaller = (calendar: Record<Ymd, number>, caller: Caller): Record<Ymd, number> =>
-  caller.kind === 'staff'
-    ? calendar
-    : Object.fromEntries(Object.entries(calendar).map(([date, available]) => [date, available > 0 ? 1 : 0]));
+function forCaller(calendar: Record<Ymd, number>, caller: Caller): Record<Ymd, number> {
+  if (caller.kind === 'staff') return calendar;
+  const open: Record<Ymd, number> = {};
+  for (const date in calendar) open[date] = (calendar[date] as number) > 0 ? 1 : 0;
+  return open;
+}
 
 /**
  * GET item/{item_id}/cal: `item.cal{YYYYMMDD: available}` over a range of at most 366 days; the item from

@@ -35,7 +35,8 @@ export const dayOfWeek = (ymd: Ymd): number => (((Math.floor(toUtc(ymd) / DAY_MS
 /** Every date from `first` to `last`, both included. */
 export function datesFrom(first: Ymd, last: Ymd): Ymd[] {
   const out: Ymd[] = [];
-  for (let day = first; day <= last; day = addDays(day, 1)) out.push(day);
+  const end = toUtc(last);
+  for (let day = toUtc(first); day <= end; day += DAY_MS) out.push(fromUtc(day));
   return out;
 }
 

@@ -1,7 +1,7 @@
 import type { TenantItem } from '../config/tenant-schema.ts';
 import { datesFrom, localInstant, utcHourKey, type Ymd } from '../core/dates.ts';
 import { quantitiesFor, type StockLookup, stockOf, unitsFor } from './rate-item.ts';
-import { isBookableOn } from './rules.ts';
+import { bookableWindow, isBookableIn } from './rules.ts';
 import type { Slot } from './span.ts';
 
 const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
@@ -42,27 +42,38 @@ export function calendarOf(input: {
   timeZone: string;
   stock: StockLookup;
 }): Record<Ymd, number> {
-  const { item } = input;
+  const { item, today, timeZone, stock } = input;
+  // The most left in any of a date's slots (none for an hourly item closed all day).
+  const availableOn = (of: TenantItem, date: Ymd): number => {
+    if (of.unit !== 'H' || !of.hours) return stockOf(of, { key: date, date }, stock).A;
+    let best = 0;
+    for (const slot of slotsOfDate(of, date, timeZone)) best = Math.max(best, stockOf(of, slot, stock).A);
+    return best;
+  };
+  // What does not change from date to date, worked out once: a calendar asks up to 366 dates.
+  const window = bookableWindow(item, today);
+  const parts = (input.parts ?? [])
+    .filter((part) => !part.optional)
+    .map((part) => ({
+      item: part.item,
+      perPackage: part.qty * unitsFor(part.item, quantitiesFor(part.item, {})),
+      window: bookableWindow(part.item, today),
+    }));
   const calendar: Record<Ymd, number> = {};
   for (const date of datesFrom(input.first, input.last)) {
-    if (!isBookableOn(item, date, input.today)) {
+    if (!isBookableIn(item, date, window)) {
       calendar[date] = 0;
       continue;
     }
-    const own = slotsOfDate(item, date, input.timeZone).map((slot) => stockOf(item, slot, input.stock).A);
     let partsLimit = Number.POSITIVE_INFINITY;
-    for (const part of input.parts ?? []) {
-      if (part.optional) continue;
-      const perPackage = part.qty * unitsFor(part.item, quantitiesFor(part.item, {}));
-      const partSlots = slotsOfDate(part.item, date, input.timeZone);
-      const partAvailable = Math.max(0, ...partSlots.map((slot) => stockOf(part.item, slot, input.stock).A));
+    for (const part of parts) {
       const allowed =
-        perPackage > 0 && isBookableOn(part.item, date, input.today)
-          ? Math.floor(partAvailable / perPackage)
+        part.perPackage > 0 && isBookableIn(part.item, date, part.window)
+          ? Math.floor(availableOn(part.item, date) / part.perPackage)
           : 0;
       partsLimit = Math.min(partsLimit, allowed);
     }
-    const ownAvailable = own.length ? Math.max(...own) : 0;
+    const ownAvailable = availableOn(item, date);
     calendar[date] =
       partsLimit === Number.POSITIVE_INFINITY
         ? ownAvailable

@@ -55,10 +55,24 @@ export const dateRuleErrors = (item: TenantItem, span: Span, today: Ymd): string
   return errors;
 };
 
-/** Whether a date can be booked at all: open, after the lead time and within the advance limit. */
-export const isBookableOn = (item: TenantItem, date: Ymd, today: Ymd): boolean => {
-  if (isClosed(item, date)) return false;
-  if (date < addDays(today, item.rules.lead_days ?? 0)) return false;
+/** The first and last dates an item can be booked for, seen from `today` (no last without an advance limit). */
+export interface BookableWindow {
+  earliest: Ymd;
+  latest?: Ymd;
+}
+
+/** An item's bookable window from `today`: its lead time and advance limit, worked out once for many dates. */
+export const bookableWindow = (item: TenantItem, today: Ymd): BookableWindow => {
   const advance = item.rules.advance_days;
-  return advance === undefined || daysBetween(today, date) <= advance;
+  return {
+    earliest: addDays(today, item.rules.lead_days ?? 0),
+    ...(advance === undefined ? {} : { latest: addDays(today, advance) }),
+  };
 };
+
+/**
+ * Whether a date can be booked at all: open, after the lead time and within the advance limit
+ * (`YYYYMMDD` dates compare as they sort).
+ */
+export const isBookableIn = (item: TenantItem, date: Ymd, window: BookableWindow): boolean =>
+  date >= window.earliest && (window.latest === undefined || date <= window.latest) && !isClosed(item, date);

@@ -153,6 +153,41 @@ describe('capacity of an item', () => {
   });
 });
 
+describe('an hourly item in a calendar', () => {
+  const board = catalogOf({
+    item_id: 1,
+    sku: 'board',
+    unit: 'H',
+    stock: 2,
+    hours: { open: '08:00', close: '11:00' },
+  })[0] as StoredItem;
+
+  it.each([
+    ['every hour free', {}, 2],
+    [
+      'one hour with one left, the others full',
+      { '1|20270110T13Z': 2, '1|20270110T14Z': 1, '1|20270110T15Z': 2 },
+      1,
+    ],
+    ['every opening hour full', { '1|20270110T13Z': 2, '1|20270110T14Z': 2, '1|20270110T15Z': 2 }, 0],
+    [
+      'only an hour outside its opening free',
+      { '1|20270110T13Z': 2, '1|20270110T14Z': 2, '1|20270110T15Z': 2, '1|20270110T16Z': 0 },
+      0,
+    ],
+  ])('shows its best hour when %s', (_case, byCounter, available) => {
+    const calendar = calendarOf({
+      item: board,
+      first: DAY,
+      last: DAY,
+      today: TODAY,
+      timeZone: 'America/Toronto',
+      stock: used(byCounter),
+    });
+    expect(calendar).toEqual({ [DAY]: available });
+  });
+});
+
 describe('package availability', () => {
   // A day package: 2 tour seats per person (adults and children count on the tour), a guide who counts
   // nothing, an unlimited hamper and an optional bike per adult; its own stock is 6.

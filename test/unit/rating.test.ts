@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatAmount, percentOf, toMinor } from '#lib/core/money.ts';
+import { calendarOf } from '#lib/rating/calendar.ts';
 import { makeTenantItem, NOW, rate } from '#test/support/rating.ts';
 
 const keys = (result: ReturnType<typeof rate>) => result.slots.map((entry) => entry.slot.key);
@@ -370,5 +371,34 @@ describe('money', () => {
 
   it('uses an injected clock only', () => {
     expect(rate(cabin(), { start: '20270104' }, { now: NOW }).errors).toEqual([]);
+  });
+});
+
+describe('a calendar', () => {
+  it('closes what a booking would refuse: before the lead time, past the advance limit, closed days', () => {
+    // Monday 4 January 2027: bookable from the 6th (2 days' lead) to the 9th (5 days ahead), both
+    // included, never on the 7th nor on a Friday (the 8th).
+    const item = cabin({
+      rules: { lead_days: 2, advance_days: 5, closed_dates: ['20270107'], closed_dow: [5] },
+    });
+    const calendar = calendarOf({
+      item,
+      first: '20270103',
+      last: '20270111',
+      today: '20270104',
+      timeZone: 'America/Toronto',
+      stock: (itemId, slot) => (itemId === item.item_id && slot === '20270109' ? 3 : 0),
+    });
+    expect(calendar).toEqual({
+      '20270103': 0,
+      '20270104': 0,
+      '20270105': 0,
+      '20270106': 4,
+      '20270107': 0,
+      '20270108': 0,
+      '20270109': 1,
+      '20270110': 0,
+      '20270111': 0,
+    });
   });
 });
