@@ -19,6 +19,16 @@ const used =
   (itemId, slot) =>
     byCounter[counterId(itemId, slot)] ?? 0;
 
+/** An hourly item with 2 units, open from 08:00 to `close`. */
+const boardOpenUntil = (close: string): StoredItem =>
+  catalogOf({
+    item_id: 1,
+    sku: 'board',
+    unit: 'H',
+    stock: 2,
+    hours: { open: '08:00', close },
+  })[0] as StoredItem;
+
 const TODAY = '20270104';
 const DAY = '20270110';
 
@@ -141,26 +151,17 @@ describe('capacity of an item', () => {
     ['a free hour and a full hour', { '1|20270110T16Z': 2 }, 'SOLDOUT', 0],
     ['an hour outside the span full', { '1|20270110T17Z': 2 }, 'AVAILABLE', 2],
   ])('rates an hourly span with %s by its least hour', (_case, byCounter, status, available) => {
-    const board = catalogOf({
-      item_id: 1,
-      sku: 'board',
-      unit: 'H',
-      stock: 2,
-      hours: { open: '08:00', close: '20:00' },
-    })[0] as StoredItem;
-    const result = rate(board, { start: DAY, startTime: 600, endTime: 720 }, { stock: used(byCounter) });
+    const result = rate(
+      boardOpenUntil('20:00'),
+      { start: DAY, startTime: 600, endTime: 720 },
+      { stock: used(byCounter) },
+    );
     expect(result).toMatchObject({ status, available });
   });
 });
 
 describe('an hourly item in a calendar', () => {
-  const board = catalogOf({
-    item_id: 1,
-    sku: 'board',
-    unit: 'H',
-    stock: 2,
-    hours: { open: '08:00', close: '11:00' },
-  })[0] as StoredItem;
+  const board = boardOpenUntil('11:00');
 
   it.each([
     ['every hour free', {}, 2],
