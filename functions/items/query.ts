@@ -127,20 +127,27 @@ export function readItemQuery(
   input: Record<string, unknown>,
   context: { config: StoredConfig; caller: Caller; now: number },
 ): ItemQuery {
-  const query = parseInput(itemQuerySchema, input);
+  // Widgets send one parameter set to every item: an id the tenant does not define is ignored (and
+  // reported, after the names parseInput reports and whether or not the query is valid, so a refused
+  // request names it too); one it defines but an item does not use simply does not apply to that item.
+  const sent = input.param;
+  const unknownParams =
+    sent !== null && typeof sent === 'object' && !Array.isArray(sent)
+      ? Object.keys(sent)
+          .filter((id) => !(id in context.config.params))
+          .map((id) => `param[${id}]`)
+      : [];
+  let query: z.infer<typeof itemQuerySchema>;
+  try {
+    query = parseInput(itemQuerySchema, input);
+  } finally {
+    reportIgnored(input, unknownParams);
+  }
   const problems: Problems = {};
   const today = todayIn(context.config.company.timezone, context.now);
   const dates = readDates(query, today, problems);
 
   const params: Record<string, number> = {};
-  // Widgets send one parameter set to every item: an id the tenant does not define is ignored (and
-  // reported); one it defines but an item does not use simply does not apply to that item.
-  reportIgnored(
-    input,
-    Object.keys(query.param ?? {})
-      .filter((id) => !(id in context.config.params))
-      .map((id) => `param[${id}]`),
-  );
   for (const [id, value] of Object.entries(query.param ?? {})) {
     if (!(id in context.config.params)) continue;
     if (!/^\d{1,3}$/.test(value)) problems[`param[${id}]`] = `a whole number from 0 to ${MAX_QUANTITY}`;

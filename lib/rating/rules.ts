@@ -25,6 +25,16 @@ export const paramRuleErrors = (
   return errors;
 };
 
+// A date past the year 9999 has more than eight digits and no longer sorts as text among real dates
+// (which have eight): a lead time or advance limit that long ends after every date there is.
+const AFTER_EVERY_DATE = '99999999';
+
+/** The date `days` after `today`, as a bound that `YYYYMMDD` dates compare with as text. */
+const daysAfter = (today: Ymd, days: number): Ymd => {
+  const date = addDays(today, days);
+  return /^\d{8}$/.test(date) ? date : AFTER_EVERY_DATE;
+};
+
 /** The date rules a span breaks: length, lead time, advance limit, closed days and opening hours. */
 export const dateRuleErrors = (item: TenantItem, span: Span, today: Ymd): string[] => {
   const errors: string[] = [];
@@ -34,7 +44,7 @@ export const dateRuleErrors = (item: TenantItem, span: Span, today: Ymd): string
   if (minLen !== undefined && length < minLen) errors.push(`Minimum stay is ${minLen} ${noun}s`);
   if (maxLen !== undefined && length > maxLen) errors.push(`Maximum stay is ${maxLen} ${noun}s`);
   const lead = leadDays ?? 0;
-  if (span.start < addDays(today, lead)) {
+  if (span.start < daysAfter(today, lead)) {
     errors.push(lead === 0 ? 'Dates in the past cannot be booked' : `Book at least ${lead} days ahead`);
   }
   if (advanceDays !== undefined && daysBetween(today, span.start) > advanceDays) {
@@ -65,8 +75,8 @@ export interface BookableWindow {
 export const bookableWindow = (item: TenantItem, today: Ymd): BookableWindow => {
   const advance = item.rules.advance_days;
   return {
-    earliest: addDays(today, item.rules.lead_days ?? 0),
-    ...(advance === undefined ? {} : { latest: addDays(today, advance) }),
+    earliest: daysAfter(today, item.rules.lead_days ?? 0),
+    ...(advance === undefined ? {} : { latest: daysAfter(today, advance) }),
   };
 };
 

@@ -212,6 +212,16 @@ describe('unknown parameters', () => {
     });
   });
 
+  it('are reported by a request refused for another parameter, param[...] included', async () => {
+    const { status, json, headers } = await invoke(handlers.items, {
+      path: 'item/1',
+      query: `date=${day}&rules=bogus&param[nonexistent]=1&foo=1`,
+    });
+    expect(status).toBe(400);
+    expect(json.request.ignored).toEqual(['foo', 'param[nonexistent]']);
+    expect(headers['x-ignored-parameters']).toBe('foo,param[nonexistent]');
+  });
+
   it('still leave known parameters validated', async () => {
     for (const [query, field] of [
       [`date=${day}&qty=1&param[qty]=-1`, 'param[qty]'],

@@ -375,6 +375,25 @@ describe('money', () => {
 });
 
 describe('a calendar', () => {
+  it('reads a lead time or advance limit that ends past the year 9999 as a booking does', () => {
+    // 3,000,000 days from 2027 is the year 10240: a nine-digit date that compares below "2027…" as text.
+    const calendarFor = (rules: Record<string, number>) =>
+      calendarOf({
+        item: cabin({ rules }),
+        first: '20270110',
+        last: '20270111',
+        today: '20270104',
+        timeZone: 'America/Toronto',
+        stock: () => 0,
+      });
+    expect(calendarFor({ advance_days: 3_000_000 })).toEqual({ '20270110': 4, '20270111': 4 });
+    expect(rate(cabin({ rules: { advance_days: 3_000_000 } }), { start: '20270110' }).errors).toEqual([]);
+    expect(calendarFor({ lead_days: 3_000_000 })).toEqual({ '20270110': 0, '20270111': 0 });
+    expect(rate(cabin({ rules: { lead_days: 3_000_000 } }), { start: '20270110' }).errors).toEqual([
+      'Book at least 3000000 days ahead',
+    ]);
+  });
+
   it('closes what a booking would refuse: before the lead time, past the advance limit, closed days', () => {
     // Monday 4 January 2027: bookable from the 6th (2 days' lead) to the 9th (5 days ahead), both
     // included, never on the 7th nor on a Friday (the 8th).
