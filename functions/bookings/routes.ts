@@ -7,6 +7,7 @@ import { runIdempotent } from '#lib/db/idempotency-store.ts';
 import { type BookingContext, canSee, findBooking, knownStatuses } from '#lib/domain/booking.ts';
 import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
 import { createBooking } from '#lib/domain/booking-create.ts';
+import { unknownFormFields } from '#lib/domain/booking-form.ts';
 import { listBookings } from '#lib/domain/booking-list.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import { isSessionId } from '#lib/domain/session.ts';
@@ -78,6 +79,11 @@ export const createCreateBooking =
   async (request) => {
     const { sessionId, source } = sessionIdOf(request.input, request.cookies);
     const parsed = parseInput(createSchema, request.input);
+    // Reported before anything is checked or replayed, so a refused or a repeated create names them too.
+    reportIgnored(
+      request.input,
+      unknownFormFields(request.config, parsed.form, request.caller.kind === 'staff' ? 'staff' : 'customer'),
+    );
     if (sessionId && !isSessionId(sessionId)) {
       throw new DomainError('not_found', 'No such session', { session_id: sessionId.slice(0, 64) });
     }
@@ -87,13 +93,12 @@ export const createCreateBooking =
     const slips = asList(parsed.slip).map(String);
     const key = request.headers['idempotency-key'];
     const run = async (): Promise<RouteResult> => {
-      const { booking, existing, ignoredFields } = await createBooking(await contextOf(deps, request), {
+      const { booking, existing } = await createBooking(await contextOf(deps, request), {
         ...(sessionId ? { sessionId } : {}),
         slips,
         form: parsed.form ?? {},
         ...(parsed.giftcert_code ? { giftcertCode: parsed.giftcert_code } : {}),
       });
-      reportIgnored(request.input, ignoredFields);
       if (!existing) request.meter.count(METRIC.bookingsCreated);
       // A booked session's id alone is no proof of having made the booking: without the same customer
       // email (or the same Idempotency-Key, replayed below) a repeat learns only its id, code and status.

@@ -4,7 +4,7 @@ import type { Db } from '#lib/db/client.ts';
 import { type CatalogReader, calendarsOf, findVisibleItem, selectListedItems } from '#lib/domain/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
-import { readItemId } from './get-item.ts';
+import { readItemIdAnd } from './get-item.ts';
 import { readCalendarQuery } from './query.ts';
 
 /** Staff see how many are left; customers see only whether any is (1/0). */
@@ -22,8 +22,8 @@ function forCaller(calendar: Record<Ymd, number>, caller: Caller): Record<Ymd, n
 export const createItemCalendar =
   (deps: { db: Db; catalog: CatalogReader }): RouteHandler =>
   async ({ input, params, config, caller, now }) => {
-    const itemId = readItemId(params.item_id);
-    const { first, last, filters } = readCalendarQuery(input, { config, now });
+    const { itemId, query } = readItemIdAnd(params.item_id, () => readCalendarQuery(input, { config, now }));
+    const { first, last, filters } = query;
     if (filters.itemIds || filters.categoryId) {
       throw validationError({ [filters.itemIds ? 'item_id' : 'category_id']: 'unknown parameter' });
     }

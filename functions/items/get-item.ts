@@ -15,14 +15,34 @@ export const readItemId = (raw: string | undefined): number => {
 };
 
 /**
+ * The `{item_id}` path segment and the query `read` reads. A malformed id is refused after the query has
+ * been read (its own problems aside), so the error still names the parameters sent that nothing reads.
+ */
+export function readItemIdAnd<T>(raw: string | undefined, read: () => T): { itemId: number; query: T } {
+  let itemId: number;
+  try {
+    itemId = readItemId(raw);
+  } catch (error) {
+    try {
+      read();
+    } catch {
+      // The id's error is the answer.
+    }
+    throw error;
+  }
+  return { itemId, query: read() };
+}
+
+/**
  * GET item/{item_id}: one item under `item`, rated when dates are sent. The item and its package parts come
  * from the catalogue the function keeps (read again after a tenant load), so only the counters are read.
  */
 export const createGetItem =
   (deps: { db: Db; slipKeys: () => Promise<readonly SlipKey[]>; catalog: CatalogReader }): RouteHandler =>
   async ({ input, params, config, caller, now }) => {
-    const itemId = readItemId(params.item_id);
-    const query = readItemQuery(input, { config, caller, now });
+    const { itemId, query } = readItemIdAnd(params.item_id, () =>
+      readItemQuery(input, { config, caller, now }),
+    );
     const all = await deps.catalog(config);
     const item = findVisibleItem(all, caller, itemId);
     if (!item) throw notFoundError(`Item ${itemId}`);

@@ -43,8 +43,6 @@ export interface CreateBookingInput {
 export interface CreatedBooking {
   booking: StoredBooking;
   existing: boolean;
-  /** Form fields sent that the form does not have, as sent (`form[x]`): ignored. */
-  ignoredFields: string[];
 }
 
 const sessionTotals = (session: StoredSession, config: StoredConfig) =>
@@ -66,15 +64,10 @@ const initialStatus = (config: StoredConfig, due: number): string => {
  */
 export async function createBooking(ctx: BookingContext, input: CreateBookingInput): Promise<CreatedBooking> {
   const audience: Audience = ctx.caller.kind === 'staff' ? 'staff' : 'customer';
-  const { values: form, ignored } = validateForm(ctx.config, input.form, audience);
-  const withIgnored = (created: Omit<CreatedBooking, 'ignoredFields'>): CreatedBooking => ({
-    ...created,
-    ignoredFields: ignored,
-  });
+  const { values: form } = validateForm(ctx.config, input.form, audience);
   // Everything that can be checked before holding is checked first, so a refused create holds nothing.
   if (input.giftcertCode) await spendable(ctx, input.giftcertCode, 1);
-  if (!input.slips.length)
-    return withIgnored(await bookSession(ctx, { sessionId: input.sessionId, form, input }));
+  if (!input.slips.length) return bookSession(ctx, { sessionId: input.sessionId, form, input });
   // SLIPs sent with the booking are held first: in the given session, or in a new one.
   const sessionCtx = {
     db: ctx.db,
@@ -88,7 +81,7 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
     slips: input.slips,
   });
   try {
-    return withIgnored(await bookSession(ctx, { sessionId: held.id, form, input }));
+    return await bookSession(ctx, { sessionId: held.id, form, input });
   } catch (error) {
     // A session made by this call is seen by nobody: let its holds go now rather than at expiry.
     if (!input.sessionId) await endSession(sessionCtx, held.id).catch(() => undefined);
@@ -100,7 +93,7 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
 async function bookSession(
   ctx: BookingContext,
   options: { sessionId: string | undefined; form: Record<string, string>; input: CreateBookingInput },
-): Promise<Omit<CreatedBooking, 'ignoredFields'>> {
+): Promise<CreatedBooking> {
   const { sessionId, form, input } = options;
   if (!sessionId)
     throw new DomainError('session_empty', 'Nothing to book: send a session or SLIPs', { session_id: '' });
@@ -112,7 +105,7 @@ async function bookSession(
   let newCustomerId: number | undefined;
   let code = newBookingCode(ctx.config.settings.booking_code_prefix);
   type Role = 'session' | 'booking' | 'code' | 'other';
-  return commitWithRetry<Omit<CreatedBooking, 'ignoredFields'>, Role>(ctx.db, {
+  return commitWithRetry<CreatedBooking, Role>(ctx.db, {
     ...(ctx.retry ? { retry: ctx.retry } : {}),
     // The code collided: draw another. Otherwise the session, the customer's email or the gift
     // certificate changed meanwhile: read them again.

@@ -10,11 +10,28 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
 export const fieldsFor = (config: StoredConfig, audience: Audience) =>
   config.form.filter((field) => field.type !== 'p' && field[audience].form);
 
-/** A validated form: the values of the audience's fields, and the fields sent that the form does not have. */
+/** A validated form: the values of the audience's fields. */
 export interface ValidatedForm {
   values: Record<string, string>;
-  /** Unknown fields, as sent (`form[x]`): ignored, for the caller to report. */
-  ignored: string[];
+}
+
+const formInput = (raw: unknown): Record<string, unknown> =>
+  raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+
+/** Whether customers must agree to the booking policy in the form (`customer_tos_agree`). */
+const agreementAsked = (config: StoredConfig, audience: Audience): boolean =>
+  config.policy.tos_required && audience === 'customer';
+
+/**
+ * The fields sent that the audience's form does not have, as sent (`form[x]`): ignored, for the caller to
+ * report whether or not the form is valid.
+ */
+export function unknownFormFields(config: StoredConfig, raw: unknown, audience: Audience): string[] {
+  const known = new Set(fieldsFor(config, audience).map((field) => field.field_id));
+  if (agreementAsked(config, audience)) known.add('customer_tos_agree');
+  return Object.keys(formInput(raw))
+    .filter((name) => !known.has(name))
+    .map((name) => `form[${name}]`);
 }
 
 /**
@@ -23,16 +40,10 @@ export interface ValidatedForm {
  * "Missing required fields" (data: field id → label); other problems follow as validation errors.
  */
 export function validateForm(config: StoredConfig, raw: unknown, audience: Audience): ValidatedForm {
-  const input =
-    raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const input = formInput(raw);
   const fields = fieldsFor(config, audience);
-  const known = new Set(fields.map((field) => field.field_id));
-  const tos = config.policy.tos_required && audience === 'customer';
-  if (tos) known.add('customer_tos_agree');
+  const tos = agreementAsked(config, audience);
   const problems: Record<string, string> = {};
-  const ignored = Object.keys(input)
-    .filter((name) => !known.has(name))
-    .map((name) => `form[${name}]`);
 
   const values: Record<string, string> = {};
   const missing: Record<string, string> = {};
@@ -75,5 +86,5 @@ export function validateForm(config: StoredConfig, raw: unknown, audience: Audie
       problems,
     );
   }
-  return { values, ignored };
+  return { values };
 }

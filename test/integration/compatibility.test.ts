@@ -254,6 +254,38 @@ describe('unknown parameters', () => {
     expect(created.json.request.ignored).toEqual(['affiliate', 'form[pets]']);
   });
 
+  it('are reported by a create refused for its form, and by its Idempotency-Key replay', async () => {
+    const slip = (await invoke(handlers.items, { path: 'item/1', query: `date=${day}` })).json.item.rate.slip;
+    const create = (form: string, headers: Record<string, string> = {}) =>
+      invoke(handlers.bookings, {
+        method: 'POST',
+        path: 'booking/create',
+        body: `slip[]=${slip}&form[customer_name]=Ada${form}&form[pets]=2&affiliate=9`,
+        contentType: 'application/x-www-form-urlencoded',
+        headers,
+      });
+    // No email: refused for its form, which is read after the unknown fields are noted.
+    const refused = await create('');
+    expect(refused.status).toBe(400);
+    expect(refused.json.request.ignored).toEqual(['affiliate', 'form[pets]']);
+    const key = { 'idempotency-key': `compat-${Date.now()}` };
+    const first = await create('&form[customer_email]=ada@example.com', key);
+    expect(first.status).toBe(200);
+    const replay = await create('&form[customer_email]=ada@example.com', key);
+    expect(replay.json.booking.code).toBe(first.json.booking.code);
+    expect(replay.json.request.ignored).toEqual(['affiliate', 'form[pets]']);
+  });
+
+  it('are reported by a request for a malformed item id', async () => {
+    for (const path of ['item/abc', 'item/abc/cal']) {
+      const { status, json, headers } = await invoke(handlers.items, { path, query: 'foo=1' });
+      expect(status).toBe(400);
+      expect(json.request.error.data).toEqual({ item_id: 'a positive whole number' });
+      expect(json.request.ignored).toEqual(['foo']);
+      expect(headers['x-ignored-parameters']).toBe('foo');
+    }
+  });
+
   it('still count toward the size limits', async () => {
     const long = await invoke(handlers.items, { path: 'item', query: `nonsense=${'x'.repeat(4097)}` });
     expect(long.status).toBe(400);
