@@ -1,5 +1,5 @@
 import type { TenantItem } from '../config/tenant-schema.ts';
-import { addDays, dayOfWeek, daysBetween, type Ymd } from '../core/dates.ts';
+import { addDays, dayOfWeek, type Ymd } from '../core/dates.ts';
 import type { Span } from './span.ts';
 
 /** Whether an item is closed on a date (a closed date or day of the week). */
@@ -44,10 +44,11 @@ export const dateRuleErrors = (item: TenantItem, span: Span, today: Ymd): string
   if (minLen !== undefined && length < minLen) errors.push(`Minimum stay is ${minLen} ${noun}s`);
   if (maxLen !== undefined && length > maxLen) errors.push(`Maximum stay is ${maxLen} ${noun}s`);
   const lead = leadDays ?? 0;
-  if (span.start < daysAfter(today, lead)) {
+  const window = bookableWindow(item, today);
+  if (span.start < window.earliest) {
     errors.push(lead === 0 ? 'Dates in the past cannot be booked' : `Book at least ${lead} days ahead`);
   }
-  if (advanceDays !== undefined && daysBetween(today, span.start) > advanceDays) {
+  if (window.latest !== undefined && span.start > window.latest) {
     errors.push(`Bookable at most ${advanceDays} days ahead`);
   }
   const closes = item.rules.closed_dates.length > 0 || item.rules.closed_dow.length > 0;

@@ -33,7 +33,7 @@ export interface Row {
   cpu?: CpuPerRequest;
   /** The same at the ceiling's server. */
   ceilingCpu?: CpuPerRequest;
-  /** CPU ms per floor operation of DynamoDB Local and of the benchmark making the calls. */
+  /** CPU ms of DynamoDB Local and of the benchmark making the floor's calls, per request they stand for. */
   floorCpu?: CpuPerRequest;
   /** US$ per 1,000 requests by service; `total` is the table's `$/1k req`. */
   cost: CostPer1k;
