@@ -1,4 +1,4 @@
-import { TZDate } from '@date-fns/tz';
+import { TZDate, tzOffset } from '@date-fns/tz';
 
 /** A calendar date as `YYYYMMDD`. */
 export type Ymd = string;
@@ -130,16 +130,25 @@ export function parseTimeParam(value: string): number | undefined {
   return hours * 60 + minutes;
 }
 
-/** The instant (ms) of a local wall-clock time on a date in a time zone (a skipped time moves forward). */
+/** A time zone's offset from UTC at an instant, in ms (east positive). */
+const offsetAt = (timeZone: string, instant: number): number =>
+  tzOffset(timeZone, new Date(instant)) * 60_000;
+
+/**
+ * The instant (ms) of a local wall-clock time on a date in a time zone, whatever the process's own zone.
+ * Where the clocks go back, a time that happens twice is its first occurrence; where they go forward, a
+ * skipped time moves forward by the gap (Temporal's `compatible` disambiguation). `TZDate` built from
+ * fields resolves a repeated time by the process's zone instead (date-fns/tz#40).
+ */
 export function localInstant(ymd: Ymd, minutes: number, timeZone: string): number {
-  return new TZDate(
-    Number(ymd.slice(0, 4)),
-    Number(ymd.slice(4, 6)) - 1,
-    Number(ymd.slice(6, 8)),
-    Math.floor(minutes / 60),
-    minutes % 60,
-    timeZone,
-  ).getTime();
+  const wall = toUtc(ymd) + minutes * 60_000;
+  // No zone changes its offset twice in two days: the offsets a day either side are the ones in play.
+  const before = offsetAt(timeZone, wall - DAY_MS);
+  const after = offsetAt(timeZone, wall + DAY_MS);
+  if (before === after) return wall - before;
+  const readings = [wall - Math.max(before, after), wall - Math.min(before, after)];
+  // The earlier instant whose local time is `wall`; none when the time was skipped.
+  return readings.find((instant) => instant + offsetAt(timeZone, instant) === wall) ?? wall - before;
 }
 
 /** The local date, minutes after midnight and ISO text with offset of an instant in a time zone. */

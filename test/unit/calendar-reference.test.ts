@@ -140,6 +140,7 @@ describe('calendars against the rules', () => {
     '20280301',
     '20270310',
     '20270314',
+    '20271028',
     '20271105',
     '20271107',
     '20260101',
@@ -166,9 +167,8 @@ describe('calendars against the rules', () => {
       );
       for (const today of todays) {
         for (const item of catalog) {
-          // Europe/London left out: on its fall-back day localInstant resolves 01:00 to GMT, so the BST 01:00 hour
-          // is not a slot (slotsOfDate, unchanged by the calendar commit; Toronto resolves to the first).
-          for (const tz of ['America/Toronto', 'Pacific/Chatham', 'UTC']) {
+          // Zones west and east of UTC and one with a 45-minute offset, each changing its clocks in range; UTC.
+          for (const tz of ['America/Toronto', 'Europe/London', 'Pacific/Chatham', 'UTC']) {
             const first = addDays(today, -3);
             const last = addDays(first, 100);
             const stock = noisy(r * 31 + item.item_id);

@@ -1,7 +1,16 @@
 import { TZDate } from '@date-fns/tz';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, dayOfWeek, daysBetween, describeDates, isRealYmd, todayIn } from '#lib/core/dates.ts';
+import {
+  addDays,
+  dayOfWeek,
+  daysBetween,
+  describeDates,
+  isRealYmd,
+  localInstant,
+  localParts,
+  todayIn,
+} from '#lib/core/dates.ts';
 
 /** A calendar date from 1900 to 9998, as `YYYYMMDD` (400 days from it stay in four-digit years). */
 const ymd = fc
@@ -77,5 +86,119 @@ describe('dates', () => {
     expect(describeDates('20271005', '20271005')).toBe('Tue Oct 5, 2027');
     for (let day = 0; day < 1_500; day += 1) describeDates('20270101', addDays('20270101', day));
     expect(describeDates('20271005', '20271007')).toBe('Tue Oct 5 - Thu Oct 7, 2027');
+  });
+
+  describe('local wall-clock times where the clocks change', () => {
+    const HOUR = 3_600_000;
+    const QUARTER = 900_000;
+    const formats = new Map<string, Intl.DateTimeFormat>();
+    /** The local wall-clock time of an instant, as the ms of that date and time read as UTC (Intl). */
+    const wallOf = (instant: number, timeZone: string): number => {
+      let format = formats.get(timeZone);
+      if (!format) {
+        format = new Intl.DateTimeFormat('en-CA', {
+          timeZone,
+          hourCycle: 'h23',
+          ...{ year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' },
+        });
+        formats.set(timeZone, format);
+      }
+      const part = Object.fromEntries(format.formatToParts(instant).map(({ type, value }) => [type, +value]));
+      return Date.UTC(part.year as number, (part.month as number) - 1, part.day, part.hour, part.minute);
+    };
+    /**
+     * The instant the rule names, found by reading every quarter hour around the time: the first that
+     * shows it, or, for a time the clocks skipped, the time moved forward by the gap (the offset before
+     * the change applied to it).
+     */
+    const expected = (ymd: string, minutes: number, timeZone: string): number => {
+      const wall = Date.UTC(+ymd.slice(0, 4), +ymd.slice(4, 6) - 1, +ymd.slice(6, 8)) + minutes * 60_000;
+      let previous = wall - 16 * HOUR;
+      for (let instant = previous + QUARTER; instant < wall + 16 * HOUR; instant += QUARTER) {
+        const shown = wallOf(instant, timeZone);
+        if (shown === wall) return instant;
+        if (shown > wall) return wall - (wallOf(previous, timeZone) - previous);
+        previous = instant;
+      }
+      throw new Error(`no reading of ${ymd} ${minutes} in ${timeZone}`);
+    };
+    // 2027's changes: an hour (both hemispheres, both sides of UTC), half an hour (Lord Howe), at 02:45
+    // (Chatham), two hours (Troll), at midnight (Santiago), and a zone without changes.
+    const changes: [string, string[]][] = [
+      ['Europe/London', ['20270328', '20271031']],
+      ['Europe/Berlin', ['20270328', '20271031']],
+      ['America/Toronto', ['20270314', '20271107']],
+      ['Australia/Sydney', ['20270404', '20271003']],
+      ['Australia/Lord_Howe', ['20270404', '20271003']],
+      ['Pacific/Chatham', ['20270404', '20270926']],
+      ['Antarctica/Troll', ['20270328', '20271031']],
+      ['America/Santiago', ['20270403', '20270404', '20270905']],
+      ['Asia/Kolkata', ['20271031']],
+    ];
+    const systemZones = ['UTC', 'America/Denver', 'Europe/London', 'Asia/Tokyo', 'Australia/Sydney'];
+    const inSystemZone = (zone: string, check: () => void) => {
+      const saved = process.env.TZ;
+      process.env.TZ = zone;
+      try {
+        check();
+      } finally {
+        if (saved === undefined) delete process.env.TZ;
+        else process.env.TZ = saved;
+      }
+    };
+
+    it('takes the first of a repeated time and moves a skipped one forward, whatever the process zone', () => {
+      // 01:30 happens twice in London on 31 October: first in BST (00:30 UTC). 01:30 on 28 March never
+      // happens: it is 02:30 BST (01:30 UTC). 02:30 happens twice in Sydney on 4 April: first in AEDT.
+      const cases: [string, string, number, string][] = [
+        ['Europe/London', '20271031', 90, '2027-10-31T00:30:00.000Z'],
+        ['Europe/London', '20270328', 90, '2027-03-28T01:30:00.000Z'],
+        ['America/Toronto', '20271107', 90, '2027-11-07T05:30:00.000Z'],
+        ['America/Toronto', '20270314', 150, '2027-03-14T07:30:00.000Z'],
+        ['Australia/Sydney', '20270404', 150, '2027-04-03T15:30:00.000Z'],
+        ['Australia/Lord_Howe', '20270404', 105, '2027-04-03T14:45:00.000Z'],
+        ['Antarctica/Troll', '20271031', 150, '2027-10-31T00:30:00.000Z'],
+        ['America/Santiago', '20270905', 0, '2027-09-05T04:00:00.000Z'],
+      ];
+      for (const system of systemZones)
+        inSystemZone(system, () => {
+          for (const [zone, ymd, minutes, instant] of cases)
+            expect([
+              system,
+              zone,
+              ymd,
+              minutes,
+              new Date(localInstant(ymd, minutes, zone)).toISOString(),
+            ]).toEqual([system, zone, ymd, minutes, instant]);
+        });
+    });
+
+    it('agrees with the quarter hours read around each change, and reads its instants back', () => {
+      const dates = changes.flatMap(([zone, days]) =>
+        days.flatMap((day) => [-1, 0, 1].map((shift) => [zone, addDays(day, shift)] as const)),
+      );
+      for (const system of systemZones)
+        inSystemZone(system, () => {
+          fc.assert(
+            fc.property(
+              fc.constantFrom(...dates),
+              fc.integer({ min: 0, max: 95 }),
+              ([zone, ymd], quarter) => {
+                const minutes = quarter * 15;
+                const instant = localInstant(ymd, minutes, zone);
+                expect(instant).toBe(expected(ymd, minutes, zone));
+                // An instant that shows the time reads back as it; a skipped one as the time after the gap.
+                const parts = localParts(instant, zone);
+                expect(
+                  Date.UTC(+parts.ymd.slice(0, 4), +parts.ymd.slice(4, 6) - 1, +parts.ymd.slice(6, 8)) +
+                    parts.minutes * 60_000,
+                ).toBe(wallOf(instant, zone));
+                expect(todayIn(zone, instant)).toBe(parts.ymd);
+              },
+            ),
+            { numRuns: 300 },
+          );
+        });
+    });
   });
 });

@@ -83,6 +83,30 @@ describe('spans', () => {
       '2027-11-07T03:00-05:00',
     ]);
     expect(autumn.subTotal).toBe(8000);
+    // East of UTC too: the repeated hour is a slot of its own (it had been lost where TZDate took the later
+    // reading of the opening time).
+    const london = rate(
+      board,
+      { start: '20271031', startTime: 60, endTime: 240 },
+      { now: Date.UTC(2027, 9, 1), tenant: { timeZone: 'Europe/London', decimals: 2, discounts: [] } },
+    );
+    expect(london.slots.map((entry) => entry.slot.label)).toEqual([
+      '2027-10-31T01:00+01:00',
+      '2027-10-31T01:00+00:00',
+      '2027-10-31T02:00+00:00',
+      '2027-10-31T03:00+00:00',
+    ]);
+    const sydney = rate(
+      board,
+      { start: '20270404', startTime: 120, endTime: 240 },
+      { now: Date.UTC(2027, 2, 1), tenant: { timeZone: 'Australia/Sydney', decimals: 2, discounts: [] } },
+    );
+    expect(sydney.slots.map((entry) => entry.slot.label)).toEqual([
+      '2027-04-04T02:00+11:00',
+      '2027-04-04T02:00+10:00',
+      '2027-04-04T03:00+10:00',
+    ]);
+    expect(sydney.subTotal).toBe(6000);
   });
 
   it('refuses an hourly item without times, or with part hours', () => {
@@ -419,5 +443,18 @@ describe('a calendar', () => {
       '20270110': 0,
       '20270111': 0,
     });
+  });
+  it("counts both of an hourly item's repeated hours where the clocks go back", () => {
+    // London's 31 October: open 01:00 to 02:00 is two hours, 00 and 01 UTC. The second is taken.
+    const board = makeTenantItem({ unit: 'H', stock: 1, hours: { open: '01:00', close: '02:00' } });
+    const calendar = calendarOf({
+      item: board,
+      first: '20271031',
+      last: '20271031',
+      today: '20271001',
+      timeZone: 'Europe/London',
+      stock: (_, slot) => (slot === '20271031T01Z' ? 1 : 0),
+    });
+    expect(calendar).toEqual({ '20271031': 1 });
   });
 });
