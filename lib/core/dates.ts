@@ -134,6 +134,17 @@ export function parseTimeParam(value: string): number | undefined {
 const offsetAt = (timeZone: string, instant: number): number =>
   tzOffset(timeZone, new Date(instant)) * 60_000;
 
+/** The instants at which a local wall-clock time occurs, earliest first, and the offset before any change. */
+function readingsOf(ymd: Ymd, minutes: number, timeZone: string): { instants: number[]; before: number } {
+  const wall = toUtc(ymd) + minutes * 60_000;
+  // No zone changes its offset twice in two days: the offsets a day either side are the ones in play.
+  const before = offsetAt(timeZone, wall - DAY_MS);
+  const after = offsetAt(timeZone, wall + DAY_MS);
+  if (before === after) return { instants: [wall - before], before };
+  const readings = [wall - Math.max(before, after), wall - Math.min(before, after)];
+  return { instants: readings.filter((instant) => instant + offsetAt(timeZone, instant) === wall), before };
+}
+
 /**
  * The instant (ms) of a local wall-clock time on a date in a time zone, whatever the process's own zone.
  * Where the clocks go back, a time that happens twice is its first occurrence; where they go forward, a
@@ -141,14 +152,34 @@ const offsetAt = (timeZone: string, instant: number): number =>
  * fields resolves a repeated time by the process's zone instead (date-fns/tz#40).
  */
 export function localInstant(ymd: Ymd, minutes: number, timeZone: string): number {
-  const wall = toUtc(ymd) + minutes * 60_000;
-  // No zone changes its offset twice in two days: the offsets a day either side are the ones in play.
-  const before = offsetAt(timeZone, wall - DAY_MS);
-  const after = offsetAt(timeZone, wall + DAY_MS);
-  if (before === after) return wall - before;
-  const readings = [wall - Math.max(before, after), wall - Math.min(before, after)];
-  // The earlier instant whose local time is `wall`; none when the time was skipped.
-  return readings.find((instant) => instant + offsetAt(timeZone, instant) === wall) ?? wall - before;
+  const { instants, before } = readingsOf(ymd, minutes, timeZone);
+  return instants[0] ?? toUtc(ymd) + minutes * 60_000 - before;
+}
+
+/**
+ * Every start of a whole local hour on a date, from `fromMinutes` up to, not including, `toMinutes`
+ * (both whole hours), in time order: an hour the clocks skip has none, an hour they repeat has two.
+ * These are the hours an hourly item sells, whatever the size of the change (30 minutes on Lord Howe).
+ */
+export function localHourStarts(
+  ymd: Ymd,
+  fromMinutes: number,
+  toMinutes: number,
+  timeZone: string,
+): number[] {
+  const starts: number[] = [];
+  const day = toUtc(ymd);
+  const before = offsetAt(timeZone, day + fromMinutes * 60_000 - DAY_MS);
+  const after = offsetAt(timeZone, day + toMinutes * 60_000 + DAY_MS);
+  if (before === after) {
+    for (let minutes = fromMinutes; minutes < toMinutes; minutes += 60)
+      starts.push(day + minutes * 60_000 - before);
+    return starts;
+  }
+  for (let minutes = fromMinutes; minutes < toMinutes; minutes += 60)
+    starts.push(...readingsOf(ymd, minutes, timeZone).instants);
+  // In time order: where two hours repeat (Troll goes back by two), 01:00 twice comes around 02:00.
+  return starts.sort((a, b) => a - b);
 }
 
 /** The local date, minutes after midnight and ISO text with offset of an instant in a time zone. */

@@ -1,19 +1,20 @@
 import type { TenantItem } from '../config/tenant-schema.ts';
-import { datesFrom, localInstant, utcHourKey, type Ymd } from '../core/dates.ts';
+import { datesFrom, localHourStarts, utcHourKey, type Ymd } from '../core/dates.ts';
 import { quantitiesFor, type StockLookup, stockOf, unitsFor } from './rate-item.ts';
 import { bookableWindow, isBookableIn } from './rules.ts';
 import type { Slot } from './span.ts';
 
 const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
-/** The counter slots of one local date: the date itself, or each opening hour of an hourly item. */
+/**
+ * The counter slots of one local date: the date itself, or each hour an hourly item can be booked, the
+ * whole hours from its opening to its closing (09:30 to 12:00 is 10:00 and 11:00), as rating counts them.
+ */
 export function slotsOfDate(item: TenantItem, date: Ymd, timeZone: string): Slot[] {
   if (item.unit !== 'H' || !item.hours) return [{ key: date, date }];
-  const slots: Slot[] = [];
-  const from = localInstant(date, minutesOf(item.hours.open), timeZone);
-  const to = localInstant(date, minutesOf(item.hours.close), timeZone);
-  for (let instant = from; instant < to; instant += 3_600_000) slots.push({ key: utcHourKey(instant), date });
-  return slots;
+  const open = Math.ceil(minutesOf(item.hours.open) / 60) * 60;
+  const close = Math.floor(minutesOf(item.hours.close) / 60) * 60;
+  return localHourStarts(date, open, close, timeZone).map((instant) => ({ key: utcHourKey(instant), date }));
 }
 
 /** The counter key range of an item over a date range. */

@@ -56,7 +56,7 @@ export const dateRuleErrors = (item: TenantItem, span: Span, today: Ymd): string
     ? [...new Set(span.slots.filter((slot) => isClosed(item, slot.date)).map((slot) => slot.date))]
     : [];
   if (closed.length) errors.push(`Closed on ${closed.join(', ')}`);
-  if (span.unit === 'H' && item.hours && span.from !== undefined) {
+  if (span.unit === 'H' && item.hours) {
     const open = Number(item.hours.open.slice(0, 2)) * 60 + Number(item.hours.open.slice(3));
     const close = Number(item.hours.close.slice(0, 2)) * 60 + Number(item.hours.close.slice(3));
     const startTime = span.slots[0] ? Number(span.slots[0].label?.slice(11, 13)) * 60 : open;

@@ -1,4 +1,4 @@
-import { addDays, datesFrom, localInstant, localParts, utcHourKey, type Ymd } from '../core/dates.ts';
+import { addDays, datesFrom, localHourStarts, localParts, utcHourKey, type Ymd } from '../core/dates.ts';
 
 /** How an item is sold: by the day (inclusive span), by the night ([start, end)), or by the hour. */
 export type Unit = 'D' | 'N' | 'H';
@@ -31,9 +31,6 @@ export interface Span {
   start: Ymd;
   /** The wire's end date: the last day (D), the departure date (N), the same date (H). */
   end: Ymd;
-  /** For hourly spans: the start and end instants (ms). */
-  from?: number;
-  to?: number;
 }
 
 /** Why a span cannot be built for an item. */
@@ -82,8 +79,8 @@ const freezeSpan = (span: Span): Span => {
 /**
  * Resolves a requested span for a unit. Daily: every day from start to end, inclusive (end defaults to
  * start). Nightly: the nights from start up to, not including, end; `date` alone (or end = start) is one
- * night. Hourly: every real hour from the local start time to the local end time of the start date, so
- * both DST change days count the hours that actually pass.
+ * night. Hourly: every whole local hour from the start time up to the end time of the start date, as
+ * the clocks show it: an hour they repeat is sold twice, an hour they skip not at all.
  */
 function buildSpan(unit: Unit, requested: RequestedSpan, timeZone: string): Span {
   if (unit === 'D') {
@@ -107,12 +104,14 @@ function buildSpan(unit: Unit, requested: RequestedSpan, timeZone: string): Span
   if (requested.startTime % 60 !== 0 || requested.endTime % 60 !== 0) {
     throw new SpanError('Hourly items are booked by whole hours');
   }
-  const from = localInstant(requested.start, requested.startTime, timeZone);
-  const to = localInstant(requested.start, requested.endTime, timeZone);
-  const slots: Slot[] = [];
-  for (let instant = from; instant < to; instant += 3_600_000) {
+  if (requested.endTime <= requested.startTime)
+    throw new SpanError('The end time must be after the start time');
+  const starts = localHourStarts(requested.start, requested.startTime, requested.endTime, timeZone);
+  // Where the clocks go forward, hours are skipped: a span of them alone has nothing to sell.
+  if (!starts.length) throw new SpanError('Those hours do not happen on that date: the clocks go forward');
+  const slots = starts.map((instant): Slot => {
     const local = localParts(instant, timeZone);
-    slots.push({ key: utcHourKey(instant), date: local.ymd, label: local.iso });
-  }
-  return { unit, start: requested.start, end: requested.start, slots, from, to };
+    return { key: utcHourKey(instant), date: local.ymd, label: local.iso };
+  });
+  return { unit, start: requested.start, end: requested.start, slots };
 }

@@ -50,7 +50,10 @@ const localHM = (ms: number, timeZone: string) => {
   return { ymd: `${get('year')}${get('month')}${get('day')}`, minutes: +get('hour') * 60 + +get('minute') };
 };
 
-/** The instants (15-minute grid) whose local date is `date` and local time a whole hour from `open`. */
+/**
+ * The instants (15-minute grid) whose local date is `date` and local time a whole hour that can be booked:
+ * on or after `open`, ending by `close` (rating books whole hours only).
+ */
 const hourStarts = new Map<string, number[]>();
 const openingInstants = (date: string, open: number, close: number, timeZone: string): number[] => {
   const key = `${date}|${open}|${close}|${timeZone}`;
@@ -59,8 +62,8 @@ const openingInstants = (date: string, open: number, close: number, timeZone: st
   const out: number[] = [];
   for (let ms = utc(date) - 15 * 3_600_000; ms < utc(date) + 39 * 3_600_000; ms += 900_000) {
     const local = localHM(ms, timeZone);
-    if (local.ymd !== date || local.minutes < open || local.minutes >= close) continue;
-    if ((local.minutes - open) % 60 === 0) out.push(ms);
+    if (local.ymd !== date || local.minutes < open || local.minutes + 60 > close) continue;
+    if (local.minutes % 60 === 0) out.push(ms);
   }
   hourStarts.set(key, out);
   return out;
