@@ -6,6 +6,7 @@ import { calendarOf } from '#lib/rating/calendar.ts';
 import type { StockLookup } from '#lib/rating/rate-item.ts';
 import { rate } from '#test/support/rating.ts';
 import { makeCatalog } from '#test/support/tenant.ts';
+import { wallClockOf } from '#test/support/wall-clock.ts';
 
 // Calendars against the rules as stated, by an independent reference (an adversarial review's, stop 24):
 // a date is bookable on or after today + lead_days, on or before today + advance_days, and not on a closed
@@ -30,24 +31,9 @@ const bookable = (item: TenantItem, date: string, today: string): boolean => {
   return !dows.includes(new Date(utc(date)).getUTCDay());
 };
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
 const localHM = (ms: number, timeZone: string) => {
-  let format = formatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-    formatters.set(timeZone, format);
-  }
-  const parts = format.formatToParts(ms);
-  const get = (type: string) => parts.find((part) => part.type === type)?.value ?? '';
-  return { ymd: `${get('year')}${get('month')}${get('day')}`, minutes: +get('hour') * 60 + +get('minute') };
+  const wall = wallClockOf(ms, timeZone);
+  return { ymd: ymdOf(wall), minutes: (wall % 86_400_000) / 60_000 };
 };
 
 /**

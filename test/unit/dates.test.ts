@@ -11,6 +11,7 @@ import {
   localParts,
   todayIn,
 } from '#lib/core/dates.ts';
+import { inProcessZone, wallClockOf } from '#test/support/wall-clock.ts';
 
 /** A calendar date from 1900 to 9998, as `YYYYMMDD` (400 days from it stay in four-digit years). */
 const ymd = fc
@@ -91,21 +92,6 @@ describe('dates', () => {
   describe('local wall-clock times where the clocks change', () => {
     const HOUR = 3_600_000;
     const QUARTER = 900_000;
-    const formats = new Map<string, Intl.DateTimeFormat>();
-    /** The local wall-clock time of an instant, as the ms of that date and time read as UTC (Intl). */
-    const wallOf = (instant: number, timeZone: string): number => {
-      let format = formats.get(timeZone);
-      if (!format) {
-        format = new Intl.DateTimeFormat('en-CA', {
-          timeZone,
-          hourCycle: 'h23',
-          ...{ year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' },
-        });
-        formats.set(timeZone, format);
-      }
-      const part = Object.fromEntries(format.formatToParts(instant).map(({ type, value }) => [type, +value]));
-      return Date.UTC(part.year as number, (part.month as number) - 1, part.day, part.hour, part.minute);
-    };
     /**
      * The instant the rule names, found by reading every quarter hour around the time: the first that
      * shows it, or, for a time the clocks skipped, the time moved forward by the gap (the offset before
@@ -115,9 +101,9 @@ describe('dates', () => {
       const wall = Date.UTC(+ymd.slice(0, 4), +ymd.slice(4, 6) - 1, +ymd.slice(6, 8)) + minutes * 60_000;
       let previous = wall - 16 * HOUR;
       for (let instant = previous + QUARTER; instant < wall + 16 * HOUR; instant += QUARTER) {
-        const shown = wallOf(instant, timeZone);
+        const shown = wallClockOf(instant, timeZone);
         if (shown === wall) return instant;
-        if (shown > wall) return wall - (wallOf(previous, timeZone) - previous);
+        if (shown > wall) return wall - (wallClockOf(previous, timeZone) - previous);
         previous = instant;
       }
       throw new Error(`no reading of ${ymd} ${minutes} in ${timeZone}`);
@@ -136,16 +122,6 @@ describe('dates', () => {
       ['Asia/Kolkata', ['20271031']],
     ];
     const systemZones = ['UTC', 'America/Denver', 'Europe/London', 'Asia/Tokyo', 'Australia/Sydney'];
-    const inSystemZone = (zone: string, check: () => void) => {
-      const saved = process.env.TZ;
-      process.env.TZ = zone;
-      try {
-        check();
-      } finally {
-        if (saved === undefined) delete process.env.TZ;
-        else process.env.TZ = saved;
-      }
-    };
 
     it('takes the first of a repeated time and moves a skipped one forward, whatever the process zone', () => {
       // 01:30 happens twice in London on 31 October: first in BST (00:30 UTC). 01:30 on 28 March never
@@ -161,7 +137,7 @@ describe('dates', () => {
         ['America/Santiago', '20270905', 0, '2027-09-05T04:00:00.000Z'],
       ];
       for (const system of systemZones)
-        inSystemZone(system, () => {
+        inProcessZone(system, () => {
           for (const [zone, ymd, minutes, instant] of cases)
             expect([
               system,
@@ -178,7 +154,7 @@ describe('dates', () => {
         days.flatMap((day) => [-1, 0, 1].map((shift) => [zone, addDays(day, shift)] as const)),
       );
       for (const system of systemZones)
-        inSystemZone(system, () => {
+        inProcessZone(system, () => {
           fc.assert(
             fc.property(
               fc.constantFrom(...dates),
@@ -192,7 +168,7 @@ describe('dates', () => {
                 expect(
                   Date.UTC(+parts.ymd.slice(0, 4), +parts.ymd.slice(4, 6) - 1, +parts.ymd.slice(6, 8)) +
                     parts.minutes * 60_000,
-                ).toBe(wallOf(instant, zone));
+                ).toBe(wallClockOf(instant, zone));
                 expect(todayIn(zone, instant)).toBe(parts.ymd);
               },
             ),

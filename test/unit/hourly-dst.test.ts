@@ -5,6 +5,7 @@ import { calendarOf, slotsOfDate } from '#lib/rating/calendar.ts';
 import type { StockLookup } from '#lib/rating/rate-item.ts';
 import { resolveSpan } from '#lib/rating/span.ts';
 import { makeTenantItem, rate } from '#test/support/rating.ts';
+import { inProcessZone, wallClockOf } from '#test/support/wall-clock.ts';
 
 // Hourly items where the clocks change, in unusual zones and under any process time zone (from an
 // adversarial review, stop 25). An hourly item sells the whole local hours from the start time up to the
@@ -21,25 +22,6 @@ const nextDay = (ymd: string) => ymdOfUtc(utcOf(ymd) + 86_400_000);
 const hhmm = (minutes: number) =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
-const wallFormats = new Map<string, Intl.DateTimeFormat>();
-/** The local wall-clock time of an instant, as ms of that date and time read as UTC. */
-const wallOf = (instant: number, timeZone: string): number => {
-  let format = wallFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-    wallFormats.set(timeZone, format);
-  }
-  const part = Object.fromEntries(format.formatToParts(instant).map(({ type, value }) => [type, +value]));
-  return Date.UTC(part.year as number, (part.month as number) - 1, part.day, part.hour, part.minute);
-};
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 /** `+10:30`, `-03:00`, `+00:00`: the zone's offset at an instant, from Intl's longOffset name. */
 const offsetText = (instant: number, timeZone: string): string => {
@@ -54,14 +36,14 @@ const offsetText = (instant: number, timeZone: string): string => {
 };
 /** `2027-04-04T01:00+11:00`: the local start of an instant with its offset. */
 const isoLabel = (instant: number, timeZone: string): string =>
-  `${new Date(wallOf(instant, timeZone)).toISOString().slice(0, 16)}${offsetText(instant, timeZone)}`;
-const localYmd = (instant: number, timeZone: string) => ymdOfUtc(wallOf(instant, timeZone));
+  `${new Date(wallClockOf(instant, timeZone)).toISOString().slice(0, 16)}${offsetText(instant, timeZone)}`;
+const localYmd = (instant: number, timeZone: string) => ymdOfUtc(wallClockOf(instant, timeZone));
 const utcKey = (instant: number) => `${new Date(instant).toISOString().slice(0, 13).replaceAll('-', '')}Z`;
 
 /** The local dates of 2027 on which a zone's offset changes (both sides of the change). */
 const changeDays = (timeZone: string): string[] => {
   const days = new Set<string>();
-  const offsetOf = (instant: number) => wallOf(instant, timeZone) - instant;
+  const offsetOf = (instant: number) => wallClockOf(instant, timeZone) - instant;
   // Day by day, then quarter hour by quarter hour through a day whose offset changed.
   for (let day = Date.UTC(2027, 0, 1); day < Date.UTC(2028, 0, 1); day += 24 * H) {
     if (offsetOf(day) === offsetOf(day + 24 * H)) continue;
@@ -86,16 +68,6 @@ const hourlyItem = (open: string, close: string, stock = 1) =>
     hours: { open, close },
     params: { qty: { price: '10.00', counts_stock: true, def: 1 } },
   });
-const inSystemZone = <T>(zone: string, run: () => T): T => {
-  const saved = process.env.TZ;
-  process.env.TZ = zone;
-  try {
-    return run();
-  } finally {
-    if (saved === undefined) delete process.env.TZ;
-    else process.env.TZ = saved;
-  }
-};
 
 // West and east of UTC, a half-hour standard offset (St John's), 45 minutes (Chatham), changes of half an
 // hour (Lord Howe) and two hours (Troll), at midnight (Santiago, Havana, Beirut, Easter), on a Friday
@@ -124,7 +96,7 @@ const hourStartsOf = (ymd: string, timeZone: string) => {
   if (!starts) {
     starts = [];
     for (let instant = utcOf(ymd) - 16 * H; instant < utcOf(ymd) + 40 * H; instant += Q) {
-      const wall = wallOf(instant, timeZone);
+      const wall = wallClockOf(instant, timeZone);
       if (ymdOfUtc(wall) === ymd && wall % H === 0) {
         const hour = (wall - utcOf(ymd)) / H;
         starts.push({ instant, hour, key: utcKey(instant), label: isoLabel(instant, timeZone) });
@@ -353,7 +325,7 @@ describe('hourly items where the clocks change', () => {
         });
         return { zone, slots: span.slots.map((slot) => `${slot.key} ${slot.label} ${slot.date}`), calendar };
       });
-    const baseline = inSystemZone('UTC', snapshot);
+    const baseline = inProcessZone('UTC', snapshot);
     // The baseline is itself right: every label is the Intl reading of its slot.
     for (const { zone, slots } of baseline)
       for (const slot of slots) {
@@ -372,7 +344,7 @@ describe('hourly items where the clocks change', () => {
       'America/St_Johns',
       'Pacific/Kiritimati',
     ])
-      expect([system, inSystemZone(system, snapshot)]).toEqual([system, baseline]);
+      expect([system, inProcessZone(system, snapshot)]).toEqual([system, baseline]);
   });
 
   it("make a date filter (and a booking's start_at) cover the whole local day where midnight is skipped or repeated", () => {
