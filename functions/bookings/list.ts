@@ -1,5 +1,12 @@
 import * as z from 'zod/mini';
-import { addDays, localInstant, parseDateParam, todayIn } from '#lib/core/dates.ts';
+import {
+  addDays,
+  isSupportedDate,
+  localInstant,
+  parseDateParam,
+  SUPPORTED_DATES,
+  todayIn,
+} from '#lib/core/dates.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { TimeRange } from '#lib/db/booking-list-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
@@ -41,7 +48,7 @@ export function readTimeFilter(value: string, config: StoredConfig, now: number)
     range = { from: Number(body), to: Number(body) + 1 };
   } else {
     const ymd = parseDateParam(body, todayIn(timeZone, now));
-    if (!ymd) return undefined;
+    if (!ymd || !isSupportedDate(ymd)) return undefined;
     range = {
       from: unixSeconds(localInstant(ymd, 0, timeZone)),
       to: unixSeconds(localInstant(addDays(ymd, 1), 0, timeZone)),
@@ -83,7 +90,8 @@ export function readListQuery(input: Record<string, unknown>, config: StoredConf
     const value = query[field];
     if (value === undefined) return undefined;
     const range = readTimeFilter(value, config, now);
-    if (!range) problems[field] = 'a date (YYYYMMDD) or Unix time, optionally after < or >';
+    if (!range)
+      problems[field] = `a date (YYYYMMDD, ${SUPPORTED_DATES.text}) or Unix time, optionally after < or >`;
     return range;
   };
   const result: ListQuery = readPaging(query, problems);

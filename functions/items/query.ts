@@ -1,6 +1,15 @@
 import * as z from 'zod/mini';
 import type { Caller } from '#lib/auth/access.ts';
-import { addDays, daysBetween, parseDateParam, parseTimeParam, todayIn, type Ymd } from '#lib/core/dates.ts';
+import {
+  addDays,
+  daysBetween,
+  isSupportedDate,
+  parseDateParam,
+  parseTimeParam,
+  SUPPORTED_DATES,
+  todayIn,
+  type Ymd,
+} from '#lib/core/dates.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import type { ItemFilters } from '#lib/domain/catalog.ts';
 import { validationError } from '#lib/http/errors.ts';
@@ -95,7 +104,9 @@ const readDates = (
     if (value === undefined || value === '') return undefined;
     const parsed = parseDateParam(value, today);
     if (!parsed) problems[field] = 'not a date: use YYYYMMDD, YYYY-MM-DD, today or tomorrow';
-    return parsed;
+    else if (!isSupportedDate(parsed)) problems[field] = `dates run from ${SUPPORTED_DATES.text}`;
+    else return parsed;
+    return undefined;
   };
   const startDate = read('start_date');
   const date = read('date');

@@ -5,8 +5,9 @@ export type Ymd = string;
 
 const DAY_MS = 86_400_000;
 
+// The year is all but the last four digits: a date worked out past year 9999 reads back as itself.
 const toUtc = (ymd: Ymd): number =>
-  Date.UTC(Number(ymd.slice(0, 4)), Number(ymd.slice(4, 6)) - 1, Number(ymd.slice(6, 8)));
+  Date.UTC(Number(ymd.slice(0, -4)), Number(ymd.slice(-4, -2)) - 1, Number(ymd.slice(-2)));
 
 const twoDigits = (value: number): string => (value < 10 ? `0${value}` : String(value));
 
@@ -23,6 +24,21 @@ export function isRealYmd(value: string): boolean {
   return fromUtc(toUtc(value)) === value;
 }
 
+/**
+ * The first and last dates the service reads from a request. Every date worked out from one (a span's end
+ * up to 366 days on, a calendar's default month, a night's morning, an hour's UTC day) then still has a
+ * four-digit year, so `YYYYMMDD` stays eight digits and its text order stays the order of the dates.
+ */
+export const SUPPORTED_DATES = {
+  first: '19000101',
+  last: '99981231',
+  text: '1900-01-01 to 9998-12-31',
+} as const;
+
+/** Whether a real `YYYYMMDD` date lies in the supported range. */
+export const isSupportedDate = (ymd: Ymd): boolean =>
+  ymd >= SUPPORTED_DATES.first && ymd <= SUPPORTED_DATES.last;
+
 /** The date `days` after `ymd` (negative for before). */
 export const addDays = (ymd: Ymd, days: number): Ymd => fromUtc(toUtc(ymd) + days * DAY_MS);
 
@@ -32,11 +48,12 @@ export const daysBetween = (from: Ymd, to: Ymd): number => Math.round((toUtc(to)
 /** Day of the week, Sunday 0 (1 January 1970 was a Thursday). */
 export const dayOfWeek = (ymd: Ymd): number => (((Math.floor(toUtc(ymd) / DAY_MS) + 4) % 7) + 7) % 7;
 
-/** Every date from `first` to `last`, both included. */
+/** Every date from `first` to `last`, both included (a count of days, never a comparison of texts). */
 export function datesFrom(first: Ymd, last: Ymd): Ymd[] {
   const out: Ymd[] = [];
-  const end = toUtc(last);
-  for (let day = toUtc(first); day <= end; day += DAY_MS) out.push(fromUtc(day));
+  const start = toUtc(first);
+  const count = Math.round((toUtc(last) - start) / DAY_MS);
+  for (let index = 0; index <= count; index += 1) out.push(fromUtc(start + index * DAY_MS));
   return out;
 }
 

@@ -100,11 +100,12 @@ export const monthOf = (seconds: number): string =>
 export function monthsBetween(from: number, to: number): string[] {
   const out: string[] = [];
   const start = new Date(from * 1000);
-  const cursor = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 1));
-  while (cursor.getTime() / 1000 <= to) {
-    out.push(monthOf(cursor.getTime() / 1000));
-    cursor.setUTCMonth(cursor.getUTCMonth() + 1);
-  }
+  const end = new Date(to * 1000);
+  // Walked by count of months, so the walk ends however odd its ends are.
+  const count =
+    (end.getUTCFullYear() - start.getUTCFullYear()) * 12 + end.getUTCMonth() - start.getUTCMonth();
+  for (let index = 0; index <= count; index += 1)
+    out.push(monthOf(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + index, 1) / 1000));
   return out.reverse();
 }
 

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { addDays } from '../core/dates.ts';
+import { datesFrom } from '../core/dates.ts';
 import type { Db } from './client.ts';
 import { stockIndexKeys, stockKey, stockMonthPartition, stockPartition } from './keys.ts';
 import { applyIfCondition, queryAll } from './operations.ts';
@@ -109,6 +109,9 @@ export function releaseStockAction(
   };
 }
 
+/** The UTC day of a slot: a daily slot is its date, an hourly one `<date>T<hour>Z`. */
+const dayOfSlot = (slot: string): string => slot.split('T', 1)[0] ?? slot;
+
 /** The UTC days (YYYYMMDD) that slot ranges cover, each once, in order. */
 export function daysOfRanges(ranges: { first: string; last: string }[]): string[] {
   const days = new Set<string>();
@@ -118,8 +121,8 @@ export function daysOfRanges(ranges: { first: string; last: string }[]): string[
     const key = `${range.first}|${range.last}`;
     if (walked.has(key)) continue;
     walked.add(key);
-    const last = range.last.slice(0, 8);
-    for (let day = range.first.slice(0, 8); day <= last; day = addDays(day, 1)) days.add(day);
+    // Walked by count: past year 9999 a date has nine digits and sorts before the dates it follows.
+    for (const day of datesFrom(dayOfSlot(range.first), dayOfSlot(range.last))) days.add(day);
   }
   return [...days].sort();
 }

@@ -178,3 +178,18 @@ describe('dates', () => {
     });
   });
 });
+
+describe('date walks', () => {
+  it('end past year 9999, where a nine-digit date sorts before the dates it follows', async () => {
+    const { datesFrom } = await import('#lib/core/dates.ts');
+    const { daysOfRanges } = await import('#lib/db/stock-repository.ts');
+    const { monthsBetween } = await import('#lib/db/keys.ts');
+    expect(datesFrom('99991230', addDays('99991231', 1))).toEqual(['99991230', '99991231', '100000101']);
+    expect(daysOfRanges([{ first: '99991231', last: '100000101' }])).toHaveLength(2);
+    expect(daysOfRanges([{ first: '99991231T22Z', last: '99991231T23Z' }])).toEqual(['99991231']);
+    expect(datesFrom('20270102', '20270101')).toEqual([]);
+    const end = Date.UTC(10000, 1, 1) / 1000;
+    expect(monthsBetween(Date.UTC(9999, 10, 15) / 1000, end).slice(-2)).toEqual(['999912', '999911']);
+    expect(monthsBetween(Date.UTC(9999, 10, 15) / 1000, end)).toHaveLength(4);
+  });
+});
