@@ -2,6 +2,7 @@ import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import { clientHoldKey, clientSessionsKey, stockKey } from './keys.ts';
 import { applyIfCondition } from './operations.ts';
+import type { SessionLine } from './session-repository.ts';
 import { COUNTER_FIELDS, counterValues } from './stock-repository.ts';
 
 /** Everything the invariant check reads: counters, holding sessions and bookings. */
@@ -13,8 +14,16 @@ export interface HoldingSnapshot {
     expires_at: number;
     holds: Record<string, number>;
     client?: string;
+    /** Its lines, to tell whether what they hold is what their items take now. */
+    lines?: Record<string, SessionLine>;
   }[];
-  bookings: { id: string; status_id: string; holds: Record<string, number> }[];
+  bookings: {
+    id: string;
+    code?: string;
+    status_id: string;
+    holds: Record<string, number>;
+    lines?: Record<string, SessionLine>;
+  }[];
   /** What each client holds of each counter, by its budget records. */
   clientHolds: { client: string; counterId: string; held: number }[];
   /** Each client's recorded set of holding sessions. */
@@ -68,6 +77,7 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
               expires_at: Number(item.expires_at),
               holds: item.holds ?? {},
               ...(item.client ? { client: String(item.client) } : {}),
+              ...(item.lines ? { lines: item.lines } : {}),
             });
           } else if (item.entity === 'client_hold') {
             snapshot.clientHolds.push({
@@ -83,8 +93,10 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
           } else {
             snapshot.bookings.push({
               id: String(item.pk),
+              ...(item.code ? { code: String(item.code) } : {}),
               status_id: String(item.status_id),
               holds: item.holds ?? {},
+              ...(item.lines ? { lines: item.lines } : {}),
             });
           }
         }

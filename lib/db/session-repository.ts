@@ -25,6 +25,12 @@ export interface SessionLine {
   qty: number;
   /** Counter id (`<item>|<slot>`) → stock units held per unit of `qty` (own and included parts). */
   holds_per_qty: Record<string, number>;
+  /**
+   * The tenant load (its `updated_at`) whose items `holds_per_qty` was worked out from: items change only
+   * through a load, so a line of an earlier load may take less than its item takes now. Absent on lines
+   * held before it was recorded.
+   */
+  items_stamp?: number;
   /** Minor units per unit of `qty`, before discount, at the price of when it was added. */
   sub_total: number;
   discount?: { code: string; type: 'percent' | 'amount'; value: string };

@@ -12,7 +12,8 @@ import { createCustomerActions, getCustomerIdByEmail } from '../db/customer-repo
 import { getGiftcert, giftcertBalanceAction } from '../db/giftcert-repository.ts';
 import { nextId } from '../db/id-counter-repository.ts';
 import { bookSessionAction, getSession, type StoredSession } from '../db/session-repository.ts';
-import type { StoredConfig } from '../db/tenant-repository.ts';
+import { holdStockAction, parseCounterId } from '../db/stock-repository.ts';
+import { createItemLoader, type StoredConfig } from '../db/tenant-repository.ts';
 import { commitWithRetry, type NamedAction, type TransactItem } from '../db/transact.ts';
 import { actorOf, type BookingContext, isInactive, newEvent } from './booking.ts';
 import { bookingEventActions } from './booking-events.ts';
@@ -20,7 +21,8 @@ import { type Audience, validateForm } from './booking-form.ts';
 import { actorOf as sessionActorOf } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
 import { addSlips, endSession, isExpired } from './session.ts';
-import { releaseBudgetActions } from './stock.ts';
+import { unavailableCounter } from './session-commit.ts';
+import { capacityOf, catchUpLines, releaseBudgetActions } from './stock.ts';
 import { lineAmounts, sumAmounts } from './totals.ts';
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -104,13 +106,16 @@ async function bookSession(
   bookingNumber.catch(() => undefined);
   let newCustomerId: number | undefined;
   let code = newBookingCode(ctx.config.settings.booking_code_prefix);
-  type Role = 'session' | 'booking' | 'code' | 'other';
+  type Role = 'session' | 'booking' | 'code' | 'other' | `stock ${string}`;
+  let owners: Record<string, string> = {};
   return commitWithRetry<CreatedBooking, Role>(ctx.db, {
     ...(ctx.retry ? { retry: ctx.retry } : {}),
     // The code collided: draw another. Otherwise the session, the customer's email or the gift
     // certificate changed meanwhile: read them again.
     onFailed: (failed) => {
       if (failed.includes('code')) code = newBookingCode(ctx.config.settings.booking_code_prefix);
+      const stock = failed.find((role) => role.startsWith('stock '));
+      if (stock) throw unavailableCounter(stock.slice('stock '.length), owners);
     },
     attempt: async () => {
       // The session and the customer by email, read at once: neither needs the other.
@@ -131,6 +136,17 @@ async function bookSession(
       if (Object.keys(session.lines).length === 0) {
         throw new DomainError('session_empty', 'The session has nothing to book', { session_id: sessionId });
       }
+
+      // A line held under an earlier tenant load may take less than its item takes now (an item that was
+      // unlimited then): the difference is held now, on capacity, in the booking's own transaction.
+      const stale = Object.values(session.lines).filter((line) => line.items_stamp !== ctx.config.updated_at);
+      const all = stale.length ? await createItemLoader(ctx.db)(stale.map((line) => line.item_id)) : [];
+      const caughtUp = stale.length
+        ? catchUpLines(session.lines, { config: ctx.config, all, now: ctx.now })
+        : { lines: session.lines, extra: {}, owners: {} };
+      owners = caughtUp.owners;
+      const holds = { ...session.holds };
+      for (const [id, units] of Object.entries(caughtUp.extra)) holds[id] = (holds[id] ?? 0) + units;
 
       const bookingId = await bookingNumber;
       newCustomerId = existingCustomer
@@ -166,8 +182,8 @@ async function bookSession(
         last_modified: nowSeconds,
         customer_id: customerId,
         form,
-        lines: session.lines,
-        holds: session.holds,
+        lines: caughtUp.lines,
+        holds,
         totals: {
           sub_total: totals.subTotal,
           discount: totals.discount,
@@ -196,6 +212,15 @@ async function bookSession(
         },
         { role: 'booking', action: bookingPut },
         { role: 'code', action: codePut },
+        ...Object.entries(caughtUp.extra).map(([id, units]) => {
+          const { itemId, slot } = parseCounterId(id);
+          const item = all.find((entry) => entry.item_id === itemId);
+          const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
+          return {
+            role: `stock ${id}` as const,
+            action: holdStockAction(ctx.db, { itemId, slot, units, capacity }),
+          };
+        }),
       ];
       const actions: TransactItem[] = [...releaseBudgetActions(ctx.db, session)];
       if (newCustomerId !== undefined) {

@@ -1,4 +1,4 @@
-import type { StoredSession } from '../db/session-repository.ts';
+import type { SessionLine, StoredSession } from '../db/session-repository.ts';
 import type { StoredItem } from '../db/tenant-repository.ts';
 import {
   type Change,
@@ -9,6 +9,7 @@ import {
   withHolds,
 } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
+import { holdsNowOf } from './stock.ts';
 
 /** What `alter` may say of a line. */
 export type AlterValue = number | 'remove' | 'optin' | 'optout';
@@ -22,6 +23,30 @@ export interface AlterChange {
   value: AlterValue;
   /** `lineId` is the SLIP of a line in the session, not its id. */
   bySlip?: boolean;
+}
+
+/**
+ * A line grown to `qty`. Holding more re-checks that the item is still offered to this caller, and works
+ * out what the whole line takes from the item as it is now: a line held while its item was unlimited, or
+ * took fewer units, would otherwise keep taking what it took then (nothing, for an unlimited item) for
+ * every unit added after the item was given a finite stock. The session's holds are the sum of its lines',
+ * so the difference is held on each counter's capacity, conditionally, like any other hold.
+ */
+function grownLine(
+  ctx: LineContext,
+  options: { line: SessionLine; qty: number; all: StoredItem[] },
+): SessionLine {
+  const { line, all } = options;
+  const where = { line: line.line_id };
+  offeredItem(ctx, { itemId: line.item_id, all, where, adding: false });
+  const holdsNow = holdsNowOf(line, { config: ctx.config, all, now: ctx.now });
+  if (!holdsNow) {
+    throw new DomainError('unavailable', 'This line no longer fits its item; remove it and add it again', {
+      ...where,
+      item_id: line.item_id,
+    });
+  }
+  return { ...line, qty: options.qty, holds_per_qty: holdsNow, items_stamp: ctx.config.updated_at };
 }
 
 /** Reads one `alter[...]` entry; throws a 400 naming it when malformed. */
@@ -120,11 +145,8 @@ export function applyAlters(
       continue;
     }
     if (value === line.qty) continue;
-    // Holding more re-checks that the item is still offered to this caller.
-    if (value > line.qty)
-      offeredItem(ctx, { itemId: line.item_id, all, where: { line: lineId }, adding: false });
-    lines[main] = { ...line, qty: value };
-    for (const id of Object.keys(line.holds_per_qty)) owners[id] ??= main;
+    lines[main] = value > line.qty ? grownLine(ctx, { line, qty: value, all }) : { ...line, qty: value };
+    for (const id of Object.keys(lines[main]?.holds_per_qty ?? {})) owners[id] ??= main;
     changed = true;
   }
   // A change that changes nothing writes nothing and extends nothing.

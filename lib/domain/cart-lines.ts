@@ -131,6 +131,7 @@ export function makeLine(
     payload: options.payload,
     qty: 1,
     holds_per_qty: holdsOf(item, rated, options.payload, options.all),
+    items_stamp: ctx.config.updated_at,
     sub_total: rated.subTotal,
     ...(discount ? { discount } : {}),
     parts: Object.fromEntries(

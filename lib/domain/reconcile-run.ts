@@ -1,4 +1,3 @@
-import { unixSeconds } from '../core/time.ts';
 import type { Db } from '../db/client.ts';
 import { fixClientHold, fixClientSessions, fixCounter, scanHoldings } from '../db/reconcile-repository.ts';
 import { getConfig, listItems } from '../db/tenant-repository.ts';
@@ -19,11 +18,7 @@ export interface ReconcileRun extends ReconcileReport {
  */
 export async function runReconcile(db: Db, options: { fix: boolean; now: number }): Promise<ReconcileRun> {
   const [snapshot, items, config] = await Promise.all([scanHoldings(db), listItems(db), getConfig(db)]);
-  const report = reconcile(snapshot, {
-    items,
-    timeZone: config?.company.timezone ?? 'UTC',
-    nowSeconds: unixSeconds(options.now),
-  });
+  const report = reconcile(snapshot, { items, ...(config ? { config } : {}), now: options.now });
   let fixed = 0;
   let skipped = 0;
   if (options.fix) {

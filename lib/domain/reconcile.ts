@@ -1,8 +1,9 @@
+import { unixSeconds } from '../core/time.ts';
 import type { HoldingSnapshot } from '../db/reconcile-repository.ts';
 import { counterId, parseCounterId } from '../db/stock-repository.ts';
-import type { StoredItem } from '../db/tenant-repository.ts';
+import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
 import { isInactive } from './booking.ts';
-import { capacityOf } from './stock.ts';
+import { capacityOf, holdsNowOf } from './stock.ts';
 
 /** One counter that breaks the invariant. */
 export interface Discrepancy {
@@ -24,12 +25,30 @@ export type ClientDiscrepancy =
   | { kind: 'client_hold'; client: string; counterId: string; held: number; expected: number }
   | { kind: 'client_sessions'; client: string; sessions: string[]; expected: string[] };
 
+/**
+ * A line of an open cart or an active booking whose holds disagree with what its item takes now (the item
+ * was corrected after it was held): `takes_more` could oversell (the counter agrees with its holders, so
+ * nothing else shows it); `takes_less` keeps stock from sale. Reported for staff, never "fixed".
+ */
+export interface HolderDiscrepancy {
+  kind: 'takes_more' | 'takes_less';
+  holder: 'session' | 'booking';
+  /** The session id or the booking code. */
+  id: string;
+  line: string;
+  counterId: string;
+  holds: number;
+  takes: number;
+}
+
 /** The result of checking the invariant over a whole table. */
 export interface ReconcileReport {
   counters: number;
   discrepancies: Discrepancy[];
   /** Hold budgets (per client and counter, and each client's holding sessions) that disagree with the sessions. */
   clientDiscrepancies: ClientDiscrepancy[];
+  /** Lines of open carts and active bookings whose holds disagree with their items as they are now. */
+  holderDiscrepancies: HolderDiscrepancy[];
   /** Open sessions past their hold time whose holds the sweeper has not released yet. */
   awaitingSweep: number;
 }
@@ -41,8 +60,11 @@ export interface ReconcileReport {
  */
 export function reconcile(
   snapshot: HoldingSnapshot,
-  options: { items: StoredItem[]; timeZone: string; nowSeconds: number },
+  options: { items: StoredItem[]; config?: StoredConfig; now: number },
 ): ReconcileReport {
+  const { config } = options;
+  const timeZone = config?.company.timezone ?? 'UTC';
+  const nowSeconds = unixSeconds(options.now);
   const expected = new Map<string, number>();
   const add = (holds: Record<string, number>) => {
     for (const [id, units] of Object.entries(holds))
@@ -59,7 +81,7 @@ export function reconcile(
   for (const id of [...ids].sort()) {
     const { itemId, slot } = parseCounterId(id);
     const item = options.items.find((entry) => entry.item_id === itemId);
-    const capacity = item ? capacityOf(item, slot, options.timeZone) : 0;
+    const capacity = item ? capacityOf(item, slot, timeZone) : 0;
     const actual = used.get(id) ?? 0;
     const wanted = expected.get(id) ?? 0;
     if (actual !== wanted)
@@ -70,16 +92,61 @@ export function reconcile(
   }
   const awaitingSweep = snapshot.sessions.filter(
     (session) =>
-      session.status === 'open' &&
-      Object.keys(session.holds).length > 0 &&
-      session.expires_at <= options.nowSeconds,
+      session.status === 'open' && Object.keys(session.holds).length > 0 && session.expires_at <= nowSeconds,
   ).length;
   return {
     counters: ids.size,
     discrepancies,
     clientDiscrepancies: reconcileClients(snapshot),
+    holderDiscrepancies: config
+      ? reconcileHolders(snapshot, { config, all: options.items, now: options.now })
+      : [],
     awaitingSweep,
   };
+}
+
+/**
+ * Checks that every line of an open cart or an active booking holds what its item takes now, counter by
+ * counter: a line held while its item was unlimited holds nothing of a counter the item now has.
+ */
+export function reconcileHolders(
+  snapshot: HoldingSnapshot,
+  options: { config: StoredConfig; all: StoredItem[]; now: number },
+): HolderDiscrepancy[] {
+  const holders = [
+    ...snapshot.sessions
+      .filter((session) => session.status === 'open')
+      .map((session) => ({ holder: 'session' as const, id: session.id, lines: session.lines })),
+    ...snapshot.bookings
+      .filter((booking) => !isInactive(booking.status_id))
+      .map((booking) => ({
+        holder: 'booking' as const,
+        id: booking.code ?? booking.id,
+        lines: booking.lines,
+      })),
+  ];
+  const found: HolderDiscrepancy[] = [];
+  for (const { holder, id, lines } of holders) {
+    for (const line of Object.values(lines ?? {})) {
+      const holdsNow = holdsNowOf(line, options);
+      if (!holdsNow) continue;
+      for (const counter of new Set([...Object.keys(line.holds_per_qty), ...Object.keys(holdsNow)])) {
+        const holds = (line.holds_per_qty[counter] ?? 0) * line.qty;
+        const takes = (holdsNow[counter] ?? 0) * line.qty;
+        if (holds === takes) continue;
+        found.push({
+          kind: takes > holds ? 'takes_more' : 'takes_less',
+          holder,
+          id,
+          line: line.line_id,
+          counterId: counter,
+          holds,
+          takes,
+        });
+      }
+    }
+  }
+  return found;
 }
 
 /**

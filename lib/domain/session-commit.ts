@@ -67,7 +67,7 @@ function holdActions(
     }
     const item = options.all.find((entry) => entry.item_id === itemId);
     const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
-    if (delta > capacity) throw unavailable(id, options.owners);
+    if (delta > capacity) throw unavailableCounter(id, options.owners);
     push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity }), { kind: 'stock', counter: id });
     if (client) {
       const allowance = clientAllowance(capacity, ctx.config.settings.limits.client_hold_share);
@@ -161,7 +161,7 @@ export async function commitSession(
       if (failed.some((role) => role.kind === 'session')) return;
       const { next, owners } = written as Change;
       const stock = failed.find((role) => role.kind === 'stock');
-      if (stock?.kind === 'stock') throw unavailable(stock.counter, owners);
+      if (stock?.kind === 'stock') throw unavailableCounter(stock.counter, owners);
       const budget = failed.find((role) => role.kind === 'client');
       if (budget?.kind === 'client') throw holdLimit(budget.counter, owners, { allowance: budget.allowance });
       if (failed.some((role) => role.kind === 'sessions')) {
@@ -198,7 +198,8 @@ const holdLimit = (
   });
 };
 
-const unavailable = (id: string, owners: Record<string, string>): DomainError => {
+/** 409 `unavailable`: a counter has not enough left; names the line that wanted it and the date. */
+export const unavailableCounter = (id: string, owners: Record<string, string>): DomainError => {
   const { itemId, slot } = parseCounterId(id);
   const date = slot.slice(0, 8);
   return new DomainError('unavailable', `Not enough left of item ${itemId} on ${date}`, {

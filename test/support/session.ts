@@ -51,11 +51,13 @@ export function sessionClient(handlers: Handlers) {
 export const sessionOf = (response: TestResponse) => response.json.booking?.session;
 
 /**
- * Asserts the stock invariant over the whole table (used = live holds + active bookings <= capacity) and
- * that every client's hold budget agrees with its open sessions.
+ * Asserts the stock invariant over the whole table (used = live holds + active bookings <= capacity), that
+ * every client's hold budget agrees with its open sessions, and that no cart or booking line takes more of
+ * its item now than it holds.
  */
 export async function expectInvariant(db: Db, now = Date.now()): Promise<void> {
   const run = await runReconcile(db, { fix: false, now });
   expect(run.discrepancies).toEqual([]);
   expect(run.clientDiscrepancies).toEqual([]);
+  expect(run.holderDiscrepancies.filter((entry) => entry.kind === 'takes_more')).toEqual([]);
 }

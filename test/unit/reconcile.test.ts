@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { reconcile, reconcileClients } from '#lib/domain/reconcile.ts';
 import { sweepMinutes } from '#lib/domain/sweep.ts';
 import { makeTenantItem } from '#test/support/rating.ts';
@@ -7,7 +8,11 @@ const items = [
   makeTenantItem({ item_id: 1, stock: 3 }),
   makeTenantItem({ item_id: 2, sku: 'two', stock: 5, unlimited: true }),
 ];
-const options = { items, timeZone: 'America/Toronto', nowSeconds: 1_000 };
+const options = {
+  items,
+  config: { company: { timezone: 'America/Toronto' } } as StoredConfig,
+  now: 1_000_000,
+};
 
 describe('reconcile', () => {
   it('finds nothing when used equals live holds plus active bookings', () => {
@@ -27,7 +32,13 @@ describe('reconcile', () => {
       },
       options,
     );
-    expect(report).toEqual({ counters: 1, discrepancies: [], clientDiscrepancies: [], awaitingSweep: 0 });
+    expect(report).toEqual({
+      counters: 1,
+      discrepancies: [],
+      clientDiscrepancies: [],
+      holderDiscrepancies: [],
+      awaitingSweep: 0,
+    });
   });
 
   it('proves each client budget against its open sessions', () => {
