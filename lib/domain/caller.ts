@@ -13,3 +13,7 @@ export type Caller =
       partnerId?: number;
       partnerOnly?: boolean;
     };
+
+/** Whether a caller is a partner's own credential, confined to what is attributed to it. */
+export const isPartnerOnly = (caller: Caller): boolean =>
+  caller.kind === 'staff' && caller.partnerOnly === true;
