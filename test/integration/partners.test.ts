@@ -17,6 +17,10 @@ let handlers: ReturnType<typeof createAllHandlers>;
 let staff: string;
 /** Partner account 2 ("tours"), granted nothing. */
 let tours: string;
+/** A second credential of partner account 2. */
+let toursDesk: string;
+/** Partner account 3 ("inn"), granted what a test gives it. */
+let inn: string;
 const start = addDays(todayIn('America/Toronto', Date.now()), 30);
 let nextDay = 0;
 /** A date no earlier test touched. */
@@ -51,9 +55,16 @@ const book = async (fields: Record<string, string>, authorization?: string): Pro
 const get = (path: string, authorization: string, query = '') =>
   invoke(path === 'account' ? handlers.meta : handlers.bookings, { path, query, headers: { authorization } });
 
-const tenantJson = () =>
+const KAYAK = 1; // stock 10: a budgeted client may hold 5
+const SLIP = 2; // staff-only
+
+/** The tenant, with what the inn partner's account (3) is granted. */
+const tenantJson = (innGrants?: string[]) =>
   makeTenantJson({
-    items: [makeItem({ item_id: 1, sku: 'kayak', stock: 10 })],
+    items: [
+      makeItem({ item_id: KAYAK, sku: 'kayak', stock: 10 }),
+      makeItem({ item_id: SLIP, sku: 'slip', name: 'Boat slip', stock: 4, visibility: 'S' }),
+    ],
     form: [
       { field_id: 'customer_name', lbl: 'Name', type: 'text', customer: { required: true } },
       { field_id: 'customer_email', lbl: 'Email', type: 'text', mask: 'email', customer: { required: true } },
@@ -75,7 +86,14 @@ const tenantJson = () =>
         login_id: 'tours',
         partner: true,
       },
-      { account_id: 3, first_name: 'Inn Agent', email: 'b@inn.example.com', login_id: 'inn', partner: true },
+      {
+        account_id: 3,
+        first_name: 'Inn Agent',
+        email: 'b@inn.example.com',
+        login_id: 'inn',
+        partner: true,
+        ...(innGrants ? { grants: innGrants } : {}),
+      },
     ],
   });
 
@@ -89,6 +107,8 @@ beforeAll(async () => {
   };
   staff = await credential(1);
   tours = await credential(2);
+  toursDesk = await credential(2);
+  inn = await credential(3);
 });
 
 afterEach(async () => {
@@ -153,5 +173,181 @@ describe('GET account for a partner', () => {
     expect(JSON.stringify(own.json)).not.toMatch(/ada@test|555 0001|inn\.example/);
     const all = await get('account', staff);
     expect(all.json.account.map((account: { account_id: number }) => account.account_id)).toEqual([1, 2, 3]);
+  });
+});
+
+/** A caller of the cart from one address, as a partner's integration would drive it. */
+const cartOf = (authorization: string, sourceIp?: string) => {
+  const headers = { authorization };
+  return {
+    rate: (itemId: number, query: string) =>
+      invoke(handlers.items, { path: `item/${itemId}`, query, headers, ...(sourceIp ? { sourceIp } : {}) }),
+    slip: async (itemId: number, query: string): Promise<string> => {
+      const { json } = await invoke(handlers.items, { path: `item/${itemId}`, query, headers });
+      const slip = json.item?.rate?.slip;
+      if (!slip) throw new Error(`no slip: ${JSON.stringify(json.item?.rate ?? json.request)}`);
+      return slip;
+    },
+    add: (slips: string[], sessionId?: string) =>
+      invoke(handlers.session, {
+        method: 'POST',
+        path: 'booking/session',
+        body: [
+          ...slips.map((slip) => `slip[]=${slip}`),
+          ...(sessionId ? [`session_id=${sessionId}`] : []),
+        ].join('&'),
+        contentType: 'application/x-www-form-urlencoded',
+        headers,
+        ...(sourceIp ? { sourceIp } : {}),
+      }),
+    end: (sessionId: string) =>
+      invoke(handlers.session, {
+        method: 'POST',
+        path: 'booking/session/end',
+        body: `session_id=${sessionId}`,
+        contentType: 'application/x-www-form-urlencoded',
+        headers,
+      }),
+    create: (sessionId: string) =>
+      invoke(handlers.bookings, {
+        method: 'POST',
+        path: 'booking/create',
+        body: `session_id=${sessionId}&form[customer_name]=Agent&form[customer_email]=agent@example.com`,
+        contentType: 'application/x-www-form-urlencoded',
+        headers,
+      }),
+  };
+};
+
+const sessionIdOf = (response: { json: Record<string, any> }): string => response.json.booking.session.id;
+
+describe('staff privileges a partner is not granted', () => {
+  it('refuses rules=soft and rules=off to a partner, as to customers', async () => {
+    for (const rules of ['soft', 'off']) {
+      const refused = await cartOf(tours).rate(KAYAK, `date=${freshDay()}&rules=${rules}`);
+      expect(refused.status).toBe(400);
+      expect(refused.json.request.error).toMatchObject({
+        id: 'validation_error',
+        data: { rules: expect.any(String) },
+      });
+    }
+    expect((await cartOf(staff).rate(KAYAK, `date=${freshDay()}&rules=soft`)).status).toBe(200);
+  });
+
+  it('neither lists nor rates a staff-only item for a partner', async () => {
+    const listed = await invoke(handlers.items, { path: 'item', headers: { authorization: tours } });
+    expect(Object.keys(listed.json.items)).toEqual([String(KAYAK)]);
+    expect((await cartOf(tours).rate(SLIP, `date=${freshDay()}`)).status).toBe(404);
+    const staffList = await invoke(handlers.items, { path: 'item', headers: { authorization: staff } });
+    expect(Object.keys(staffList.json.items)).toEqual([String(KAYAK), String(SLIP)]);
+  });
+
+  it('refuses a partner staff SLIPs (a staff-only item, or rated with rules=soft) as invalid_slip staff_only', async () => {
+    const staffOnly = await cartOf(staff).slip(SLIP, `date=${freshDay()}`);
+    const soft = await cartOf(staff).slip(KAYAK, `date=${freshDay()}&rules=soft`);
+    for (const slip of [staffOnly, soft]) {
+      const refused = await cartOf(tours).add([slip]);
+      expect(refused.status).toBe(400);
+      expect(refused.json.request.error).toMatchObject({
+        id: 'invalid_slip',
+        data: { reason: 'staff_only' },
+      });
+      const booked = await invoke(handlers.bookings, {
+        method: 'POST',
+        path: 'booking/create',
+        body: `slip[]=${slip}&form[customer_name]=Agent&form[customer_email]=agent@example.com`,
+        contentType: 'application/x-www-form-urlencoded',
+        headers: { authorization: tours },
+      });
+      expect(booked.status).toBe(400);
+      expect(booked.json.request.error.data.reason).toBe('staff_only');
+    }
+  });
+});
+
+describe('hold budgets of a partner credential', () => {
+  it('holds a partner credential to its share of an item-date across its carts, from any address', async () => {
+    const day = freshDay();
+    const first = await cartOf(tours, '203.0.113.10').add([
+      await cartOf(tours).slip(KAYAK, `date=${day}&param[qty]=5`),
+    ]);
+    expect(first.status).toBe(200);
+    const over = await cartOf(tours, '203.0.113.11').add([await cartOf(tours).slip(KAYAK, `date=${day}`)]);
+    expect(over.status).toBe(409);
+    expect(over.json.request.error).toMatchObject({
+      id: 'hold_limit',
+      data: { item_id: KAYAK, date: day, allowed: 5 },
+    });
+    // The budget is the credential's: another credential of the same partner has its own.
+    const desk = await cartOf(toursDesk).add([await cartOf(toursDesk).slip(KAYAK, `date=${day}`)]);
+    expect(desk.status).toBe(200);
+    // Booking hands the holds to the booking, and the budget is free again.
+    expect((await cartOf(tours).create(sessionIdOf(first))).status).toBe(200);
+    const again = await cartOf(tours).add([await cartOf(tours).slip(KAYAK, `date=${day}`)]);
+    expect(again.status).toBe(200);
+    await cartOf(tours).end(sessionIdOf(again));
+    await cartOf(toursDesk).end(sessionIdOf(desk));
+  });
+
+  it('limits the holding carts of a partner credential', async () => {
+    const carts: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const added = await cartOf(tours).add([await cartOf(tours).slip(KAYAK, `date=${freshDay()}`)]);
+      expect(added.status).toBe(200);
+      carts.push(sessionIdOf(added));
+    }
+    const fourth = await cartOf(tours).add([await cartOf(tours).slip(KAYAK, `date=${freshDay()}`)]);
+    expect(fourth.status).toBe(409);
+    expect(fourth.json.request.error).toMatchObject({ id: 'hold_limit', data: { open_sessions: 3 } });
+    for (const id of carts) expect((await cartOf(tours).end(id)).status).toBe(200);
+  });
+
+  it('keeps staff exempt', async () => {
+    const day = freshDay();
+    const added = await cartOf(staff).add([await cartOf(staff).slip(KAYAK, `date=${day}&param[qty]=8`)]);
+    expect(added.status).toBe(200);
+    await cartOf(staff).end(sessionIdOf(added));
+  });
+});
+
+describe('a partner granted staff privileges in the tenant file', () => {
+  beforeAll(async () => {
+    await writeTenant(
+      db,
+      makeTenant(tenantJson(['rules_override', 'staff_items', 'no_hold_budget'])),
+      Date.now(),
+    );
+  });
+
+  it('rates with rules=soft, lists and books staff-only items, and holds beyond the budget', async () => {
+    expect((await cartOf(inn).rate(KAYAK, `date=${freshDay()}&rules=soft`)).status).toBe(200);
+    const listed = await invoke(handlers.items, { path: 'item', headers: { authorization: inn } });
+    expect(Object.keys(listed.json.items)).toEqual([String(KAYAK), String(SLIP)]);
+    const day = freshDay();
+    const added = await cartOf(inn).add([
+      await cartOf(inn).slip(SLIP, `date=${day}`),
+      await cartOf(inn).slip(KAYAK, `date=${day}&param[qty]=8`),
+    ]);
+    expect(added.status, JSON.stringify(added.json.request)).toBe(200);
+    await cartOf(inn).end(sessionIdOf(added));
+    // What one partner is granted, another is not.
+    expect((await cartOf(tours).rate(KAYAK, `date=${freshDay()}&rules=soft`)).status).toBe(400);
+  });
+
+  it('grants each privilege alone', async () => {
+    await writeTenant(db, makeTenant(tenantJson(['staff_items'])), Date.now());
+    try {
+      expect((await cartOf(inn).rate(SLIP, `date=${freshDay()}`)).status).toBe(200);
+      expect((await cartOf(inn).rate(KAYAK, `date=${freshDay()}&rules=soft`)).status).toBe(400);
+      const over = await cartOf(inn).add([await cartOf(inn).slip(KAYAK, `date=${freshDay()}&param[qty]=6`)]);
+      expect(over.status).toBe(409);
+      expect(over.json.request.error.id).toBe('hold_limit');
+    } finally {
+      await writeTenant(
+        db,
+        makeTenant(tenantJson(['rules_override', 'staff_items', 'no_hold_budget'])),
+        Date.now(),
+      );
+    }
   });
 });
