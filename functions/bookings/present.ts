@@ -180,13 +180,17 @@ export function presentRecord(
   };
 }
 
-/** A customer with their bookings (wire notes), with the details the caller may see. */
-export function presentCustomer({ customer, bookings, details }: VisibleCustomer) {
+/**
+ * A customer with their bookings (wire notes): the details as entered on the booking `details_from` names
+ * (empty when no booking may give them), and the email the customer's bookings are filed under.
+ */
+export function presentCustomer({ customer, bookings, detailsFrom }: VisibleCustomer) {
   return {
     customer_id: customer.customer_id,
     code: customer.code,
     status_id: customer.status_id,
-    ...customerOf({ ...details, customer_email: customer.email }),
+    ...customerOf({ ...detailsFrom?.form, customer_email: customer.email }),
+    details_from: detailsFrom?.code ?? '',
     created_date: customer.created_date,
     bookings: Object.fromEntries(
       bookings.map((booking) => [

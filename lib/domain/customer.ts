@@ -5,12 +5,15 @@ import { getCustomer, getCustomerIdByEmail, type StoredCustomer } from '../db/cu
 import { canSee } from './booking.ts';
 import { type Caller, isPartnerOnly } from './caller.ts';
 
-/** A customer with the bookings a caller may see and the details it may see them with. */
+/** A customer with the bookings a caller may see and the booking its details are shown from. */
 export interface VisibleCustomer {
   customer: StoredCustomer;
   bookings: StoredBooking[];
-  /** The customer's form fields (`customer_name` …) as this caller may see them. */
-  details: Record<string, string>;
+  /**
+   * The booking whose form gives the customer's details (`customer_name` …), if any: for staff the newest
+   * one entered with a credential, for a partner its own newest one.
+   */
+  detailsFrom: StoredBooking | undefined;
 }
 
 /** The newest of some bookings (by creation time, then number), if any. */
@@ -26,22 +29,21 @@ const newest = (bookings: StoredBooking[]): StoredBooking | undefined =>
   );
 
 /**
- * The customer's details for a caller: a partner's own credential sees them only as entered in its own
- * newest booking, never the stored record, which another booking (a guest's) may have filled.
+ * The booking whose form gives a customer's details to a caller. Anyone can type any email into the
+ * public form, so a customer's create never names the customer: staff see the details of the newest
+ * booking entered with a credential (staff's or a partner's), a partner's own credential those of its
+ * own newest booking, never another's; with none, only the email is known.
  */
-function detailsFor(
-  caller: Caller,
-  customer: StoredCustomer,
-  visible: StoredBooking[],
-): Record<string, string> {
-  if (isPartnerOnly(caller)) return newest(visible)?.form ?? {};
-  return customer.fields;
+function detailsSource(caller: Caller, visible: StoredBooking[]): StoredBooking | undefined {
+  if (isPartnerOnly(caller)) return newest(visible);
+  return newest(visible.filter((booking) => (booking.entered_by ?? 0) > 0));
 }
 
 /**
  * A customer, by id or by email (exact, any case), with the bookings the caller may see; a partner's own
  * credential sees a customer only through a booking attributed to it (otherwise undefined: the same as
- * an unknown customer, so there is no oracle), and only with what its own bookings entered.
+ * an unknown customer, so there is no oracle). The details shown are a booking's, never stored ones: see
+ * `detailsSource`.
  */
 export async function findCustomer(
   db: Db,
@@ -56,5 +58,5 @@ export async function findCustomer(
     canSee(caller, booking),
   );
   if (isPartnerOnly(caller) && bookings.length === 0) return undefined;
-  return { customer, bookings, details: detailsFor(caller, customer, bookings) };
+  return { customer, bookings, detailsFrom: detailsSource(caller, bookings) };
 }

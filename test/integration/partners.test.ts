@@ -141,6 +141,12 @@ describe('customer details a partner sees', () => {
     });
     expect(Object.keys(customers[0]?.bookings as object)).toEqual([codes.tours]);
     expect(JSON.stringify(found.json)).not.toMatch(/Grace Guest|555 0100|Lake Road/);
+    // Staff see the details a credential entered (the partner's), not the guest's public ones.
+    const byStaff = await get('customer', staff, 'customer_email=grace@example.com');
+    expect(Object.values(byStaff.json.customers)[0]).toMatchObject({
+      customer_name: 'Tours Client',
+      details_from: codes.tours,
+    });
   });
 
   it('shows a customer by id with the partner’s own booking’s details only', async () => {
