@@ -161,12 +161,16 @@ export const rowSchema = z.looseObject({
 /** The body of the booking lists, keyed `booking/index` as clients read it. */
 export const listBody = { 'booking/index': keyed(rowSchema) };
 
-/** A customer. */
+/**
+ * A customer: the details as entered on the booking `details_from` names (staff: the newest one entered
+ * with a credential; a partner: its own newest), empty when none; never what a public create typed.
+ */
 export const customerSchema = z.looseObject({
   customer_id: int,
   code: z.string(),
   customer_name: z.string(),
   customer_email: z.string(),
+  details_from: z.string(),
   bookings: keyed(z.looseObject({ created_date: int })),
 });
 

@@ -16,9 +16,7 @@ export const createFindCustomer =
     const found = await findCustomer(deps.db, { caller, email: query.customer_email.trim() });
     return {
       body: {
-        customers: found
-          ? { [String(found.customer.customer_id)]: presentCustomer(found.customer, found.bookings) }
-          : {},
+        customers: found ? { [String(found.customer.customer_id)]: presentCustomer(found) } : {},
       },
       request: { records: found ? 1 : 0 },
     };
@@ -38,7 +36,7 @@ export const createGetCustomer =
       });
     }
     return {
-      body: { customer: presentCustomer(found.customer, found.bookings) },
+      body: { customer: presentCustomer(found) },
       request: { id: found.customer.code, records: 1 },
     };
   };

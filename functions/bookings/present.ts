@@ -3,10 +3,10 @@ import { describeDates, localInstant } from '#lib/core/dates.ts';
 import { formatAmount } from '#lib/core/money.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { BookingRecord, StoredBooking, StoredEvent } from '#lib/db/booking-repository.ts';
-import type { StoredCustomer } from '#lib/db/customer-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { actorOf, statusName } from '#lib/domain/booking.ts';
 import { fieldsFor } from '#lib/domain/booking-form.ts';
+import type { VisibleCustomer } from '#lib/domain/customer.ts';
 import { lineAmounts } from '#lib/domain/totals.ts';
 import { apiBaseUrl } from '#lib/http/routes.ts';
 
@@ -180,13 +180,17 @@ export function presentRecord(
   };
 }
 
-/** A customer with their bookings (wire notes). */
-export function presentCustomer(customer: StoredCustomer, bookings: StoredBooking[]) {
+/**
+ * A customer with their bookings (wire notes): the details as entered on the booking `details_from` names
+ * (empty when no booking may give them), and the email the customer's bookings are filed under.
+ */
+export function presentCustomer({ customer, bookings, detailsFrom }: VisibleCustomer) {
   return {
     customer_id: customer.customer_id,
     code: customer.code,
     status_id: customer.status_id,
-    ...customerOf({ ...customer.fields, customer_email: customer.email }),
+    ...customerOf({ ...detailsFrom?.form, customer_email: customer.email }),
+    details_from: detailsFrom?.code ?? '',
     created_date: customer.created_date,
     bookings: Object.fromEntries(
       bookings.map((booking) => [

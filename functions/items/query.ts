@@ -11,6 +11,7 @@ import {
   type Ymd,
 } from '#lib/core/dates.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
+import { hasGrant } from '#lib/domain/caller.ts';
 import type { ItemFilters } from '#lib/domain/catalog.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { reportIgnored } from '#lib/http/ignored.ts';
@@ -132,7 +133,7 @@ export interface ItemQuery {
 
 /**
  * Reads and validates the item query. Every problem is reported at once, named by the parameter as the
- * client wrote it; `rules=soft|off` is for staff only.
+ * client wrote it; `rules=soft|off` is for staff only (and partners granted `rules_override`).
  */
 export function readItemQuery(
   input: Record<string, unknown>,
@@ -177,7 +178,8 @@ export function readItemQuery(
     problems.date = 'required with start_time';
 
   const rules = query.rules ?? 'on';
-  if (rules !== 'on' && context.caller.kind !== 'staff') problems.rules = 'soft and off are for staff only';
+  if (rules !== 'on' && !hasGrant(context.caller, 'rules_override'))
+    problems.rules = 'soft and off are for staff only';
   let minimumAvailable: number | undefined;
   if (query.available !== undefined) {
     if (!/^\d{1,6}$/.test(query.available)) problems.available = 'a whole number';

@@ -1,14 +1,21 @@
 import type { Db } from '#lib/db/client.ts';
 import { listAccounts } from '#lib/db/tenant-repository.ts';
+import { actorOf } from '#lib/domain/booking.ts';
+import { isPartnerOnly } from '#lib/domain/caller.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 
-/** GET account (staff): every staff account as an array; credentials are separate records, never shown. */
+/**
+ * GET account (staff): every staff account as an array, or a partner's own credential only its own;
+ * credentials are separate records, never shown.
+ */
 export const createListAccounts =
   (db: Db): RouteHandler =>
-  async ({ input }) => {
+  async ({ input, caller }) => {
     parseInput(noParameters, input);
-    const accounts = (await listAccounts(db)).sort((a, b) => a.account_id - b.account_id);
+    const accounts = (await listAccounts(db))
+      .filter((account) => !isPartnerOnly(caller) || account.account_id === actorOf(caller))
+      .sort((a, b) => a.account_id - b.account_id);
     return {
       body: {
         account: accounts.map((account) => ({

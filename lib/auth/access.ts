@@ -1,3 +1,4 @@
+import type { AccountGrant } from '../config/tenant-schema.ts';
 import type { Caller } from '../domain/caller.ts';
 import { AccessError, AuthError } from './errors.ts';
 import {
@@ -26,7 +27,9 @@ export interface AccessStore {
     | undefined
   >;
   getToken(tokenHash: string): Promise<{ key: string; expires_at: number; created_at: number } | undefined>;
-  getAccount(accountId: number): Promise<{ enabled: boolean; partner?: boolean } | undefined>;
+  getAccount(
+    accountId: number,
+  ): Promise<{ enabled: boolean; partner?: boolean; grants?: readonly AccountGrant[] } | undefined>;
   recordUse(options: { key: string; accountId: number; ip: string; at: number }): Promise<void>;
 }
 
@@ -152,7 +155,8 @@ export async function resolveCaller(store: AccessStore, presented: Presented, no
     return {
       ...staff,
       accountId: credential.account_id,
-      ...(account.partner ? { ...partner, partnerOnly: true } : {}),
+      // Accounts loaded before grants existed have none.
+      ...(account.partner ? { ...partner, partnerOnly: true, grants: account.grants ?? [] } : {}),
     };
   }
   if (!/^\d{1,10}$/.test(onBehalf)) {

@@ -861,6 +861,7 @@ export interface components {
       code: string;
       customer_name: string;
       customer_email: string;
+      details_from: string;
       bookings: {
         [key: string]: {
           created_date: number;

@@ -132,6 +132,16 @@ const formFieldSchema = z.strictObject({
   staff: formAudienceSchema.default({ form: true, required: false, invoice: true }),
 });
 
+/**
+ * Staff privileges a partner's account may be granted (staff have them all, partners none by default):
+ * `rules_override` rates with `rules=soft|off`, `staff_items` lists, rates and books staff-only (`S`)
+ * items, `no_hold_budget` lifts the hold budgets its credentials are held to.
+ */
+export const ACCOUNT_GRANTS = ['rules_override', 'staff_items', 'no_hold_budget'] as const;
+
+/** One staff privilege a partner's account may be granted. */
+export type AccountGrant = (typeof ACCOUNT_GRANTS)[number];
+
 const accountSchema = z.strictObject({
   account_id: positiveId,
   first_name: text(100).min(1),
@@ -143,6 +153,8 @@ const accountSchema = z.strictObject({
   enabled: z.boolean().default(true),
   /** A partner (an agent or reseller): its bookings are attributed to it, and it sees only those. */
   partner: z.boolean().default(false),
+  /** Staff privileges granted to a partner (see ACCOUNT_GRANTS); staff accounts have them all. */
+  grants: z.array(z.enum(ACCOUNT_GRANTS)).max(ACCOUNT_GRANTS.length).default([]),
 });
 
 const duplicates = <T>(values: readonly T[]): T[] =>
@@ -216,6 +228,18 @@ export const tenantSchema = z
     if (!tenant.accounts.some((account) => account.enabled)) {
       problem(['accounts'], 'at least one staff account must be enabled');
     }
+    tenant.accounts.forEach((account, index) => {
+      // Staff have every privilege: grants on a staff account would read as a limit that does not exist.
+      if (account.grants.length > 0 && !account.partner) {
+        problem(
+          ['accounts', index, 'grants'],
+          'only a partner account takes grants (staff have every privilege)',
+        );
+      }
+      for (const grant of duplicates(account.grants)) {
+        problem(['accounts', index, 'grants'], `${grant} appears more than once`);
+      }
+    });
     for (const required of ['customer_name', 'customer_email']) {
       const index = tenant.form.findIndex((field) => field.field_id === required);
       if (index < 0) problem(['form'], `the form must have a ${required} field`);

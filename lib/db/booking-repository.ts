@@ -56,6 +56,12 @@ export interface StoredBooking {
   last_at?: number;
   /** The partner account the booking is attributed to (made with its credential, or on its behalf). */
   partner_id?: number;
+  /**
+   * The account whose credential entered the booking (staff, a partner, or staff on its behalf); 0 for a
+   * customer's create (the public form, or `X-On-Behalf: off`). Absent on bookings made before it existed,
+   * which count as a customer's.
+   */
+  entered_by?: number;
   /** The distinct items of its lines, for the item filter. */
   item_ids: number[];
   session_id?: string;

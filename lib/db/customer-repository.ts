@@ -4,13 +4,18 @@ import { customerEmailKey, customerKey } from './keys.ts';
 import { stripKeys } from './operations.ts';
 import type { TransactItem } from './transact.ts';
 
-/** A customer as stored; a public booking never changes it. */
+/**
+ * A customer as stored: an id and the email its bookings are filed under, nothing anyone typed about them.
+ * Its name, phone and address are read from its bookings (see `findCustomer`), never stored here, so the
+ * first booking with an email (anyone's) cannot write them.
+ */
 export interface StoredCustomer {
   customer_id: number;
   code: string;
   status_id: string;
   email: string;
-  fields: Record<string, string>;
+  /** The first booking's form fields, written by earlier versions; never shown. */
+  fields?: Record<string, string>;
   created_date: number;
 }
 

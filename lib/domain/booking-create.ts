@@ -60,7 +60,7 @@ const initialStatus = (config: StoredConfig, due: number): string => {
 
 /**
  * Books a session in one transaction: the booking with its lines and the session's holds (handed over:
- * counters untouched), its code, a new customer (matched by email, never changed by a public call), the
+ * counters untouched), its code, a new customer (matched by email; only its id and email are stored), the
  * gift certificate spend, the first event, and the session marked booked. A session already booked
  * returns its booking; concurrent creates of one session make one booking.
  */
@@ -203,6 +203,7 @@ async function bookSession(
         item_ids: [...new Set(lines.map((line) => line.item_id))],
         session_id: session.id,
         ...(ctx.caller.partnerId !== undefined ? { partner_id: ctx.caller.partnerId } : {}),
+        entered_by: actorOf(ctx.caller),
       };
       const [bookingPut, codePut] = createBookingActions(ctx.db, booking) as [TransactItem, TransactItem];
       const named: NamedAction<Role>[] = [
@@ -230,7 +231,6 @@ async function bookSession(
             code: `C-${String(newCustomerId).padStart(6, '0')}`,
             status_id: 'A',
             email: email ?? '',
-            fields: Object.fromEntries(Object.entries(form).filter(([name]) => name.startsWith('customer_'))),
             created_date: nowSeconds,
           }).slice(0, email ? 2 : 1),
         );

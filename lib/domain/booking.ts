@@ -31,7 +31,7 @@ export interface BookingContext {
   config: StoredConfig;
   keys: readonly SlipKey[];
   caller: Caller;
-  /** The caller's client key: SLIPs held by a customer's create count against its hold budget. */
+  /** The caller's client key: SLIPs held by a customer's create count against its hold budget (see cart-lines `actorOf`). */
   client: string;
   now: number;
   retry?: RetryPolicy;

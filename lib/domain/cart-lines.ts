@@ -3,6 +3,7 @@ import type { SessionLine, StoredSession } from '../db/session-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
 import { type RatedItem, rateItem } from '../rating/rate-item.ts';
 import type { SlipPayload } from '../slip/codec.ts';
+import { type Caller, hasGrant, isPartnerOnly } from './caller.ts';
 import { paramLabels, partsOf, ratingTenant } from './catalog.ts';
 import { DomainError } from './errors.ts';
 import { requestOf } from './slip-contents.ts';
@@ -27,16 +28,34 @@ export const SESSION_LIMITS = {
 /** A transaction holds at most 100 actions: two per changed counter, the session and the client's set. */
 export const MAX_COUNTER_CHANGES = 49;
 
-/** Who is changing a session: a customer (budgeted by its client address) or staff (exempt). */
+/** Who is changing a session, and what of staff's it may do. */
 export interface SessionActor {
-  audience: 'customer' | 'staff';
-  /** The client key of the caller; a new session's holds count against it (customers only). */
+  /** May add SLIPs of staff-only (`S`) items. */
+  staffItems: boolean;
+  /** May add SLIPs rated with `rules=soft|off`. */
+  rulesOverride: boolean;
+  /** The key a new session's holds are budgeted under; none for an exempt caller (staff). */
   client?: string;
 }
 
-/** The session actor of a caller: customers are budgeted by their client key, staff are not. */
-export const actorOf = (caller: { kind: 'customer' | 'staff' }, client: string): SessionActor =>
-  caller.kind === 'staff' ? { audience: 'staff' } : { audience: 'customer', client };
+/**
+ * The session actor of a caller: customers are budgeted by their client key (address), a partner's own
+ * credential by the credential (unless granted `no_hold_budget`), staff not at all; staff privileges
+ * over items and rules follow the caller's grants.
+ */
+export const actorOf = (caller: Caller, client: string): SessionActor => {
+  const budgeted =
+    caller.kind === 'customer'
+      ? client
+      : isPartnerOnly(caller) && !hasGrant(caller, 'no_hold_budget')
+        ? `credential:${caller.credentialKey}`
+        : undefined;
+  return {
+    staffItems: hasGrant(caller, 'staff_items'),
+    rulesOverride: hasGrant(caller, 'rules_override'),
+    ...(budgeted ? { client: budgeted } : {}),
+  };
+};
 
 /** What the pure line rules need: the tenant, the time and who is acting. */
 export interface LineContext {
@@ -47,9 +66,9 @@ export interface LineContext {
 }
 
 /**
- * The item of a line, if it is still offered to the actor: enabled, and not staff-only for customers. A staff
- * item's SLIP in a customer's hands is `invalid_slip` (`staff_only`); an item withdrawn since it was
- * added is `unavailable`.
+ * The item of a line, if it is still offered to the actor: enabled, and not staff-only unless the actor may
+ * add staff items. A staff item's SLIP in a customer's (or an ungranted partner's) hands is `invalid_slip`
+ * (`staff_only`); an item withdrawn since it was added is `unavailable`.
  */
 export function offeredItem(
   ctx: LineContext,
@@ -57,7 +76,7 @@ export function offeredItem(
 ): StoredItem {
   const item = options.all.find((entry) => entry.item_id === options.itemId && entry.enabled);
   // Private items (`P`) are bookable by anyone who has their id; staff items (`S`) only by staff.
-  const hidden = item !== undefined && ctx.actor.audience === 'customer' && item.visibility === 'S';
+  const hidden = item !== undefined && !ctx.actor.staffItems && item.visibility === 'S';
   if (hidden && options.adding) {
     throw new DomainError('invalid_slip', 'This SLIP was issued to staff', {
       ...options.where,

@@ -13,7 +13,7 @@ import {
 import { calendarOf, slotRangeOf } from '../rating/calendar.ts';
 import type { RateRequest, RatingTenant, StockLookup } from '../rating/rate-item.ts';
 import { resolveSpan, SpanError } from '../rating/span.ts';
-import type { Caller } from './caller.ts';
+import { type Caller, hasGrant } from './caller.ts';
 import { isListedFor } from './visibility.ts';
 
 /** The catalogue of a request's configuration, as `createCatalogReader` answers it. */
@@ -104,11 +104,14 @@ export function selectListedItems(items: StoredItem[], caller: Caller, filters: 
     .sort((a, b) => a.pos - b.pos || a.item_id - b.item_id);
 }
 
-/** One enabled item by id as the caller may see it: staff see every one, customers all but staff-only. */
+/**
+ * One enabled item by id as the caller may see it: staff (and partners granted `staff_items`) see every
+ * one, customers and other partners all but staff-only.
+ */
 export function findVisibleItem(items: StoredItem[], caller: Caller, itemId: number): StoredItem | undefined {
   const item = items.find((entry) => entry.item_id === itemId && entry.enabled);
   if (!item) return undefined;
-  return caller.kind === 'staff' || item.visibility !== 'S' ? item : undefined;
+  return item.visibility !== 'S' || hasGrant(caller, 'staff_items') ? item : undefined;
 }
 
 /** The parts of a package (enabled items only), or none for other items. */

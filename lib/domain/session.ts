@@ -52,7 +52,7 @@ const emptySession = (ctx: SessionContext): StoredSession => ({
   next_line: 1,
   lines: {},
   holds: {},
-  ...(ctx.actor.audience === 'customer' && ctx.actor.client ? { client: ctx.actor.client } : {}),
+  ...(ctx.actor.client ? { client: ctx.actor.client } : {}),
 });
 
 /**
@@ -78,7 +78,7 @@ export async function addSlips(
       }
       throw error;
     }
-    if (ctx.actor.audience === 'customer' && (payload.rules ?? 'on') !== 'on') {
+    if (!ctx.actor.rulesOverride && (payload.rules ?? 'on') !== 'on') {
       throw new DomainError('invalid_slip', 'This SLIP was issued to staff', {
         reason: 'staff_only',
         slip: index,

@@ -380,7 +380,7 @@ describe('booking/create', () => {
     expect(replay.json.booking).toEqual(later.json.booking);
   });
 
-  it('matches customers by email and never changes them from a public booking', async () => {
+  it('matches customers by email and takes no details from a public booking', async () => {
     const first = await book({ customer_email: 'Grace@Example.com', customer_name: 'Grace Hopper' });
     const second = await book({ customer_email: 'grace@example.com', customer_name: 'G. H.' });
     const customerOf = async (code: string) =>
@@ -388,9 +388,11 @@ describe('booking/create', () => {
     const customerId = await customerOf(first.created.code);
     expect(await customerOf(second.created.code)).toBe(customerId);
     const customer = await staffCall(`customer/${customerId}`);
+    // Whoever typed an email into the public form may not be its owner: only the email is the customer's.
     expect(customer.json.customer).toMatchObject({
-      customer_name: 'Grace Hopper',
+      customer_name: '',
       customer_email: 'grace@example.com',
+      details_from: '',
     });
     expect(Object.keys(customer.json.customer.bookings).sort()).toEqual(
       [first.created.code, second.created.code].sort(),
@@ -399,6 +401,79 @@ describe('booking/create', () => {
     const found = await staffCall('customer', { query: 'customer_email=GRACE@example.com' });
     expect(Object.keys(found.json.customers)).toEqual([String(customerId)]);
     expect((await staffCall('customer/C-999999')).status).toBe(404);
+  });
+
+  it('takes a customer’s details from the newest booking staff entered, never from a stranger’s public one', async () => {
+    // A stranger books first with the guest's email, planting a name and a country on the future record.
+    const planted = await book({
+      customer_email: 'victor@example.com',
+      customer_name: 'Mallory',
+      customer_country: 'US',
+    });
+    const sessionId = await cart();
+    const byStaff = await create(
+      {
+        session_id: sessionId,
+        ...form({
+          customer_email: 'victor@example.com',
+          customer_name: 'Victor Vance',
+          customer_country: 'CA',
+        }),
+      },
+      { authorization: staff },
+    );
+    expect(byStaff.status).toBe(200);
+    const later = await book({
+      customer_email: 'victor@example.com',
+      customer_name: 'Mallory again',
+      customer_country: 'US',
+    });
+    const customerId = byStaff.json.booking.customer_id;
+    const customer = (await staffCall(`customer/${customerId}`)).json.customer;
+    expect(customer).toMatchObject({
+      customer_name: 'Victor Vance',
+      customer_country: 'CA',
+      customer_email: 'victor@example.com',
+      details_from: byStaff.json.booking.code,
+    });
+    expect(Object.keys(customer.bookings).sort()).toEqual(
+      [planted.created.code, byStaff.json.booking.code, later.created.code].sort(),
+    );
+    const found = (await staffCall('customer', { query: 'customer_email=victor@example.com' })).json
+      .customers;
+    expect(found[String(customerId)]).toMatchObject({
+      customer_name: 'Victor Vance',
+      customer_country: 'CA',
+    });
+    // Each booking shows what was entered on it: the record, the list row and the invoice.
+    for (const [code, name, country] of [
+      [planted.created.code, 'Mallory', 'US'],
+      [byStaff.json.booking.code, 'Victor Vance', 'CA'],
+      [later.created.code, 'Mallory again', 'US'],
+    ]) {
+      const record = (await staffCall(`booking/${code}`)).json.booking;
+      expect(record).toMatchObject({
+        customer_name: name,
+        customer_country: country,
+        customer_id: customerId,
+      });
+      const invoice = (await staffCall(`booking/${code}/invoice`)).json.booking.invoice;
+      expect(invoice.customer).toMatchObject({ customer_name: name, customer_country: country });
+    }
+    const rows = (await staffCall('booking/index', { query: `customer_id=${customerId}` })).json[
+      'booking/index'
+    ];
+    expect(
+      Object.values(rows)
+        .map((row: any) => [row.code, row.customer_name])
+        .sort(),
+    ).toEqual(
+      [
+        [planted.created.code, 'Mallory'],
+        [byStaff.json.booking.code, 'Victor Vance'],
+        [later.created.code, 'Mallory again'],
+      ].sort(),
+    );
   });
 });
 

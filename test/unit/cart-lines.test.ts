@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { AccountGrant } from '#lib/config/tenant-schema.ts';
 import type { StoredSession } from '#lib/db/session-repository.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { applyAlters, readAlter } from '#lib/domain/cart-alter.ts';
-import { addLines, type LineContext } from '#lib/domain/cart-lines.ts';
+import { actorOf, addLines, type LineContext } from '#lib/domain/cart-lines.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { NOW } from '#test/support/rating.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
@@ -19,7 +20,22 @@ const tenant = makeTenant(
 );
 const config = { ...tenant, updated_at: 0 } as unknown as StoredConfig;
 const all = tenant.items as StoredItem[];
-const customer: LineContext = { config, now: NOW, actor: { audience: 'customer', client: '203.0.113.1' } };
+const customer: LineContext = { config, now: NOW, actor: actorOf({ kind: 'customer' }, '203.0.113.1') };
+const staffCaller = {
+  kind: 'staff',
+  accountId: 1,
+  credentialKey: 'bk_desk',
+  credentialAccountId: 1,
+} as const;
+const partnerCaller = (grants: AccountGrant[]) =>
+  ({
+    ...staffCaller,
+    accountId: 2,
+    credentialAccountId: 2,
+    partnerId: 2,
+    partnerOnly: true,
+    grants,
+  }) as const;
 const payload = (itemId: number, start: string): SlipPayload =>
   ({
     tenant: 'test',
@@ -65,7 +81,36 @@ describe('cart lines', () => {
     const add = (ctx: LineContext) =>
       addLines(ctx, { session: empty, all, slips: ['slip-s'], payloads: [payload(2, '20270110')] });
     expect(() => add(customer)).toThrow(expect.objectContaining({ code: 'invalid_slip' }));
-    expect(add({ ...customer, actor: { audience: 'staff' } }).next.holds).toEqual({ '2|20270110': 1 });
+    expect(add({ ...customer, actor: actorOf(staffCaller, '203.0.113.1') }).next.holds).toEqual({
+      '2|20270110': 1,
+    });
+  });
+
+  it('refuses a staff item to a partner unless its account is granted staff_items', () => {
+    const add = (grants: AccountGrant[]) =>
+      addLines(
+        { ...customer, actor: actorOf(partnerCaller(grants), '203.0.113.1') },
+        { session: empty, all, slips: ['slip-s'], payloads: [payload(2, '20270110')] },
+      );
+    expect(() => add(['rules_override', 'no_hold_budget'])).toThrow(
+      expect.objectContaining({
+        code: 'invalid_slip',
+        data: expect.objectContaining({ reason: 'staff_only' }),
+      }),
+    );
+    expect(add(['staff_items']).next.holds).toEqual({ '2|20270110': 1 });
+  });
+
+  it('budgets customers by address, a partner by its credential unless granted no_hold_budget, staff never', () => {
+    expect(actorOf({ kind: 'customer' }, '203.0.113.1').client).toBe('203.0.113.1');
+    expect(actorOf(partnerCaller([]), '203.0.113.1').client).toBe('credential:bk_desk');
+    expect(actorOf(partnerCaller(['no_hold_budget']), '203.0.113.1').client).toBeUndefined();
+    expect(actorOf(staffCaller, '203.0.113.1').client).toBeUndefined();
+    // Staff acting on behalf of a partner keep staff's privileges.
+    expect(actorOf({ ...staffCaller, accountId: 2, partnerId: 2 }, '203.0.113.1')).toEqual({
+      staffItems: true,
+      rulesOverride: true,
+    });
   });
 
   it.each([

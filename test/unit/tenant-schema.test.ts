@@ -72,6 +72,45 @@ describe('the tenant file', () => {
     );
   });
 
+  it('grants a partner account nothing by default, and only known privileges to partners only', () => {
+    const accounts = (grants: Record<string, unknown>) => [
+      { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada', ...grants },
+      { account_id: 2, first_name: 'Tours', email: 't@tours.example.com', login_id: 'tours', partner: true },
+    ];
+    const plain = parseTenant(makeTenantJson({ accounts: accounts({}) }));
+    if (!plain.ok) throw new Error(JSON.stringify(plain.problems));
+    expect(plain.tenant.accounts.map((account) => account.grants)).toEqual([[], []]);
+    const granted = parseTenant(
+      makeTenantJson({
+        accounts: [
+          ...accounts({}).slice(0, 1),
+          { ...accounts({})[1], grants: ['rules_override', 'staff_items', 'no_hold_budget'] },
+        ],
+      }),
+    );
+    expect(granted.ok).toBe(true);
+    const problemsOf = (raw: Record<string, unknown>) => {
+      const result = parseTenant(raw);
+      if (result.ok) throw new Error('expected problems');
+      return result.problems.map((problem) => problem.path);
+    };
+    expect(
+      problemsOf(
+        makeTenantJson({ accounts: [accounts({})[0], { ...accounts({})[1], grants: ['everything'] }] }),
+      ),
+    ).toEqual(['accounts[1].grants[0]']);
+    expect(problemsOf(makeTenantJson({ accounts: accounts({ grants: ['staff_items'] }) }))).toEqual([
+      'accounts[0].grants',
+    ]);
+    expect(
+      problemsOf(
+        makeTenantJson({
+          accounts: [accounts({})[0], { ...accounts({})[1], grants: ['staff_items', 'staff_items'] }],
+        }),
+      ),
+    ).toEqual(['accounts[1].grants']);
+  });
+
   it('reports cross-reference problems once the structure is right', () => {
     const raw = makeTenantJson({
       items: [
