@@ -3,7 +3,9 @@ import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
 import { type ExpiringSession, listSessionsExpiringInMinute } from '#lib/db/session-expiry-repository.ts';
 import { getSweptUntil, putSweptUntil } from '#lib/db/sweeper-state-repository.ts';
+import { getConfig } from '#lib/db/tenant-repository.ts';
 import { releaseExpiredSession, releaseRounds, sweepMinutes } from '#lib/domain/sweep.ts';
+import { voidUnpaidBookings } from '#lib/domain/unpaid.ts';
 import { logger } from '#lib/http/logger.ts';
 import type { Meter } from '#lib/http/observability.ts';
 
@@ -20,6 +22,8 @@ export interface SweepReport {
   oldestFoundSeconds: number;
   /** Age in seconds of the oldest expired session still holding after this sweep (0 when none is left). */
   lagSeconds: number;
+  /** Customers' bookings voided because they stayed unpaid (`settings.void_unpaid_after_hours`). */
+  voidedUnpaid: number;
 }
 
 /** Minute shards read at once. */
@@ -95,6 +99,12 @@ export const createSweeper =
         firstUnfinished = Math.min(...[...left].map(minuteOf));
       }
     }
+    // Unpaid customers' bookings past the tenant's limit are voided with what time is left.
+    let voidedUnpaid = 0;
+    if (clock() < deadline) {
+      const config = await getConfig(options.db);
+      if (config) voidedUnpaid = await voidUnpaidBookings(options.db, { config, now: startedMs });
+    }
     const complete = firstUnfinished === undefined;
     const resumeFrom = firstUnfinished ?? minutes.at(-1) ?? Math.floor(now / 60) * 60;
     await putSweptUntil(options.db, resumeFrom - REREAD_SECONDS, startedMs);
@@ -108,12 +118,13 @@ export const createSweeper =
       complete,
       oldestFoundSeconds: ageOf(oldestFound),
       lagSeconds: complete ? 0 : ageOf(oldestLeft ?? firstUnfinished),
+      voidedUnpaid,
     };
     // Every run reports, zeros included: a missing SweeperRuns means no sweeper ran.
     options.meter?.count(METRIC.sweeperRuns);
     options.meter?.count(METRIC.sweeperReleases, released);
     options.meter?.seconds(METRIC.sweeperLagSeconds, report.lagSeconds);
-    if (found > 0 || !complete) {
+    if (found > 0 || !complete || voidedUnpaid > 0) {
       logger.info('sweep', {
         minutes: report.minutes,
         found,
@@ -122,6 +133,7 @@ export const createSweeper =
         complete,
         oldest_found_seconds: report.oldestFoundSeconds,
         lag_seconds: report.lagSeconds,
+        voided_unpaid: voidedUnpaid,
       });
     }
     return report;

@@ -20,9 +20,11 @@ async function main(): Promise<number> {
   }
   for (const entry of run.clientDiscrepancies) {
     say(
-      entry.kind === 'client_hold'
-        ? `client ${entry.client} ${entry.counterId}: budget says ${entry.held} held, its open sessions hold ${entry.expected}`
-        : `client ${entry.client}: holding sessions recorded [${entry.sessions.join(' ')}], open sessions holding [${entry.expected.join(' ')}]`,
+      entry.kind === 'client_unpaid'
+        ? `client ${entry.client}: counts ${entry.unpaid} unpaid bookings, ${entry.expected} are`
+        : entry.kind === 'client_hold'
+          ? `client ${entry.client} ${entry.counterId}: budget says ${entry.held} held, its open sessions and unpaid bookings hold ${entry.expected}`
+          : `client ${entry.client}: holding sessions recorded [${entry.sessions.join(' ')}], open sessions holding [${entry.expected.join(' ')}]`,
     );
   }
   for (const entry of run.holderDiscrepancies) {

@@ -8,6 +8,8 @@ export const DEFAULT_LIMITS = {
   staff_requests_per_minute: 600,
   client_hold_share: 0.5,
   open_sessions_per_client: 3,
+  unpaid_bookings_per_client: 3,
+  partner_unpaid_budget: false,
 };
 
 /**

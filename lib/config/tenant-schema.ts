@@ -57,6 +57,15 @@ const limitsSchema = z.strictObject({
     .positive()
     .max(100)
     .default(DEFAULT_LIMITS.open_sessions_per_client),
+  /** Unpaid bookings a customer client may have at once: until paid or confirmed, they hold its budget. */
+  unpaid_bookings_per_client: z
+    .number()
+    .int()
+    .positive()
+    .max(1_000_000)
+    .default(DEFAULT_LIMITS.unpaid_bookings_per_client),
+  /** Whether a partner's unpaid bookings count against its credential's budgets as a customer's do. */
+  partner_unpaid_budget: z.boolean().default(DEFAULT_LIMITS.partner_unpaid_budget),
 });
 
 const originSchema = z
@@ -93,6 +102,8 @@ const localeSchema = z.strictObject({
 const settingsSchema = z.strictObject({
   hold_minutes: z.number().positive().max(1440).default(15),
   max_session_minutes: z.number().positive().max(1440).default(60),
+  /** Void a customer's booking still unpaid and unconfirmed this many hours after it was made (0: never). */
+  void_unpaid_after_hours: z.number().nonnegative().max(8760).default(0),
   slip_minutes: z.number().int().positive().max(10_080).default(120),
   public_api: z.boolean().default(true),
   cors_origins: z.array(originSchema).max(20).default([]),

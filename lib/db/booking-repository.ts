@@ -8,6 +8,8 @@ import {
   bookingNoteKey,
   bookingPartition,
   bookingPaymentKey,
+  bookingStatusPartition,
+  bookingsCreatedBefore,
   bookmarkKey,
   noteIndexKeys,
 } from './keys.ts';
@@ -62,6 +64,12 @@ export interface StoredBooking {
    * which count as a customer's.
    */
   entered_by?: number;
+  /**
+   * While a customer's booking is unpaid and unconfirmed: the client whose budgets it counts against and
+   * the units it counts there (its cart's holds, handed over with it). Gone once paid, confirmed by staff,
+   * voided or cancelled.
+   */
+  budget?: { client: string; holds: Record<string, number> };
   /** The distinct items of its lines, for the item filter. */
   item_ids: number[];
   session_id?: string;
@@ -238,4 +246,27 @@ export function bookmarkAction(
         },
       }
     : { Delete: { TableName: db.tableName, Key: key } };
+}
+
+/**
+ * The ids of the bookings of one status created from `from` to before `before` (Unix seconds) that still
+ * count against a client's budgets (unpaid and unconfirmed), oldest first: one status partition of gsi2,
+ * read by creation time, the paid ones filtered out.
+ */
+export async function listUnpaidBookingIds(
+  db: Db,
+  options: { statusId: string; from: number; before: number },
+): Promise<number[]> {
+  const records = await queryAll(db, {
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk BETWEEN :from AND :before',
+    FilterExpression: 'attribute_exists(budget)',
+    ExpressionAttributeValues: {
+      ':pk': bookingStatusPartition(options.statusId),
+      ':from': bookingsCreatedBefore(options.from),
+      ':before': bookingsCreatedBefore(options.before),
+    },
+    ProjectionExpression: 'booking_id',
+  });
+  return records.map((record) => Number(record.booking_id));
 }

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
-import { clientHoldKey, clientSessionsKey } from './keys.ts';
+import { clientHoldKey, clientSessionsKey, clientUnpaidKey } from './keys.ts';
 import type { TransactItem } from './transact.ts';
 
 /** How long a client's budget records outlive their last change before DynamoDB TTL deletes them. */
@@ -31,17 +31,69 @@ export function holdClientUnitsAction(
   };
 }
 
-/** Takes `units` off what a client holds of a counter (never refused, like releasing stock). */
+/**
+ * Takes `units` off what a client holds of a counter (never refused, like releasing stock). With
+ * `nowSeconds`, the record may be deleted again a while after (see `keepClientUnitsAction`).
+ */
 export function releaseClientUnitsAction(
   db: Db,
-  options: { client: string; counterId: string; units: number },
+  options: { client: string; counterId: string; units: number; nowSeconds?: number },
 ): TransactItem {
+  const expires = options.nowSeconds !== undefined;
   return {
     Update: {
       TableName: db.tableName,
       Key: clientHoldKey(options.client, options.counterId),
-      UpdateExpression: 'ADD held :units SET entity = :entity',
-      ExpressionAttributeValues: { ':units': -options.units, ':entity': 'client_hold' },
+      UpdateExpression: `ADD held :units SET entity = :entity${expires ? ', #ttl = :ttl' : ''}`,
+      ...(expires ? { ExpressionAttributeNames: { '#ttl': 'ttl' } } : {}),
+      ExpressionAttributeValues: {
+        ':units': -options.units,
+        ':entity': 'client_hold',
+        ...(expires ? { ':ttl': (options.nowSeconds as number) + KEEP_SECONDS } : {}),
+      },
+    },
+  };
+}
+
+/**
+ * Keeps a client's record of a counter for as long as an unpaid booking counts on it: TTL would delete it
+ * a week after its last change, and the booking's units with it.
+ */
+export function keepClientUnitsAction(db: Db, options: { client: string; counterId: string }): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: clientHoldKey(options.client, options.counterId),
+      UpdateExpression: 'REMOVE #ttl',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+    },
+  };
+}
+
+/**
+ * Counts a booking among its client's unpaid bookings, only while they are fewer than `max` (a counter,
+ * not a set: a booking leaves it exactly once, in the transaction that takes its budget away).
+ */
+export function claimUnpaidBookingAction(db: Db, options: { client: string; max: number }): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: clientUnpaidKey(options.client),
+      UpdateExpression: 'ADD unpaid :one SET entity = :entity',
+      ConditionExpression: 'attribute_not_exists(unpaid) OR unpaid < :max',
+      ExpressionAttributeValues: { ':one': 1, ':max': options.max, ':entity': 'client_unpaid' },
+    },
+  };
+}
+
+/** Takes a booking off its client's count of unpaid bookings. */
+export function dropUnpaidBookingAction(db: Db, options: { client: string }): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: clientUnpaidKey(options.client),
+      UpdateExpression: 'ADD unpaid :minusOne',
+      ExpressionAttributeValues: { ':minusOne': -1 },
     },
   };
 }

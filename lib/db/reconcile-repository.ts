@@ -1,6 +1,6 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
-import { clientHoldKey, clientSessionsKey, stockKey } from './keys.ts';
+import { clientHoldKey, clientSessionsKey, clientUnpaidKey, stockKey } from './keys.ts';
 import { applyIfCondition } from './operations.ts';
 import type { SessionLine } from './session-repository.ts';
 import { COUNTER_FIELDS, counterValues } from './stock-repository.ts';
@@ -23,11 +23,15 @@ export interface HoldingSnapshot {
     status_id: string;
     holds: Record<string, number>;
     lines?: Record<string, SessionLine>;
+    /** While unpaid: the client it counts against and the units it counts there. */
+    budget?: { client: string; holds: Record<string, number> };
   }[];
   /** What each client holds of each counter, by its budget records. */
   clientHolds: { client: string; counterId: string; held: number }[];
   /** Each client's recorded set of holding sessions. */
   clientSessions: { client: string; sessions: string[] }[];
+  /** Each client's recorded count of unpaid bookings. */
+  clientUnpaid: { client: string; unpaid: number }[];
 }
 
 /**
@@ -41,6 +45,7 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
     bookings: [],
     clientHolds: [],
     clientSessions: [],
+    clientUnpaid: [],
   };
   await Promise.all(
     Array.from({ length: segments }, async (_, segment) => {
@@ -52,13 +57,15 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
             Segment: segment,
             TotalSegments: segments,
             ConsistentRead: true,
-            FilterExpression: 'entity IN (:stock, :session, :booking, :clientHold, :clientSessions)',
+            FilterExpression:
+              'entity IN (:stock, :session, :booking, :clientHold, :clientSessions, :clientUnpaid)',
             ExpressionAttributeValues: {
               ':stock': 'stock',
               ':session': 'session',
               ':booking': 'booking',
               ':clientHold': 'client_hold',
               ':clientSessions': 'client_sessions',
+              ':clientUnpaid': 'client_unpaid',
             },
             ExclusiveStartKey: cursor,
           }),
@@ -85,6 +92,11 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
               counterId: String(item.sk).slice('HOLD#'.length),
               held: Number(item.held ?? 0),
             });
+          } else if (item.entity === 'client_unpaid') {
+            snapshot.clientUnpaid.push({
+              client: String(item.pk).slice('CLIENT#'.length),
+              unpaid: Number(item.unpaid ?? 0),
+            });
           } else if (item.entity === 'client_sessions') {
             snapshot.clientSessions.push({
               client: String(item.pk).slice('CLIENT#'.length),
@@ -97,6 +109,7 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
               status_id: String(item.status_id),
               holds: item.holds ?? {},
               ...(item.lines ? { lines: item.lines } : {}),
+              ...(item.budget ? { budget: item.budget } : {}),
             });
           }
         }
@@ -174,6 +187,29 @@ export async function fixClientSessions(
           ...(options.expected.length ? { ':expected': new Set(options.expected) } : {}),
           ...(options.seen.length ? { ':count': options.seen.length } : {}),
           ...Object.fromEntries(options.seen.map((id, index) => [`:s${index}`, id])),
+        },
+      }),
+    ),
+  );
+}
+
+/** Sets a client's count of unpaid bookings to the recomputed value, only if it still is what was seen. */
+export async function fixClientUnpaid(
+  db: Db,
+  options: { client: string; seen: number; expected: number },
+): Promise<boolean> {
+  return applyIfCondition(() =>
+    db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: clientUnpaidKey(options.client),
+        UpdateExpression: 'SET unpaid = :expected, entity = :entity',
+        ConditionExpression:
+          options.seen === 0 ? 'attribute_not_exists(unpaid) OR unpaid = :seen' : 'unpaid = :seen',
+        ExpressionAttributeValues: {
+          ':expected': options.expected,
+          ':seen': options.seen,
+          ':entity': 'client_unpaid',
         },
       }),
     ),

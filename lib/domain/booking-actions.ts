@@ -22,7 +22,7 @@ import { commitWithRetry, type NamedAction, type TransactItem } from '../db/tran
 import { actorOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
 import { bookingEventActions } from './booking-events.ts';
 import { DomainError } from './errors.ts';
-import { capacityOf } from './stock.ts';
+import { capacityOf, releaseBookingBudgetActions } from './stock.ts';
 
 /** The longest note, in characters after trimming. */
 export const MAX_NOTE_LENGTH = 3000;
@@ -146,9 +146,23 @@ export async function checkInOrOut(
  */
 export async function changeStatus(
   ctx: BookingContext,
-  options: { reference: string; statusId: string; notify: boolean; setPaid: boolean },
+  options: {
+    reference: string;
+    statusId: string;
+    notify: boolean;
+    setPaid: boolean;
+    /** Why, when the service changes it by itself (recorded on the event). */
+    reason?: string;
+    /** Change it only while it is still unpaid and unconfirmed (`invalid_status` otherwise). */
+    ifUnpaid?: boolean;
+  },
 ): Promise<StoredBooking> {
   return changeBooking(ctx, options.reference, async ({ booking }) => {
+    if (options.ifUnpaid && !booking.budget) {
+      throw new DomainError('invalid_status', 'The booking was paid or confirmed meanwhile', {
+        status_id: booking.status_id,
+      });
+    }
     const from = booking.status_id;
     const to = options.statusId;
     const writes: TransactItem[] = [];
@@ -204,6 +218,16 @@ export async function changeStatus(
         next = { ...next, paid_total: next.paid_total + giftcert.amount };
       }
     }
+    // Staff changing an unpaid booking's status (confirming, paying, voiding) takes it off its client's
+    // budgets: from now on it is the business's decision, not a stranger's hold.
+    if (booking.budget) {
+      for (const action of releaseBookingBudgetActions(ctx.db, booking, nowSeconds)) {
+        writes.push(action);
+        counters.push(undefined);
+      }
+      const { budget: _released, ...rest } = next;
+      next = rest;
+    }
     if (options.setPaid) {
       const due = booking.totals.total - booking.paid_total;
       if (due <= 0) throw new DomainError('nothing_due', 'Nothing is due on this booking', { due: 0 });
@@ -228,6 +252,7 @@ export async function changeStatus(
           from,
           to,
           notify: options.notify,
+          ...(options.reason ? { reason: options.reason } : {}),
           ...(options.setPaid ? { amount: booking.totals.total - booking.paid_total } : {}),
         },
       },

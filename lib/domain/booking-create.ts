@@ -15,15 +15,17 @@ import { bookSessionAction, getSession, type StoredSession } from '../db/session
 import { holdStockAction, parseCounterId } from '../db/stock-repository.ts';
 import { createItemLoader, type StoredConfig } from '../db/tenant-repository.ts';
 import { commitWithRetry, type NamedAction, type TransactItem } from '../db/transact.ts';
-import { actorOf, type BookingContext, isInactive, newEvent } from './booking.ts';
+import { actorOf, type BookingContext, newEvent } from './booking.ts';
 import { bookingEventActions } from './booking-events.ts';
 import { type Audience, validateForm } from './booking-form.ts';
+import { isPartnerOnly } from './caller.ts';
 import { actorOf as sessionActorOf } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
 import { addSlips, endSession, isExpired } from './session.ts';
 import { unavailableCounter } from './session-commit.ts';
-import { capacityOf, catchUpLines, releaseBudgetActions } from './stock.ts';
+import { capacityOf, catchUpLines, keepBudgetActions, releaseBudgetActions } from './stock.ts';
 import { lineAmounts, sumAmounts } from './totals.ts';
+import { firstActiveStatus } from './unpaid.ts';
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
@@ -55,7 +57,7 @@ const sessionTotals = (session: StoredSession, config: StoredConfig) =>
 const initialStatus = (config: StoredConfig, due: number): string => {
   const statuses = config.statuses.map((status) => status.status_id);
   if (due === 0 && statuses.includes('PAID')) return 'PAID';
-  return statuses.find((status) => !isInactive(status)) ?? 'PEND';
+  return firstActiveStatus(config);
 };
 
 /**
@@ -106,7 +108,7 @@ async function bookSession(
   bookingNumber.catch(() => undefined);
   let newCustomerId: number | undefined;
   let code = newBookingCode(ctx.config.settings.booking_code_prefix);
-  type Role = 'session' | 'booking' | 'code' | 'other' | `stock ${string}`;
+  type Role = 'session' | 'booking' | 'code' | 'other' | 'unpaid' | `stock ${string}`;
   let owners: Record<string, string> = {};
   return commitWithRetry<CreatedBooking, Role>(ctx.db, {
     ...(ctx.retry ? { retry: ctx.retry } : {}),
@@ -116,6 +118,14 @@ async function bookSession(
       if (failed.includes('code')) code = newBookingCode(ctx.config.settings.booking_code_prefix);
       const stock = failed.find((role) => role.startsWith('stock '));
       if (stock) throw unavailableCounter(stock.slice('stock '.length), owners);
+      if (failed.includes('unpaid')) {
+        const max = ctx.config.settings.limits.unpaid_bookings_per_client;
+        throw new DomainError(
+          'hold_limit',
+          `This client already has ${max} unpaid bookings; pay one, or wait for one to be confirmed, first`,
+          { unpaid_bookings: max },
+        );
+      }
     },
     attempt: async () => {
       // The session and the customer by email, read at once: neither needs the other.
@@ -147,6 +157,15 @@ async function bookSession(
       owners = caughtUp.owners;
       const holds = { ...session.holds };
       for (const [id, units] of Object.entries(caughtUp.extra)) holds[id] = (holds[id] ?? 0) + units;
+
+      // A customer's unpaid booking keeps counting against the client that held its cart (budgets.md):
+      // otherwise booking with any name would hand the budget back and let the client hold again.
+      const budgetClient =
+        session.client &&
+        (ctx.caller.kind === 'customer' ||
+          (isPartnerOnly(ctx.caller) && ctx.config.settings.limits.partner_unpaid_budget))
+          ? session.client
+          : undefined;
 
       const bookingId = await bookingNumber;
       newCustomerId = existingCustomer
@@ -203,6 +222,9 @@ async function bookSession(
         item_ids: [...new Set(lines.map((line) => line.item_id))],
         session_id: session.id,
         ...(ctx.caller.partnerId !== undefined ? { partner_id: ctx.caller.partnerId } : {}),
+        ...(budgetClient && totals.total - paid > 0
+          ? { budget: { client: budgetClient, holds: session.holds } }
+          : {}),
         entered_by: actorOf(ctx.caller),
       };
       const [bookingPut, codePut] = createBookingActions(ctx.db, booking) as [TransactItem, TransactItem];
@@ -223,7 +245,16 @@ async function bookSession(
           };
         }),
       ];
-      const actions: TransactItem[] = [...releaseBudgetActions(ctx.db, session)];
+      const actions: TransactItem[] = [];
+      if (!booking.budget) actions.push(...releaseBudgetActions(ctx.db, session));
+      else {
+        const [claim, ...keep] = keepBudgetActions(ctx.db, {
+          session,
+          max: ctx.config.settings.limits.unpaid_bookings_per_client,
+        }).reverse();
+        actions.push(...keep);
+        named.push({ role: 'unpaid', action: claim as TransactItem });
+      }
       if (newCustomerId !== undefined) {
         actions.push(
           ...createCustomerActions(ctx.db, {

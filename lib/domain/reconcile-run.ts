@@ -1,5 +1,11 @@
 import type { Db } from '../db/client.ts';
-import { fixClientHold, fixClientSessions, fixCounter, scanHoldings } from '../db/reconcile-repository.ts';
+import {
+  fixClientHold,
+  fixClientSessions,
+  fixClientUnpaid,
+  fixCounter,
+  scanHoldings,
+} from '../db/reconcile-repository.ts';
 import { getConfig, listItems } from '../db/tenant-repository.ts';
 import { type ReconcileReport, reconcile } from './reconcile.ts';
 
@@ -34,18 +40,20 @@ export async function runReconcile(db: Db, options: { fix: boolean; now: number 
     }
     for (const entry of report.clientDiscrepancies) {
       const done =
-        entry.kind === 'client_hold'
-          ? await fixClientHold(db, {
-              client: entry.client,
-              counterId: entry.counterId,
-              seen: entry.held,
-              expected: entry.expected,
-            })
-          : await fixClientSessions(db, {
-              client: entry.client,
-              seen: entry.sessions,
-              expected: entry.expected,
-            });
+        entry.kind === 'client_unpaid'
+          ? await fixClientUnpaid(db, { client: entry.client, seen: entry.unpaid, expected: entry.expected })
+          : entry.kind === 'client_hold'
+            ? await fixClientHold(db, {
+                client: entry.client,
+                counterId: entry.counterId,
+                seen: entry.held,
+                expected: entry.expected,
+              })
+            : await fixClientSessions(db, {
+                client: entry.client,
+                seen: entry.sessions,
+                expected: entry.expected,
+              });
       if (done) fixed += 1;
       else skipped += 1;
     }

@@ -23,7 +23,8 @@ export interface Discrepancy {
 /** A client's budget record that disagrees with the open sessions it stands for. */
 export type ClientDiscrepancy =
   | { kind: 'client_hold'; client: string; counterId: string; held: number; expected: number }
-  | { kind: 'client_sessions'; client: string; sessions: string[]; expected: string[] };
+  | { kind: 'client_sessions'; client: string; sessions: string[]; expected: string[] }
+  | { kind: 'client_unpaid'; client: string; unpaid: number; expected: number };
 
 /**
  * A line of an open cart or an active booking whose holds disagree with what its item takes now (the item
@@ -150,8 +151,9 @@ export function reconcileHolders(
 }
 
 /**
- * Checks that each client's budget records agree with its open sessions: what it holds of each counter
- * is the sum of those sessions' holds, and its set of holding sessions is exactly those holding stock.
+ * Checks that each client's budget records agree with its open sessions and unpaid bookings: what it holds
+ * of each counter is the sum of those sessions' holds and those bookings' counted units, and its set of
+ * holding sessions is exactly those holding stock.
  */
 export function reconcileClients(snapshot: HoldingSnapshot): ClientDiscrepancy[] {
   const held = new Map<string, number>();
@@ -166,6 +168,13 @@ export function reconcileClients(snapshot: HoldingSnapshot): ClientDiscrepancy[]
       held.set(key, (held.get(key) ?? 0) + Number(units));
     }
   }
+  // An unpaid customer's booking keeps counting the units its cart held against the client.
+  for (const booking of snapshot.bookings) {
+    for (const [id, units] of Object.entries(booking.budget?.holds ?? {})) {
+      const key = `${booking.budget?.client}\n${id}`;
+      held.set(key, (held.get(key) ?? 0) + Number(units));
+    }
+  }
   const recorded = new Map(
     snapshot.clientHolds.map((entry) => [`${entry.client}\n${entry.counterId}`, entry.held]),
   );
@@ -176,6 +185,16 @@ export function reconcileClients(snapshot: HoldingSnapshot): ClientDiscrepancy[]
     const expected = held.get(key) ?? 0;
     if (actual !== expected)
       discrepancies.push({ kind: 'client_hold', client, counterId, held: actual, expected });
+  }
+  const unpaidOf = new Map<string, number>();
+  for (const booking of snapshot.bookings) {
+    if (booking.budget) unpaidOf.set(booking.budget.client, (unpaidOf.get(booking.budget.client) ?? 0) + 1);
+  }
+  const recordedUnpaid = new Map(snapshot.clientUnpaid.map((entry) => [entry.client, entry.unpaid]));
+  for (const client of [...new Set([...unpaidOf.keys(), ...recordedUnpaid.keys()])].sort()) {
+    const unpaid = recordedUnpaid.get(client) ?? 0;
+    const expected = unpaidOf.get(client) ?? 0;
+    if (unpaid !== expected) discrepancies.push({ kind: 'client_unpaid', client, unpaid, expected });
   }
   const recordedSessions = new Map(snapshot.clientSessions.map((entry) => [entry.client, entry.sessions]));
   for (const client of [...new Set([...sessionsOf.keys(), ...recordedSessions.keys()])].sort()) {

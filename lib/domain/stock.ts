@@ -1,6 +1,13 @@
 import { localParts } from '../core/dates.ts';
+import type { StoredBooking } from '../db/booking-repository.ts';
 import type { Db } from '../db/client.ts';
-import { dropClientSessionAction, releaseClientUnitsAction } from '../db/client-hold-repository.ts';
+import {
+  claimUnpaidBookingAction,
+  dropClientSessionAction,
+  dropUnpaidBookingAction,
+  keepClientUnitsAction,
+  releaseClientUnitsAction,
+} from '../db/client-hold-repository.ts';
 import type { SessionLine, StoredSession } from '../db/session-repository.ts';
 import { counterId } from '../db/stock-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
@@ -134,5 +141,36 @@ export function releaseBudgetActions(db: Db, session: StoredSession): TransactIt
       releaseClientUnitsAction(db, { client, counterId, units }),
     ),
     ...(isHolding(session) ? [dropClientSessionAction(db, { client, sessionId: session.id })] : []),
+  ];
+}
+
+/**
+ * The actions that hand a booked session's budget over to its booking: the session leaves its client's set
+ * of holding sessions, its units stay counted against the client (kept past the records' TTL), and the
+ * booking counts among the client's unpaid bookings, only while they are fewer than `max` (the last action).
+ */
+export function keepBudgetActions(db: Db, options: { session: StoredSession; max: number }): TransactItem[] {
+  const { session } = options;
+  const client = session.client as string;
+  return [
+    ...Object.keys(session.holds).map((counterId) => keepClientUnitsAction(db, { client, counterId })),
+    ...(isHolding(session) ? [dropClientSessionAction(db, { client, sessionId: session.id })] : []),
+    claimUnpaidBookingAction(db, { client, max: options.max }),
+  ];
+}
+
+/** The actions that give back what an unpaid booking counted against its client (none once it is paid). */
+export function releaseBookingBudgetActions(
+  db: Db,
+  booking: StoredBooking,
+  nowSeconds: number,
+): TransactItem[] {
+  const { budget } = booking;
+  if (!budget) return [];
+  return [
+    ...Object.entries(budget.holds).map(([counterId, units]) =>
+      releaseClientUnitsAction(db, { client: budget.client, counterId, units, nowSeconds }),
+    ),
+    dropUnpaidBookingAction(db, { client: budget.client }),
   ];
 }

@@ -4,9 +4,10 @@ import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
 import {
   claimClientSessionAction,
+  claimUnpaidBookingAction,
   dropClientSessionAction,
   holdClientUnitsAction,
-  releaseClientUnitsAction,
+  keepClientUnitsAction,
 } from '#lib/db/client-hold-repository.ts';
 import { getCustomerIdByEmail } from '#lib/db/customer-repository.ts';
 import { nextId } from '#lib/db/id-counter-repository.ts';
@@ -203,7 +204,7 @@ export function floorCalls(
   };
   // A booking of an open session: its client's count, the next booking number, the session, the customer
   // by email; then one transaction that books the session, puts the booking and its code, gives the
-  // client's budget back, and keeps the booking's event.
+  // session's units counted against the client as an unpaid booking's, and keeps the booking's event.
   const create = async () => {
     const session = open.shift();
     if (!session) throw new Error('the floor books a session one of its adds opened: add first');
@@ -234,10 +235,10 @@ export function floorCalls(
       }),
       record('BOOKING', FLOOR_BYTES.booking, { indexes: 3 }),
       record('CODE', FLOOR_BYTES.code),
+      // An unpaid customer's booking counts itself and keeps its units counted against the client.
+      markedFloor(claimUnpaidBookingAction(db, { client: session.client, max: 1_000_000 })),
       ...nights.map((night) =>
-        markedFloor(
-          releaseClientUnitsAction(db, { client: session.client, counterId: counterId(2, night), units: 1 }),
-        ),
+        keepClientUnitsAction(db, { client: session.client, counterId: counterId(2, night) }),
       ),
       dropClientSessionAction(db, { client: session.client, sessionId: session.id }),
       record('EVENT', FLOOR_BYTES.event, { new: false }),

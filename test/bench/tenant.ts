@@ -49,6 +49,7 @@ export function benchTenant(size: number, firstDate: Ymd) {
           staff_requests_per_minute: 100_000,
           client_hold_share: 1,
           open_sessions_per_client: 100,
+          unpaid_bookings_per_client: 1_000_000,
         },
       },
       items: [

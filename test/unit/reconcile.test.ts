@@ -25,6 +25,7 @@ describe('reconcile', () => {
         ],
         clientHolds: [],
         clientSessions: [],
+        clientUnpaid: [],
         bookings: [
           { id: 'x', status_id: 'PAID', holds: { '1|20270110': 2 } },
           { id: 'y', status_id: 'VOID', holds: { '1|20270110': 4 } },
@@ -67,9 +68,11 @@ describe('reconcile', () => {
         { client: 'c1', sessions: ['b', 'a'] },
         { client: 'c2', sessions: ['d'] },
       ],
+      clientUnpaid: [{ client: 'c3', unpaid: 2 }],
     };
     expect(reconcileClients(snapshot)).toEqual([
       { kind: 'client_hold', client: 'c1', counterId: '1|20270111', held: 0, expected: 1 },
+      { kind: 'client_unpaid', client: 'c3', unpaid: 2, expected: 0 },
       { kind: 'client_sessions', client: 'c2', sessions: ['d'], expected: [] },
     ]);
   });
@@ -91,6 +94,7 @@ describe('reconcile', () => {
         ],
         clientHolds: [],
         clientSessions: [],
+        clientUnpaid: [],
         bookings: [],
       },
       options,

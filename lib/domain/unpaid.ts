@@ -1,0 +1,59 @@
+import { unixSeconds } from '../core/time.ts';
+import { listUnpaidBookingIds } from '../db/booking-repository.ts';
+import type { Db } from '../db/client.ts';
+import type { StoredConfig } from '../db/tenant-repository.ts';
+import { isInactive } from './booking.ts';
+import { changeStatus } from './booking-actions.ts';
+import type { Caller } from './caller.ts';
+import { DomainError } from './errors.ts';
+
+/** How far before the cutoff the voider looks: older unpaid bookings are left to staff. */
+const LOOK_BACK_SECONDS = 30 * 86_400;
+
+/** The service itself, acting on a booking: account 0, with staff's view of every booking. */
+const SERVICE: Caller = { kind: 'staff', credentialKey: 'service', accountId: 0, credentialAccountId: 0 };
+
+/** The status a customer's booking starts in when something is due: the tenant's first active one. */
+export const firstActiveStatus = (config: StoredConfig): string =>
+  config.statuses.map((status) => status.status_id).find((status) => !isInactive(status)) ?? 'PEND';
+
+/**
+ * Voids the customers' bookings still unpaid and unconfirmed `settings.void_unpaid_after_hours` after they
+ * were made (none when the setting is 0): each in its own transaction with its event
+ * (`booking.status_changed`, reason `unpaid`) and webhooks, its stock released and its client's budget
+ * given back, and only if it is still unpaid when voided. Answers how many it voided.
+ */
+export async function voidUnpaidBookings(
+  db: Db,
+  options: { config: StoredConfig; now: number },
+): Promise<number> {
+  const hours = options.config.settings.void_unpaid_after_hours;
+  if (!hours) return 0;
+  const before = unixSeconds(options.now) - Math.round(hours * 3600);
+  const ids = await listUnpaidBookingIds(db, {
+    statusId: firstActiveStatus(options.config),
+    from: before - LOOK_BACK_SECONDS,
+    before,
+  });
+  let voided = 0;
+  for (const id of ids) {
+    try {
+      await changeStatus(
+        { db, config: options.config, keys: [], caller: SERVICE, client: '', now: options.now },
+        {
+          reference: String(id),
+          statusId: 'VOID',
+          notify: true,
+          setPaid: false,
+          reason: 'unpaid',
+          ifUnpaid: true,
+        },
+      );
+      voided += 1;
+    } catch (error) {
+      // Paid or confirmed between the read and the void: nothing to do.
+      if (!(error instanceof DomainError && error.code === 'invalid_status')) throw error;
+    }
+  }
+  return voided;
+}
