@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  validateHeaderName,
+  validateHeaderValue,
+} from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { WIDGET_ROUTE } from '#functions/meta/widget.ts';
+import { logger } from '#lib/http/logger.ts';
 import { matchRoute } from '#lib/http/route-match.ts';
 import { fullPath, type Group } from '#lib/http/routes.ts';
 
@@ -190,6 +198,44 @@ export interface GatewayPage {
   body: string;
 }
 
+/** Whether Node can write a header line (it throws on CR, LF, NUL and anything past Latin-1). */
+const canWrite = (name: string, value: string): boolean => {
+  try {
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The function's headers that Node can write. One that cannot is left out and logged, never turned into
+ * a 500: the function has answered, and may have committed a change (a booking made) that a 500 would deny.
+ */
+function writableHeaders(
+  result: APIGatewayProxyStructuredResultV2,
+  cors: Record<string, string>,
+  requestId: string,
+): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = { ...cors };
+  const dropped: string[] = [];
+  for (const [name, raw] of Object.entries(result.headers ?? {})) {
+    const value = name === 'vary' ? joinVary(cors.vary, String(raw)) : String(raw);
+    if (canWrite(name, value)) headers[name] = value;
+    else dropped.push(name);
+  }
+  const cookies: string[] = [];
+  for (const cookie of result.cookies ?? []) {
+    if (canWrite('set-cookie', cookie)) cookies.push(cookie);
+    else dropped.push('set-cookie');
+  }
+  if (cookies.length) headers['set-cookie'] = cookies;
+  if (dropped.length)
+    logger.error('gateway dropped headers it cannot write', { request_id: requestId, headers: dropped });
+  return headers;
+}
+
 /** Joins two `Vary` values, so CORS's `Origin` survives a function's own `Vary`. */
 const joinVary = (first: string | undefined, second: string | undefined): string =>
   [first, second].filter((value) => value).join(', ');
@@ -241,11 +287,7 @@ export function createGateway(options: {
         event,
         lambdaContext(group, event.requestContext.requestId),
       );
-      const headers: Record<string, string | string[]> = { ...cors };
-      for (const [name, value] of Object.entries(result.headers ?? {})) {
-        headers[name] = name === 'vary' ? joinVary(cors.vary, String(value)) : String(value);
-      }
-      if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+      const headers = writableHeaders(result, cors, event.requestContext.requestId);
       const payload = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
       send(response, result.statusCode ?? 200, headers, payload);
     } catch {

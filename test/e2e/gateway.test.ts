@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createGateway } from '#infra/local/gateway.ts';
+import { createGateway, type GatewayHandler } from '#infra/local/gateway.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
@@ -10,6 +10,7 @@ import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { readJson, staffBasic } from '#test/support/events.ts';
+import { headerProblems, rawHeader, rawRequest } from '#test/support/raw-http.ts';
 import { makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 let server: Server;
@@ -154,5 +155,39 @@ describe('the local gateway over HTTP', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+
+  it("answers a function's result whose header cannot be written, without that header, never a 500", async () => {
+    // A function that booked and then named something raw in a header: the booking stands, so must its 200.
+    const booked: GatewayHandler = async () => ({
+      statusCode: 200,
+      headers: {
+        'content-type': 'application/json',
+        'x-ignored-parameters': 'form[имя]',
+        location: '/booking/1\r\nSet-Cookie: planted=1',
+        'x-kept': 'yes',
+      },
+      cookies: ['session_id=abc; Path=/', 'bad=\u0000'],
+      body: '{"booking":{"id":"TEST-1"}}',
+    });
+    const stub = createGateway({
+      handlers: { items: booked, session: booked, bookings: booked, meta: booked },
+    });
+    await new Promise<void>((done) => stub.listen(0, '127.0.0.1', done));
+    try {
+      const { port } = stub.address() as AddressInfo;
+      const response = await rawRequest(`http://127.0.0.1:${port}/api/3.0/booking/create`, {
+        method: 'POST',
+      });
+      expect(response.status).toBe(200);
+      expect(response.text).toBe('{"booking":{"id":"TEST-1"}}');
+      expect(headerProblems(response.rawHeaders)).toEqual([]);
+      expect(rawHeader(response.rawHeaders, 'x-kept')).toBe('yes');
+      expect(rawHeader(response.rawHeaders, 'x-ignored-parameters')).toBeUndefined();
+      expect(rawHeader(response.rawHeaders, 'location')).toBeUndefined();
+      expect(rawHeader(response.rawHeaders, 'set-cookie')).toBe('session_id=abc; Path=/');
+    } finally {
+      await new Promise((done) => stub.close(done));
+    }
   });
 });
