@@ -173,10 +173,9 @@ function problemsOf(response: RawResponse): string[] {
 }
 
 describe('unknown parameter names a header cannot carry raw', () => {
+  // A GET gets bodies too: API Gateway passes a GET's body to the function, which parses it like a POST's.
   const cases = ROUTES.flatMap((route) =>
-    (route.method === 'GET' ? (['query'] as const) : (['query', 'form', 'json'] as const)).map(
-      (transport) => ({ route, transport }),
-    ),
+    (['query', 'form', 'json'] as const).map((transport) => ({ route, transport })),
   );
 
   it('never answer 5xx and leave every header valid, on every route, method and transport', async () => {
