@@ -38,7 +38,7 @@ const keepsByte = (byte: number): boolean =>
  * A parameter name as the header carries it: its UTF-8 bytes, each outside visible ASCII (and `%`, `,`,
  * `+`) as `%XX`, so `decodeURIComponent` gives the name back (a lone surrogate comes back as U+FFFD).
  */
-export function headerName(name: string): string {
+function headerName(name: string): string {
   let out = '';
   for (const byte of Buffer.from(name, 'utf8')) {
     out += keepsByte(byte)
