@@ -1,5 +1,6 @@
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { ERRORS, type ErrorId } from '#lib/http/errors.ts';
+import { IGNORED_HEADER_BUDGET } from '#lib/http/ignored.ts';
 import type { Route } from '#lib/http/routes.ts';
 
 // The vocabulary of the OpenAPI document that is ours to write rather than generated from a schema:
@@ -59,7 +60,12 @@ export const HEADERS = {
     schema: { type: 'string' },
   },
   'X-Ignored-Parameters': {
-    description: 'Parameters sent that the endpoint does not read, as sent (also in `request.ignored`).',
+    description:
+      'Parameters sent that the endpoint does not read (`request.ignored` has them as sent), comma-separated. ' +
+      'Each name is its UTF-8 bytes with every byte outside visible ASCII, and `%`, `,` and `+`, ' +
+      'percent-encoded (`form[имя]` is `form[%D0%B8%D0%BC%D1%8F]`), so `decodeURIComponent` gives the name ' +
+      `back. At most ${IGNORED_HEADER_BUDGET} characters: when names do not fit, the list stops at a whole name and ends ` +
+      'with `+N`, the number left out (every name is still in `request.ignored`).',
     schema: { type: 'string' },
   },
   'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },

@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  validateHeaderName,
+  validateHeaderValue,
+} from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { WIDGET_ROUTE } from '#functions/meta/widget.ts';
+import { logger } from '#lib/http/logger.ts';
+import { REQUEST_LIMITS } from '#lib/http/parse.ts';
 import { matchRoute } from '#lib/http/route-match.ts';
 import { fullPath, type Group } from '#lib/http/routes.ts';
 
@@ -10,9 +19,6 @@ export type GatewayHandler = (
   event: APIGatewayProxyEventV2,
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
-
-/** API Gateway's own payload limit: larger requests never reach a function. */
-const API_GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 
 /** API Gateway base64-encodes every body that is not text. */
 const isTextMedia = (contentType: string | undefined): boolean => {
@@ -138,19 +144,44 @@ const lambdaContext = (functionName: string, requestId: string): Context => {
   };
 };
 
-const readBody = (request: IncomingMessage): Promise<Buffer | undefined> =>
+/** A request body as far as the gateway read it. */
+interface ReadBody {
+  body: Buffer;
+  /** False when the body is over the limit and the rest of it was left unread. */
+  complete: boolean;
+}
+
+/**
+ * Reads a body up to the API's limit, and no further: no route accepts more, so a larger body is never
+ * streamed in only to be refused. A declared Content-Length over the limit is not read at all; a body
+ * that passes it is cut at limit + 1 bytes, which is what the function needs to answer 413.
+ */
+const readBody = (request: IncomingMessage, limit: number): Promise<ReadBody> =>
   new Promise((resolve, reject) => {
+    if (Number(request.headers['content-length']) > limit) {
+      resolve({ body: Buffer.alloc(0), complete: false });
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
-    request.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
       size += chunk.length;
-      if (size > API_GATEWAY_MAX_BODY) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    request.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks)));
+      if (size <= limit) return;
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.pause();
+      resolve({ body: Buffer.concat(chunks).subarray(0, limit + 1), complete: false });
+    };
+    const onEnd = () => resolve({ body: Buffer.concat(chunks), complete: true });
+    request.on('data', onData);
+    request.on('end', onEnd);
     request.on('error', reject);
   });
+
+/** Whether a request carries a body, which an answer sent without reading it leaves unread. */
+const hasBody = (request: IncomingMessage): boolean =>
+  request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 
 const send = (
   response: ServerResponse,
@@ -190,6 +221,44 @@ export interface GatewayPage {
   body: string;
 }
 
+/** Whether Node can write a header line (it throws on CR, LF, NUL and anything past Latin-1). */
+const canWrite = (name: string, value: string): boolean => {
+  try {
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The function's headers that Node can write. One that cannot is left out and logged, never turned into
+ * a 500: the function has answered, and may have committed a change (a booking made) that a 500 would deny.
+ */
+function writableHeaders(
+  result: APIGatewayProxyStructuredResultV2,
+  cors: Record<string, string>,
+  requestId: string,
+): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = { ...cors };
+  const dropped: string[] = [];
+  for (const [name, raw] of Object.entries(result.headers ?? {})) {
+    const value = name === 'vary' ? joinVary(cors.vary, String(raw)) : String(raw);
+    if (canWrite(name, value)) headers[name] = value;
+    else dropped.push(name);
+  }
+  const cookies: string[] = [];
+  for (const cookie of result.cookies ?? []) {
+    if (canWrite('set-cookie', cookie)) cookies.push(cookie);
+    else dropped.push('set-cookie');
+  }
+  if (cookies.length) headers['set-cookie'] = cookies;
+  if (dropped.length)
+    logger.error('gateway dropped headers it cannot write', { request_id: requestId, headers: dropped });
+  return headers;
+}
+
 /** Joins two `Vary` values, so CORS's `Origin` survives a function's own `Vary`. */
 const joinVary = (first: string | undefined, second: string | undefined): string =>
   [first, second].filter((value) => value).join(', ');
@@ -208,18 +277,21 @@ export function createGateway(options: {
     try {
       const origin = headerValue(request.headers.origin);
       const cors = corsHeaders(options.cors, origin);
+      // Preflights and pages never read a body: one sent anyway closes the connection, unread.
+      const unread: Record<string, string> = hasBody(request) ? { connection: 'close' } : {};
       if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] && options.cors) {
         send(
           response,
           204,
           Object.keys(cors).length
             ? {
+                ...unread,
                 ...cors,
                 'access-control-allow-methods': options.cors.methods.join(','),
                 'access-control-allow-headers': options.cors.headers.join(','),
                 'access-control-max-age': String(options.cors.maxAgeSeconds),
               }
-            : {},
+            : unread,
           '',
         );
         return;
@@ -227,25 +299,20 @@ export function createGateway(options: {
       const path = (request.url ?? '/').split('?')[0] ?? '/';
       const page = options.pages && Object.hasOwn(options.pages, path) ? options.pages[path] : undefined;
       if (page && (request.method === 'GET' || request.method === 'HEAD')) {
-        send(response, 200, page.headers, page.body);
+        send(response, 200, { ...page.headers, ...unread }, page.body);
         return;
       }
-      const body = await readBody(request);
-      if (!body) {
-        send(response, 413, { 'content-type': 'application/json' }, '{"message":"Request Entity Too Large"}');
-        return;
-      }
+      const { body, complete } = await readBody(request, REQUEST_LIMITS.bodyBytes);
       const event = toEvent(request, body);
       const { group } = resolveGroup(event.requestContext.http.method, event.rawPath);
       const result = await options.handlers[group](
         event,
         lambdaContext(group, event.requestContext.requestId),
       );
-      const headers: Record<string, string | string[]> = { ...cors };
-      for (const [name, value] of Object.entries(result.headers ?? {})) {
-        headers[name] = name === 'vary' ? joinVary(cors.vary, String(value)) : String(value);
-      }
-      if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+      const headers = writableHeaders(result, cors, event.requestContext.requestId);
+      // The rest of an oversized body stays unread: Node closes a `Connection: close` answer's socket once
+      // it is written, rather than draining the body to keep the connection.
+      if (!complete) headers.connection = 'close';
       const payload = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
       send(response, result.statusCode ?? 200, headers, payload);
     } catch {

@@ -1771,7 +1771,7 @@ export interface components {
   headers: {
     /** @description The correlation id of this request: in every log line and in the details of a 500. */
     'X-Request-Id': string;
-    /** @description Parameters sent that the endpoint does not read, as sent (also in `request.ignored`). */
+    /** @description Parameters sent that the endpoint does not read (`request.ignored` has them as sent), comma-separated. Each name is its UTF-8 bytes with every byte outside visible ASCII, and `%`, `,` and `+`, percent-encoded (`form[имя]` is `form[%D0%B8%D0%BC%D1%8F]`), so `decodeURIComponent` gives the name back. At most 1024 characters: when names do not fit, the list stops at a whole name and ends with `+N`, the number left out (every name is still in `request.ignored`). */
     'X-Ignored-Parameters': string;
     /** @description Requests allowed in the window. */
     'RateLimit-Limit': number;

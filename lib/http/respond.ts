@@ -6,6 +6,7 @@ import { ContentionError } from '../db/transact.ts';
 import { DomainError } from '../domain/errors.ts';
 import { buildErrorEnvelope, type EnvelopeContext } from './envelope.ts';
 import { ApiError, type AuthError } from './errors.ts';
+import { ignoredParametersHeader } from './ignored.ts';
 import { logger } from './logger.ts';
 import { stringify } from './raw-json.ts';
 
@@ -29,6 +30,25 @@ export interface RequestState {
 
 const WWW_AUTHENTICATE = 'Basic realm="Booking API 3.0", Bearer realm="Booking API 3.0"';
 
+// What API Gateway and Node can write as a header value: visible ASCII, spaces and tabs. (Node throws on
+// anything past Latin-1 or on CR, LF and NUL; obs-text, bytes 0x80-0xFF, each client reads its own way.)
+const WRITABLE = /^[\t\x20-\x7e]*$/;
+
+/**
+ * The headers (and cookies) that can be written. A value that cannot is dropped and logged as an error
+ * rather than left to fail the answer: the request may already have changed something (a booking made),
+ * and a 500 would tell the client it had not.
+ */
+const writable = <T extends string>(state: RequestState, entries: [T, string][]): [T, string][] =>
+  entries.filter(([name, value]) => {
+    if (WRITABLE.test(value)) return true;
+    logger.error('header dropped: its value cannot be written', {
+      request_id: state.requestId,
+      header: name,
+    });
+    return false;
+  });
+
 /** A response with the headers every response carries (request id, ignored parameters, limits). */
 export const respond = (
   state: RequestState,
@@ -39,19 +59,30 @@ export const respond = (
     headers?: Record<string, string> | undefined;
     cookies?: string[] | undefined;
   },
-): Result => ({
-  statusCode: options.status,
-  headers: {
-    'content-type': options.contentType,
-    'cache-control': 'no-store',
-    'x-request-id': state.requestId,
-    ...(state.ignored.size ? { 'x-ignored-parameters': [...state.ignored].join(',') } : {}),
-    ...state.limitHeaders,
-    ...options.headers,
-  },
-  ...(options.cookies?.length ? { cookies: options.cookies } : {}),
-  body: options.body,
-});
+): Result => {
+  const ignored = ignoredParametersHeader(state.ignored);
+  const headers = writable(
+    state,
+    Object.entries({
+      'content-type': options.contentType,
+      'cache-control': 'no-store',
+      'x-request-id': state.requestId,
+      ...(ignored ? { 'x-ignored-parameters': ignored } : {}),
+      ...state.limitHeaders,
+      ...options.headers,
+    }),
+  );
+  const cookies = writable(
+    state,
+    (options.cookies ?? []).map((cookie): ['set-cookie', string] => ['set-cookie', cookie]),
+  ).map(([, cookie]) => cookie);
+  return {
+    statusCode: options.status,
+    headers: Object.fromEntries(headers),
+    ...(cookies.length ? { cookies } : {}),
+    body: options.body,
+  };
+};
 
 /** A JSON response; RawJson values in the body go in as they are. */
 export const jsonResponse = (

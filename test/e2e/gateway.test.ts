@@ -1,15 +1,17 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createGateway } from '#infra/local/gateway.ts';
+import { createGateway, type GatewayHandler } from '#infra/local/gateway.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
+import { REQUEST_LIMITS } from '#lib/http/parse.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { readJson, staffBasic } from '#test/support/events.ts';
+import { headerProblems, rawHeader, rawRequest } from '#test/support/raw-http.ts';
 import { makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 let server: Server;
@@ -42,6 +44,110 @@ beforeAll(async () => {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/3.0`;
 });
+
+/** What a client streaming a large body saw, and what the server had read of it. */
+interface Streamed {
+  status: number;
+  body: string;
+  /** Bytes the client had handed to its socket when the answer arrived. */
+  clientWrote: number;
+  /** Bytes the server's socket had read when the answer arrived, and when it closed. */
+  serverRead: number;
+  serverReadAtClose: number;
+  /** Whether the server closed the connection (rather than keep it to read the rest). */
+  closed: boolean;
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * Streams a body of `total` bytes, generated as it is sent, and stops sending when the answer arrives.
+ * With `declare`, the request says its length up front; without, it is sent chunked.
+ */
+function streamBody(options: {
+  total: number;
+  declare: boolean;
+  gateway?: Server;
+  url?: string;
+  method?: string;
+  /** Wait for the server to close the connection (false for a body read whole, kept open). */
+  awaitClose?: boolean;
+}): Promise<Streamed> {
+  const gateway = options.gateway ?? server;
+  const agent = new Agent({ keepAlive: true });
+  // Each server socket by its peer's port, read while connected (a closed socket no longer says).
+  const sockets = new Map<number, Socket>();
+  const track = (socket: Socket) => sockets.set(socket.remotePort ?? 0, socket);
+  gateway.on('connection', track);
+  return new Promise<Streamed>((resolve, reject) => {
+    let wrote = 0;
+    let answered = false;
+    let port = 0;
+    const request = httpRequest(options.url ?? `${base}/booking/session`, {
+      method: options.method ?? 'POST',
+      // A client that keeps connections, as browsers and SDKs do: Node itself closes one whose client
+      // asked for `Connection: close`, and would hide a gateway that drains.
+      agent,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(options.declare ? { 'content-length': String(options.total) } : {}),
+      },
+    });
+    const chunk = Buffer.from(`slip=${'x'.repeat(64 * 1024 - 5)}`);
+    request.on('socket', (client) => client.on('connect', () => (port = client.localPort ?? 0)));
+    const pump = () => {
+      while (!answered && wrote < options.total) {
+        const part = chunk.subarray(0, Math.min(chunk.length, options.total - wrote));
+        wrote += part.length;
+        if (!request.write(part)) {
+          request.once('drain', pump);
+          return;
+        }
+      }
+      if (!answered) request.end();
+    };
+    request.on('response', (response) => {
+      answered = true;
+      const socket = sockets.get(port);
+      if (!socket) {
+        reject(new Error('no server socket for the request'));
+        return;
+      }
+      const serverRead = socket.bytesRead;
+      const clientWrote = wrote;
+      const chunks: Buffer[] = [];
+      response.on('data', (data: Buffer) => chunks.push(data));
+      response.on('end', () => {
+        const done = () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            clientWrote,
+            serverRead,
+            serverReadAtClose: socket.bytesRead,
+            closed: socket.destroyed,
+          });
+        if (socket.destroyed || options.awaitClose === false) done();
+        else {
+          // A connection kept open would wait for the rest of the body forever; give up on it.
+          const giveUp = setTimeout(done, 5000);
+          socket.once('close', () => {
+            clearTimeout(giveUp);
+            done();
+          });
+        }
+      });
+    });
+    // Writing into a connection the server closed fails; that is the point once the answer is in.
+    request.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    pump();
+  }).finally(() => {
+    gateway.off('connection', track);
+    agent.destroy();
+  });
+}
 
 afterAll(async () => {
   await new Promise((done) => server.close(done));
@@ -154,5 +260,101 @@ describe('the local gateway over HTTP', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+
+  it("answers a function's result whose header cannot be written, without that header, never a 500", async () => {
+    // A function that booked and then named something raw in a header: the booking stands, so must its 200.
+    const booked: GatewayHandler = async () => ({
+      statusCode: 200,
+      headers: {
+        'content-type': 'application/json',
+        'x-ignored-parameters': 'form[имя]',
+        location: '/booking/1\r\nSet-Cookie: planted=1',
+        'x-kept': 'yes',
+      },
+      cookies: ['session_id=abc; Path=/', 'bad=\u0000'],
+      body: '{"booking":{"id":"TEST-1"}}',
+    });
+    const stub = createGateway({
+      handlers: { items: booked, session: booked, bookings: booked, meta: booked },
+    });
+    await new Promise<void>((done) => stub.listen(0, '127.0.0.1', done));
+    try {
+      const { port } = stub.address() as AddressInfo;
+      const response = await rawRequest(`http://127.0.0.1:${port}/api/3.0/booking/create`, {
+        method: 'POST',
+      });
+      expect(response.status).toBe(200);
+      expect(response.text).toBe('{"booking":{"id":"TEST-1"}}');
+      expect(headerProblems(response.rawHeaders)).toEqual([]);
+      expect(rawHeader(response.rawHeaders, 'x-kept')).toBe('yes');
+      expect(rawHeader(response.rawHeaders, 'x-ignored-parameters')).toBeUndefined();
+      expect(rawHeader(response.rawHeaders, 'location')).toBeUndefined();
+      expect(rawHeader(response.rawHeaders, 'set-cookie')).toBe('session_id=abc; Path=/');
+    } finally {
+      await new Promise((done) => stub.close(done));
+    }
+  });
+
+  describe('a body over the limit', () => {
+    // Past the limit plus what Node reads ahead of a paused socket (a few 64 KiB chunks).
+    const serverBound = REQUEST_LIMITS.bodyBytes + 512 * 1024;
+    // The answer arrives while the client is still sending: it has handed over what the kernel buffers take.
+    const clientBound = 32 * MiB;
+
+    it.each([
+      ['a declared Content-Length', true],
+      ['chunked transfer', false],
+    ])(
+      'is answered 413 with %s after reading at most the limit, and the connection closes',
+      async (_, declare) => {
+        const streamed = await streamBody({ total: 200 * MiB, declare });
+        expect(streamed.status).toBe(413);
+        expect(streamed.clientWrote).toBeLessThan(clientBound);
+        expect(streamed.serverRead).toBeLessThanOrEqual(serverBound);
+        expect(streamed.serverReadAtClose).toBeLessThanOrEqual(serverBound);
+        expect(streamed.closed).toBe(true);
+        const envelope = JSON.parse(streamed.body);
+        expect(envelope.request.error).toMatchObject({
+          id: 'payload_too_large',
+          data: { limit: REQUEST_LIMITS.bodyBytes },
+        });
+        expect((await fetch(`${base}/ping`)).status).toBe(200);
+      },
+      60_000,
+    );
+
+    it('sent to a page the gateway serves itself is left unread, and the connection closes', async () => {
+      const paged = createGateway({
+        handlers: createAllHandlers(testDeps(db)),
+        pages: { '/demo': { headers: { 'content-type': 'text/html' }, body: '<p>demo</p>' } },
+      });
+      await new Promise<void>((done) => paged.listen(0, '127.0.0.1', done));
+      try {
+        const { port } = paged.address() as AddressInfo;
+        const streamed = await streamBody({
+          total: 200 * MiB,
+          declare: true,
+          gateway: paged,
+          url: `http://127.0.0.1:${port}/demo`,
+          method: 'GET',
+        });
+        expect(streamed.status).toBe(200);
+        expect(streamed.clientWrote).toBeLessThan(clientBound);
+        expect(streamed.serverReadAtClose).toBeLessThanOrEqual(serverBound);
+        expect(streamed.closed).toBe(true);
+      } finally {
+        await new Promise((done) => paged.close(done));
+      }
+    });
+
+    it('one byte over, without a declared length, is 413 too, and a body at the limit is read whole', async () => {
+      const over = await streamBody({ total: REQUEST_LIMITS.bodyBytes + 1, declare: false });
+      expect(over.status).toBe(413);
+      const at = await streamBody({ total: REQUEST_LIMITS.bodyBytes, declare: false, awaitClose: false });
+      // Read whole and parsed: the SLIP is refused for what it is, not for its size.
+      expect(at.status).toBe(400);
+      expect(JSON.parse(at.body).request.error.id).toBe('validation_error');
+    });
   });
 });

@@ -254,6 +254,19 @@ describe('unknown parameters', () => {
     expect(created.json.request.ignored).toEqual(['affiliate', 'form[pets]']);
   });
 
+  it('are reported as sent in the body and percent-encoded in the header when no header can carry them', async () => {
+    const slip = (await invoke(handlers.items, { path: 'item/1', query: `date=${day}` })).json.item.rate.slip;
+    const created = await invoke(handlers.bookings, {
+      method: 'POST',
+      path: 'booking/create',
+      body: `slip[]=${slip}&form[customer_name]=Ada&form[customer_email]=ada@example.com&form[%D0%B8%D0%BC%D1%8F]=1&x%0D%0Ay=1`,
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expect(created.status).toBe(200);
+    expect(created.json.request.ignored).toEqual(['x\r\ny', 'form[имя]']);
+    expect(created.headers['x-ignored-parameters']).toBe('x%0D%0Ay,form[%D0%B8%D0%BC%D1%8F]');
+  });
+
   it('are reported by a create refused for its form, and by its Idempotency-Key replay', async () => {
     const slip = (await invoke(handlers.items, { path: 'item/1', query: `date=${day}` })).json.item.rate.slip;
     const create = (form: string, headers: Record<string, string> = {}) =>

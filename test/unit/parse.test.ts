@@ -64,6 +64,21 @@ describe('parseRequest', () => {
     expect(error.id).toBe('payload_too_large');
   });
 
+  it('refuses a body declared over 64 KiB by its Content-Length, whatever of it arrived', () => {
+    for (const body of [undefined, 'a=1']) {
+      const error = failure(() =>
+        parseRequest({
+          ...(body ? { body } : {}),
+          headers: { 'content-type': form, 'Content-Length': String(REQUEST_LIMITS.bodyBytes + 1) },
+        }),
+      );
+      expect(error.status).toBe(413);
+      expect(error.data).toEqual({ limit: REQUEST_LIMITS.bodyBytes });
+    }
+    const declaredAtLimit = { 'content-type': form, 'content-length': String(REQUEST_LIMITS.bodyBytes) };
+    expect(parseRequest({ body: 'a=1', headers: declaredAtLimit }).input).toEqual({ a: '1' });
+  });
+
   it('accepts a body of exactly 64 KiB', () => {
     const value = 'x'.repeat(4090);
     const fields = Array.from({ length: 16 }, (_, index) => `f${String(index).padStart(2, '0')}=${value}`);
