@@ -8,6 +8,8 @@ export const DEFAULT_LIMITS = {
   staff_requests_per_minute: 600,
   client_hold_share: 0.5,
   open_sessions_per_client: 3,
+  /** An IPv6 client is counted by its /64 unless the tenant widens it to /56 or /48. */
+  ipv6_prefix: 64 as 48 | 56 | 64,
 };
 
 /**

@@ -57,6 +57,8 @@ const limitsSchema = z.strictObject({
     .positive()
     .max(100)
     .default(DEFAULT_LIMITS.open_sessions_per_client),
+  // Where ISPs hand each subscriber a /56 or /48, a /64 key would give one guest 256 or 65,536 budgets.
+  ipv6_prefix: z.union([z.literal(48), z.literal(56), z.literal(64)]).default(DEFAULT_LIMITS.ipv6_prefix),
 });
 
 const originSchema = z

@@ -72,7 +72,7 @@ export interface ApiRequest {
   sourceIp: string;
   /** The client's address: the source IP, or what trusted proxies (or a vouching staff credential) forward. */
   clientAddress: string;
-  /** The key the client's limits and hold budgets are counted under (an IPv6 address by its /64). */
+  /** The key the client's limits and hold budgets are counted under (an IPv6 address by its /64, or the tenant's `ipv6_prefix`). */
   client: string;
   /** Milliseconds since the epoch at the start of the request. */
   now: number;
@@ -166,7 +166,7 @@ export function createApiHandler(options: {
         // A refused credential still costs its client a request, so guessing keys is rate limited too.
         if (error instanceof AuthError) {
           const budget = { requests: config.settings.limits.requests_per_minute };
-          const client = `client:${clientKeyOf(state.clientAddress ?? sourceIp)}`;
+          const client = `client:${clientKeyOf(state.clientAddress ?? sourceIp, config.settings.limits.ipv6_prefix)}`;
           state.limitHeaders = await enforceRateLimit(deps.db, {
             counter: client,
             budgets: budget,
@@ -178,7 +178,7 @@ export function createApiHandler(options: {
       // A staff credential calling for its customer (X-On-Behalf: off) vouches for the address it forwards.
       if (caller.kind === 'customer' && caller.credentialKey) state.clientAddress = addressOf(true);
       const clientAddress = state.clientAddress;
-      const client = clientKeyOf(clientAddress);
+      const client = clientKeyOf(clientAddress, config.settings.limits.ipv6_prefix);
       const credentialed = caller.kind === 'staff' || caller.credentialKey !== undefined;
       if (route.access === 'staff' && caller.kind !== 'staff') {
         throw new AuthError('unauthorized', 'Staff credentials are required');

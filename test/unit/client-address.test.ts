@@ -152,6 +152,16 @@ describe('the client address', () => {
     );
   });
 
+  it('counts IPv6 clients by a wider network when the tenant sets ipv6_prefix 56 or 48', () => {
+    expect(clientKeyOf('2001:db8:1:2aff:aaaa::1', 56)).toBe('2001:db8:1:2a00::/56');
+    expect(clientKeyOf('2001:DB8:1:2A00::', 56)).toBe('2001:db8:1:2a00::/56');
+    expect(clientKeyOf('2001:db8:1:2bff::1', 56)).toBe('2001:db8:1:2b00::/56');
+    expect(clientKeyOf('2001:db8:1:ffff:1::1', 48)).toBe('2001:db8:1:0::/48');
+    expect(clientKeyOf('2001:db8:1::', 48)).toBe('2001:db8:1:0::/48');
+    expect(clientKeyOf('203.0.113.5', 48)).toBe('203.0.113.5');
+    expect(clientKeyOf('::ffff:203.0.113.5', 56)).toBe('203.0.113.5');
+  });
+
   it('reads TRUSTED_PROXIES as a comma list', () => {
     expect(parseProxyList(' 10.0.0.0/8, ,192.0.2.1 ')).toEqual(['10.0.0.0/8', '192.0.2.1']);
     expect(parseProxyList(undefined)).toEqual([]);
