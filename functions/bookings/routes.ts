@@ -108,7 +108,7 @@ export const createCreateBooking =
         sameEmail(parsed.form, booking.form.customer_email);
       const created = presentCreated(booking, {
         config: request.config,
-        headers: request.headers,
+        apiUrl: request.apiUrl,
         audience: request.caller.kind,
         proven,
       });
@@ -160,7 +160,7 @@ export const invoiceQuery = z.strictObject({ token: z.optional(z.string().check(
  */
 export const createGetInvoice =
   (deps: BookingDeps): RouteHandler =>
-  async ({ input, params, config, caller, headers }) => {
+  async ({ input, params, config, caller, headers, apiUrl }) => {
     const query = parseInput(invoiceQuery, input);
     const record = await findBooking(deps.db, params.booking_id ?? '', caller).catch((error: unknown) => {
       if (caller.kind !== 'staff' && error instanceof DomainError && error.code === 'not_found')
@@ -176,7 +176,7 @@ export const createGetInvoice =
       return { body: {}, raw: { contentType: 'text/html; charset=utf-8', body: invoice.html } };
     return {
       body: { booking: { invoice } },
-      request: { id: record.booking.code, records: 1, data: { url: invoiceUrl(record.booking, headers) } },
+      request: { id: record.booking.code, records: 1, data: { url: invoiceUrl(record.booking, apiUrl) } },
     };
   };
 

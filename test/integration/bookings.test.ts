@@ -610,6 +610,34 @@ describe('invoice', () => {
   });
 });
 
+describe('the links a booking hands out', () => {
+  const FORGED: Record<string, string>[] = [
+    { 'x-forwarded-proto': 'javascript:alert(document.cookie)//', host: 'api.test' },
+    { 'x-forwarded-proto': 'data:text/html,<script>alert(1)</script>//', host: 'x' },
+    { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'attacker.example', host: 'attacker.example' },
+    { host: 'attacker.example:443/phish#' },
+  ];
+
+  it.each(FORGED)('are built on the configured API URL, whatever a client forges (%o)', async (forged) => {
+    const sessionId = await cart();
+    const response = await create({ session_id: sessionId, ...form() }, forged);
+    expect(response.status).toBe(200);
+    const created = response.json.booking;
+    const expected = `http://api.test/api/3.0/booking/${created.code}/invoice?token=${created.token}`;
+    expect(created.invoice_url).toBe(expected);
+    expect(created.customer_payment_url).toBe(expected);
+    expect(response.json.request.data.url).toBe(expected);
+    const invoice = await invoke(handlers.bookings, {
+      path: `booking/${created.code}/invoice`,
+      query: `token=${created.token}`,
+      headers: forged,
+    });
+    expect(invoice.json.request.data.url).toBe(expected);
+    const help = await invoke(handlers.meta, { path: 'help', headers: forged });
+    expect(help.json.help.documentation).toBe('http://api.test/api/3.0/docs');
+  });
+});
+
 describe('lists and access', () => {
   it('answers 401 without credentials on every staff route, whether or not the id exists', async () => {
     const { created } = await book();
