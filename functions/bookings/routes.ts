@@ -17,6 +17,7 @@ import type { RouteResult } from '#lib/http/envelope.ts';
 import { AuthError, validationError } from '#lib/http/errors.ts';
 import { reportIgnored } from '#lib/http/ignored.ts';
 import { asList } from '#lib/http/parse.ts';
+import { PAGE_CSP } from '#lib/http/respond.ts';
 import { sessionIdOf } from '#lib/http/session-cookie.ts';
 import { booleanParam, noParameters, parseInput } from '#lib/http/validate.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
@@ -173,7 +174,11 @@ export const createGetInvoice =
     if (!record) throw new DomainError('not_found', 'Booking not found');
     const invoice = presentInvoice(record, config);
     if ((headers.accept ?? '').includes('text/html'))
-      return { body: {}, raw: { contentType: 'text/html; charset=utf-8', body: invoice.html } };
+      return {
+        body: {},
+        raw: { contentType: 'text/html; charset=utf-8', body: invoice.html },
+        headers: { 'content-security-policy': PAGE_CSP },
+      };
     return {
       body: { booking: { invoice } },
       request: { id: record.booking.code, records: 1, data: { url: invoiceUrl(record.booking, apiUrl) } },

@@ -1,5 +1,6 @@
 import { escapeHtml } from '#lib/domain/text.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
+import { PAGE_CSP } from '#lib/http/respond.ts';
 import { ROUTES } from '#lib/http/routes.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 
@@ -30,7 +31,11 @@ export const getHelp: RouteHandler = async ({ input, headers, apiUrl }) => {
   parseInput(noParameters, input);
   const base = apiUrl;
   if ((headers.accept ?? '').includes('text/html')) {
-    return { body: {}, raw: { contentType: 'text/html; charset=utf-8', body: helpPage(base) } };
+    return {
+      body: {},
+      raw: { contentType: 'text/html; charset=utf-8', body: helpPage(base) },
+      headers: { 'content-security-policy': PAGE_CSP },
+    };
   }
   const resources = [...new Set(ROUTES.map((route) => route.resource))].sort();
   return {
