@@ -97,6 +97,9 @@ const settingsSchema = z.strictObject({
   max_session_minutes: z.number().positive().max(1440).default(60),
   slip_minutes: z.number().int().positive().max(10_080).default(120),
   public_api: z.boolean().default(true),
+  // A line of nobody at no charge holds stock for nothing; only a tenant that wants such bookings
+  // (a free RSVP, a placeholder) allows them.
+  allow_free_bookings: z.boolean().default(false),
   cors_origins: z.array(originSchema).max(20).default([]),
   booking_code_prefix: z.string().regex(/^[A-Z]{2,6}$/, '2 to 6 upper case letters'),
   trusted_proxies: z.array(proxySchema).max(100).default([]),
