@@ -81,6 +81,10 @@ export class TenantStack extends Stack {
       logRetention,
       removalPolicy,
     });
+    // The API's own endpoint is where the links it hands out point (the invoice URL): configuration,
+    // never the Host or X-Forwarded-* headers of a request. Set after the API exists; the API does not
+    // depend on the functions' configuration, so there is no cycle.
+    for (const fn of Object.values(functions.byGroup)) fn.addEnvironment('PUBLIC_URL', http.api.apiEndpoint);
     new SweepSchedule(this, 'Sweep', { sweeper: functions.sweeper });
     const webhooks = new WebhookDispatch(this, 'Webhooks', {
       table,

@@ -8,7 +8,6 @@ import { actorOf, statusName } from '#lib/domain/booking.ts';
 import { fieldsFor } from '#lib/domain/booking-form.ts';
 import type { VisibleCustomer } from '#lib/domain/customer.ts';
 import { lineAmounts } from '#lib/domain/totals.ts';
-import { apiBaseUrl } from '#lib/http/routes.ts';
 
 /** The customer fields of the wire, in order. */
 export const CUSTOMER_FIELDS = [
@@ -29,9 +28,9 @@ const unix = (ymd: string, config: StoredConfig): number =>
 export const moneyOf = (config: StoredConfig) => (minor: number) =>
   formatAmount(minor, config.locale.decimals);
 
-/** The absolute URL of a booking's invoice page for whoever holds its token. */
-export function invoiceUrl(booking: StoredBooking, headers: Record<string, string>): string {
-  return `${apiBaseUrl(headers)}/booking/${booking.code}/invoice?token=${booking.token}`;
+/** The absolute URL of a booking's invoice page for whoever holds its token, on the configured API URL. */
+export function invoiceUrl(booking: StoredBooking, apiUrl: string): string {
+  return `${apiUrl}/booking/${encodeURIComponent(booking.code)}/invoice?token=${encodeURIComponent(booking.token)}`;
 }
 
 /** The wire's customer fields of a booking's form, each a string. */
@@ -57,7 +56,8 @@ export function presentCreated(
   booking: StoredBooking,
   context: {
     config: StoredConfig;
-    headers: Record<string, string>;
+    /** The API's configured public base URL (`ApiRequest.apiUrl`). */
+    apiUrl: string;
     audience: 'customer' | 'staff';
     /** Whether the caller proved it made the booking: only then the token, URLs and money. */
     proven: boolean;
@@ -73,7 +73,7 @@ export function presentCreated(
   };
   if (!context.proven) return status;
   const money = moneyOf(context.config);
-  const url = invoiceUrl(booking, context.headers);
+  const url = invoiceUrl(booking, context.apiUrl);
   return {
     ...status,
     total: money(booking.totals.total),

@@ -17,6 +17,7 @@ import type { RouteResult } from '#lib/http/envelope.ts';
 import { AuthError, validationError } from '#lib/http/errors.ts';
 import { reportIgnored } from '#lib/http/ignored.ts';
 import { asList } from '#lib/http/parse.ts';
+import { PAGE_CSP } from '#lib/http/respond.ts';
 import { sessionIdOf } from '#lib/http/session-cookie.ts';
 import { booleanParam, noParameters, parseInput } from '#lib/http/validate.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
@@ -108,7 +109,7 @@ export const createCreateBooking =
         sameEmail(parsed.form, booking.form.customer_email);
       const created = presentCreated(booking, {
         config: request.config,
-        headers: request.headers,
+        apiUrl: request.apiUrl,
         audience: request.caller.kind,
         proven,
       });
@@ -160,7 +161,7 @@ export const invoiceQuery = z.strictObject({ token: z.optional(z.string().check(
  */
 export const createGetInvoice =
   (deps: BookingDeps): RouteHandler =>
-  async ({ input, params, config, caller, headers }) => {
+  async ({ input, params, config, caller, headers, apiUrl }) => {
     const query = parseInput(invoiceQuery, input);
     const record = await findBooking(deps.db, params.booking_id ?? '', caller).catch((error: unknown) => {
       if (caller.kind !== 'staff' && error instanceof DomainError && error.code === 'not_found')
@@ -173,10 +174,14 @@ export const createGetInvoice =
     if (!record) throw new DomainError('not_found', 'Booking not found');
     const invoice = presentInvoice(record, config);
     if ((headers.accept ?? '').includes('text/html'))
-      return { body: {}, raw: { contentType: 'text/html; charset=utf-8', body: invoice.html } };
+      return {
+        body: {},
+        raw: { contentType: 'text/html; charset=utf-8', body: invoice.html },
+        headers: { 'content-security-policy': PAGE_CSP },
+      };
     return {
       body: { booking: { invoice } },
-      request: { id: record.booking.code, records: 1, data: { url: invoiceUrl(record.booking, headers) } },
+      request: { id: record.booking.code, records: 1, data: { url: invoiceUrl(record.booking, apiUrl) } },
     };
   };
 

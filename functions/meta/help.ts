@@ -1,6 +1,7 @@
 import { escapeHtml } from '#lib/domain/text.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
-import { apiBaseUrl, ROUTES } from '#lib/http/routes.ts';
+import { PAGE_CSP } from '#lib/http/respond.ts';
+import { ROUTES } from '#lib/http/routes.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 
 const ACCESS = {
@@ -26,11 +27,15 @@ const helpPage = (base: string): string =>
  * GET help (public): the resources this service answers, with links to the reference page and the
  * OpenAPI document; a browser (`Accept: text/html`) gets the endpoint table at the same URL.
  */
-export const getHelp: RouteHandler = async ({ input, headers }) => {
+export const getHelp: RouteHandler = async ({ input, headers, apiUrl }) => {
   parseInput(noParameters, input);
-  const base = apiBaseUrl(headers);
+  const base = apiUrl;
   if ((headers.accept ?? '').includes('text/html')) {
-    return { body: {}, raw: { contentType: 'text/html; charset=utf-8', body: helpPage(base) } };
+    return {
+      body: {},
+      raw: { contentType: 'text/html; charset=utf-8', body: helpPage(base) },
+      headers: { 'content-security-policy': PAGE_CSP },
+    };
   }
   const resources = [...new Set(ROUTES.map((route) => route.resource))].sort();
   return {

@@ -22,6 +22,8 @@ export const localSettings = () => ({
   webhookIntervalMs: Number(process.env.WEBHOOK_INTERVAL_MS ?? 1_000),
   tableName: process.env.TABLE_NAME || undefined,
   trustedProxies: parseProxyList(process.env.TRUSTED_PROXIES),
+  // Where guests reach this runner when it is not its own address (a tunnel, a proxy): the links' base.
+  publicUrl: process.env.PUBLIC_URL || undefined,
   // The benchmark's opt-in: count the request path's DynamoDB calls and capacity into this file.
   usageFile: process.env.DYNAMODB_USAGE_FILE || undefined,
 });

@@ -20,6 +20,7 @@ import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { createFileSecretStore } from '#lib/db/webhook-secret-store.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
+import { DEFAULT_PUBLIC_URL, parsePublicUrl } from '#lib/http/public-url.ts';
 import { generateSlipSecret, parseSlipKeys } from '#lib/slip/keys.ts';
 import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
 import { buildWidget } from '#widget/build.ts';
@@ -155,6 +156,13 @@ let lock: DataDirLock | undefined;
 let stopping = false;
 const timers: NodeJS.Timeout[] = [];
 const server = { current: undefined as ReturnType<typeof createGateway> | undefined };
+const publicUrl = { current: DEFAULT_PUBLIC_URL };
+
+/** The runner's own base URL; a wildcard listening address is reached as the loopback one. */
+const ownUrl = (host: string, port: number): string => {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+};
 
 /** Stops serving, the sweeper and DynamoDB Local (no Java process is left behind), then exits. */
 async function shutdown(code: number): Promise<void> {
@@ -260,6 +268,8 @@ async function main(): Promise<void> {
   writeFileSync(connectionFile(settings.dataDir), `${JSON.stringify({ endpoint, tableName })}\n`);
 
   const slipKeys = loadLocalSlipKeys(settings.dataDir);
+  // A bad PUBLIC_URL stops the start here, before anything listens.
+  const configuredUrl = settings.publicUrl ? parsePublicUrl(settings.publicUrl) : undefined;
   // Only the handlers' calls are counted: the sweeper and the webhook dispatcher are not the request path.
   const usage = settings.usageFile ? recordUsage(settings.usageFile) : undefined;
   const handlers = createAllHandlers({
@@ -267,6 +277,9 @@ async function main(): Promise<void> {
     provider: 'local',
     slipKeys: async () => slipKeys,
     trustedProxies: settings.trustedProxies,
+    // Links (the invoice URL) are built on the runner's own address, known once it listens, never on
+    // the Host or X-Forwarded-* headers a client sends.
+    publicUrl: () => publicUrl.current,
   });
   server.current = createGateway({
     handlers: usage ? usage.count(handlers) : handlers,
@@ -293,6 +306,7 @@ async function main(): Promise<void> {
   // PORT=0 picks a free port: say the one the system chose.
   const address = server.current?.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
+  publicUrl.current = configuredUrl ?? ownUrl(settings.host, port);
   say(`listening on http://${settings.host}:${port}/api/3.0`);
   say(`demo site: http://${settings.host}:${port}/`);
 }

@@ -10,6 +10,8 @@ export const DEFAULT_LIMITS = {
   open_sessions_per_client: 3,
   unpaid_bookings_per_client: 3,
   partner_unpaid_budget: false,
+  /** An IPv6 client is counted by its /64 unless the tenant widens it to /56 or /48. */
+  ipv6_prefix: 64 as 48 | 56 | 64,
 };
 
 /**

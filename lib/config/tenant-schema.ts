@@ -66,6 +66,8 @@ const limitsSchema = z.strictObject({
     .default(DEFAULT_LIMITS.unpaid_bookings_per_client),
   /** Whether a partner's unpaid bookings count against its credential's budgets as a customer's do. */
   partner_unpaid_budget: z.boolean().default(DEFAULT_LIMITS.partner_unpaid_budget),
+  // Where ISPs hand each subscriber a /56 or /48, a /64 key would give one guest 256 or 65,536 budgets.
+  ipv6_prefix: z.union([z.literal(48), z.literal(56), z.literal(64)]).default(DEFAULT_LIMITS.ipv6_prefix),
 });
 
 const originSchema = z
@@ -106,6 +108,9 @@ const settingsSchema = z.strictObject({
   void_unpaid_after_hours: z.number().nonnegative().max(8760).default(0),
   slip_minutes: z.number().int().positive().max(10_080).default(120),
   public_api: z.boolean().default(true),
+  // A line of nobody at no charge holds stock for nothing; only a tenant that wants such bookings
+  // (a free RSVP, a placeholder) allows them.
+  allow_free_bookings: z.boolean().default(false),
   cors_origins: z.array(originSchema).max(20).default([]),
   booking_code_prefix: z.string().regex(/^[A-Z]{2,6}$/, '2 to 6 upper case letters'),
   trusted_proxies: z.array(proxySchema).max(100).default([]),

@@ -86,6 +86,7 @@ export const ratingTenant = (config: StoredConfig): RatingTenant => ({
   timeZone: config.company.timezone,
   decimals: config.locale.decimals,
   discounts: config.discounts,
+  allowFreeBookings: config.settings.allow_free_bookings === true,
 });
 
 /** Labels of the booking parameters by id. */

@@ -15,6 +15,7 @@ import { collectIgnored } from './ignored.ts';
 import { logger } from './logger.ts';
 import { type Meter, meterAnswer, meterOf } from './observability.ts';
 import { type Input, parseRequest } from './parse.ts';
+import { apiUrlOf, DEFAULT_PUBLIC_URL } from './public-url.ts';
 import { budgetOf, enforceRateLimit } from './rate-limit.ts';
 import {
   errorResponse,
@@ -39,6 +40,12 @@ export interface ApiDeps {
   configTtlMs?: number;
   /** The SLIP signing keys, the first signing (needed by the items, session and bookings groups). */
   slipKeys?: () => Promise<readonly SlipKey[]>;
+  /**
+   * Where the service is publicly reached (`https://host`, no `/api/3.0`), read when a link is built:
+   * the stack's API endpoint in AWS (PUBLIC_URL), the runner's own address locally. Default
+   * `DEFAULT_PUBLIC_URL`.
+   */
+  publicUrl?: () => string;
   /** Proxies trusted besides the tenant's `settings.trusted_proxies` (the local runner's TRUSTED_PROXIES). */
   trustedProxies?: readonly string[];
   /** Where the answers' metrics go (deployed functions); none are kept without it. */
@@ -72,8 +79,10 @@ export interface ApiRequest {
   sourceIp: string;
   /** The client's address: the source IP, or what trusted proxies (or a vouching staff credential) forward. */
   clientAddress: string;
-  /** The key the client's limits and hold budgets are counted under (an IPv6 address by its /64). */
+  /** The key the client's limits and hold budgets are counted under (an IPv6 address by its /64, or the tenant's `ipv6_prefix`). */
   client: string;
+  /** The API's public base URL (`https://host/api/3.0`), from configuration, never from request headers. */
+  apiUrl: string;
   /** Milliseconds since the epoch at the start of the request. */
   now: number;
   /** Milliseconds left before the function times out (the Lambda deadline). */
@@ -120,6 +129,7 @@ export function createApiHandler(options: {
   const trustedOf = createTrustedCache(deps.trustedProxies ?? []);
   const store = accessStore(deps.db);
   const meter = meterOf(deps.metrics);
+  const publicUrl = deps.publicUrl ?? (() => DEFAULT_PUBLIC_URL);
 
   const context = (state: RequestState, method: string): EnvelopeContext => ({
     tenant: envelopeTenant(state.config),
@@ -166,7 +176,7 @@ export function createApiHandler(options: {
         // A refused credential still costs its client a request, so guessing keys is rate limited too.
         if (error instanceof AuthError) {
           const budget = { requests: config.settings.limits.requests_per_minute };
-          const client = `client:${clientKeyOf(state.clientAddress ?? sourceIp)}`;
+          const client = `client:${clientKeyOf(state.clientAddress ?? sourceIp, config.settings.limits.ipv6_prefix)}`;
           state.limitHeaders = await enforceRateLimit(deps.db, {
             counter: client,
             budgets: budget,
@@ -178,7 +188,7 @@ export function createApiHandler(options: {
       // A staff credential calling for its customer (X-On-Behalf: off) vouches for the address it forwards.
       if (caller.kind === 'customer' && caller.credentialKey) state.clientAddress = addressOf(true);
       const clientAddress = state.clientAddress;
-      const client = clientKeyOf(clientAddress);
+      const client = clientKeyOf(clientAddress, config.settings.limits.ipv6_prefix);
       const credentialed = caller.kind === 'staff' || caller.credentialKey !== undefined;
       if (route.access === 'staff' && caller.kind !== 'staff') {
         throw new AuthError('unauthorized', 'Staff credentials are required');
@@ -213,6 +223,7 @@ export function createApiHandler(options: {
         sourceIp,
         clientAddress,
         client,
+        apiUrl: apiUrlOf(publicUrl()),
         now: state.startedAt,
         remainingMs: () => lambda?.getRemainingTimeInMillis?.() ?? DEFAULT_REMAINING_MS,
         meter,

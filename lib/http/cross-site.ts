@@ -9,9 +9,17 @@ const hostOf = (origin: string): string | undefined => {
 };
 
 /**
- * Refuses a state-changing call that a browser on another site makes with the session cookie alone
+ * What `Sec-Fetch-Site` may say for a cookie-only change without `Origin`: the service's own origin, or
+ * a request the user made (typed, bookmarked). `same-site` is another origin of the site (a sibling
+ * subdomain, which may host anyone's pages), so it is refused with `cross-site` and unknown values.
+ */
+const OWN_FETCH_SITES = new Set(['same-origin', 'none']);
+
+/**
+ * Refuses a state-changing call that a browser on another origin makes with the session cookie alone
  * (cross-site request forgery): an `Origin` that is neither the service's own nor one of the tenant's
- * `cors_origins`, or, without `Origin`, `Sec-Fetch-Site: cross-site`. Server-side clients send neither.
+ * `cors_origins`, or, without `Origin`, a `Sec-Fetch-Site` other than `same-origin` or `none`.
+ * Server-side clients send neither header and are served.
  */
 export function assertNotCrossSite(headers: Record<string, string>, allowedOrigins: readonly string[]): void {
   const origin = headers.origin?.trim();
@@ -24,10 +32,11 @@ export function assertNotCrossSite(headers: Record<string, string>, allowedOrigi
       data: { origin },
     });
   }
-  if (headers['sec-fetch-site']?.trim().toLowerCase() === 'cross-site') {
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined && !OWN_FETCH_SITES.has(site.trim().toLowerCase())) {
     throw new ApiError('forbidden', {
-      details: 'A cart change with the session cookie from another site is not allowed',
-      data: { 'sec-fetch-site': 'cross-site' },
+      details: 'A cart change with the session cookie from another site or origin is not allowed',
+      data: { 'sec-fetch-site': site.slice(0, 32) },
     });
   }
 }

@@ -28,6 +28,13 @@ export interface RequestState {
   route?: string;
 }
 
+/**
+ * The Content-Security-Policy of the HTML pages the API itself renders (the invoice, help): they need
+ * nothing but their own markup, so nothing may load, run, frame them, change their base or submit. A
+ * value that escaped the HTML escaping still could not run or send anything anywhere.
+ */
+export const PAGE_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 const WWW_AUTHENTICATE = 'Basic realm="Booking API 3.0", Bearer realm="Booking API 3.0"';
 
 // What API Gateway and Node can write as a header value: visible ASCII, spaces and tabs. (Node throws on
@@ -66,6 +73,8 @@ export const respond = (
     Object.entries({
       'content-type': options.contentType,
       'cache-control': 'no-store',
+      // Every answer is read as the type it says: a JSON body that echoes input is never sniffed as HTML.
+      'x-content-type-options': 'nosniff',
       'x-request-id': state.requestId,
       ...(ignored ? { 'x-ignored-parameters': ignored } : {}),
       ...state.limitHeaders,

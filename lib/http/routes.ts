@@ -300,10 +300,6 @@ export const ROUTES: readonly Route[] = [
   },
 ];
 
-/** The public base URL of the API as the client reached it (`https://host/api/3.0`). */
-export const apiBaseUrl = (headers: Record<string, string>): string =>
-  `${headers['x-forwarded-proto'] ?? 'http'}://${headers.host ?? 'localhost'}${API_PREFIX}`;
-
 /** The full path of a route as API Gateway and the routers see it. */
 export const fullPath = (route: Pick<Route, 'path'>): string => `${API_PREFIX}/${route.path}`;
 

@@ -4,6 +4,7 @@ import { createSecretSlipKeys } from '../db/slip-key-store.ts';
 import { parseSlipKeys } from '../slip/keys.ts';
 import type { ApiDeps } from './api.ts';
 import { createMetrics } from './observability.ts';
+import { parsePublicUrl } from './public-url.ts';
 import { createTracer } from './tracing.ts';
 
 /** The tracer of this process (one per Lambda instance): its DynamoDB calls are captured. */
@@ -37,6 +38,7 @@ export const numberFromEnv = (name: string, fallback: number): number =>
  * variable fails the cold start, not a request.
  */
 export function runtimeFromEnv(): ApiDeps {
+  const publicUrl = parsePublicUrl(requiredEnv('PUBLIC_URL'));
   const region = process.env.AWS_REGION;
   const inlineKeys = process.env.SLIP_KEYS ? parseSlipKeys(process.env.SLIP_KEYS) : undefined;
   const secretArn = process.env.SLIP_SECRET_ARN;
@@ -50,6 +52,7 @@ export function runtimeFromEnv(): ApiDeps {
     db: dbFromEnv(),
     metrics: metricsFromEnv(),
     trace: captureLambdaHandler(tracer, { captureResponse: false }),
+    publicUrl: () => publicUrl,
     provider: region ? `aws:${region}` : 'local',
     configTtlMs: numberFromEnv('CONFIG_CACHE_MS', 15_000),
   };

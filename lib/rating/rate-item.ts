@@ -16,6 +16,8 @@ export interface RatingTenant {
   timeZone: string;
   decimals: number;
   discounts: Tenant['discounts'];
+  /** Whether a line of nobody at no charge may be booked (`settings.allow_free_bookings`, default false). */
+  allowFreeBookings?: boolean;
 }
 
 /** What is asked of one item. */
@@ -108,6 +110,18 @@ export function unitsFor(item: TenantItem, quantities: Record<string, number>): 
   }
   return counted ? units : 1;
 }
+
+/** The reason a line of nobody at no charge is refused. */
+export const NOTHING_FOR_NOTHING = 'Choose at least one: a booking of nobody at no charge is not taken';
+
+/**
+ * Whether a line books nobody: the item has parameters and every quantity is 0. An item without
+ * parameters books the item itself, and a paid item (its own price) is a booking of the item.
+ */
+export const takesNobody = (quantities: Record<string, number>): boolean => {
+  const values = Object.values(quantities);
+  return values.length > 0 && values.every((quantity) => quantity === 0);
+};
 
 /** The stock of an item's slot: capacity (per-date override or stock) less what is used. */
 export function stockOf(item: TenantItem, slot: Slot, used: StockLookup): SlotStock {
@@ -278,6 +292,13 @@ export function rateItem(input: RateItemInput): RatedItem {
     closedDates ||= rate.status === 'C';
   }
   const discount = applyDiscount(item, span, subTotal, request, tenant);
+  // Nobody at no charge would still hold a unit (a cabin priced per guest, asked for no guests): a
+  // script could fill the calendar for free. A price of 0 with people (a free tour's seats) and a
+  // discount down to 0 are the tenant's own prices and stay bookable; a gift certificate is payment.
+  // One reason is enough: a line already refused by a rule (a required guest) does not get this one too.
+  if (!tenant.allowFreeBookings && !ruleErrors.length && subTotal === 0 && takesNobody(quantities)) {
+    ruleErrors.push(NOTHING_FOR_NOTHING);
+  }
 
   const status: RateStatus = closedDates
     ? 'UNAVAILABLE'

@@ -189,6 +189,23 @@ describe('TenantStack', () => {
     });
   });
 
+  it('gives every API group its own endpoint as PUBLIC_URL, the base of the links it hands out', () => {
+    const api = logicalIdOf('AWS::ApiGatewayV2::Api', /^HttpApi/);
+    const functions = resources('AWS::Lambda::Function');
+    const withUrl = Object.entries(functions).filter(
+      ([, fn]) => fn.Properties?.Environment?.Variables?.PUBLIC_URL !== undefined,
+    );
+    expect(withUrl.map(([id]) => id.replace(/^Functions/, '').replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
+      'Bookings',
+      'Items',
+      'Meta',
+      'Session',
+    ]);
+    for (const [, fn] of withUrl) {
+      expect(fn.Properties.Environment.Variables.PUBLIC_URL).toEqual({ 'Fn::GetAtt': [api, 'ApiEndpoint'] });
+    }
+  });
+
   it('generates the SLIP signing key as a secret, never in the template in plain text', () => {
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),

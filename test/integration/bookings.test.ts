@@ -685,6 +685,84 @@ describe('invoice', () => {
   });
 });
 
+describe('the invoice page', () => {
+  const directives = (header: string | undefined) =>
+    Object.fromEntries(
+      (header ?? '')
+        .split(';')
+        .map((part) => part.trim().split(/\s+/))
+        .filter((words) => words[0])
+        .map(([name, ...values]) => [name, values.join(' ')]),
+    );
+
+  it('is sent with a strict Content-Security-Policy and nosniff: no script, frame, base, form or fetch', async () => {
+    const { created } = await book({ customer_name: '<img src=x onerror=alert(1)>' });
+    const page = await invoke(handlers.bookings, {
+      path: `booking/${created.code}/invoice`,
+      query: `token=${created.token}`,
+      headers: { accept: 'text/html' },
+    });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    const csp = directives(page.headers['content-security-policy']);
+    expect(csp).toMatchObject({
+      'default-src': "'none'",
+      'base-uri': "'none'",
+      'form-action': "'none'",
+      'frame-ancestors': "'none'",
+    });
+    // Nothing loosens default-src for scripts, and whatever style is allowed is no script.
+    expect(csp['script-src']).toBeUndefined();
+    expect(Object.values(csp).join(' ')).not.toMatch(/unsafe-eval|\*|data:|https?:/);
+  });
+
+  it('is not the only answer with nosniff: JSON answers, errors and 401s carry it too', async () => {
+    const { created } = await book();
+    const answers = [
+      await invoke(handlers.bookings, {
+        path: `booking/${created.code}/invoice`,
+        query: `token=${created.token}`,
+      }),
+      await invoke(handlers.bookings, { path: `booking/${created.code}/invoice`, query: 'token=wrong' }),
+      await invoke(handlers.bookings, { path: 'booking/form' }),
+      await invoke(handlers.bookings, { method: 'POST', path: 'booking/create', body: 'form[x]=1' }),
+      await invoke(handlers.meta, { path: 'ping' }),
+      await invoke(handlers.meta, { path: 'nothing/here' }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 401, 200, 400, 200, 404]);
+    for (const answer of answers) expect(answer.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
+describe('the links a booking hands out', () => {
+  const FORGED: Record<string, string>[] = [
+    { 'x-forwarded-proto': 'javascript:alert(document.cookie)//', host: 'api.test' },
+    { 'x-forwarded-proto': 'data:text/html,<script>alert(1)</script>//', host: 'x' },
+    { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'attacker.example', host: 'attacker.example' },
+    { host: 'attacker.example:443/phish#' },
+  ];
+
+  it.each(FORGED)('are built on the configured API URL, whatever a client forges (%o)', async (forged) => {
+    const sessionId = await cart();
+    const response = await create({ session_id: sessionId, ...form() }, forged);
+    expect(response.status).toBe(200);
+    const created = response.json.booking;
+    const expected = `http://api.test/api/3.0/booking/${created.code}/invoice?token=${created.token}`;
+    expect(created.invoice_url).toBe(expected);
+    expect(created.customer_payment_url).toBe(expected);
+    expect(response.json.request.data.url).toBe(expected);
+    const invoice = await invoke(handlers.bookings, {
+      path: `booking/${created.code}/invoice`,
+      query: `token=${created.token}`,
+      headers: forged,
+    });
+    expect(invoice.json.request.data.url).toBe(expected);
+    const help = await invoke(handlers.meta, { path: 'help', headers: forged });
+    expect(help.json.help.documentation).toBe('http://api.test/api/3.0/docs');
+  });
+});
+
 describe('lists and access', () => {
   it('answers 401 without credentials on every staff route, whether or not the id exists', async () => {
     const { created } = await book();

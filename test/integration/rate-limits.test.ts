@@ -159,6 +159,21 @@ describe('per-client request limits', () => {
     expect((await ping({ sourceIp: '2001:db8:77:2::1' })).status).toBe(200);
   });
 
+  it('counts every spelling of one address as one client (mapped IPv4 in hex, a dotted IPv6 tail)', async () => {
+    nextMinute();
+    const ipv4 = ['198.18.9.9', '::ffff:198.18.9.9', '::ffff:c612:909', '0:0:0:0:0:FFFF:C612:0909'];
+    const v4: number[] = [];
+    for (let index = 0; index < LIMITS.requests_per_minute + 1; index += 1) {
+      v4.push((await ping({ sourceIp: ipv4[index % ipv4.length] })).status);
+    }
+    expect(v4.at(-1)).toBe(429);
+    const v6: number[] = [];
+    for (let index = 0; index < LIMITS.requests_per_minute + 1; index += 1) {
+      v6.push((await ping({ sourceIp: `2001:db8:78:1::10.0.0.${index + 1}` })).status);
+    }
+    expect(v6.at(-1)).toBe(429);
+  });
+
   it('gives staff credentials their own budget, untouched by the address they call from', async () => {
     nextMinute();
     const shared = '203.0.113.100';

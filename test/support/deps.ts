@@ -11,5 +11,7 @@ export const testDeps = (db: Db, options: { clock?: () => number } = {}): ApiDep
   provider: 'test',
   configTtlMs: 0,
   slipKeys: async () => [TEST_SLIP_KEY],
+  // The tests' events carry `Host: api.test`; the links are built on this configured URL, not on it.
+  publicUrl: () => 'http://api.test',
   ...(options.clock ? { clock: options.clock } : {}),
 });

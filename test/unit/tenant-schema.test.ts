@@ -163,6 +163,22 @@ describe('the tenant file', () => {
     );
   });
 
+  it('counts IPv6 clients by /64 unless settings.limits.ipv6_prefix says 56 or 48, and nothing else', () => {
+    const withPrefix = (ipv6_prefix?: unknown) =>
+      parseTenant(
+        makeTenantJson({
+          settings: { booking_code_prefix: 'TEST', limits: ipv6_prefix === undefined ? {} : { ipv6_prefix } },
+        }),
+      );
+    const fallback = withPrefix();
+    expect(fallback.ok && fallback.tenant.settings.limits.ipv6_prefix).toBe(64);
+    for (const prefix of [48, 56, 64]) {
+      const result = withPrefix(prefix);
+      expect(result.ok && result.tenant.settings.limits.ipv6_prefix).toBe(prefix);
+    }
+    for (const prefix of [32, 60, 128, '56']) expect(withPrefix(prefix).ok).toBe(false);
+  });
+
   it('keeps the JSON Schema in the repository in step with the zod schema', () => {
     const stored = JSON.parse(readFileSync('infra/tenants/tenant.schema.json', 'utf8'));
     expect(stored).toEqual(tenantJsonSchema());

@@ -56,3 +56,17 @@ export function timeLeftInWords(ms: number): string {
   const seconds = Math.max(0, Math.ceil(ms / 1000));
   return seconds > 59 ? '1 minute' : `${seconds} seconds`;
 }
+
+/**
+ * A URL from an API answer that is safe to render as a link: an absolute http(s) URL, else ''. Lit
+ * binds `href` as it is, so a `javascript:` or `data:` URL would run in the page when clicked.
+ */
+export function linkUrl(value: string | undefined): string {
+  if (!value) return '';
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : '';
+  } catch {
+    return '';
+  }
+}

@@ -1,7 +1,7 @@
 import { html, nothing } from 'lit';
 import type { BookingWidget } from '../booking-widget.ts';
 import { AUTOCOMPLETE } from '../form-rules.ts';
-import { formatMoney } from '../format.ts';
+import { formatMoney, linkUrl } from '../format.ts';
 import type { FormField } from '../types.ts';
 
 const fieldId = (id: string) => `field-${id}`;
@@ -107,11 +107,12 @@ export function renderCheckout(host: BookingWidget) {
 export function renderConfirmation(host: BookingWidget) {
   const done = host.checkout.confirmation;
   if (!done) return nothing;
+  const invoice = linkUrl(done.invoiceUrl);
   return html`<section part="confirmation" class="confirmation" aria-labelledby="done-heading">
     <h2 id="done-heading" tabindex="-1">Booking confirmed</h2>
     <p>Your booking code is <strong class="code">${done.code}</strong>.</p>
     <p>Total: <strong>${formatMoney(done.total, host.locale)}</strong></p>
-    ${done.invoiceUrl ? html`<p><a part="link" href=${done.invoiceUrl} target="_blank" rel="noopener">View your invoice<span class="visually-hidden"> (opens in a new tab)</span></a></p>` : nothing}
+    ${invoice ? html`<p><a part="link" href=${invoice} target="_blank" rel="noopener">View your invoice<span class="visually-hidden"> (opens in a new tab)</span></a></p>` : nothing}
     <button type="button" part="button" @click=${() => host.startOver()}>Make another booking</button>
   </section>`;
 }
