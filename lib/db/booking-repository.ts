@@ -178,6 +178,23 @@ export function replaceBookingAction(db: Db, booking: StoredBooking, previousVer
   };
 }
 
+/**
+ * Takes an unpaid booking's `budget` off it, only while it is at `version` and still has one: the first
+ * half of a change too large for one transaction (see `changeBooking`), which leaves the version as it is.
+ */
+export function dropBudgetAction(db: Db, options: { bookingId: number; version: number }): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: bookingKey(options.bookingId),
+      UpdateExpression: 'REMOVE budget',
+      ConditionExpression: '#version = :version AND attribute_exists(budget)',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':version': options.version },
+    },
+  };
+}
+
 /** Appends an event to a booking's audit trail. */
 export function putEventAction(db: Db, bookingId: number, event: StoredEvent): TransactItem {
   return {

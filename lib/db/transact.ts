@@ -5,6 +5,9 @@ import type { Db } from './client.ts';
 /** One action of a transaction, as the document client takes it. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/** The most actions DynamoDB takes in one transaction. */
+export const MAX_TRANSACTION_ACTIONS = 100;
+
 /** A transaction refused because conditions failed; `failed` holds the indexes of those actions. */
 export class ConditionsFailedError extends Error {
   readonly code = 'conditions_failed';

@@ -3,6 +3,7 @@ import { unixSeconds } from '../core/time.ts';
 import {
   type BookingRecord,
   bookmarkAction,
+  dropBudgetAction,
   putNoteAction,
   putPaymentAction,
   replaceBookingAction,
@@ -18,11 +19,21 @@ import {
   takeStockAction,
 } from '../db/stock-repository.ts';
 import { getItemsById } from '../db/tenant-repository.ts';
-import { commitWithRetry, type NamedAction, type TransactItem } from '../db/transact.ts';
+import {
+  ConditionsFailedError,
+  commitWithRetry,
+  MAX_TRANSACTION_ACTIONS,
+  type NamedAction,
+  type TransactItem,
+  transact,
+} from '../db/transact.ts';
 import { actorOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
 import { bookingEventActions } from './booking-events.ts';
 import { DomainError } from './errors.ts';
 import { capacityOf, releaseBookingBudgetActions } from './stock.ts';
+
+/** The most actions a booking's event takes: its audit entry, the outbox entry and ten endpoints' deliveries. */
+const EVENT_ACTIONS_AT_MOST = 12;
 
 /** The longest note, in characters after trimming. */
 export const MAX_NOTE_LENGTH = 3000;
@@ -34,6 +45,8 @@ interface BookingChange {
   /** For each of `writes` that can fail on a counter: the counter id, to name it in a 409. */
   counters?: (string | undefined)[];
   event: { type: string; data?: Record<string, unknown> };
+  /** What gives an unpaid booking's budget back to its client (part of the change; see `changeBooking`). */
+  settle?: TransactItem[];
   /** Notes and payments the writes add, for the booking as the event's notifications show it. */
   added?: { notes?: StoredNote[]; payments?: StoredPayment[] };
 }
@@ -61,14 +74,44 @@ async function changeBooking(
   return commitWithRetry<StoredBooking, Role>(ctx.db, {
     ...(ctx.retry ? { retry: ctx.retry } : {}),
     attempt: async () => {
-      const record = await findBooking(ctx.db, reference, ctx.caller);
-      const { next, writes, counters, event, added } = await change(record);
+      let record = await findBooking(ctx.db, reference, ctx.caller);
+      let built = await change(record);
+      const settle = built.settle ?? [];
+      // A booking's own writes, its event and its webhooks fit one transaction; with an unpaid booking's
+      // budget to give back as well (two actions a counter, at 48 item-dates), they may not. Then the budget
+      // goes back first, in its own transaction on the booking as read; the change follows, on the same
+      // version. A crash between the two leaves the booking as it was, only no longer counted against its
+      // client: the one way the split can err, and the safe one for stock.
+      const own = built.writes.length + 1 + EVENT_ACTIONS_AT_MOST;
+      if (settle.length && own + settle.length > MAX_TRANSACTION_ACTIONS) {
+        try {
+          await transact(
+            ctx.db,
+            [
+              dropBudgetAction(ctx.db, {
+                bookingId: record.booking.booking_id,
+                version: record.booking.version,
+              }),
+              ...settle,
+            ],
+            ctx.retry,
+          );
+        } catch (error) {
+          if (!(error instanceof ConditionsFailedError)) throw error;
+        }
+        record = await findBooking(ctx.db, reference, ctx.caller);
+        built = await change(record);
+      }
+      const { next, writes, counters, event, added } = built;
+      const settled = built.settle ?? [];
+      const allWrites = [...writes, ...settled];
+      const allCounters = [...(counters ?? writes.map(() => undefined)), ...settled.map(() => undefined)];
       giftcertCode = next.giftcert?.code ?? '';
       const nowSeconds = unixSeconds(ctx.now);
       const updated = { ...next, version: record.booking.version + 1, last_modified: nowSeconds };
       const write: NamedAction<Role>[] = [
-        ...writes.map((action, index) => {
-          const id = counters?.[index];
+        ...allWrites.map((action, index) => {
+          const id = allCounters[index];
           return { role: id ? { kind: 'counter' as const, id } : { kind: 'write' as const }, action };
         }),
         { role: { kind: 'booking' }, action: replaceBookingAction(ctx.db, updated, record.booking.version) },
@@ -220,14 +263,9 @@ export async function changeStatus(
     }
     // Staff changing an unpaid booking's status (confirming, paying, voiding) takes it off its client's
     // budgets: from now on it is the business's decision, not a stranger's hold.
-    if (booking.budget) {
-      for (const action of releaseBookingBudgetActions(ctx.db, booking, nowSeconds)) {
-        writes.push(action);
-        counters.push(undefined);
-      }
-      const { budget: _released, ...rest } = next;
-      next = rest;
-    }
+    const settle = releaseBookingBudgetActions(ctx.db, booking, nowSeconds);
+    const { budget: _released, ...rest } = next;
+    next = rest;
     if (options.setPaid) {
       const due = booking.totals.total - booking.paid_total;
       if (due <= 0) throw new DomainError('nothing_due', 'Nothing is due on this booking', { due: 0 });
@@ -246,6 +284,7 @@ export async function changeStatus(
       next,
       writes,
       counters,
+      settle,
       event: {
         type: options.setPaid ? 'payment.created' : 'booking.status_changed',
         data: {

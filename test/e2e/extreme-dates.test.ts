@@ -116,7 +116,7 @@ describe('dates at the ends of the calendar', () => {
           }
         },
       ),
-      { numRuns: 60, endOnFailure: true },
+      { numRuns: 40, endOnFailure: true },
     );
   }, 600_000);
 

@@ -37,6 +37,7 @@ beforeAll(async () => {
     TENANT: 'entry',
     SLIP_KEYS: TEST_SLIP_KEY.secret,
     AWS_REGION: 'local',
+    PUBLIC_URL: 'https://api.example.test',
   });
   const write = process.stdout.write.bind(process.stdout) as (...args: unknown[]) => boolean;
   vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
