@@ -1,13 +1,14 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
+import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { giftcertKey, stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { invoke, staffBasic, type TestRequest } from '#test/support/events.ts';
+import { basic, invoke, staffBasic, type TestRequest } from '#test/support/events.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
@@ -15,6 +16,7 @@ import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 let db: Db;
 let handlers: ReturnType<typeof createAllHandlers>;
 let staff: string;
+let partner: string;
 const start = addDays(todayIn('America/Toronto', Date.now()), 30);
 let nextDay = 0;
 const freshDay = () => {
@@ -50,6 +52,16 @@ const tenantJson = (overrides: { hidden?: boolean; unlimitedRaft?: boolean } = {
       { code: 'GIFT-OLD', amount: '50.00', expires: '20200101' },
       { code: 'GIFT-EMPTY', amount: '50.00' },
     ],
+    accounts: [
+      { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
+      {
+        account_id: 2,
+        first_name: 'Lake Tours',
+        email: 'a@tours.example.com',
+        login_id: 'tours',
+        partner: true,
+      },
+    ],
   });
 
 beforeAll(async () => {
@@ -65,6 +77,8 @@ beforeAll(async () => {
   );
   handlers = createAllHandlers(testDeps(db));
   staff = await staffBasic(db, { now: 0 });
+  const tours = await createCredential(db, { accountId: 2, onBehalf: false, label: 'tours', now: 0 });
+  partner = basic(tours.key, tours.secret);
 });
 
 afterEach(async () => {
@@ -348,5 +362,59 @@ describe('gift certificate errors', () => {
       },
     );
     expect(desk.json.request.error.data).toEqual({ giftcert_code: 'has expired' });
+  });
+});
+
+describe('the gift certificate oracle', () => {
+  /** Sessions in every state that has nothing to book, each made afresh: none, unknown, empty, ended. */
+  const nothingToBook = async (): Promise<Record<string, string>> => {
+    const emptied = sessionOf(
+      await post('session', 'booking/session', `slip[]=${await slipOf(1, `date=${freshDay()}`)}`),
+    ).id;
+    await post('session', 'booking/session/clear', `session_id=${emptied}`);
+    const ended = sessionOf(
+      await post('session', 'booking/session', `slip[]=${await slipOf(1, `date=${freshDay()}`)}`),
+    ).id;
+    await post('session', 'booking/session/end', `session_id=${ended}`);
+    return {
+      none: '',
+      unknown: 'session_id=Zz0000000000000000000000&',
+      empty: `session_id=${emptied}&`,
+      ended: `session_id=${ended}&`,
+    };
+  };
+
+  it('answers a real and a made-up code alike when there is nothing to book', async () => {
+    const sessions = await nothingToBook();
+    for (const [state, session] of Object.entries(sessions)) {
+      const answers = [];
+      for (const code of ['GIFT-LIVE', 'GIFT-MADE-UP']) {
+        const response = await post(
+          'bookings',
+          'booking/create',
+          `${session}${customerForm}&giftcert_code=${code}`,
+        );
+        answers.push(JSON.stringify({ status: response.status, error: response.json.request.error }));
+      }
+      expect(answers[0], state).toBe(answers[1]);
+      expect(JSON.parse(answers[0] ?? '{}').status, state).not.toBe(400);
+    }
+  });
+
+  it('gives a partner’s own credential the customer’s one answer, not staff’s', async () => {
+    const answers = [];
+    for (const code of ['GIFT-NONE', 'GIFT-OLD', 'GIFT-EMPTY']) {
+      const slip = await slipOf(1, `date=${freshDay()}`);
+      const response = await post(
+        'bookings',
+        'booking/create',
+        `slip[]=${slip}&${customerForm}&giftcert_code=${code}`,
+        { headers: { authorization: partner } },
+      );
+      expect(response.status).toBe(400);
+      answers.push(JSON.stringify(response.json.request.error));
+    }
+    expect(new Set(answers).size).toBe(1);
+    expect(JSON.parse(answers[0] ?? '{}').data).toEqual({ giftcert_code: 'not valid' });
   });
 });
