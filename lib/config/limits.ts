@@ -8,6 +8,7 @@ export const DEFAULT_LIMITS = {
   staff_requests_per_minute: 600,
   client_hold_share: 0.5,
   open_sessions_per_client: 3,
+  giftcert_attempts_per_hour: 10,
 };
 
 /**

@@ -57,6 +57,12 @@ const limitsSchema = z.strictObject({
     .positive()
     .max(100)
     .default(DEFAULT_LIMITS.open_sessions_per_client),
+  giftcert_attempts_per_hour: z
+    .number()
+    .int()
+    .positive()
+    .max(1000)
+    .default(DEFAULT_LIMITS.giftcert_attempts_per_hour),
 });
 
 const originSchema = z
