@@ -24,7 +24,7 @@ import { checkGiftcert, spendableGiftcert } from './giftcert.ts';
 import { addSlips, endSession, isExpired, loadOpenSession, verifySlips } from './session.ts';
 import { unavailableCounter } from './session-commit.ts';
 import { capacityOf, catchUpLines, releaseBudgetActions } from './stock.ts';
-import { lineAmounts, sumAmounts } from './totals.ts';
+import { cartAmounts, sumAmounts } from './totals.ts';
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
@@ -48,10 +48,18 @@ export interface CreatedBooking {
   existing: boolean;
 }
 
-const sessionTotals = (session: StoredSession, config: StoredConfig) =>
-  sumAmounts(
-    Object.values(session.lines).map((line) => lineAmounts(line, config.taxes, config.locale.decimals)),
-  );
+/**
+ * The money of a session's lines in line order, as the cart shows it, and each line's discount, which the
+ * booking keeps with the line (`discounted`).
+ */
+const sessionMoney = (session: StoredSession, config: StoredConfig) => {
+  const lines = Object.values(session.lines).sort((a, b) => Number(a.line_id) - Number(b.line_id));
+  const amounts = cartAmounts(lines, config.taxes, config.locale.decimals);
+  return {
+    totals: sumAmounts(amounts),
+    discounted: Object.fromEntries(lines.map((line, index) => [line.line_id, amounts[index]?.discount ?? 0])),
+  };
+};
 
 const initialStatus = (config: StoredConfig, due: number): string => {
   const statuses = config.statuses.map((status) => status.status_id);
@@ -168,7 +176,7 @@ async function bookSession(
         ? undefined
         : (newCustomerId ?? (await nextId(ctx.db, 'customer', ctx.now)));
       const customerId = existingCustomer ?? (newCustomerId as number);
-      const totals = sessionTotals(session, ctx.config);
+      const { totals, discounted } = sessionMoney(session, ctx.config);
       const giftcert = giftcertCode
         ? await spendableGiftcert(ctx, { code: giftcertCode, total: totals.total })
         : undefined;
@@ -197,7 +205,12 @@ async function bookSession(
         last_modified: nowSeconds,
         customer_id: customerId,
         form,
-        lines: caughtUp.lines,
+        lines: Object.fromEntries(
+          Object.entries(caughtUp.lines).map(([id, line]) => [
+            id,
+            { ...line, discounted: discounted[id] ?? 0 },
+          ]),
+        ),
         holds,
         totals: {
           sub_total: totals.subTotal,
