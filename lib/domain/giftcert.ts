@@ -12,7 +12,7 @@ export const GIFTCERT_WINDOW_SECONDS = 3600;
 const CODE = /^[A-Z0-9_-]{1,32}$/;
 
 /** A gift certificate code as stored: trimmed and in upper case. */
-export const normaliseGiftcertCode = (raw: string): string => raw.trim().toUpperCase();
+const normaliseGiftcertCode = (raw: string): string => raw.trim().toUpperCase();
 
 /**
  * The refusal of a gift certificate: customers and a partner's own credential get one answer whether it
