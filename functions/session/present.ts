@@ -4,7 +4,7 @@ import { unixSeconds } from '#lib/core/time.ts';
 import type { SessionLine, StoredSession } from '#lib/db/session-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { describeLength } from '#lib/domain/text.ts';
-import { lineAmounts, sumAmounts } from '#lib/domain/totals.ts';
+import { cartAmounts, sumAmounts } from '#lib/domain/totals.ts';
 
 const clock = (minutes: number): string =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
@@ -19,7 +19,7 @@ export function presentSession(
   const { decimals } = context.config.locale;
   const money = (minor: number) => formatAmount(minor, decimals);
   const lines = Object.values(session.lines).sort((a, b) => Number(a.line_id) - Number(b.line_id));
-  const amounts = lines.map((line) => lineAmounts(line, context.config.taxes, decimals));
+  const amounts = cartAmounts(lines, context.config.taxes, decimals);
   const totals = sumAmounts(amounts);
   const item: Record<string, unknown> = {};
   lines.forEach((line, index) => {

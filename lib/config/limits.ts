@@ -12,6 +12,7 @@ export const DEFAULT_LIMITS = {
   partner_unpaid_budget: false,
   /** An IPv6 client is counted by its /64 unless the tenant widens it to /56 or /48. */
   ipv6_prefix: 64 as 48 | 56 | 64,
+  giftcert_attempts_per_hour: 10,
 };
 
 /**

@@ -68,6 +68,12 @@ const limitsSchema = z.strictObject({
   partner_unpaid_budget: z.boolean().default(DEFAULT_LIMITS.partner_unpaid_budget),
   // Where ISPs hand each subscriber a /56 or /48, a /64 key would give one guest 256 or 65,536 budgets.
   ipv6_prefix: z.union([z.literal(48), z.literal(56), z.literal(64)]).default(DEFAULT_LIMITS.ipv6_prefix),
+  giftcert_attempts_per_hour: z
+    .number()
+    .int()
+    .positive()
+    .max(1000)
+    .default(DEFAULT_LIMITS.giftcert_attempts_per_hour),
 });
 
 const originSchema = z

@@ -154,6 +154,12 @@ export const rateWindowKey = (client: string, windowStart: number) => ({
   sk: String(windowStart),
 });
 
+/** A client's refused gift certificate codes in one fixed window (an hour), beside its request counters. */
+export const giftcertAttemptsKey = (client: string, windowStart: number) => ({
+  pk: `${RATE_PARTITION_PREFIX}${client}`,
+  sk: `GIFTCERT#${windowStart}`,
+});
+
 /** What one client holds of one stock counter, across all its sessions (its hold budget). */
 export const clientPartition = (client: string) => `CLIENT#${client}`;
 export const clientHoldKey = (client: string, counterId: string) => ({

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
-import { rateWindowKey } from './keys.ts';
+import { giftcertAttemptsKey, rateWindowKey } from './keys.ts';
 
 /** The budgets a request counts against in its window: every request, and writes when it is one. */
 export interface WindowBudgets {
@@ -66,5 +66,59 @@ export async function countRequestInWindow(
       writes,
       exceeded: requests >= options.budgets.requests ? 'requests' : 'writes',
     };
+  }
+}
+
+/**
+ * Takes one gift certificate attempt from a client's budget of its window with one conditional update
+ * (the count grows only while under the budget, so concurrent guesses cannot overdraw it); the record
+ * expires by TTL soon after its window. Refused: the budget is spent and nothing is counted.
+ */
+export async function takeGiftcertAttempt(
+  db: Db,
+  options: { client: string; windowStart: number; windowSeconds: number; budget: number },
+): Promise<{ admitted: boolean; attempts: number }> {
+  try {
+    const { Attributes } = await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: giftcertAttemptsKey(options.client, options.windowStart),
+        UpdateExpression: 'ADD attempts :one SET entity = :entity, #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(attempts) OR attempts < :budget',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':entity': 'giftcert_attempts',
+          ':ttl': options.windowStart + options.windowSeconds + 60,
+          ':budget': options.budget,
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { admitted: true, attempts: numberOf(Attributes?.attempts) };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return { admitted: false, attempts: numberOf(error.Item?.attempts) };
+  }
+}
+
+/** Gives back an attempt taken by `takeGiftcertAttempt` (a code that was good), never below zero. */
+export async function returnGiftcertAttempt(
+  db: Db,
+  options: { client: string; windowStart: number },
+): Promise<void> {
+  try {
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: giftcertAttemptsKey(options.client, options.windowStart),
+        UpdateExpression: 'ADD attempts :minus',
+        ConditionExpression: 'attempts > :zero',
+        ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }

@@ -34,6 +34,11 @@ export interface SessionLine {
   /** Minor units per unit of `qty`, before discount, at the price of when it was added. */
   sub_total: number;
   discount?: { code: string; type: 'percent' | 'amount'; value: string };
+  /**
+   * Booking lines only: the discount the line was charged when booked (minor units), its share of an
+   * amount discount taken once per cart. Bookings made before it was kept charged each line its own.
+   */
+  discounted?: number;
   parts: Record<string, SessionPart>;
   start_date: string;
   end_date: string;

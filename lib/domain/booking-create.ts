@@ -9,7 +9,7 @@ import {
   type StoredPayment,
 } from '../db/booking-repository.ts';
 import { createCustomerActions, getCustomerIdByEmail } from '../db/customer-repository.ts';
-import { getGiftcert, giftcertBalanceAction } from '../db/giftcert-repository.ts';
+import { giftcertBalanceAction } from '../db/giftcert-repository.ts';
 import { nextId } from '../db/id-counter-repository.ts';
 import { bookSessionAction, getSession, type StoredSession } from '../db/session-repository.ts';
 import { holdStockAction, parseCounterId } from '../db/stock-repository.ts';
@@ -21,10 +21,11 @@ import { type Audience, validateForm } from './booking-form.ts';
 import { isPartnerOnly } from './caller.ts';
 import { actorOf as sessionActorOf } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
-import { addSlips, endSession, isExpired } from './session.ts';
+import { checkGiftcert, spendableGiftcert } from './giftcert.ts';
+import { addSlips, endSession, isExpired, loadOpenSession, verifySlips } from './session.ts';
 import { unavailableCounter } from './session-commit.ts';
 import { capacityOf, catchUpLines, keepBudgetActions, releaseBudgetActions } from './stock.ts';
-import { lineAmounts, sumAmounts } from './totals.ts';
+import { cartAmounts, sumAmounts } from './totals.ts';
 import { firstActiveStatus } from './unpaid.ts';
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -49,10 +50,18 @@ export interface CreatedBooking {
   existing: boolean;
 }
 
-const sessionTotals = (session: StoredSession, config: StoredConfig) =>
-  sumAmounts(
-    Object.values(session.lines).map((line) => lineAmounts(line, config.taxes, config.locale.decimals)),
-  );
+/**
+ * The money of a session's lines in line order, as the cart shows it, and each line's discount, which the
+ * booking keeps with the line (`discounted`).
+ */
+const sessionMoney = (session: StoredSession, config: StoredConfig) => {
+  const lines = Object.values(session.lines).sort((a, b) => Number(a.line_id) - Number(b.line_id));
+  const amounts = cartAmounts(lines, config.taxes, config.locale.decimals);
+  return {
+    totals: sumAmounts(amounts),
+    discounted: Object.fromEntries(lines.map((line, index) => [line.line_id, amounts[index]?.discount ?? 0])),
+  };
+};
 
 const initialStatus = (config: StoredConfig, due: number): string => {
   const statuses = config.statuses.map((status) => status.status_id);
@@ -69,9 +78,12 @@ const initialStatus = (config: StoredConfig, due: number): string => {
 export async function createBooking(ctx: BookingContext, input: CreateBookingInput): Promise<CreatedBooking> {
   const audience: Audience = ctx.caller.kind === 'staff' ? 'staff' : 'customer';
   const { values: form } = validateForm(ctx.config, input.form, audience);
-  // Everything that can be checked before holding is checked first, so a refused create holds nothing.
-  if (input.giftcertCode) await spendable(ctx, input.giftcertCode, 1);
-  if (!input.slips.length) return bookSession(ctx, { sessionId: input.sessionId, form, input });
+  // The gift certificate is checked once, and only when there is something to book: without a session
+  // that can be booked, a real code and a made-up one get the same answer.
+  let checked: Promise<string> | undefined;
+  const rawCode = input.giftcertCode;
+  const giftcert = rawCode ? () => (checked ??= checkGiftcert(ctx, rawCode)) : undefined;
+  if (!input.slips.length) return bookSession(ctx, { sessionId: input.sessionId, form, giftcert });
   // SLIPs sent with the booking are held first: in the given session, or in a new one.
   const sessionCtx = {
     db: ctx.db,
@@ -80,12 +92,17 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
     now: ctx.now,
     actor: sessionActorOf(ctx.caller, ctx.client),
   };
+  // Everything that can be checked before holding is checked first, so a refused create holds nothing:
+  // the SLIPs, the session they go into, then the gift certificate.
+  verifySlips(sessionCtx, input.slips);
+  if (input.sessionId) await loadOpenSession(ctx.db, input.sessionId, ctx.now);
+  await giftcert?.();
   const held = await addSlips(sessionCtx, {
     ...(input.sessionId ? { sessionId: input.sessionId } : {}),
     slips: input.slips,
   });
   try {
-    return await bookSession(ctx, { sessionId: held.id, form, input });
+    return await bookSession(ctx, { sessionId: held.id, form, giftcert });
   } catch (error) {
     // A session made by this call is seen by nobody: let its holds go now rather than at expiry.
     if (!input.sessionId) await endSession(sessionCtx, held.id).catch(() => undefined);
@@ -96,9 +113,14 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
 /** Books a session (see `createBooking`) with a validated form. */
 async function bookSession(
   ctx: BookingContext,
-  options: { sessionId: string | undefined; form: Record<string, string>; input: CreateBookingInput },
+  options: {
+    sessionId: string | undefined;
+    form: Record<string, string>;
+    /** Checks the gift certificate (once) and gives its code as stored; none without a code. */
+    giftcert: (() => Promise<string>) | undefined;
+  },
 ): Promise<CreatedBooking> {
-  const { sessionId, form, input } = options;
+  const { sessionId, form } = options;
   if (!sessionId)
     throw new DomainError('session_empty', 'Nothing to book: send a session or SLIPs', { session_id: '' });
 
@@ -146,6 +168,7 @@ async function bookSession(
       if (Object.keys(session.lines).length === 0) {
         throw new DomainError('session_empty', 'The session has nothing to book', { session_id: sessionId });
       }
+      const giftcertCode = options.giftcert ? await options.giftcert() : undefined;
 
       // A line held under an earlier tenant load may take less than its item takes now (an item that was
       // unlimited then): the difference is held now, on capacity, in the booking's own transaction.
@@ -172,9 +195,9 @@ async function bookSession(
         ? undefined
         : (newCustomerId ?? (await nextId(ctx.db, 'customer', ctx.now)));
       const customerId = existingCustomer ?? (newCustomerId as number);
-      const totals = sessionTotals(session, ctx.config);
-      const giftcert = input.giftcertCode
-        ? await spendable(ctx, input.giftcertCode, totals.total)
+      const { totals, discounted } = sessionMoney(session, ctx.config);
+      const giftcert = giftcertCode
+        ? await spendableGiftcert(ctx, { code: giftcertCode, total: totals.total })
         : undefined;
       const paid = giftcert?.amount ?? 0;
       const nowSeconds = unixSeconds(ctx.now);
@@ -201,7 +224,12 @@ async function bookSession(
         last_modified: nowSeconds,
         customer_id: customerId,
         form,
-        lines: caughtUp.lines,
+        lines: Object.fromEntries(
+          Object.entries(caughtUp.lines).map(([id, line]) => [
+            id,
+            { ...line, discounted: discounted[id] ?? 0 },
+          ]),
+        ),
         holds,
         totals: {
           sub_total: totals.subTotal,
@@ -291,34 +319,4 @@ async function bookSession(
       };
     },
   });
-}
-
-/**
- * How much of a gift certificate a booking of `total` may spend now; refuses unknown, expired or empty
- * ones. Customers get one answer for all three (no oracle for guessing codes); staff see which it is.
- */
-async function spendable(
-  ctx: BookingContext,
-  rawCode: string,
-  total: number,
-): Promise<{ code: string; amount: number }> {
-  const code = rawCode.trim().toUpperCase();
-  const giftcert = /^[A-Z0-9_-]{1,32}$/.test(code) ? await getGiftcert(ctx.db, code) : undefined;
-  const refuse = (problem: string): never => {
-    if (ctx.caller.kind !== 'staff') {
-      throw new DomainError('validation_error', 'This gift certificate cannot be used', {
-        giftcert_code: 'not valid',
-      });
-    }
-    throw new DomainError('validation_error', `Gift certificate ${code} ${problem}`, {
-      giftcert_code: problem,
-    });
-  };
-  if (!giftcert) return refuse('is not valid');
-  if (giftcert.expires && giftcert.expires < todayIn(ctx.config.company.timezone, ctx.now)) {
-    return refuse('has expired');
-  }
-  const amount = Math.min(giftcert.balance, total);
-  if (amount <= 0) return refuse('has no balance left');
-  return { code, amount };
 }

@@ -8,7 +8,8 @@ export type DomainErrorCode =
   | 'session_expired'
   | 'session_empty'
   | 'invalid_status'
-  | 'nothing_due';
+  | 'nothing_due'
+  | 'rate_limited';
 
 /** A broken business rule, with the stable code that becomes `request.error.id`. */
 export class DomainError extends Error {
@@ -24,5 +25,18 @@ export class DomainError extends Error {
     this.name = 'DomainError';
     this.code = code;
     this.data = data;
+  }
+}
+
+/** A client over one of its budgets (`rate_limited`): the budget, and the seconds until it is renewed. */
+export class BudgetSpentError extends DomainError {
+  readonly limit: number;
+  readonly retryAfter: number;
+
+  constructor(details: string, options: { limit: number; retryAfter: number }) {
+    super('rate_limited', details, { limit: options.limit, retry_after: options.retryAfter });
+    this.name = 'BudgetSpentError';
+    this.limit = options.limit;
+    this.retryAfter = options.retryAfter;
   }
 }

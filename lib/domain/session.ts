@@ -56,19 +56,19 @@ const emptySession = (ctx: SessionContext): StoredSession => ({
 });
 
 /**
- * Adds SLIPs to a session (a new one when no id is given), all or nothing. A SLIP identical to a line
- * already there changes nothing; every other is verified, re-rated at today's prices and held.
+ * Verifies SLIPs before anything is read or held: their number, signature, tenant and expiry, and that a
+ * SLIP rated for staff is in the hands of an actor who may use it.
  */
-export async function addSlips(
-  ctx: SessionContext,
-  options: { sessionId?: string; slips: string[] },
-): Promise<StoredSession> {
-  if (options.slips.length > SESSION_LIMITS.slipsPerCall) {
+export function verifySlips(
+  ctx: Pick<SessionContext, 'keys' | 'config' | 'now' | 'actor'>,
+  slips: string[],
+): SlipPayload[] {
+  if (slips.length > SESSION_LIMITS.slipsPerCall) {
     throw new DomainError('validation_error', `At most ${SESSION_LIMITS.slipsPerCall} SLIPs per call`, {
       slip: `at most ${SESSION_LIMITS.slipsPerCall}`,
     });
   }
-  const payloads = options.slips.map((slip, index) => {
+  return slips.map((slip, index) => {
     let payload: SlipPayload;
     try {
       payload = verifySlip(slip, { keys: ctx.keys, tenant: ctx.config.tenant, now: ctx.now });
@@ -86,6 +86,17 @@ export async function addSlips(
     }
     return payload;
   });
+}
+
+/**
+ * Adds SLIPs to a session (a new one when no id is given), all or nothing. A SLIP identical to a line
+ * already there changes nothing; every other is verified, re-rated at today's prices and held.
+ */
+export async function addSlips(
+  ctx: SessionContext,
+  options: { sessionId?: string; slips: string[] },
+): Promise<StoredSession> {
+  const payloads = verifySlips(ctx, options.slips);
   const fresh = emptySession(ctx);
   const read = async () => (options.sessionId ? loadOpenSession(ctx.db, options.sessionId, ctx.now) : fresh);
   return commitSession(

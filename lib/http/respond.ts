@@ -3,7 +3,7 @@ import { AccessError } from '../auth/errors.ts';
 import { IdempotencyKeyError } from '../db/idempotency-store.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import { ContentionError } from '../db/transact.ts';
-import { DomainError } from '../domain/errors.ts';
+import { BudgetSpentError, DomainError } from '../domain/errors.ts';
 import { buildErrorEnvelope, type EnvelopeContext } from './envelope.ts';
 import { ApiError, type AuthError } from './errors.ts';
 import { ignoredParametersHeader } from './ignored.ts';
@@ -112,6 +112,19 @@ export const jsonResponse = (
 /** The client-facing error an exception stands for, or undefined for an unexpected one (a 500). */
 export const toApiError = (error: unknown): ApiError | undefined => {
   if (error instanceof ApiError) return error;
+  if (error instanceof BudgetSpentError) {
+    const retryAfter = String(error.retryAfter);
+    return new ApiError(error.code, {
+      details: error.message,
+      data: error.data,
+      headers: {
+        'retry-after': retryAfter,
+        'ratelimit-limit': String(error.limit),
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': retryAfter,
+      },
+    });
+  }
   if (error instanceof DomainError) {
     return new ApiError(error.code, {
       details: error.message,

@@ -7,7 +7,8 @@ import type { Db } from '#lib/db/client.ts';
 import { LEASE_MARGIN_MS, runIdempotent } from '#lib/db/idempotency-store.ts';
 import { giftcertKey, stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
+import { encodeSlip, verifySlip } from '#lib/slip/codec.ts';
+import { TEST_SLIP_KEY, testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { basic, invoke, type TestResponse } from '#test/support/events.ts';
 import { expectInvariant, sessionClient, sessionOf } from '#test/support/session.ts';
@@ -94,6 +95,9 @@ beforeAll(async () => {
         taxes: [
           { tax_id: 'hst', name: 'HST', rate: 13 },
           { tax_id: 'city', name: 'City tax', rate: 4, inclusive: true },
+        ],
+        discounts: [
+          { code: 'PADDLE10', name: 'Ten off kayaks', type: 'amount', value: '10.00', item_ids: [1] },
         ],
         giftcerts: [
           { code: 'GIFT-100', amount: '100.00' },
@@ -510,6 +514,69 @@ describe('gift certificates', () => {
     expect(paid.reduce((sum, amount) => sum + amount, 0)).toBeLessThanOrEqual(6000);
     expect(await balance('GIFT-RACE')).toBe(6000 - paid.reduce((sum, amount) => sum + amount, 0));
     for (const sessionId of sessions) await client.end(sessionId).catch(() => undefined);
+  });
+});
+
+describe('amount discounts', () => {
+  const cents = (money: string) => Math.round(Number(money) * 100);
+  const sum = (values: string[]) => values.reduce((total, value) => total + cents(value), 0);
+
+  /** `count` distinct SLIPs of `qty` kayaks on one date with the amount code (a SLIP differs by its expiry). */
+  const slips = async (options: { date: string; qty: number; count: number }) => {
+    const slip = await client.slip(
+      1,
+      `date=${options.date}&param[qty]=${options.qty}&discount_code=PADDLE10`,
+    );
+    const payload = verifySlip(slip, { keys: [TEST_SLIP_KEY], tenant: 'test', now: Date.now() });
+    return Array.from({ length: options.count }, (_, index) =>
+      encodeSlip({ ...payload, expiresAt: payload.expiresAt - index }, TEST_SLIP_KEY),
+    );
+  };
+
+  it('takes an amount once per cart: five lines of one kayak get what one line of five gets', async () => {
+    const date = addDays(day, 40);
+    const one = sessionOf(await client.add(await slips({ date, qty: 5, count: 1 })));
+    const five = sessionOf(await client.add(await slips({ date, qty: 1, count: 5 })));
+    expect(Object.keys(five.item)).toHaveLength(5);
+    expect(one.discount).toBe('10.00');
+    expect(five.discount).toBe(one.discount);
+    expect(five.total).toBe(one.total);
+    // Each line shows its share, and the shares add up to the cart's discount.
+    const shares = Object.values(five.item).map(
+      (line) => (line as { rate: { discount: string } }).rate.discount,
+    );
+    expect(shares).toEqual(['2.00', '2.00', '2.00', '2.00', '2.00']);
+
+    for (const session of [one, five]) {
+      const made = await create({ session_id: session.id, ...form() });
+      expect(made.status).toBe(200);
+      expect(made.json.booking.total).toBe(session.total);
+      const record = (await staffCall(`booking/${made.json.booking.code}`)).json.booking;
+      expect(record.discount).toBe('10.00');
+      expect(sum(Object.values(record.items).map((line) => (line as { total: string }).total))).toBe(
+        cents(record.total),
+      );
+      const invoice = (await staffCall(`booking/${made.json.booking.code}/invoice`)).json.booking.invoice;
+      expect(invoice.discount).toBe('10.00');
+      expect(sum(invoice.lines.map((line: { discount: string }) => line.discount))).toBe(1000);
+      expect(sum(invoice.lines.map((line: { total: string }) => line.total))).toBe(
+        cents(invoice.sub_total) - cents(invoice.discount),
+      );
+    }
+  });
+
+  it('spreads an amount over its lines in proportion, never more than a line, summing to the amount', async () => {
+    const date = addDays(day, 41);
+    const [big] = await slips({ date, qty: 2, count: 1 });
+    const small = await slips({ date, qty: 1, count: 2 });
+    const session = sessionOf(await client.add([big as string, ...small]));
+    const shares = Object.values(session.item).map(
+      (line) => (line as { rate: { discount: string } }).rate.discount,
+    );
+    // 10.00 over 80.00, 40.00 and 40.00: 5.00, 2.50 and 2.50.
+    expect(shares).toEqual(['5.00', '2.50', '2.50']);
+    expect(session.discount).toBe('10.00');
+    await client.end(session.id);
   });
 });
 
