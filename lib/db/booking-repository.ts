@@ -8,8 +8,6 @@ import {
   bookingNoteKey,
   bookingPartition,
   bookingPaymentKey,
-  bookingStatusPartition,
-  bookingsCreatedBefore,
   bookmarkKey,
   noteIndexKeys,
 } from './keys.ts';
@@ -263,27 +261,4 @@ export function bookmarkAction(
         },
       }
     : { Delete: { TableName: db.tableName, Key: key } };
-}
-
-/**
- * The ids of the bookings of one status created from `from` to before `before` (Unix seconds) that still
- * count against a client's budgets (unpaid and unconfirmed), oldest first: one status partition of gsi2,
- * read by creation time, the paid ones filtered out.
- */
-export async function listUnpaidBookingIds(
-  db: Db,
-  options: { statusId: string; from: number; before: number },
-): Promise<number[]> {
-  const records = await queryAll(db, {
-    IndexName: 'gsi2',
-    KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk BETWEEN :from AND :before',
-    FilterExpression: 'attribute_exists(budget)',
-    ExpressionAttributeValues: {
-      ':pk': bookingStatusPartition(options.statusId),
-      ':from': bookingsCreatedBefore(options.from),
-      ':before': bookingsCreatedBefore(options.before),
-    },
-    ProjectionExpression: 'booking_id',
-  });
-  return records.map((record) => Number(record.booking_id));
 }

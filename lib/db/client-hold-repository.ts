@@ -1,6 +1,13 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
-import { clientHoldKey, clientSessionsKey, clientUnpaidKey } from './keys.ts';
+import {
+  clientHoldKey,
+  clientSessionsKey,
+  clientUnpaidKey,
+  UNPAID_BOOKINGS_PARTITION,
+  unpaidBookingKey,
+} from './keys.ts';
+import { queryAll } from './operations.ts';
 import type { TransactItem } from './transact.ts';
 
 /** How long a client's budget records outlive their last change before DynamoDB TTL deletes them. */
@@ -12,23 +19,73 @@ const KEEP_SECONDS = 7 * 86_400;
  */
 export function holdClientUnitsAction(
   db: Db,
-  options: { client: string; counterId: string; units: number; allowance: number; nowSeconds: number },
+  options: {
+    client: string;
+    counterId: string;
+    units: number;
+    allowance: number;
+    nowSeconds: number;
+    /** For a booking that counts on the record: keep it past TTL (see `keepClientUnitsAction`). */
+    keep?: boolean;
+  },
 ): TransactItem {
   return {
     Update: {
       TableName: db.tableName,
       Key: clientHoldKey(options.client, options.counterId),
-      UpdateExpression: 'ADD held :units SET entity = :entity, #ttl = :ttl',
+      UpdateExpression: options.keep
+        ? 'ADD held :units SET entity = :entity REMOVE #ttl'
+        : 'ADD held :units SET entity = :entity, #ttl = :ttl',
       ConditionExpression: 'attribute_not_exists(held) OR held <= :room',
       ExpressionAttributeNames: { '#ttl': 'ttl' },
       ExpressionAttributeValues: {
         ':units': options.units,
         ':room': options.allowance - options.units,
         ':entity': 'client_hold',
-        ':ttl': options.nowSeconds + KEEP_SECONDS,
+        ...(options.keep ? {} : { ':ttl': options.nowSeconds + KEEP_SECONDS }),
       },
     },
   };
+}
+
+/** Marks an unpaid booking for the sweeper that voids those left unpaid (see `unpaidBookingKey`). */
+export function putUnpaidMarkerAction(
+  db: Db,
+  options: { bookingId: number; createdSeconds: number },
+): TransactItem {
+  return {
+    Put: {
+      TableName: db.tableName,
+      Item: {
+        ...unpaidBookingKey(options.createdSeconds, options.bookingId),
+        entity: 'unpaid_booking',
+        booking_id: options.bookingId,
+      },
+    },
+  };
+}
+
+/** Takes the mark off a booking that no longer counts as unpaid. */
+export function deleteUnpaidMarkerAction(
+  db: Db,
+  options: { bookingId: number; createdSeconds: number },
+): TransactItem {
+  return {
+    Delete: { TableName: db.tableName, Key: unpaidBookingKey(options.createdSeconds, options.bookingId) },
+  };
+}
+
+/** The unpaid bookings made before `before` (Unix seconds), oldest first: one query of their markers. */
+export async function listUnpaidBookingsBefore(db: Db, before: number): Promise<number[]> {
+  const records = await queryAll(db, {
+    KeyConditionExpression: 'pk = :pk AND sk < :before',
+    ExpressionAttributeValues: {
+      ':pk': UNPAID_BOOKINGS_PARTITION,
+      ':before': unpaidBookingKey(before, 0).sk,
+    },
+    ProjectionExpression: 'booking_id',
+  });
+  return records.map((record) => Number(record.booking_id));
 }
 
 /**

@@ -109,9 +109,6 @@ export function monthsBetween(from: number, to: number): string[] {
   return out.reverse();
 }
 
-/** The gsi2 (and gsi1, gsi3) sort key below which every booking was created before `seconds`. */
-export const bookingsCreatedBefore = (seconds: number): string => padTime(seconds);
-
 /** The gsi2 partition of the bookings of one status. */
 export const bookingStatusPartition = (statusId: string): string => `BOOKING_STATUS#${statusId}`;
 
@@ -170,7 +167,18 @@ export const clientHoldKey = (client: string, counterId: string) => ({
 /** The set of a client's open sessions that hold stock. */
 export const clientSessionsKey = (client: string) => ({ pk: clientPartition(client), sk: 'SESSIONS' });
 
-/** A client's set of unpaid bookings that still count against its budgets. */
+/**
+ * The marker of an unpaid booking that still counts against its client, in one partition by creation time,
+ * for the sweeper that voids them after `settings.void_unpaid_after_hours` (written and deleted with the
+ * booking's `budget`).
+ */
+export const unpaidBookingKey = (createdSeconds: number, bookingId: number) => ({
+  pk: UNPAID_BOOKINGS_PARTITION,
+  sk: `${padTime(createdSeconds)}#${pad(bookingId)}`,
+});
+export const UNPAID_BOOKINGS_PARTITION = 'UNPAID_BOOKINGS';
+
+/** A client's count of unpaid bookings that still count against its budgets. */
 export const clientUnpaidKey = (client: string) => ({ pk: clientPartition(client), sk: 'UNPAID' });
 
 /** The gsi3 keys of a note: notes across bookings by month, in millisecond order (`booking/notes`). */

@@ -18,7 +18,7 @@ import {
   releaseStockAction,
   takeStockAction,
 } from '../db/stock-repository.ts';
-import { getItemsById } from '../db/tenant-repository.ts';
+import { createItemLoader, getItemsById } from '../db/tenant-repository.ts';
 import {
   ConditionsFailedError,
   commitWithRetry,
@@ -29,8 +29,9 @@ import {
 } from '../db/transact.ts';
 import { actorOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
 import { bookingEventActions } from './booking-events.ts';
+import { isPartnerOnly } from './caller.ts';
 import { DomainError } from './errors.ts';
-import { capacityOf, releaseBookingBudgetActions } from './stock.ts';
+import { capacityOf, catchUpLines, releaseBookingBudgetActions } from './stock.ts';
 
 /** The most actions a booking's event takes: its audit entry, the outbox entry and ten endpoints' deliveries. */
 const EVENT_ACTIONS_AT_MOST = 12;
@@ -150,6 +151,22 @@ async function changeBooking(
   });
 }
 
+/**
+ * What confirming a booking does to an unpaid one: staff acting on it (a status change, a payment taken, a
+ * check-in) take it off its client's budgets; a partner's own credential does not confirm its own booking,
+ * unless it voids or cancels it (its stock goes back, so its budget must too).
+ */
+function settleBudget(
+  ctx: BookingContext,
+  options: { booking: StoredBooking; next: StoredBooking; releasesStock: boolean },
+): { next: StoredBooking; settle: TransactItem[] } {
+  const { booking } = options;
+  if (!booking.budget || (isPartnerOnly(ctx.caller) && !options.releasesStock))
+    return { next: options.next, settle: [] };
+  const { budget: _released, ...next } = options.next;
+  return { next, settle: releaseBookingBudgetActions(ctx.db, booking, unixSeconds(ctx.now)) };
+}
+
 /** Checks a booking in (or out): refused for VOID and CANCELLED and when already done; adds a note unless told not to. */
 export async function checkInOrOut(
   ctx: BookingContext,
@@ -173,8 +190,14 @@ export async function checkInOrOut(
     }
     const nowSeconds = unixSeconds(ctx.now);
     const note = options.note ? noteOf(ctx, `Checked ${options.direction}`) : undefined;
-    return {
+    const { next, settle } = settleBudget(ctx, {
+      booking,
       next: { ...booking, [field]: nowSeconds },
+      releasesStock: false,
+    });
+    return {
+      next,
+      settle,
       writes: note ? [putNoteAction(ctx.db, booking, note, nowSeconds)] : [],
       event: { type: `booking.checked_${options.direction}`, data: { note: options.note } },
       added: { notes: note ? [note] : [] },
@@ -226,11 +249,20 @@ export async function changeStatus(
         next = { ...next, paid_total: next.paid_total - giftcert.amount };
       }
     } else if (isInactive(from) && !isInactive(to)) {
+      // Lines booked under an earlier tenant load may take more of their items now (an item given a stock
+      // after it was booked while unlimited): reviving takes what they take now, never less.
+      const lineItems = await createItemLoader(ctx.db)(
+        Object.values(booking.lines).map((line) => line.item_id),
+      );
+      const caughtUp = catchUpLines(booking.lines, { config: ctx.config, all: lineItems, now: ctx.now });
+      const holds = { ...booking.holds };
+      for (const [id, units] of Object.entries(caughtUp.extra)) holds[id] = (holds[id] ?? 0) + units;
+      next = { ...next, lines: caughtUp.lines, holds };
       const items = await getItemsById(
         ctx.db,
-        Object.keys(booking.holds).map((id) => parseCounterId(id).itemId),
+        Object.keys(holds).map((id) => parseCounterId(id).itemId),
       );
-      for (const [id, units] of Object.entries(booking.holds)) {
+      for (const [id, units] of Object.entries(holds)) {
         const { itemId, slot } = parseCounterId(id);
         const item = items.find((entry) => entry.item_id === itemId);
         // What the booking holds is what it recorded, whatever the item's flag says now: voiding released
@@ -263,9 +295,9 @@ export async function changeStatus(
     }
     // Staff changing an unpaid booking's status (confirming, paying, voiding) takes it off its client's
     // budgets: from now on it is the business's decision, not a stranger's hold.
-    const settle = releaseBookingBudgetActions(ctx.db, booking, nowSeconds);
-    const { budget: _released, ...rest } = next;
-    next = rest;
+    const settled = settleBudget(ctx, { booking, next, releasesStock: !isInactive(from) && isInactive(to) });
+    const { settle } = settled;
+    next = settled.next;
     if (options.setPaid) {
       const due = booking.totals.total - booking.paid_total;
       if (due <= 0) throw new DomainError('nothing_due', 'Nothing is due on this booking', { due: 0 });

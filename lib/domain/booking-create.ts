@@ -8,6 +8,7 @@ import {
   type StoredBooking,
   type StoredPayment,
 } from '../db/booking-repository.ts';
+import { holdClientUnitsAction } from '../db/client-hold-repository.ts';
 import { createCustomerActions, getCustomerIdByEmail } from '../db/customer-repository.ts';
 import { giftcertBalanceAction } from '../db/giftcert-repository.ts';
 import { nextId } from '../db/id-counter-repository.ts';
@@ -18,13 +19,19 @@ import { commitWithRetry, type NamedAction, type TransactItem } from '../db/tran
 import { actorOf, type BookingContext, newEvent } from './booking.ts';
 import { bookingEventActions } from './booking-events.ts';
 import { type Audience, validateForm } from './booking-form.ts';
-import { isPartnerOnly } from './caller.ts';
+import { hasGrant, isPartnerOnly } from './caller.ts';
 import { actorOf as sessionActorOf } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
 import { checkGiftcert, spendableGiftcert } from './giftcert.ts';
 import { addSlips, endSession, isExpired, loadOpenSession, verifySlips } from './session.ts';
-import { unavailableCounter } from './session-commit.ts';
-import { capacityOf, catchUpLines, keepBudgetActions, releaseBudgetActions } from './stock.ts';
+import { holdLimitCounter, unavailableCounter } from './session-commit.ts';
+import {
+  capacityOf,
+  catchUpLines,
+  clientAllowance,
+  keepBudgetActions,
+  releaseBudgetActions,
+} from './stock.ts';
 import { cartAmounts, sumAmounts } from './totals.ts';
 import { firstActiveStatus } from './unpaid.ts';
 
@@ -63,9 +70,10 @@ const sessionMoney = (session: StoredSession, config: StoredConfig) => {
   };
 };
 
-const initialStatus = (config: StoredConfig, due: number): string => {
+/** The first status: PAID when a payment (a gift certificate) covered it all, else the first active one. */
+const initialStatus = (config: StoredConfig, options: { due: number; paid: number }): string => {
   const statuses = config.statuses.map((status) => status.status_id);
-  if (due === 0 && statuses.includes('PAID')) return 'PAID';
+  if (options.paid > 0 && options.due <= 0 && statuses.includes('PAID')) return 'PAID';
   return firstActiveStatus(config);
 };
 
@@ -130,8 +138,9 @@ async function bookSession(
   bookingNumber.catch(() => undefined);
   let newCustomerId: number | undefined;
   let code = newBookingCode(ctx.config.settings.booking_code_prefix);
-  type Role = 'session' | 'booking' | 'code' | 'other' | 'unpaid' | `stock ${string}`;
+  type Role = 'session' | 'booking' | 'code' | 'other' | 'unpaid' | `stock ${string}` | `client ${string}`;
   let owners: Record<string, string> = {};
+  const allowances: Record<string, number> = {};
   return commitWithRetry<CreatedBooking, Role>(ctx.db, {
     ...(ctx.retry ? { retry: ctx.retry } : {}),
     // The code collided: draw another. Otherwise the session, the customer's email or the gift
@@ -140,6 +149,11 @@ async function bookSession(
       if (failed.includes('code')) code = newBookingCode(ctx.config.settings.booking_code_prefix);
       const stock = failed.find((role) => role.startsWith('stock '));
       if (stock) throw unavailableCounter(stock.slice('stock '.length), owners);
+      const share = failed.find((role) => role.startsWith('client '));
+      if (share) {
+        const id = share.slice('client '.length);
+        throw holdLimitCounter(id, owners, { allowance: allowances[id] ?? 0 });
+      }
       if (failed.includes('unpaid')) {
         const max = ctx.config.settings.limits.unpaid_bookings_per_client;
         throw new DomainError(
@@ -174,6 +188,16 @@ async function bookSession(
       // unlimited then): the difference is held now, on capacity, in the booking's own transaction.
       const stale = Object.values(session.lines).filter((line) => line.items_stamp !== ctx.config.updated_at);
       const all = stale.length ? await createItemLoader(ctx.db)(stale.map((line) => line.item_id)) : [];
+      // An item withdrawn, or made staff-only, since its line was held is no longer sold to this caller.
+      for (const line of stale) {
+        const item = all.find((entry) => entry.item_id === line.item_id && entry.enabled);
+        if (!item || (item.visibility === 'S' && !hasGrant(ctx.caller, 'staff_items'))) {
+          throw new DomainError('unavailable', 'This item is no longer offered', {
+            line: line.line_id,
+            item_id: line.item_id,
+          });
+        }
+      }
       const caughtUp = stale.length
         ? catchUpLines(session.lines, { config: ctx.config, all, now: ctx.now })
         : { lines: session.lines, extra: {}, owners: {} };
@@ -218,7 +242,7 @@ async function bookSession(
         booking_id: bookingId,
         code,
         token: randomBytes(24).toString('base64url'),
-        status_id: initialStatus(ctx.config, totals.total - paid),
+        status_id: initialStatus(ctx.config, { due: totals.total - paid, paid }),
         version: 1,
         created_date: nowSeconds,
         last_modified: nowSeconds,
@@ -250,9 +274,9 @@ async function bookSession(
         item_ids: [...new Set(lines.map((line) => line.item_id))],
         session_id: session.id,
         ...(ctx.caller.partnerId !== undefined ? { partner_id: ctx.caller.partnerId } : {}),
-        ...(budgetClient && totals.total - paid > 0
-          ? { budget: { client: budgetClient, holds: session.holds } }
-          : {}),
+        // Counted until someone pays something for it: an unpaid booking, or a free one (a free tour's
+        // seats are stock too); a gift certificate that paid any of it is a payment.
+        ...(budgetClient && paid === 0 ? { budget: { client: budgetClient, holds } } : {}),
         entered_by: actorOf(ctx.caller),
       };
       const [bookingPut, codePut] = createBookingActions(ctx.db, booking) as [TransactItem, TransactItem];
@@ -267,6 +291,7 @@ async function bookSession(
           const { itemId, slot } = parseCounterId(id);
           const item = all.find((entry) => entry.item_id === itemId);
           const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
+          if (units > capacity) throw unavailableCounter(id, owners);
           return {
             role: `stock ${id}` as const,
             action: holdStockAction(ctx.db, { itemId, slot, units, capacity }),
@@ -276,9 +301,33 @@ async function bookSession(
       const actions: TransactItem[] = [];
       if (!booking.budget) actions.push(...releaseBudgetActions(ctx.db, session));
       else {
+        const client = booking.budget.client;
+        // What the booking takes now beyond its cart counts against the client like any hold: within its
+        // share of each item-date, conditionally.
+        for (const [id, units] of Object.entries(caughtUp.extra)) {
+          const { itemId, slot } = parseCounterId(id);
+          const item = all.find((entry) => entry.item_id === itemId);
+          const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
+          const allowance = clientAllowance(capacity, ctx.config.settings.limits.client_hold_share);
+          allowances[id] = allowance;
+          if (units > allowance) throw holdLimitCounter(id, owners, { allowance });
+          named.push({
+            role: `client ${id}`,
+            action: holdClientUnitsAction(ctx.db, {
+              client,
+              counterId: id,
+              units,
+              allowance,
+              nowSeconds,
+              keep: true,
+            }),
+          });
+        }
         const [claim, ...keep] = keepBudgetActions(ctx.db, {
           session,
           max: ctx.config.settings.limits.unpaid_bookings_per_client,
+          booking,
+          written: Object.keys(caughtUp.extra),
         }).reverse();
         actions.push(...keep);
         named.push({ role: 'unpaid', action: claim as TransactItem });

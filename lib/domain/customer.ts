@@ -58,5 +58,13 @@ export async function findCustomer(
     canSee(caller, booking),
   );
   if (isPartnerOnly(caller) && bookings.length === 0) return undefined;
-  return { customer, bookings, detailsFrom: detailsSource(caller, bookings) };
+  // A partner learns nothing of the customer before its own bookings: not since when it has been one.
+  const since = isPartnerOnly(caller)
+    ? Math.min(...bookings.map((booking) => booking.created_date))
+    : customer.created_date;
+  return {
+    customer: { ...customer, created_date: since },
+    bookings,
+    detailsFrom: detailsSource(caller, bookings),
+  };
 }

@@ -71,7 +71,7 @@ function holdActions(
     push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity }), { kind: 'stock', counter: id });
     if (client) {
       const allowance = clientAllowance(capacity, ctx.config.settings.limits.client_hold_share);
-      if (delta > allowance) throw holdLimit(id, options.owners, { allowance });
+      if (delta > allowance) throw holdLimitCounter(id, options.owners, { allowance });
       push(
         holdClientUnitsAction(ctx.db, {
           client,
@@ -163,10 +163,11 @@ export async function commitSession(
       const stock = failed.find((role) => role.kind === 'stock');
       if (stock?.kind === 'stock') throw unavailableCounter(stock.counter, owners);
       const budget = failed.find((role) => role.kind === 'client');
-      if (budget?.kind === 'client') throw holdLimit(budget.counter, owners, { allowance: budget.allowance });
+      if (budget?.kind === 'client')
+        throw holdLimitCounter(budget.counter, owners, { allowance: budget.allowance });
       if (failed.some((role) => role.kind === 'sessions')) {
         if (cleaned) {
-          throw holdLimit(Object.keys(next.holds)[0] ?? '', owners, {
+          throw holdLimitCounter(Object.keys(next.holds)[0] ?? '', owners, {
             sessions: ctx.config.settings.limits.open_sessions_per_client,
           });
         }
@@ -178,7 +179,7 @@ export async function commitSession(
 }
 
 /** 409 `hold_limit`: the client would hold more than its share of an item-date, or too many sessions. */
-const holdLimit = (
+export const holdLimitCounter = (
   id: string,
   owners: Record<string, string>,
   limit: { allowance?: number; sessions?: number },

@@ -3,9 +3,11 @@ import type { StoredBooking } from '../db/booking-repository.ts';
 import type { Db } from '../db/client.ts';
 import {
   claimUnpaidBookingAction,
+  deleteUnpaidMarkerAction,
   dropClientSessionAction,
   dropUnpaidBookingAction,
   keepClientUnitsAction,
+  putUnpaidMarkerAction,
   releaseClientUnitsAction,
 } from '../db/client-hold-repository.ts';
 import type { SessionLine, StoredSession } from '../db/session-repository.ts';
@@ -149,12 +151,24 @@ export function releaseBudgetActions(db: Db, session: StoredSession): TransactIt
  * of holding sessions, its units stay counted against the client (kept past the records' TTL), and the
  * booking counts among the client's unpaid bookings, only while they are fewer than `max` (the last action).
  */
-export function keepBudgetActions(db: Db, options: { session: StoredSession; max: number }): TransactItem[] {
-  const { session } = options;
+export function keepBudgetActions(
+  db: Db,
+  options: {
+    session: StoredSession;
+    max: number;
+    booking: { booking_id: number; created_date: number };
+    /** Counters the booking's transaction already writes for the client (units caught up now). */
+    written: string[];
+  },
+): TransactItem[] {
+  const { session, booking } = options;
   const client = session.client as string;
   return [
-    ...Object.keys(session.holds).map((counterId) => keepClientUnitsAction(db, { client, counterId })),
+    ...Object.keys(session.holds)
+      .filter((counterId) => !options.written.includes(counterId))
+      .map((counterId) => keepClientUnitsAction(db, { client, counterId })),
     ...(isHolding(session) ? [dropClientSessionAction(db, { client, sessionId: session.id })] : []),
+    putUnpaidMarkerAction(db, { bookingId: booking.booking_id, createdSeconds: booking.created_date }),
     claimUnpaidBookingAction(db, { client, max: options.max }),
   ];
 }
@@ -172,5 +186,6 @@ export function releaseBookingBudgetActions(
       releaseClientUnitsAction(db, { client: budget.client, counterId, units, nowSeconds }),
     ),
     dropUnpaidBookingAction(db, { client: budget.client }),
+    deleteUnpaidMarkerAction(db, { bookingId: booking.booking_id, createdSeconds: booking.created_date }),
   ];
 }

@@ -1,14 +1,11 @@
 import { unixSeconds } from '../core/time.ts';
-import { listUnpaidBookingIds } from '../db/booking-repository.ts';
 import type { Db } from '../db/client.ts';
+import { listUnpaidBookingsBefore } from '../db/client-hold-repository.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import { isInactive } from './booking.ts';
 import { changeStatus } from './booking-actions.ts';
 import type { Caller } from './caller.ts';
 import { DomainError } from './errors.ts';
-
-/** How far before the cutoff the voider looks: older unpaid bookings are left to staff. */
-const LOOK_BACK_SECONDS = 30 * 86_400;
 
 /** The service itself, acting on a booking: account 0, with staff's view of every booking. */
 const SERVICE: Caller = { kind: 'staff', credentialKey: 'service', accountId: 0, credentialAccountId: 0 };
@@ -19,9 +16,10 @@ export const firstActiveStatus = (config: StoredConfig): string =>
 
 /**
  * Voids the customers' bookings still unpaid and unconfirmed `settings.void_unpaid_after_hours` after they
- * were made (none when the setting is 0): each in its own transaction with its event
- * (`booking.status_changed`, reason `unpaid`) and webhooks, its stock released and its client's budget
- * given back, and only if it is still unpaid when voided. Answers how many it voided.
+ * were made (none when the setting is 0), found by their marks (one query, whatever their age or status):
+ * each in its own transaction with its event (`booking.status_changed`, reason `unpaid`) and webhooks, its
+ * stock released and its client's budget given back, and only if it is still unpaid when voided. Answers
+ * how many it voided.
  */
 export async function voidUnpaidBookings(
   db: Db,
@@ -29,12 +27,7 @@ export async function voidUnpaidBookings(
 ): Promise<number> {
   const hours = options.config.settings.void_unpaid_after_hours;
   if (!hours) return 0;
-  const before = unixSeconds(options.now) - Math.round(hours * 3600);
-  const ids = await listUnpaidBookingIds(db, {
-    statusId: firstActiveStatus(options.config),
-    from: before - LOOK_BACK_SECONDS,
-    before,
-  });
+  const ids = await listUnpaidBookingsBefore(db, unixSeconds(options.now) - Math.round(hours * 3600));
   let voided = 0;
   for (const id of ids) {
     try {
@@ -51,8 +44,9 @@ export async function voidUnpaidBookings(
       );
       voided += 1;
     } catch (error) {
-      // Paid or confirmed between the read and the void: nothing to do.
-      if (!(error instanceof DomainError && error.code === 'invalid_status')) throw error;
+      // Paid or confirmed meanwhile (its mark went with its budget), or gone: nothing to void.
+      if (!(error instanceof DomainError && ['invalid_status', 'not_found'].includes(error.code)))
+        throw error;
     }
   }
   return voided;

@@ -186,9 +186,15 @@ export function createApiHandler(options: {
         throw error;
       });
       // A staff credential calling for its customer (X-On-Behalf: off) vouches for the address it forwards.
-      if (caller.kind === 'customer' && caller.credentialKey) state.clientAddress = addressOf(true);
+      // A partner's does not: its customers are its own, and it is held to its budgets per credential, so a
+      // made-up X-Forwarded-For per cart cannot buy it a fresh share.
+      const partnerOff = caller.kind === 'customer' && caller.partnerId !== undefined;
+      if (caller.kind === 'customer' && caller.credentialKey && !partnerOff)
+        state.clientAddress = addressOf(true);
       const clientAddress = state.clientAddress;
-      const client = clientKeyOf(clientAddress, config.settings.limits.ipv6_prefix);
+      const client = partnerOff
+        ? `credential:${caller.credentialKey}`
+        : clientKeyOf(clientAddress, config.settings.limits.ipv6_prefix);
       const credentialed = caller.kind === 'staff' || caller.credentialKey !== undefined;
       if (route.access === 'staff' && caller.kind !== 'staff') {
         throw new AuthError('unauthorized', 'Staff credentials are required');

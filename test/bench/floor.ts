@@ -235,12 +235,24 @@ export function floorCalls(
       }),
       record('BOOKING', FLOOR_BYTES.booking, { indexes: 3 }),
       record('CODE', FLOOR_BYTES.code),
-      // An unpaid customer's booking counts itself and keeps its units counted against the client.
+      // An unpaid customer's booking counts itself, is marked for the voider, and keeps its units counted
+      // against the client.
       markedFloor(claimUnpaidBookingAction(db, { client: session.client, max: 1_000_000 })),
+      {
+        Put: {
+          TableName: db.tableName,
+          Item: {
+            pk: 'FLOOR#UNPAID',
+            sk: `${String(nowSeconds()).padStart(12, '0')}#${randomUUID().slice(0, 10)}`,
+            entity: 'floor',
+            booking_id: 1,
+          },
+        },
+      },
+      dropClientSessionAction(db, { client: session.client, sessionId: session.id }),
       ...nights.map((night) =>
         keepClientUnitsAction(db, { client: session.client, counterId: counterId(2, night) }),
       ),
-      dropClientSessionAction(db, { client: session.client, sessionId: session.id }),
       record('EVENT', FLOOR_BYTES.event, { new: false }),
     ]);
   };

@@ -1,0 +1,85 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAllHandlers } from '#functions/index.ts';
+import { createCredential } from '#lib/auth/credential-admin.ts';
+import { addDays, todayIn } from '#lib/core/dates.ts';
+import type { Db } from '#lib/db/client.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { testDeps } from '#test/support/deps.ts';
+import { createTestDb } from '#test/support/dynamo.ts';
+import { basic, invoke } from '#test/support/events.ts';
+import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+
+// Adversarial review of issue 27 item 6: a partner (and a guest) reading a staff-only item through
+// calendars, lists and package parts.
+const STAFF_ONLY = 9;
+const PACKAGE = 10; // a public package whose part is the staff-only item
+const day = addDays(todayIn('America/Toronto', Date.now()), 90);
+let db: Db;
+let handlers: ReturnType<typeof createAllHandlers>;
+let partner: string;
+
+beforeAll(async () => {
+  db = await createTestDb('review-partner-items');
+  await writeTenant(
+    db,
+    makeTenant(
+      makeTenantJson({
+        settings: { booking_code_prefix: 'TEST' },
+        items: [
+          makeItem({ item_id: 1 }),
+          makeItem({ item_id: STAFF_ONLY, sku: 'slip', name: 'Boat slip SECRET', visibility: 'S', stock: 3 }),
+        ],
+        accounts: [
+          { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
+          {
+            account_id: 2,
+            first_name: 'Agent',
+            email: 'agent@test.example.com',
+            login_id: 'agent',
+            partner: true,
+          },
+        ],
+      }),
+    ),
+    Date.now(),
+  );
+  handlers = createAllHandlers(testDeps(db));
+  const credential = await createCredential(db, { accountId: 2, onBehalf: false, label: 'agent', now: 0 });
+  partner = basic(credential.key, credential.secret);
+});
+
+describe('review: a staff-only item, to a partner without staff_items and to a guest', () => {
+  // Expected to pass (resisted).
+  it('is in no list, calendar or rating', async () => {
+    expect(PACKAGE).toBe(10);
+    for (const headers of [
+      { authorization: partner },
+      {},
+      { authorization: partner, 'x-on-behalf': 'off' },
+    ]) {
+      for (const [path, query] of [
+        [`item/${STAFF_ONLY}`, ''],
+        [`item/${STAFF_ONLY}`, `date=${day}`],
+        [`item/${STAFF_ONLY}/cal`, `start_date=${day}`],
+        ['item/cal', `item_id=${STAFF_ONLY}&start_date=${day}`],
+        ['item/cal', `start_date=${day}`],
+        ['item', `item_id=${STAFF_ONLY}`],
+        ['item', `item_id=${STAFF_ONLY}&date=${day}`],
+        ['item', 'keyword=SECRET'],
+        ['item', 'category_id=1'],
+      ] as const) {
+        const response = await invoke(handlers.items, {
+          path,
+          query,
+          headers: headers as Record<string, string>,
+        });
+        expect(response.status, `${path}?${query}`).toBeLessThan(500);
+        expect(JSON.stringify(response.json), `${path}?${query} ${JSON.stringify(headers)}`).not.toContain(
+          'SECRET',
+        );
+        const cal = response.json?.item?.cal ?? response.json?.items;
+        if (path === 'item/cal' && cal) expect(JSON.stringify(cal)).not.toContain(`"${STAFF_ONLY}"`);
+      }
+    }
+  });
+});
