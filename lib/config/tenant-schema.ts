@@ -57,6 +57,14 @@ const limitsSchema = z.strictObject({
     .positive()
     .max(100)
     .default(DEFAULT_LIMITS.open_sessions_per_client),
+  rehold_cooldown_minutes: z
+    .number()
+    .min(0)
+    .max(1440)
+    .optional()
+    .describe(
+      'Minutes a client waits before it may hold an item-date again after its cart let go of it unbooked (expiry, end, clear or remove); 0 disables. Default: settings.hold_minutes.',
+    ),
 });
 
 const originSchema = z

@@ -3,6 +3,7 @@ import type { Db } from '../db/client.ts';
 import {
   claimClientSessionAction,
   dropClientSessionAction,
+  getClientCooldown,
   getClientSessions,
   holdClientUnitsAction,
   releaseClientUnitsAction,
@@ -14,7 +15,7 @@ import { commitWithRetry, type NamedAction, type RetryPolicy, type TransactItem 
 import type { SlipKey } from '../slip/codec.ts';
 import { type Change, type LineContext, MAX_COUNTER_CHANGES } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
-import { capacityOf, clientAllowance, isHolding } from './stock.ts';
+import { capacityOf, clientAllowance, isHolding, reholdCooldownSeconds } from './stock.ts';
 import { releaseExpiredSession } from './sweep.ts';
 
 /** What every session operation needs: the line rules' context, the table and the SLIP keys. */
@@ -49,6 +50,7 @@ function holdActions(
   const push = (action: TransactItem, role: ActionRole) => {
     named.push({ action, role });
   };
+  const cooldown = reholdCooldownSeconds(ctx.config.settings);
   const counters = new Set([...Object.keys(before.holds), ...Object.keys(after.holds)]);
   for (const id of counters) {
     const delta = (after.holds[id] ?? 0) - (before.holds[id] ?? 0);
@@ -57,7 +59,19 @@ function holdActions(
     if (delta < 0) {
       push(releaseStockAction(ctx.db, { itemId, slot, units: -delta }), { kind: 'stock', counter: id });
       if (client) {
-        push(releaseClientUnitsAction(ctx.db, { client, counterId: id, units: -delta }), {
+        // A cart that lets go of a counter entirely, unbooked (remove, clear, end), starts the client's
+        // re-hold cooldown on it: ending a cart and re-adding in a new one at once would otherwise skip
+        // the cooldown of expiry (and start a new cart lifetime).
+        const lettingGo = cooldown > 0 && !after.holds[id];
+        const release = releaseClientUnitsAction(ctx.db, {
+          client,
+          counterId: id,
+          units: -delta,
+          cooldown: lettingGo
+            ? { until: seconds + cooldown, sessionId: after.id, nowSeconds: seconds }
+            : undefined,
+        });
+        push(release, {
           kind: 'client',
           counter: id,
           allowance: 0,
@@ -79,6 +93,7 @@ function holdActions(
           units: delta,
           allowance,
           nowSeconds: seconds,
+          ...(cooldown > 0 ? { cooldownSession: after.id } : {}),
         }),
         { kind: 'client', counter: id, allowance },
       );
@@ -106,17 +121,22 @@ function holdActions(
 }
 
 /**
- * Frees a client's session slots held by sessions that have already expired but that the sweeper has
- * not reached yet, so a guest who abandoned carts is not locked out until the next sweep.
+ * Releases a client's sessions that have already expired but that the sweeper has not reached yet, as
+ * the sweeper would (their cooldown included), so a guest who abandoned carts is not held back by them
+ * until the next sweep. Returns whether it released any.
  */
-async function releaseClientExpiredSessions(ctx: SessionContext, client: string): Promise<void> {
+async function releaseClientExpiredSessions(ctx: SessionContext, client: string): Promise<boolean> {
+  let released = false;
   for (const sessionId of await getClientSessions(ctx.db, client)) {
-    await releaseExpiredSession(ctx.db, {
+    const done = await releaseExpiredSession(ctx.db, {
       sessionId,
       now: ctx.now,
+      cooldownSeconds: reholdCooldownSeconds(ctx.config.settings),
       ...(ctx.retry ? { retry: ctx.retry } : {}),
     });
+    released ||= done;
   }
+  return released;
 }
 
 /**
@@ -160,18 +180,31 @@ export async function commitSession(
       // Someone changed (or expired) the session since we read it: read again and re-apply.
       if (failed.some((role) => role.kind === 'session')) return;
       const { next, owners } = written as Change;
+      // The client's own carts that expired before the sweeper came still take stock, its share and its
+      // slots: release them once (recording their cooldown) and try again before refusing.
+      if (!cleaned && next.client) {
+        cleaned = true;
+        if (await releaseClientExpiredSessions(ctx, next.client)) return;
+      }
       const stock = failed.find((role) => role.kind === 'stock');
       if (stock?.kind === 'stock') throw unavailableCounter(stock.counter, owners);
       const budget = failed.find((role) => role.kind === 'client');
-      if (budget?.kind === 'client') throw holdLimit(budget.counter, owners, { allowance: budget.allowance });
-      if (failed.some((role) => role.kind === 'sessions')) {
-        if (cleaned) {
-          throw holdLimit(Object.keys(next.holds)[0] ?? '', owners, {
-            sessions: ctx.config.settings.limits.open_sessions_per_client,
-          });
+      if (budget?.kind === 'client') {
+        // One condition guards both the share and the cooldown: the record tells which one refused.
+        const cooldown = await getClientCooldown(ctx.db, {
+          client: next.client as string,
+          counterId: budget.counter,
+        });
+        const now = unixSeconds(ctx.now);
+        if (cooldown && cooldown.until > now && cooldown.sessionId !== next.id) {
+          throw coolingDown(budget.counter, owners, { until: cooldown.until, now });
         }
-        cleaned = true;
-        await releaseClientExpiredSessions(ctx, next.client as string);
+        throw holdLimit(budget.counter, owners, { allowance: budget.allowance });
+      }
+      if (failed.some((role) => role.kind === 'sessions')) {
+        throw holdLimit(Object.keys(next.holds)[0] ?? '', owners, {
+          sessions: ctx.config.settings.limits.open_sessions_per_client,
+        });
       }
     },
   });
@@ -196,6 +229,32 @@ const holdLimit = (
     ...(slot.length > 8 ? { slot } : {}),
     ...(limit.sessions !== undefined ? { open_sessions: limit.sessions } : { allowed: limit.allowance }),
   });
+};
+
+/**
+ * 409 `hold_limit`: the client let this item-date go unbooked and may not hold it again yet; `retry_after`
+ * says in how many seconds (also the `Retry-After` header).
+ */
+const coolingDown = (
+  id: string,
+  owners: Record<string, string>,
+  cooldown: { until: number; now: number },
+): DomainError => {
+  const { itemId, slot } = parseCounterId(id);
+  const date = slot.slice(0, 8);
+  const retryAfter = cooldown.until - cooldown.now;
+  return new DomainError(
+    'hold_limit',
+    `This client let item ${itemId} on ${date} go unbooked; it may hold it again in ${retryAfter} s`,
+    {
+      line: owners[id] ?? '',
+      item_id: itemId,
+      date,
+      ...(slot.length > 8 ? { slot } : {}),
+      retry_after: retryAfter,
+      cooldown_until: cooldown.until,
+    },
+  );
 };
 
 /** 409 `unavailable`: a counter has not enough left; names the line that wanted it and the date. */

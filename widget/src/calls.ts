@@ -22,6 +22,16 @@ const MESSAGES: Record<string, string> = {
   network: 'The booking service could not be reached. Check your connection.',
 };
 
+/** A hold_limit that ends at a known time: this guest let these dates go unbooked a moment ago. */
+const COOLDOWN =
+  'You let this go unbooked a moment ago, so it stays open to other guests for a while before you can hold it again.';
+
+/** How long to wait, in words a guest reads at a glance. */
+const waitFor = (seconds: number): string =>
+  seconds >= 90
+    ? ` Please wait about ${Math.ceil(seconds / 60)} minutes and try again.`
+    : ` Please wait ${seconds} seconds and try again.`;
+
 /**
  * The guest's calls, one after the other (so no click is lost while a call is out), but never the same
  * one twice at once (a double click holds one item, not two). A refusal becomes a notice in plain words,
@@ -61,11 +71,13 @@ export class Calls {
         return false;
       }
       const retryable = [429, 409, 503, 0].includes(error.status);
-      const wait = error.retryAfterSeconds
-        ? ` Please wait ${error.retryAfterSeconds} seconds and try again.`
-        : '';
+      const wait = error.retryAfterSeconds ? waitFor(error.retryAfterSeconds) : '';
+      const cooling = error.code === 'hold_limit' && error.fields.retry_after !== undefined;
+      const message = cooling
+        ? COOLDOWN
+        : (options.messages?.[error.code] ?? MESSAGES[error.code] ?? error.message);
       host.notice = {
-        message: `${options.messages?.[error.code] ?? MESSAGES[error.code] ?? error.message}${wait}`,
+        message: `${message}${wait}`,
         ...(retryable ? { retry: () => this.run(action, 'action', options).then(() => undefined) } : {}),
       };
       await host.updateComplete;
