@@ -2549,6 +2549,7 @@ export interface operations {
         alter?: {
           [key: string]: string | number;
         };
+        altcha?: string;
         session_id?: string;
       };
       header?: {
@@ -2641,7 +2642,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unavailable`: Not available; `session_expired`: Session expired; `hold_limit`: Hold limit reached */
+      /** @description `unavailable`: Not available; `session_expired`: Session expired; `hold_limit`: Hold limit reached; `challenge_required`: Proof of work required */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2657,7 +2658,7 @@ export interface operations {
             request?: {
               error?: {
                 /** @enum {unknown} */
-                id?: 'unavailable' | 'session_expired' | 'hold_limit';
+                id?: 'unavailable' | 'session_expired' | 'hold_limit' | 'challenge_required';
               };
             };
           };
@@ -2793,6 +2794,7 @@ export interface operations {
           alter?: {
             [key: string]: string | number;
           };
+          altcha?: string;
           /** @description The session (cart) id. */
           session_id?: string;
         };
@@ -2806,6 +2808,7 @@ export interface operations {
           alter?: {
             [key: string]: string | number;
           };
+          altcha?: string;
           /** @description The session (cart) id. */
           session_id?: string;
         };
@@ -2890,7 +2893,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unavailable`: Not available; `session_expired`: Session expired; `hold_limit`: Hold limit reached */
+      /** @description `unavailable`: Not available; `session_expired`: Session expired; `hold_limit`: Hold limit reached; `challenge_required`: Proof of work required */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2906,7 +2909,7 @@ export interface operations {
             request?: {
               error?: {
                 /** @enum {unknown} */
-                id?: 'unavailable' | 'session_expired' | 'hold_limit';
+                id?: 'unavailable' | 'session_expired' | 'hold_limit' | 'challenge_required';
               };
             };
           };
@@ -4222,7 +4225,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unavailable`: Not available; `session_expired`: Session expired; `session_empty`: Session is empty; `in_progress`: Request in progress; `hold_limit`: Hold limit reached */
+      /** @description `unavailable`: Not available; `session_expired`: Session expired; `session_empty`: Session is empty; `in_progress`: Request in progress; `hold_limit`: Hold limit reached; `challenge_required`: Proof of work required */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4238,7 +4241,13 @@ export interface operations {
             request?: {
               error?: {
                 /** @enum {unknown} */
-                id?: 'unavailable' | 'session_expired' | 'session_empty' | 'in_progress' | 'hold_limit';
+                id?:
+                  | 'unavailable'
+                  | 'session_expired'
+                  | 'session_empty'
+                  | 'in_progress'
+                  | 'hold_limit'
+                  | 'challenge_required';
               };
             };
           };

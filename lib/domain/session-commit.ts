@@ -1,4 +1,5 @@
 import { unixSeconds } from '../core/time.ts';
+import { spendChallengeAction } from '../db/challenge-repository.ts';
 import type { Db } from '../db/client.ts';
 import {
   claimClientSessionAction,
@@ -9,12 +10,18 @@ import {
   releaseClientUnitsAction,
 } from '../db/client-hold-repository.ts';
 import { putSessionAction, type StoredSession } from '../db/session-repository.ts';
-import { holdStockAction, parseCounterId, releaseStockAction } from '../db/stock-repository.ts';
+import {
+  holdStockAction,
+  parseCounterId,
+  queryStockRange,
+  releaseStockAction,
+} from '../db/stock-repository.ts';
 import { createItemLoader, type ItemLoader, type StoredItem } from '../db/tenant-repository.ts';
 import { commitWithRetry, type NamedAction, type RetryPolicy, type TransactItem } from '../db/transact.ts';
 import type { SlipKey } from '../slip/codec.ts';
 import { type Change, type LineContext, MAX_COUNTER_CHANGES } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
+import { challengeRequired, type PowBinding, type SolvedChallenge, verifyChallenge } from './pow.ts';
 import { capacityOf, clientAllowance, isHolding, reholdCooldownSeconds } from './stock.ts';
 import { releaseExpiredSession } from './sweep.ts';
 
@@ -25,14 +32,35 @@ export interface SessionContext extends LineContext {
   retry?: RetryPolicy;
   /** The request's item loader, so one request reads each item once. */
   loadItems?: ItemLoader;
+  /** The request's `altcha` parameter: a solved proof-of-work challenge, for holds under pressure. */
+  altcha?: string;
 }
 
 /** What one action of a session transaction does, to tell which rule a failed condition broke. */
 type ActionRole =
-  | { kind: 'stock'; counter: string }
+  | { kind: 'stock'; counter: string; gated?: { capacity: number; units: number } }
   | { kind: 'client'; counter: string; allowance: number }
   | { kind: 'sessions' }
-  | { kind: 'session' };
+  | { kind: 'session' }
+  | { kind: 'challenge' };
+
+/** The proof-of-work side of one change: what the presented solution allows, and what still needs one. */
+interface PowState {
+  solved?: SolvedChallenge;
+  /** Counters this change grows under pressure that the solution does not cover. */
+  gated: string[];
+  /** Of those, the ones no hold without a solution could get at all (the reserve alone is too big). */
+  blocked: { counter: string; capacity: number; units: number }[];
+  /** Whether the change spends the solution. */
+  spends: boolean;
+}
+
+/**
+ * The units of an item-date held back for holders with a solved challenge: ceil(capacity × below_share),
+ * for a budgeted client on an item with a proof-of-work gate; 0 otherwise.
+ */
+const powReserve = (item: StoredItem | undefined, capacity: number, client: string | undefined): number =>
+  client && item?.pow ? Math.ceil(capacity * item.pow.below_share - 1e-9) : 0;
 
 /**
  * The actions that move a session's holds from `before` to `after`: each counter that grows is held on
@@ -41,7 +69,13 @@ type ActionRole =
  */
 function holdActions(
   ctx: SessionContext,
-  options: { before: StoredSession; after: StoredSession; all: StoredItem[]; owners: Record<string, string> },
+  options: {
+    before: StoredSession;
+    after: StoredSession;
+    all: StoredItem[];
+    owners: Record<string, string>;
+    pow: PowState;
+  },
 ): NamedAction<ActionRole>[] {
   const { before, after } = options;
   const client = before.client ?? after.client;
@@ -82,7 +116,22 @@ function holdActions(
     const item = options.all.find((entry) => entry.item_id === itemId);
     const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
     if (delta > capacity) throw unavailableCounter(id, options.owners);
-    push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity }), { kind: 'stock', counter: id });
+    // Under a proof-of-work gate, a hold without a solution may not eat into the reserve: its condition
+    // leaves that much free, so the gate is decided in the same condition as the stock itself.
+    const reserve = powReserve(item, capacity, client);
+    const { pow } = options;
+    if (reserve > 0 && pow.solved?.counters.includes(id)) pow.spends = true;
+    if (reserve > 0 && !pow.solved?.counters.includes(id)) {
+      pow.gated.push(id);
+      if (capacity - reserve - delta < 0) pow.blocked.push({ counter: id, capacity, units: delta });
+      push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity: capacity - reserve }), {
+        kind: 'stock',
+        counter: id,
+        gated: { capacity, units: delta },
+      });
+    } else {
+      push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity }), { kind: 'stock', counter: id });
+    }
     if (client) {
       const allowance = clientAllowance(capacity, ctx.config.settings.limits.client_hold_share);
       if (delta > allowance) throw holdLimit(id, options.owners, { allowance });
@@ -154,6 +203,26 @@ export async function commitSession(
 ): Promise<StoredSession> {
   let cleaned = false;
   let written: Change | undefined;
+  let pow: PowState = { gated: [], blocked: [], spends: false };
+  let binding: PowBinding = { session: '', client: '' };
+  let refused: 'invalid' | 'expired' | 'foreign' | undefined;
+  /** 409 challenge_required for the counters this change grows under pressure. */
+  const needChallenge = (reason: Parameters<typeof challengeRequired>[0]['reason']) =>
+    challengeRequired({
+      keys: ctx.keys,
+      settings: ctx.config.settings.pow,
+      binding,
+      counters: pow.gated,
+      owners: (written as Change).owners,
+      now: ctx.now,
+      reason: refused ?? (pow.solved ? (reason === 'pressure' ? 'other_dates' : reason) : reason),
+    });
+  /** Whether a counter has the units left when the reserve is not counted (else it is unavailable). */
+  const fitsWithoutReserve = async (counter: string, gate: { capacity: number; units: number }) => {
+    const { itemId, slot } = parseCounterId(counter);
+    const used = (await queryStockRange(ctx.db, { itemId, first: slot, last: slot })).get(slot) ?? 0;
+    return used + gate.units <= gate.capacity;
+  };
   return commitWithRetry<StoredSession, ActionRole>(ctx.db, {
     ...(ctx.retry ? { retry: ctx.retry } : {}),
     attempt: async () => {
@@ -165,7 +234,37 @@ export async function commitSession(
       written = change(session, all);
       const { next, owners } = written;
       if (next === session) return { done: session };
-      const write = holdActions(ctx, { before: session, after: next, all, owners });
+      // A solution is good for the cart it was issued to ('' while the call opens one) and its client.
+      binding = { session: session.version === 0 ? '' : session.id, client: next.client ?? '' };
+      pow = { gated: [], blocked: [], spends: false };
+      refused = undefined;
+      if (ctx.altcha && next.client) {
+        const verified = await verifyChallenge({
+          keys: ctx.keys,
+          payload: ctx.altcha,
+          binding,
+          now: ctx.now,
+        });
+        if ('refused' in verified) refused = verified.refused;
+        else pow.solved = verified;
+      }
+      const write = holdActions(ctx, { before: session, after: next, all, owners, pow });
+      const blocked = pow.blocked[0];
+      if (blocked) {
+        throw (await fitsWithoutReserve(blocked.counter, blocked))
+          ? await needChallenge('pressure')
+          : unavailableCounter(blocked.counter, owners);
+      }
+      if (pow.spends && pow.solved) {
+        write.push({
+          role: { kind: 'challenge' },
+          action: spendChallengeAction(ctx.db, {
+            nonce: pow.solved.nonce,
+            expiresAt: pow.solved.expiresAt,
+            nowSeconds: unixSeconds(ctx.now),
+          }),
+        });
+      }
       write.push({
         role: { kind: 'session' },
         action: putSessionAction(ctx.db, {
@@ -174,12 +273,22 @@ export async function commitSession(
           nowSeconds: unixSeconds(ctx.now),
         }),
       });
+      if (write.length > 100) {
+        throw new DomainError(
+          'validation_error',
+          'Too many item-dates change in one call; split the changes',
+          {
+            alter: 'too many item-dates change in one call',
+          },
+        );
+      }
       return { write, result: next };
     },
     onFailed: async (failed) => {
       // Someone changed (or expired) the session since we read it: read again and re-apply.
       if (failed.some((role) => role.kind === 'session')) return;
       const { next, owners } = written as Change;
+      if (failed.some((role) => role.kind === 'challenge')) throw await needChallenge('spent');
       // The client's own carts that expired before the sweeper came still take stock, its share and its
       // slots: release them once (recording their cooldown) and try again before refusing.
       if (!cleaned && next.client) {
@@ -187,7 +296,13 @@ export async function commitSession(
         if (await releaseClientExpiredSessions(ctx, next.client)) return;
       }
       const stock = failed.find((role) => role.kind === 'stock');
-      if (stock?.kind === 'stock') throw unavailableCounter(stock.counter, owners);
+      if (stock?.kind === 'stock') {
+        // A gated counter refused only for its reserve asks for a solution; one without the units is gone.
+        if (stock.gated && (await fitsWithoutReserve(stock.counter, stock.gated))) {
+          throw await needChallenge('pressure');
+        }
+        throw unavailableCounter(stock.counter, owners);
+      }
       const budget = failed.find((role) => role.kind === 'client');
       if (budget?.kind === 'client') {
         // One condition guards both the share and the cooldown: the record tells which one refused.
