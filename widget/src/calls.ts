@@ -20,6 +20,9 @@ const MESSAGES: Record<string, string> = {
   hold_limit:
     'You are already holding as much as one guest may hold at once, in this cart or others left open. Book or remove something, then try again.',
   network: 'The booking service could not be reached. Check your connection.',
+  challenge_failed:
+    'Few are left, and this browser could not complete the quick check that holding one now needs.',
+  challenge_required: 'Few are left: holding one needs a quick check that did not complete.',
 };
 
 /** A hold_limit that ends at a known time: this guest let these dates go unbooked a moment ago. */
