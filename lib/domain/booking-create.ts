@@ -86,7 +86,9 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
     return await bookSession(ctx, { sessionId: held.id, form, input });
   } catch (error) {
     // A session made by this call is seen by nobody: let its holds go now rather than at expiry.
-    if (!input.sessionId) await endSession(sessionCtx, held.id).catch(() => undefined);
+    if (!input.sessionId) {
+      await endSession({ ...sessionCtx, startsCooldown: false }, held.id).catch(() => undefined);
+    }
     throw error;
   }
 }

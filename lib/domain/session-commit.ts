@@ -34,6 +34,11 @@ export interface SessionContext extends LineContext {
   loadItems?: ItemLoader;
   /** The request's `altcha` parameter: a solved proof-of-work challenge, for holds under pressure. */
   altcha?: string;
+  /**
+   * False when the service itself lets go of a cart the same call made (a create that failed after
+   * holding): the client did not let anything go, so no re-hold cooldown starts.
+   */
+  startsCooldown?: boolean;
 }
 
 /** What one action of a session transaction does, to tell which rule a failed condition broke. */
@@ -96,7 +101,7 @@ function holdActions(
         // A cart that lets go of a counter entirely, unbooked (remove, clear, end), starts the client's
         // re-hold cooldown on it: ending a cart and re-adding in a new one at once would otherwise skip
         // the cooldown of expiry (and start a new cart lifetime).
-        const lettingGo = cooldown > 0 && !after.holds[id];
+        const lettingGo = cooldown > 0 && ctx.startsCooldown !== false && !after.holds[id];
         const release = releaseClientUnitsAction(ctx.db, {
           client,
           counterId: id,

@@ -33,6 +33,7 @@ const freshAddress = () => {
 };
 
 const KAYAK = 1; // stock 4: a client may hold 2
+const FREE_TOUR = 2; // costs nothing: a gift certificate finds nothing to pay only after the hold
 const HOLD_MINUTES = 15;
 
 beforeAll(async () => {
@@ -43,7 +44,17 @@ beforeAll(async () => {
       makeTenantJson({
         // No rehold_cooldown_minutes: the default, the tenant's hold time.
         settings: { booking_code_prefix: 'TEST', hold_minutes: HOLD_MINUTES, max_session_minutes: 60 },
-        items: [makeItem({ item_id: KAYAK, sku: 'kayak', stock: 4 })],
+        items: [
+          makeItem({ item_id: KAYAK, sku: 'kayak', stock: 4 }),
+          makeItem({
+            item_id: FREE_TOUR,
+            sku: 'tour',
+            name: 'Tour',
+            stock: 4,
+            params: { qty: { price: '0.00' } },
+          }),
+        ],
+        giftcerts: [{ code: 'GIFT-LIVE', amount: '50.00' }],
       }),
     ),
     Date.now(),
@@ -229,6 +240,28 @@ describe('a client that let go of an item-date itself', () => {
     expect((await guest.alter(cart, '1', '2')).status).toBe(200);
     expect(await usedOf(day)).toBe(2);
     await guest.end(cart);
+  });
+
+  it('is not cooled down by a create that failed after holding and let go of its own cart', async () => {
+    const day = freshDay();
+    const address = freshAddress();
+    const create = (body: string) =>
+      invoke(handlers.bookings, {
+        method: 'POST',
+        path: 'booking/create',
+        body: `${body}&form[customer_name]=Ada&form[customer_email]=ada@example.com`,
+        contentType: 'application/x-www-form-urlencoded',
+        sourceIp: address,
+      });
+    const { json } = await invoke(handlers.items, {
+      path: `item/${FREE_TOUR}`,
+      query: `date=${day}`,
+      sourceIp: address,
+    });
+    const slip = json.item.rate.slip as string;
+    // Found only once the SLIP is held: the certificate has nothing to pay, and the call ends its cart.
+    expect((await create(`slip[]=${slip}&giftcert_code=GIFT-LIVE`)).status).toBe(400);
+    expect((await create(`slip[]=${slip}`)).status).toBe(200);
   });
 
   it('books it again at once after a booking: only carts let go unbooked count', async () => {
