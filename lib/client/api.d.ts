@@ -4127,6 +4127,7 @@ export interface operations {
           };
           'slip[]'?: string[];
           giftcert_code?: string;
+          altcha?: string;
           /** @description The session (cart) id. */
           session_id?: string;
         };
@@ -4141,6 +4142,7 @@ export interface operations {
                 [key: string]: string;
               };
           giftcert_code?: string;
+          altcha?: string;
           /** @description The session (cart) id. */
           session_id?: string;
         };

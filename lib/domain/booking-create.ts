@@ -39,6 +39,8 @@ export interface CreateBookingInput {
   slips: string[];
   form: unknown;
   giftcertCode?: string;
+  /** A solved proof-of-work challenge for holding `slips` of an item under pressure (ALTCHA payload). */
+  altcha?: string;
 }
 
 /** A booking just made (or found, when its session was already booked). */
@@ -78,7 +80,7 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
     now: ctx.now,
     actor: sessionActorOf(ctx.caller, ctx.client),
   };
-  const held = await addSlips(sessionCtx, {
+  const held = await addSlips(input.altcha ? { ...sessionCtx, altcha: input.altcha } : sessionCtx, {
     ...(input.sessionId ? { sessionId: input.sessionId } : {}),
     slips: input.slips,
   });

@@ -163,6 +163,27 @@ describe('a hold that would leave less than the share free', () => {
   });
 });
 
+describe('booking/create with slip[]', () => {
+  it('asks for a challenge under pressure and books with the solution', async () => {
+    const day = await underPressure();
+    const address = freshAddress();
+    const guest = clientAt(address);
+    const slip = await guest.slip(GATED, `date=${day}`);
+    const create = (extra = '') =>
+      invoke(handlers.bookings, {
+        method: 'POST',
+        path: 'booking/create',
+        body: `slip[]=${slip}&form[customer_name]=Ada&form[customer_email]=ada@example.com${extra}`,
+        contentType: 'application/x-www-form-urlencoded',
+        sourceIp: address,
+      });
+    const altcha = await solve(expectChallenge(await create(), 'pressure'));
+    expect(await usedOf(GATED, day)).toBe(2);
+    expect((await create(`&altcha=${encodeURIComponent(altcha)}`)).status).toBe(200);
+    expect(await usedOf(GATED, day)).toBe(3);
+  });
+});
+
 describe('a solution', () => {
   it('is spent once: the same payload again is refused', async () => {
     const day = await underPressure();
