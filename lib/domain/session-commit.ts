@@ -22,7 +22,7 @@ import type { SlipKey } from '../slip/codec.ts';
 import { type Change, type LineContext, MAX_COUNTER_CHANGES } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
 import { challengeRequired, type PowBinding, type SolvedChallenge, verifyChallenge } from './pow.ts';
-import { capacityOf, clientAllowance, isHolding, reholdCooldownSeconds } from './stock.ts';
+import { capacityOf, clientAllowance, isHolding, powReserve, reholdCooldownSeconds } from './stock.ts';
 import { releaseExpiredSession } from './sweep.ts';
 
 /** What every session operation needs: the line rules' context, the table and the SLIP keys. */
@@ -59,13 +59,6 @@ interface PowState {
   /** Whether the change spends the solution. */
   spends: boolean;
 }
-
-/**
- * The units of an item-date held back for holders with a solved challenge: ceil(capacity × below_share),
- * for a budgeted client on an item with a proof-of-work gate; 0 otherwise.
- */
-const powReserve = (item: StoredItem | undefined, capacity: number, client: string | undefined): number =>
-  client && item?.pow ? Math.ceil(capacity * item.pow.below_share - 1e-9) : 0;
 
 /**
  * The actions that move a session's holds from `before` to `after`: each counter that grows is held on
@@ -123,7 +116,7 @@ function holdActions(
     if (delta > capacity) throw unavailableCounter(id, options.owners);
     // Under a proof-of-work gate, a hold without a solution may not eat into the reserve: its condition
     // leaves that much free, so the gate is decided in the same condition as the stock itself.
-    const reserve = powReserve(item, capacity, client);
+    const reserve = client && item?.pow ? powReserve(capacity, item.pow.below_share) : 0;
     const { pow } = options;
     if (reserve > 0 && pow.solved?.counters.includes(id)) pow.spends = true;
     if (reserve > 0 && !pow.solved?.counters.includes(id)) {

@@ -118,6 +118,14 @@ export const clientAllowance = (capacity: number, share: number): number =>
   // The epsilon undoes binary fractions: 100 × 0.29 is 28.999999999999996, and the share means 29.
   Math.max(1, Math.floor(capacity * share + 1e-9));
 
+/**
+ * The units of an item-date under a proof-of-work gate that a hold without a solved challenge must leave
+ * free: the share of the capacity, rounded up (a hold that would leave less than the share needs one).
+ */
+export const powReserve = (capacity: number, share: number): number =>
+  // The epsilon undoes binary fractions, as in clientAllowance: 100 × 0.29 means 29, not 30.
+  Math.max(0, Math.ceil(capacity * share - 1e-9));
+
 /** Whether a session holds stock: open, with at least one held counter. */
 export const isHolding = (session: StoredSession): boolean =>
   session.status === 'open' && Object.keys(session.holds).length > 0;
