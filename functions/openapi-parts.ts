@@ -20,13 +20,22 @@ export const COMMON_ERRORS: ErrorId[] = [
 
 /** The error ids a route may answer beyond the common ones (what its rules and writes can refuse). */
 export const ROUTE_ERRORS: Record<string, ErrorId[]> = {
-  'session.write': ['invalid_slip', 'unavailable', 'hold_limit', 'session_expired', 'not_found', 'busy'],
+  'session.write': [
+    'invalid_slip',
+    'unavailable',
+    'hold_limit',
+    'challenge_required',
+    'session_expired',
+    'not_found',
+    'busy',
+  ],
   'session.clear': ['session_expired', 'not_found', 'busy'],
   'session.end': ['session_expired', 'not_found', 'busy'],
   'booking.create': [
     'invalid_slip',
     'unavailable',
     'hold_limit',
+    'challenge_required',
     'session_expired',
     'session_empty',
     'in_progress',

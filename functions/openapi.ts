@@ -85,7 +85,8 @@ const errorResponse = (status: number, ids: ErrorId[]) => ({
   description: ids.map((id) => `\`${id}\`: ${ERRORS[id].title}`).join('; '),
   headers: {
     ...commonHeaders,
-    ...(status === 429 || status === 503
+    // hold_limit carries it when the client waits out its re-hold cooldown.
+    ...(status === 429 || status === 503 || ids.includes('hold_limit')
       ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }
       : {}),
   },

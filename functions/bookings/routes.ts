@@ -10,6 +10,7 @@ import { createBooking } from '#lib/domain/booking-create.ts';
 import { unknownFormFields } from '#lib/domain/booking-form.ts';
 import { listBookings } from '#lib/domain/booking-list.ts';
 import { DomainError } from '#lib/domain/errors.ts';
+import { MAX_POW_PAYLOAD } from '#lib/domain/pow.ts';
 import { isSessionId } from '#lib/domain/session.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
 import { assertNotCrossSite } from '#lib/http/cross-site.ts';
@@ -59,6 +60,7 @@ export const createSchema = z.strictObject({
   form: z.optional(z.record(z.string(), z.unknown())),
   slip: z.optional(z.union([z.string(), z.array(z.string()), z.record(z.string(), z.string())])),
   giftcert_code: z.optional(z.string().check(z.maxLength(32))),
+  altcha: z.optional(z.string().check(z.maxLength(MAX_POW_PAYLOAD))),
 });
 
 /** Whether the form names the same customer email as the booking (case-insensitive). */
@@ -99,6 +101,7 @@ export const createCreateBooking =
         slips,
         form: parsed.form ?? {},
         ...(parsed.giftcert_code ? { giftcertCode: parsed.giftcert_code } : {}),
+        ...(parsed.altcha ? { altcha: parsed.altcha } : {}),
       });
       if (!existing) request.meter.count(METRIC.bookingsCreated);
       // A booked session's id alone is no proof of having made the booking: without the same customer

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { type AlterValue, readAlter } from '#lib/domain/cart-alter.ts';
+import { MAX_POW_PAYLOAD } from '#lib/domain/pow.ts';
 import { asList } from '#lib/http/parse.ts';
 import { type SessionSource, sessionIdOf } from '#lib/http/session-cookie.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
@@ -9,6 +10,7 @@ const slipValue = z.string().check(z.maxLength(4096));
 export const sessionSchema = z.strictObject({
   slip: z.optional(z.union([slipValue, z.array(slipValue), z.record(z.string(), slipValue)])),
   alter: z.optional(z.record(z.string(), z.union([z.string().check(z.maxLength(16)), z.number()]))),
+  altcha: z.optional(z.string().check(z.maxLength(MAX_POW_PAYLOAD))),
 });
 
 /** A validated `booking/session` request: SLIPs to add, changes to make, or neither (a read). */
@@ -17,6 +19,8 @@ export interface SessionRequest {
   source: SessionSource;
   slips: string[];
   changes: { lineId: string; value: AlterValue }[];
+  /** A solved proof-of-work challenge (ALTCHA payload), for holds of an item-date under pressure. */
+  altcha?: string;
 }
 
 /** Reads `booking/session` input (session_id or the cookie, slip or slip[], alter[line]). */
@@ -31,6 +35,7 @@ export function readSessionRequest(
     source,
     slips: asList(parsed.slip).map(String),
     changes: Object.entries(parsed.alter ?? {}).map(([lineId, value]) => readAlter(lineId, value)),
+    ...(parsed.altcha ? { altcha: parsed.altcha } : {}),
   };
 }
 

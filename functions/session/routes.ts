@@ -102,13 +102,13 @@ const contextOf = async (deps: SessionDeps, request: ApiRequest): Promise<Sessio
 export const createWriteSession =
   (deps: SessionDeps): RouteHandler =>
   async (request) => {
-    const { sessionId, source, slips, changes } = readSessionRequest(request.input, request.cookies);
+    const { sessionId, source, slips, changes, altcha } = readSessionRequest(request.input, request.cookies);
     if (!slips.length && !changes.length) {
       const session = sessionId ? await loadOpenSession(deps.db, sessionId, request.now) : EMPTY;
       return respond(deps, request, { session, source });
     }
     guardCookieWrite(request, source);
-    const ctx = await contextOf(deps, request);
+    const ctx = { ...(await contextOf(deps, request)), ...(altcha ? { altcha } : {}) };
     let session: StoredSession | undefined;
     if (slips.length) {
       session = await addSlips(ctx, { ...(sessionId ? { sessionId } : {}), slips });

@@ -2549,6 +2549,7 @@ export interface operations {
         alter?: {
           [key: string]: string | number;
         };
+        altcha?: string;
         session_id?: string;
       };
       header?: {
@@ -2641,7 +2642,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unavailable`: Not available; `session_expired`: Session expired; `hold_limit`: Hold limit reached */
+      /** @description `unavailable`: Not available; `session_expired`: Session expired; `hold_limit`: Hold limit reached; `challenge_required`: Proof of work required */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2649,6 +2650,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2656,7 +2658,7 @@ export interface operations {
             request?: {
               error?: {
                 /** @enum {unknown} */
-                id?: 'unavailable' | 'session_expired' | 'hold_limit';
+                id?: 'unavailable' | 'session_expired' | 'hold_limit' | 'challenge_required';
               };
             };
           };
@@ -2792,6 +2794,7 @@ export interface operations {
           alter?: {
             [key: string]: string | number;
           };
+          altcha?: string;
           /** @description The session (cart) id. */
           session_id?: string;
         };
@@ -2805,6 +2808,7 @@ export interface operations {
           alter?: {
             [key: string]: string | number;
           };
+          altcha?: string;
           /** @description The session (cart) id. */
           session_id?: string;
         };
@@ -2889,7 +2893,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unavailable`: Not available; `session_expired`: Session expired; `hold_limit`: Hold limit reached */
+      /** @description `unavailable`: Not available; `session_expired`: Session expired; `hold_limit`: Hold limit reached; `challenge_required`: Proof of work required */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2897,6 +2901,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2904,7 +2909,7 @@ export interface operations {
             request?: {
               error?: {
                 /** @enum {unknown} */
-                id?: 'unavailable' | 'session_expired' | 'hold_limit';
+                id?: 'unavailable' | 'session_expired' | 'hold_limit' | 'challenge_required';
               };
             };
           };
@@ -4122,6 +4127,7 @@ export interface operations {
           };
           'slip[]'?: string[];
           giftcert_code?: string;
+          altcha?: string;
           /** @description The session (cart) id. */
           session_id?: string;
         };
@@ -4136,6 +4142,7 @@ export interface operations {
                 [key: string]: string;
               };
           giftcert_code?: string;
+          altcha?: string;
           /** @description The session (cart) id. */
           session_id?: string;
         };
@@ -4220,7 +4227,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unavailable`: Not available; `session_expired`: Session expired; `session_empty`: Session is empty; `in_progress`: Request in progress; `hold_limit`: Hold limit reached */
+      /** @description `unavailable`: Not available; `session_expired`: Session expired; `session_empty`: Session is empty; `in_progress`: Request in progress; `hold_limit`: Hold limit reached; `challenge_required`: Proof of work required */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4228,6 +4235,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4235,7 +4243,13 @@ export interface operations {
             request?: {
               error?: {
                 /** @enum {unknown} */
-                id?: 'unavailable' | 'session_expired' | 'session_empty' | 'in_progress' | 'hold_limit';
+                id?:
+                  | 'unavailable'
+                  | 'session_expired'
+                  | 'session_empty'
+                  | 'in_progress'
+                  | 'hold_limit'
+                  | 'challenge_required';
               };
             };
           };

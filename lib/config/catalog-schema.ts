@@ -94,6 +94,18 @@ export const itemSchema = z.strictObject({
         .max(20),
     })
     .optional(),
+  pow: z
+    .strictObject({
+      below_share: z
+        .number()
+        .positive()
+        .max(1)
+        .describe(
+          "A hold by a guest that would leave less than this share of the item-date's stock free needs a solved proof-of-work challenge (ALTCHA).",
+        ),
+    })
+    .optional()
+    .describe('The proof-of-work gate for a high-demand item (default: none).'),
 });
 
 /** A discount code: percent or amount, date window, item filter. */

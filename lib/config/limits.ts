@@ -16,6 +16,13 @@ export const DEFAULT_LIMITS = {
 };
 
 /**
+ * The default proof-of-work challenge (`settings.pow`): PBKDF2/SHA-256 with `cost` iterations per try, the
+ * answer a random try between max_counter / 2 and max_counter; about a third of a second of a guest's
+ * Chromium on the machine it was measured on (`npm run bench:pow`).
+ */
+export const DEFAULT_POW = { cost: 1000, max_counter: 2000, expires_seconds: 300 };
+
+/**
  * The default webhook settings: exponential delays with a 12-hour ceiling, about 87 hours in all (at
  * least 72 with the most jitter takes away), and deliveries kept 30 days.
  */

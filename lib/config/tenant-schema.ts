@@ -9,7 +9,7 @@ import {
   itemSchema,
   taxSchema,
 } from './catalog-schema.ts';
-import { DEFAULT_ALERTS, DEFAULT_LIMITS, DEFAULT_WEBHOOK_SETTINGS } from './limits.ts';
+import { DEFAULT_ALERTS, DEFAULT_LIMITS, DEFAULT_POW, DEFAULT_WEBHOOK_SETTINGS } from './limits.ts';
 import { paramId, positiveId, text } from './schema-parts.ts';
 import { webhookSchema, webhookSettingsSchema } from './webhook-schema.ts';
 
@@ -74,6 +74,14 @@ const limitsSchema = z.strictObject({
     .positive()
     .max(1000)
     .default(DEFAULT_LIMITS.giftcert_attempts_per_hour),
+  rehold_cooldown_minutes: z
+    .number()
+    .min(0)
+    .max(1440)
+    .optional()
+    .describe(
+      'Minutes a client waits before it may hold an item-date again after its cart let go of it unbooked (expiry, end, clear or remove); 0 disables. Default: settings.hold_minutes.',
+    ),
 });
 
 const originSchema = z
@@ -129,6 +137,16 @@ const settingsSchema = z.strictObject({
     .default({ rate_limit: 50, burst_limit: 100 }),
   webhooks: webhookSettingsSchema.default(DEFAULT_WEBHOOK_SETTINGS),
   alerts: alertsSchema.default(DEFAULT_ALERTS),
+  pow: z
+    .strictObject({
+      cost: z.number().int().positive().max(1_000_000).default(DEFAULT_POW.cost),
+      max_counter: z.number().int().min(2).max(10_000_000).default(DEFAULT_POW.max_counter),
+      expires_seconds: z.number().int().min(30).max(3600).default(DEFAULT_POW.expires_seconds),
+    })
+    .default(DEFAULT_POW)
+    .describe(
+      'The proof-of-work challenge of items with `pow`: PBKDF2/SHA-256 iterations per try (cost), the largest answer (max_counter; the answer is drawn between half of it and it) and how long a challenge may be used (expires_seconds).',
+    ),
 });
 
 const statusSchema = z.strictObject({

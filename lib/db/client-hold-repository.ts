@@ -27,8 +27,14 @@ export function holdClientUnitsAction(
     nowSeconds: number;
     /** For a booking that counts on the record: keep it past TTL (see `keepClientUnitsAction`). */
     keep?: boolean;
+    /** Set: the hold also waits for the client's re-hold cooldown, unless this session started it. */
+    cooldownSession?: string;
   },
 ): TransactItem {
+  const checkCooldown = options.cooldownSession !== undefined;
+  const cooldown = checkCooldown
+    ? ' AND (attribute_not_exists(cooldown_until) OR cooldown_until <= :now OR cooldown_session = :session)'
+    : '';
   return {
     Update: {
       TableName: db.tableName,
@@ -36,13 +42,14 @@ export function holdClientUnitsAction(
       UpdateExpression: options.keep
         ? 'ADD held :units SET entity = :entity REMOVE #ttl'
         : 'ADD held :units SET entity = :entity, #ttl = :ttl',
-      ConditionExpression: 'attribute_not_exists(held) OR held <= :room',
+      ConditionExpression: `(attribute_not_exists(held) OR held <= :room)${cooldown}`,
       ExpressionAttributeNames: { '#ttl': 'ttl' },
       ExpressionAttributeValues: {
         ':units': options.units,
         ':room': options.allowance - options.units,
         ':entity': 'client_hold',
         ...(options.keep ? {} : { ':ttl': options.nowSeconds + KEEP_SECONDS }),
+        ...(checkCooldown ? { ':now': options.nowSeconds, ':session': options.cooldownSession } : {}),
       },
     },
   };
@@ -88,25 +95,50 @@ export async function listUnpaidBookingsBefore(db: Db, before: number): Promise<
   return records.map((record) => Number(record.booking_id));
 }
 
+/** A re-hold cooldown: until when (Unix seconds), started by which session, written at what time. */
+export interface Cooldown {
+  until: number;
+  sessionId: string;
+  nowSeconds: number;
+}
+
 /**
- * Takes `units` off what a client holds of a counter (never refused, like releasing stock). With
- * `nowSeconds`, the record may be deleted again a while after (see `keepClientUnitsAction`).
+ * Takes `units` off what a client holds of a counter (never refused, like releasing stock). With a
+ * `cooldown` the client may not hold the counter again before its end, but from the session that let go
+ * (the record then lives a week past it, so TTL deletes it only long after the cooldown); with
+ * `nowSeconds` (a booking's budget given back) the record may be deleted again a week later.
  */
 export function releaseClientUnitsAction(
   db: Db,
-  options: { client: string; counterId: string; units: number; nowSeconds?: number },
+  options: {
+    client: string;
+    counterId: string;
+    units: number;
+    cooldown?: Cooldown | undefined;
+    nowSeconds?: number;
+  },
 ): TransactItem {
-  const expires = options.nowSeconds !== undefined;
+  const { cooldown } = options;
+  const ttl = cooldown
+    ? Math.max(cooldown.until, cooldown.nowSeconds) + KEEP_SECONDS
+    : options.nowSeconds !== undefined
+      ? options.nowSeconds + KEEP_SECONDS
+      : undefined;
+  const sets = [
+    ...(cooldown ? ['cooldown_until = :until', 'cooldown_session = :session'] : []),
+    ...(ttl !== undefined ? ['#ttl = :ttl'] : []),
+  ];
   return {
     Update: {
       TableName: db.tableName,
       Key: clientHoldKey(options.client, options.counterId),
-      UpdateExpression: `ADD held :units SET entity = :entity${expires ? ', #ttl = :ttl' : ''}`,
-      ...(expires ? { ExpressionAttributeNames: { '#ttl': 'ttl' } } : {}),
+      UpdateExpression: `ADD held :units SET entity = :entity${sets.map((set) => `, ${set}`).join('')}`,
+      ...(ttl !== undefined ? { ExpressionAttributeNames: { '#ttl': 'ttl' } } : {}),
       ExpressionAttributeValues: {
         ':units': -options.units,
         ':entity': 'client_hold',
-        ...(expires ? { ':ttl': (options.nowSeconds as number) + KEEP_SECONDS } : {}),
+        ...(cooldown ? { ':until': cooldown.until, ':session': cooldown.sessionId } : {}),
+        ...(ttl !== undefined ? { ':ttl': ttl } : {}),
       },
     },
   };
@@ -153,6 +185,24 @@ export function dropUnpaidBookingAction(db: Db, options: { client: string }): Tr
       ExpressionAttributeValues: { ':minusOne': -1 },
     },
   };
+}
+
+/** A client's re-hold cooldown on a counter, if one was ever recorded (consistent read). */
+export async function getClientCooldown(
+  db: Db,
+  options: { client: string; counterId: string },
+): Promise<{ until: number; sessionId: string } | undefined> {
+  const { Item } = await db.client.send(
+    new GetCommand({
+      TableName: db.tableName,
+      Key: clientHoldKey(options.client, options.counterId),
+      ConsistentRead: true,
+      ProjectionExpression: 'cooldown_until, cooldown_session',
+    }),
+  );
+  return typeof Item?.cooldown_until === 'number'
+    ? { until: Item.cooldown_until, sessionId: String(Item.cooldown_session ?? '') }
+    : undefined;
 }
 
 /** Enters a session in its client's set of holding sessions, only while the set has room (or has it). */

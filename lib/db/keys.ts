@@ -164,6 +164,9 @@ export const clientHoldKey = (client: string, counterId: string) => ({
   sk: `HOLD#${counterId}`,
 });
 
+/** A spent proof-of-work challenge, by its nonce: present means it can never be used again. */
+export const challengeKey = (nonce: string) => ({ pk: `CHALLENGE#${nonce}`, sk: 'CHALLENGE' });
+
 /** The set of a client's open sessions that hold stock. */
 export const clientSessionsKey = (client: string) => ({ pk: clientPartition(client), sk: 'SESSIONS' });
 

@@ -4,7 +4,7 @@ import {
   GetCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_ALERTS, DEFAULT_LIMITS, DEFAULT_WEBHOOK_SETTINGS } from '../config/limits.ts';
+import { DEFAULT_ALERTS, DEFAULT_LIMITS, DEFAULT_POW, DEFAULT_WEBHOOK_SETTINGS } from '../config/limits.ts';
 import type { Tenant, TenantAccount, TenantCategory, TenantItem } from '../config/tenant-schema.ts';
 import type { Db } from './client.ts';
 import {
@@ -72,6 +72,7 @@ const withLaterSettings = (config: StoredConfig): StoredConfig => ({
     limits: { ...DEFAULT_LIMITS, ...config.settings.limits },
     webhooks: config.settings.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
     alerts: { ...DEFAULT_ALERTS, ...config.settings.alerts },
+    pow: { ...DEFAULT_POW, ...config.settings.pow },
   },
   webhooks: config.webhooks ?? [],
 });

@@ -49,6 +49,8 @@ export interface CreateBookingInput {
   slips: string[];
   form: unknown;
   giftcertCode?: string;
+  /** A solved proof-of-work challenge for holding `slips` of an item under pressure (ALTCHA payload). */
+  altcha?: string;
 }
 
 /** A booking just made (or found, when its session was already booked). */
@@ -105,7 +107,7 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
   verifySlips(sessionCtx, input.slips);
   if (input.sessionId) await loadOpenSession(ctx.db, input.sessionId, ctx.now);
   await giftcert?.();
-  const held = await addSlips(sessionCtx, {
+  const held = await addSlips(input.altcha ? { ...sessionCtx, altcha: input.altcha } : sessionCtx, {
     ...(input.sessionId ? { sessionId: input.sessionId } : {}),
     slips: input.slips,
   });
@@ -113,7 +115,9 @@ export async function createBooking(ctx: BookingContext, input: CreateBookingInp
     return await bookSession(ctx, { sessionId: held.id, form, giftcert });
   } catch (error) {
     // A session made by this call is seen by nobody: let its holds go now rather than at expiry.
-    if (!input.sessionId) await endSession(sessionCtx, held.id).catch(() => undefined);
+    if (!input.sessionId) {
+      await endSession({ ...sessionCtx, startsCooldown: false }, held.id).catch(() => undefined);
+    }
     throw error;
   }
 }

@@ -5,6 +5,7 @@ export type DomainErrorCode =
   | 'not_found'
   | 'unavailable'
   | 'hold_limit'
+  | 'challenge_required'
   | 'session_expired'
   | 'session_empty'
   | 'invalid_status'

@@ -127,20 +127,47 @@ export const clientAllowance = (capacity: number, share: number): number =>
   // The epsilon undoes binary fractions: 100 × 0.29 is 28.999999999999996, and the share means 29.
   Math.max(1, Math.floor(capacity * share + 1e-9));
 
+/**
+ * The units of an item-date under a proof-of-work gate that a hold without a solved challenge must leave
+ * free: the share of the capacity, rounded up (a hold that would leave less than the share needs one).
+ */
+export const powReserve = (capacity: number, share: number): number =>
+  // The epsilon undoes binary fractions, as in clientAllowance: 100 × 0.29 means 29, not 30.
+  Math.max(0, Math.ceil(capacity * share - 1e-9));
+
 /** Whether a session holds stock: open, with at least one held counter. */
 export const isHolding = (session: StoredSession): boolean =>
   session.status === 'open' && Object.keys(session.holds).length > 0;
 
 /**
- * The actions that take a session's holds off its client's budget when the session lets go of them
- * (released by the sweeper, or handed over to a booking).
+ * How long (seconds) a client waits before it may hold a counter again after one of its carts let go of it
+ * unbooked: `settings.limits.rehold_cooldown_minutes`, by default the tenant's hold time; 0 when disabled.
  */
-export function releaseBudgetActions(db: Db, session: StoredSession): TransactItem[] {
+export const reholdCooldownSeconds = (settings: {
+  hold_minutes: number;
+  limits: { rehold_cooldown_minutes?: number | undefined };
+}): number => Math.round((settings.limits.rehold_cooldown_minutes ?? settings.hold_minutes) * 60);
+
+/**
+ * The actions that take a session's holds off its client's budget when the session lets go of them
+ * (released by the sweeper, or handed over to a booking); with `cooldownUntil` (Unix seconds) the client
+ * may not hold those counters again before then (a cart that expired unbooked).
+ */
+export function releaseBudgetActions(
+  db: Db,
+  session: StoredSession,
+  cooldown?: { until: number; nowSeconds: number },
+): TransactItem[] {
   const { client } = session;
   if (!client) return [];
   return [
     ...Object.entries(session.holds).map(([counterId, units]) =>
-      releaseClientUnitsAction(db, { client, counterId, units }),
+      releaseClientUnitsAction(db, {
+        client,
+        counterId,
+        units,
+        cooldown: cooldown && { ...cooldown, sessionId: session.id },
+      }),
     ),
     ...(isHolding(session) ? [dropClientSessionAction(db, { client, sessionId: session.id })] : []),
   ];

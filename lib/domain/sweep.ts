@@ -55,19 +55,24 @@ export function releaseRounds<T extends { expires_at: number; holds: Record<stri
 /**
  * The sweeper's release of one expired session: its holds go back in one transaction conditioned on the
  * session still being open, still expired and unchanged, so an extension made meanwhile, a crash or a
- * second run never releases wrongly or twice. Returns whether it released.
+ * second run never releases wrongly or twice. In the same transaction its client may not hold those
+ * counters again until `cooldownSeconds` (default none) after the expiry (the re-hold cooldown). Returns whether it
+ * released.
  */
 export async function releaseExpiredSession(
   db: Db,
-  options: { sessionId: string; now: number; retry?: RetryPolicy },
+  options: { sessionId: string; now: number; cooldownSeconds?: number; retry?: RetryPolicy },
 ): Promise<boolean> {
+  const nowSeconds = unixSeconds(options.now);
   const session = await getSession(db, options.sessionId);
-  if (session?.status !== 'open' || session.expires_at > unixSeconds(options.now)) return false;
+  if (session?.status !== 'open' || session.expires_at > nowSeconds) return false;
   const actions: TransactItem[] = Object.entries(session.holds).map(([id, units]) => {
     const { itemId, slot } = parseCounterId(id);
     return releaseStockAction(db, { itemId, slot, units });
   });
-  actions.push(...releaseBudgetActions(db, session));
+  const until = session.expires_at + (options.cooldownSeconds ?? 0);
+  // A cooldown already over (a sweep long after the expiry) is not written: it could only shorten a later one.
+  actions.push(...releaseBudgetActions(db, session, until > nowSeconds ? { until, nowSeconds } : undefined));
   actions.push(
     expireSessionAction(db, { session, nowSeconds: unixSeconds(options.now), nowMs: options.now }),
   );

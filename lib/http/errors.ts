@@ -12,6 +12,7 @@ export const ERRORS = {
   nothing_due: { status: 409, title: 'Nothing is due' },
   in_progress: { status: 409, title: 'Request in progress' },
   hold_limit: { status: 409, title: 'Hold limit reached' },
+  challenge_required: { status: 409, title: 'Proof of work required' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   idempotency_mismatch: { status: 422, title: 'Idempotency key reused' },

@@ -126,10 +126,13 @@ export const toApiError = (error: unknown): ApiError | undefined => {
     });
   }
   if (error instanceof DomainError) {
+    const { retry_after: retryAfter } = error.data;
     return new ApiError(error.code, {
       details: error.message,
       data: error.data,
       ...(error.title ? { title: error.title } : {}),
+      // A refusal that ends at a known time says when, as a 429 or 503 does.
+      ...(typeof retryAfter === 'number' ? { headers: { 'retry-after': String(retryAfter) } } : {}),
     });
   }
   if (error instanceof AccessError) {

@@ -180,6 +180,8 @@ export function floorCalls(
             units: 1,
             allowance: 100_000_000,
             nowSeconds: nowSeconds(),
+            // The service's hold waits for the client's re-hold cooldown in the same condition.
+            cooldownSession: sessionId,
           }),
         ),
       ]),

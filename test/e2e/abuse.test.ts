@@ -93,6 +93,29 @@ describe('a hoarding script against npm start', () => {
     expect(forged.status).toBe(403);
   });
 
+  it('refuses a rotating script its re-add in a new cart with Retry-After, while another address holds', async () => {
+    // Issue 27: end the cart and re-add the same SLIP at once, as a script does to skip the wait for expiry.
+    const rotator = '203.0.113.204';
+    const slip = (await rate(rotator, `date=${day(20)}&param[qty]=5`)).item.rate.slip;
+    const first = await readJson(await add(rotator, [slip]));
+    const end = await fetch(`${service.base}/booking/session/end`, {
+      method: 'POST',
+      headers: from(rotator, { 'content-type': 'application/x-www-form-urlencoded' }),
+      body: `session_id=${first.booking.session.id}`,
+    });
+    expect(end.status).toBe(200);
+    const again = await add(rotator, [slip]);
+    expect(again.status).toBe(409);
+    const refusal = (await readJson(again)).request.error;
+    expect(refusal).toMatchObject({ id: 'hold_limit', data: { item_id: KAYAK, date: day(20) } });
+    // The demo's default cooldown is its hold time, 15 minutes.
+    expect(refusal.data.retry_after).toBeGreaterThan(14 * 60);
+    expect(Number(again.headers.get('retry-after'))).toBe(refusal.data.retry_after);
+    const guest = '198.18.7.20';
+    const held = await add(guest, [(await rate(guest, `date=${day(20)}&param[qty]=5`)).item.rate.slip]);
+    expect(held.status).toBe(200);
+  });
+
   it('leaves no discrepancy for npm run reconcile', async () => {
     const db = createDb({ endpoint: inject('dynamoEndpoint'), tableName: service.tableName });
     const report = await runReconcile(db, { fix: false, now: Date.now() });

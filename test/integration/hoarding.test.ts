@@ -39,7 +39,14 @@ beforeAll(async () => {
     db,
     makeTenant(
       makeTenantJson({
-        settings: { booking_code_prefix: 'TEST', hold_minutes: 15, max_session_minutes: 60 },
+        // The budgets alone: the re-hold cooldown (rehold-cooldown.test.ts) would refuse the re-holds
+        // that prove each path gives the budget back.
+        settings: {
+          booking_code_prefix: 'TEST',
+          hold_minutes: 15,
+          max_session_minutes: 60,
+          limits: { rehold_cooldown_minutes: 0 },
+        },
         items: [
           makeItem({ item_id: KAYAK, sku: 'kayak', stock: 10 }),
           makeItem({ item_id: LAST, sku: 'last', name: 'Last', stock: 1 }),

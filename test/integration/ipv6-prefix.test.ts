@@ -10,7 +10,13 @@ import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 // settings.limits.ipv6_prefix: where ISPs give each subscriber a /56 or /48, one guest owns 256 or
 // 65,536 /64s, and a /64 key would give it as many budgets. The tenant can widen the key.
-const LIMITS = { requests_per_minute: 5, writes_per_minute: 100, open_sessions_per_client: 1 };
+// No re-hold cooldown: these tests end a cart and hold the same item-date again at once.
+const LIMITS = {
+  requests_per_minute: 5,
+  writes_per_minute: 100,
+  open_sessions_per_client: 1,
+  rehold_cooldown_minutes: 0,
+};
 const KAYAK = 1;
 const START = Date.UTC(2027, 0, 4, 12, 0, 5);
 const day = addDays(todayIn('America/Toronto', START), 30);

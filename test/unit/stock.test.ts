@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { SessionLine, SessionStatus, StoredSession } from '#lib/db/session-repository.ts';
 import type { StoredItem } from '#lib/db/tenant-repository.ts';
 import { partsOf } from '#lib/domain/catalog.ts';
-import { capacityOf, clientAllowance, holdsOf, isHolding, lineHolds, totalHolds } from '#lib/domain/stock.ts';
+import {
+  capacityOf,
+  clientAllowance,
+  holdsOf,
+  isHolding,
+  lineHolds,
+  powReserve,
+  reholdCooldownSeconds,
+  totalHolds,
+} from '#lib/domain/stock.ts';
 import { quantitiesFor, unitsFor } from '#lib/rating/rate-item.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { makeTenantItem, NOW, rate } from '#test/support/rating.ts';
@@ -261,6 +270,40 @@ describe('client allowance', () => {
     [0, 0, 1],
   ])('lets a client hold of a capacity of %i at a share of %f at most %i', (capacity, share, allowed) => {
     expect(clientAllowance(capacity, share)).toBe(allowed);
+  });
+});
+
+describe('the proof-of-work reserve', () => {
+  it.each([
+    [10, 0.25, 3],
+    [8, 0.25, 2],
+    [4, 0.5, 2],
+    [1, 0.5, 1],
+    [1, 1, 1],
+    [0, 0.5, 0],
+    [100, 0.29, 29],
+    [100, 0.57, 57],
+    [3, 0.34, 2],
+  ])(
+    'keeps of a capacity of %i at a share of %f the last %i for solved holds',
+    (capacity, share, reserve) => {
+      expect(powReserve(capacity, share)).toBe(reserve);
+    },
+  );
+});
+
+describe('the re-hold cooldown', () => {
+  it.each([
+    [15, undefined, 900],
+    [0.1, undefined, 6],
+    [15, 0, 0],
+    [15, 5, 300],
+    [15, 0.25, 15],
+    [30, 1440, 86_400],
+  ])('with holds of %f minutes and a setting of %s lasts %i seconds', (hold, setting, seconds) => {
+    expect(reholdCooldownSeconds({ hold_minutes: hold, limits: { rehold_cooldown_minutes: setting } })).toBe(
+      seconds,
+    );
   });
 });
 

@@ -1,4 +1,6 @@
+import type { Challenge } from 'altcha-lib';
 import { createBookingClient } from '#lib/client/index.ts';
+import { solveAltcha } from './pow.ts';
 import type { BookingForm, Confirmation, FormField, Item, Locale, Session } from './types.ts';
 
 /** A refused or failed call: the API's error id (or `network`), its words, and the fields at fault. */
@@ -131,16 +133,30 @@ export function createWidgetApi(base: string) {
       slip?: string;
       alter?: Record<string, string | number>;
     }): Promise<Session> {
-      const body = await unwrap<{ booking: { session: Session } }>(
-        client.POST('/booking/session', {
-          body: {
-            ...(change.sessionId ? { session_id: change.sessionId } : {}),
-            ...(change.slip ? { slip: [change.slip] } : {}),
-            ...(change.alter ? { alter: change.alter } : {}),
-          },
-        }),
-      );
-      return body.booking.session;
+      const send = (altcha?: string) =>
+        unwrap<{ booking: { session: Session } }>(
+          client.POST('/booking/session', {
+            body: {
+              ...(change.sessionId ? { session_id: change.sessionId } : {}),
+              ...(change.slip ? { slip: [change.slip] } : {}),
+              ...(change.alter ? { alter: change.alter } : {}),
+              ...(altcha ? { altcha } : {}),
+            },
+          }),
+        );
+      try {
+        return (await send()).booking.session;
+      } catch (error) {
+        // Few are left: the API asks this browser for a proof of work, solved here and sent back once.
+        const challenge =
+          error instanceof ApiError && error.code === 'challenge_required'
+            ? (error.fields as unknown as { challenge?: Challenge }).challenge
+            : undefined;
+        if (!challenge) throw error;
+        const altcha = await solveAltcha(challenge);
+        if (!altcha) throw new ApiError(0, 'challenge_failed', 'This browser could not complete the check.');
+        return (await send(altcha)).booking.session;
+      }
     },
 
     async form(): Promise<BookingForm> {

@@ -20,7 +20,20 @@ const MESSAGES: Record<string, string> = {
   hold_limit:
     'You are already holding as much as one guest may hold at once, in this cart or others left open. Book or remove something, then try again.',
   network: 'The booking service could not be reached. Check your connection.',
+  challenge_failed:
+    'Few are left, and this browser could not complete the quick check that holding one now needs.',
+  challenge_required: 'Few are left: holding one needs a quick check that did not complete.',
 };
+
+/** A hold_limit that ends at a known time: this guest let these dates go unbooked a moment ago. */
+const COOLDOWN =
+  'You let this go unbooked a moment ago, so it stays open to other guests for a while before you can hold it again.';
+
+/** How long to wait, in words a guest reads at a glance. */
+const waitFor = (seconds: number): string =>
+  seconds >= 90
+    ? ` Please wait about ${Math.ceil(seconds / 60)} minutes and try again.`
+    : ` Please wait ${seconds} seconds and try again.`;
 
 /**
  * The guest's calls, one after the other (so no click is lost while a call is out), but never the same
@@ -61,11 +74,13 @@ export class Calls {
         return false;
       }
       const retryable = [429, 409, 503, 0].includes(error.status);
-      const wait = error.retryAfterSeconds
-        ? ` Please wait ${error.retryAfterSeconds} seconds and try again.`
-        : '';
+      const wait = error.retryAfterSeconds ? waitFor(error.retryAfterSeconds) : '';
+      const cooling = error.code === 'hold_limit' && error.fields.retry_after !== undefined;
+      const message = cooling
+        ? COOLDOWN
+        : (options.messages?.[error.code] ?? MESSAGES[error.code] ?? error.message);
       host.notice = {
-        message: `${options.messages?.[error.code] ?? MESSAGES[error.code] ?? error.message}${wait}`,
+        message: `${message}${wait}`,
         ...(retryable ? { retry: () => this.run(action, 'action', options).then(() => undefined) } : {}),
       };
       await host.updateComplete;
