@@ -80,7 +80,7 @@ const limitsSchema = z.strictObject({
     .max(1440)
     .optional()
     .describe(
-      'Minutes a client waits before it may hold an item-date again after its cart let go of it unbooked (expiry, end, clear or remove); 0 disables. Default: settings.hold_minutes.',
+      'Minutes a client waits before it may hold an item-date again after its cart let go of it unbooked (expiry, end, clear or remove); 0 disables. Default: twice settings.hold_minutes.',
     ),
 });
 

@@ -141,12 +141,13 @@ export const isHolding = (session: StoredSession): boolean =>
 
 /**
  * How long (seconds) a client waits before it may hold a counter again after one of its carts let go of it
- * unbooked: `settings.limits.rehold_cooldown_minutes`, by default the tenant's hold time; 0 when disabled.
+ * unbooked: `settings.limits.rehold_cooldown_minutes`, by default twice the tenant's hold time (two
+ * addresses taking turns then leave an item-date free two thirds of the time); 0 when disabled.
  */
 export const reholdCooldownSeconds = (settings: {
   hold_minutes: number;
   limits: { rehold_cooldown_minutes?: number | undefined };
-}): number => Math.round((settings.limits.rehold_cooldown_minutes ?? settings.hold_minutes) * 60);
+}): number => Math.round((settings.limits.rehold_cooldown_minutes ?? 2 * settings.hold_minutes) * 60);
 
 /**
  * The actions that take a session's holds off its client's budget when the session lets go of them

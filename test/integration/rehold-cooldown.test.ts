@@ -35,6 +35,8 @@ const freshAddress = () => {
 const KAYAK = 1; // stock 4: a client may hold 2
 const FREE_TOUR = 2; // costs nothing: a gift certificate finds nothing to pay only after the hold
 const HOLD_MINUTES = 15;
+// The default cooldown: twice the hold time.
+const COOLDOWN_SECONDS = 2 * HOLD_MINUTES * 60;
 
 beforeAll(async () => {
   db = await createTestDb('rehold-cooldown');
@@ -42,7 +44,7 @@ beforeAll(async () => {
     db,
     makeTenant(
       makeTenantJson({
-        // No rehold_cooldown_minutes: the default, the tenant's hold time.
+        // No rehold_cooldown_minutes: the default, twice the tenant's hold time.
         settings: { booking_code_prefix: 'TEST', hold_minutes: HOLD_MINUTES, max_session_minutes: 60 },
         items: [
           makeItem({ item_id: KAYAK, sku: 'kayak', stock: 4 }),
@@ -147,7 +149,7 @@ describe('a client that let an item-date expire unbooked', () => {
     expect((await sweep()).released).toBeGreaterThanOrEqual(1);
     expect(await usedOf(day)).toBe(0);
     // The attack: the same SLIP, the moment the cart is gone.
-    expectCooldown(await holdShare(attacker, day), day, HOLD_MINUTES * 60 - 1);
+    expectCooldown(await holdShare(attacker, day), day, COOLDOWN_SECONDS - 1);
     expect(await usedOf(day)).toBe(0);
 
     // Anyone else holds it meanwhile.
@@ -157,7 +159,7 @@ describe('a client that let an item-date expire unbooked', () => {
 
     // Other days are not cooled down, and the day itself is free to the client once the cooldown is over.
     expect((await holdShare(attacker, freshDay())).status).toBe(200);
-    now = (expires + HOLD_MINUTES * 60) * 1000;
+    now = (expires + COOLDOWN_SECONDS) * 1000;
     expect((await attacker.add([await attacker.slip(`date=${day}`)])).status).toBe(200);
   });
 
@@ -168,7 +170,7 @@ describe('a client that let an item-date expire unbooked', () => {
     const expires = sessionOf(first).expires as number;
     now = expires * 1000;
     // Its own expired cart is released by this very call, the cooldown recorded, and the day left free.
-    expectCooldown(await holdShare(attacker, day), day, HOLD_MINUTES * 60);
+    expectCooldown(await holdShare(attacker, day), day, COOLDOWN_SECONDS);
     expect(await usedOf(day)).toBe(0);
     expect((await holdShare(clientAt(freshAddress()), day)).status).toBe(200);
   });
@@ -182,7 +184,7 @@ describe('a client that let an item-date expire unbooked', () => {
     now = Math.max(...carts.map((cart) => sessionOf(cart).expires as number)) * 1000 + 1_000;
     // Three expired carts fill its open-cart budget: this add releases them first, then is refused.
     const expires = sessionOf(carts[0] as TestResponse).expires as number;
-    expectCooldown(await holdShare(attacker, day), day, expires + HOLD_MINUTES * 60 - Math.floor(now / 1000));
+    expectCooldown(await holdShare(attacker, day), day, expires + COOLDOWN_SECONDS - Math.floor(now / 1000));
     expect(await usedOf(day)).toBe(0);
   });
 
@@ -209,7 +211,7 @@ describe('a client that let go of an item-date itself', () => {
     const attacker = clientAt(freshAddress());
     const held = await holdShare(attacker, day);
     expect((await letGo(attacker, sessionOf(held).id)).status).toBe(200);
-    expectCooldown(await holdShare(attacker, day), day, HOLD_MINUTES * 60);
+    expectCooldown(await holdShare(attacker, day), day, COOLDOWN_SECONDS);
     expect(await usedOf(day)).toBe(0);
   });
 

@@ -294,8 +294,8 @@ describe('the proof-of-work reserve', () => {
 
 describe('the re-hold cooldown', () => {
   it.each([
-    [15, undefined, 900],
-    [0.1, undefined, 6],
+    [15, undefined, 1800],
+    [0.1, undefined, 12],
     [15, 0, 0],
     [15, 5, 300],
     [15, 0.25, 15],
