@@ -40,7 +40,7 @@ const CONFIGS: Record<
   { label: string; limits: Record<string, unknown>; pow?: { below_share: number } }
 > = {
   before: { label: 'before (no cooldown)', limits: { rehold_cooldown_minutes: 0 } },
-  after: { label: 'after (defaults: cooldown = hold time)', limits: {} },
+  after: { label: 'after (defaults: cooldown = twice the hold time)', limits: {} },
   pow: { label: 'after + PoW gate (below_share 0.25)', limits: {}, pow: { below_share: 0.25 } },
 };
 const SELECTED = (process.env.ROTATION_CONFIGS ?? 'before,after,pow').split(',');
