@@ -91,6 +91,9 @@ export const SHARED_SCHEMAS: Record<string, z.ZodType> = {
 };
 
 /** The success response of every route of the table that answers JSON, by route name. */
+/** `booking/form`'s policy: its text and its own fields (the terms checkbox). */
+const policySchema = z.looseObject({ body: z.string(), fields: keyed(formFieldSchema) });
+
 export const RESPONSES: Record<string, z.ZodType> = {
   'item.list': envelope({ items: keyed(z.union([ratedItemSchema, itemSchema])) }),
   'item.get': envelope({ item: z.union([ratedItemSchema, itemSchema]) }),
@@ -101,9 +104,15 @@ export const RESPONSES: Record<string, z.ZodType> = {
   'session.end': envelope({ booking: z.object({ session: sessionSchema }) }),
   'booking.form': envelope({
     booking_form_ui: z
-      .object({ msg: z.array(z.unknown()), errors: int, mode: z.string(), _cnf: z.array(z.unknown()) })
+      .object({
+        msg: z.array(z.unknown()),
+        errors: int,
+        mode: z.string(),
+        _cnf: z.array(z.unknown()),
+        booking_policy: policySchema,
+      })
       .catchall(formFieldSchema),
-    booking_policy: z.looseObject({ body: z.string(), fields: keyed(formFieldSchema) }),
+    booking_policy: policySchema,
   }),
   'booking.create': envelope({ booking: createdSchema }),
   'booking.list': envelope(listBody),

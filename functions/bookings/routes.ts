@@ -51,7 +51,9 @@ export const createBookingForm =
     const audience = caller.kind === 'staff' ? 'staff' : 'customer';
     const { ui, policy } = presentForm(config, audience);
     return {
-      body: { booking_form_ui: ui, booking_policy: policy },
+      // The policy where clients of this API read it, and inside the form, where the API 3.0 service's
+      // own sample puts it: each kind of client finds it.
+      body: { booking_form_ui: { ...ui, booking_policy: policy }, booking_policy: policy },
       request: { id: 'form', records: Object.keys(ui).length - 4 },
     };
   };

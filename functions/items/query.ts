@@ -220,7 +220,10 @@ export function readCalendarQuery(
   const query = parseInput(calendarQuerySchema, input);
   const problems: Problems = {};
   const today = todayIn(context.config.company.timezone, context.now);
-  const dates = readDates(query, today, problems);
+  // Both dates are optional: an end alone runs from today to it (a start alone keeps the default span).
+  const endOnly = Boolean(query.end_date) && !query.start_date && !query.date;
+  const dates = readDates(endOnly ? { ...query, start_date: today } : query, today, problems);
+  if (endOnly && problems.end_date === 'is before start_date') problems.end_date = 'is before today';
   const categoryId = positiveInt(query.category_id, 'category_id', problems);
   const itemIds = readIds(query.item_id, problems);
   if (Object.keys(problems).length) throw validationError(problems);

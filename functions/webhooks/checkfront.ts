@@ -8,7 +8,7 @@ const text = (value: unknown): string => (value === undefined || value === null 
 
 /**
  * The API 3.0 notification body of a booking event, sent as JSON: the booking under `booking` with
- * `@attributes {booking_id}`, its status, code and dates, `customer {…}` and `order {…, items {item}}`,
+ * `@attributes {booking_id (the number as a string), code}`, its status, code and dates, `customer {…}` and `order {…, items {item}}`,
  * where a single item is an object and several are an array (as the XML they were converted from).
  */
 export function checkfrontNotification(booking: BookingRecordWire, event: StoredEvent) {
@@ -23,7 +23,8 @@ export function checkfrontNotification(booking: BookingRecordWire, event: Stored
   }));
   return {
     booking: {
-      '@attributes': { booking_id: text(booking.code) },
+      // The booking's number, as the API 3.0 service's samples have it ("157"), and its code beside it.
+      '@attributes': { booking_id: text(booking.booking_id), code: text(booking.code) },
       event: text(event.type),
       notify: event.data.notify === false ? '0' : '1',
       id: text(booking.booking_id),

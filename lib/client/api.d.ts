@@ -1150,6 +1150,35 @@ export interface components {
         errors: number;
         mode: string;
         _cnf: unknown[];
+        booking_policy: {
+          body: string;
+          fields: {
+            [key: string]: {
+              value: string;
+              define: {
+                required: 0 | 1;
+                mask?: string;
+                max_length?: number;
+                layout: {
+                  lbl: string;
+                  /** @enum {string} */
+                  type: 'text' | 'textarea' | 'select' | 'checkbox' | 'radio' | 'p';
+                  options?: {
+                    [key: string]: string;
+                  };
+                } & {
+                  [key: string]: unknown;
+                };
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        } & {
+          [key: string]: unknown;
+        };
       } & {
         [key: string]: {
           value: string;

@@ -48,6 +48,11 @@ interface BookingChange {
   event: { type: string; data?: Record<string, unknown> };
   /** What gives an unpaid booking's budget back to its client (part of the change; see `changeBooking`). */
   settle?: TransactItem[];
+  /**
+   * An event that happened just before `event` in the same change, with the booking as it was then (a
+   * status change that a payment follows): recorded and delivered first.
+   */
+  preceding?: { type: string; data: Record<string, unknown>; booking: StoredBooking };
   /** Notes and payments the writes add, for the booking as the event's notifications show it. */
   added?: { notes?: StoredNote[]; payments?: StoredPayment[] };
 }
@@ -83,7 +88,7 @@ async function changeBooking(
       // goes back first, in its own transaction on the booking as read; the change follows, on the same
       // version. A crash between the two leaves the booking as it was, only no longer counted against its
       // client: the one way the split can err, and the safe one for stock.
-      const own = built.writes.length + 1 + EVENT_ACTIONS_AT_MOST;
+      const own = built.writes.length + 1 + EVENT_ACTIONS_AT_MOST * (built.preceding ? 2 : 1);
       if (settle.length && own + settle.length > MAX_TRANSACTION_ACTIONS) {
         try {
           await transact(
@@ -103,7 +108,7 @@ async function changeBooking(
         record = await findBooking(ctx.db, reference, ctx.caller);
         built = await change(record);
       }
-      const { next, writes, counters, event, added } = built;
+      const { next, writes, counters, event, added, preceding } = built;
       const settled = built.settle ?? [];
       const allWrites = [...writes, ...settled];
       const allCounters = [...(counters ?? writes.map(() => undefined)), ...settled.map(() => undefined)];
@@ -116,8 +121,19 @@ async function changeBooking(
           return { role: id ? { kind: 'counter' as const, id } : { kind: 'write' as const }, action };
         }),
         { role: { kind: 'booking' }, action: replaceBookingAction(ctx.db, updated, record.booking.version) },
+        ...(preceding
+          ? bookingEventActions(ctx, {
+              event: newEvent(ctx, preceding.type, preceding.data),
+              snapshot: {
+                booking: { ...preceding.booking, version: updated.version, last_modified: nowSeconds },
+                notes: record.notes,
+                payments: record.payments,
+              },
+            }).map((action) => ({ role: { kind: 'booking' as const }, action }))
+          : []),
         ...bookingEventActions(ctx, {
-          event: newEvent(ctx, event.type, event.data ?? {}),
+          // A millisecond after the event before it, so the two are delivered in their order.
+          event: newEvent(preceding ? { ...ctx, now: ctx.now + 1 } : ctx, event.type, event.data ?? {}),
           snapshot: {
             booking: updated,
             notes: [...record.notes, ...(added?.notes ?? [])],
@@ -312,21 +328,34 @@ export async function changeStatus(
       counters.push(undefined);
       next = { ...next, paid_total: booking.paid_total + due };
     }
+    const statusChanged = {
+      from,
+      to,
+      notify: options.notify,
+      ...(options.reason ? { reason: options.reason } : {}),
+    };
     return {
       next,
       writes,
       counters,
       settle,
-      event: {
-        type: options.setPaid ? 'payment.created' : 'booking.status_changed',
-        data: {
-          from,
-          to,
-          notify: options.notify,
-          ...(options.reason ? { reason: options.reason } : {}),
-          ...(options.setPaid ? { amount: booking.totals.total - booking.paid_total } : {}),
-        },
-      },
+      // A payment that moves the status is a status change too: receivers of booking.status_changed learn
+      // that the booking became PAID, then payment.created records the money.
+      ...(options.setPaid && from !== to
+        ? {
+            preceding: {
+              type: 'booking.status_changed',
+              data: statusChanged,
+              booking: { ...next, paid_total: booking.paid_total },
+            },
+          }
+        : {}),
+      event: options.setPaid
+        ? {
+            type: 'payment.created',
+            data: { ...statusChanged, amount: booking.totals.total - booking.paid_total },
+          }
+        : { type: 'booking.status_changed', data: statusChanged },
       added: { payments: payment ? [payment] : [] },
     };
   });

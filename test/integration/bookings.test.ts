@@ -168,6 +168,8 @@ describe('booking/form', () => {
     expect(ui.customer_country.define.layout.options).toEqual({ CA: 'Canada', US: 'United States' });
     expect(ui.staff_notes).toBeUndefined();
     expect(customer.json.booking_policy.fields.customer_tos_agree.define.layout.type).toBe('checkbox');
+    // Also where the API 3.0 service's sample puts it, inside the form.
+    expect(ui.booking_policy).toEqual(customer.json.booking_policy);
     const desk = await staffCall('booking/form');
     expect(desk.json.booking_form_ui.staff_notes).toBeDefined();
     expect(desk.json.booking_form_ui.customer_email.define.required).toBe(0);

@@ -291,6 +291,23 @@ describe('GET item/{id}', () => {
 });
 
 describe('calendars', () => {
+  it('run from today to an end date sent alone', async () => {
+    const end = addDays(today, 10);
+    const one = await invoke(handlers.items, { path: 'item/3/cal', query: `end_date=${end}` });
+    expect(one.status).toBe(200);
+    expect(Object.keys(one.json.item.cal)).toEqual(
+      Array.from({ length: 11 }, (_, index) => addDays(today, index)),
+    );
+    const many = await invoke(handlers.items, { path: 'item/cal', query: `end_date=${end}&item_id=3,4` });
+    expect(Object.keys(many.json.items['4'])).toHaveLength(11);
+    const before = await invoke(handlers.items, {
+      path: 'item/3/cal',
+      query: `end_date=${addDays(today, -1)}`,
+    });
+    expect(before.status).toBe(400);
+    expect(before.json.request.error.data).toEqual({ end_date: 'is before today' });
+  });
+
   it('gives customers 1/0 and staff the counts', async () => {
     const start = addDays(day, 14);
     await hold(3, start, 9);

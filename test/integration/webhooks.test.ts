@@ -197,6 +197,41 @@ describe('webhook delivery', () => {
     expect(at('/off')).toEqual([]);
   });
 
+  it('tells a receiver that a payment made the booking PAID, then sends the payment, each with the booking as it was', async () => {
+    const created = await book();
+    await drain();
+    expect((await staffPost(`booking/${created.code}/update`, 'status_id=PAID&set_paid=1')).status).toBe(200);
+    await drain();
+    const mine = at('/all')
+      .map(
+        (entry) =>
+          JSON.parse(entry.body) as {
+            type: string;
+            data: { event: { data: Record<string, unknown> }; booking: Record<string, unknown> };
+          },
+      )
+      .filter((payload) => payload.data.booking.code === created.code);
+    expect(mine.map((payload) => payload.type)).toEqual([
+      'booking.created',
+      'booking.status_changed',
+      'payment.created',
+    ]);
+    const [, changed, paid] = mine;
+    expect(changed?.data.event.data).toMatchObject({ from: 'PEND', to: 'PAID' });
+    expect(changed?.data.booking).toMatchObject({ status_id: 'PAID', paid_total: '0.00' });
+    expect(paid?.data.booking).toMatchObject({ status_id: 'PAID', due: '0.00' });
+    const record = await invoke(handlers.bookings, {
+      path: `booking/${created.code}`,
+      query: 'events=1',
+      headers: { authorization: staff },
+    });
+    expect(record.json.booking.events.map((event: { type: string }) => event.type)).toEqual([
+      'booking.created',
+      'booking.status_changed',
+      'payment.created',
+    ]);
+  });
+
   it('retries a refused delivery with the same id until the receiver takes it, then goes on in order', async () => {
     receiver.script['/flaky'] = [500, 503, 502];
     const created = await book();
@@ -270,7 +305,10 @@ describe('webhook delivery', () => {
     const body = (await verifier('cf')).verify(message?.body ?? '', message?.headers ?? {}) as {
       booking: Record<string, unknown> & { order: { items: { item: unknown } } };
     };
-    expect(body.booking['@attributes']).toEqual({ booking_id: created.code });
+    expect(body.booking['@attributes']).toEqual({
+      booking_id: String(created.booking_id),
+      code: created.code,
+    });
     expect(body.booking).toMatchObject({ code: created.code, status: expect.any(String) });
     expect(Array.isArray(body.booking.order.items.item)).toBe(false);
     expect(body.booking.order.items.item).toMatchObject({

@@ -164,7 +164,8 @@ export function createWidgetApi(base: string) {
         booking_form_ui: Record<string, unknown>;
         booking_policy: { body: string; fields?: Record<string, FormField> };
       }>(client.GET('/booking/form'));
-      const skip = new Set(['msg', 'errors', 'mode', '_cnf']);
+      // booking_policy is also inside the form, where the API 3.0 service's sample puts it.
+      const skip = new Set(['msg', 'errors', 'mode', '_cnf', 'booking_policy']);
       const fields = Object.entries(body.booking_form_ui).filter(
         (entry): entry is [string, FormField] => !skip.has(entry[0]) && typeof entry[1] === 'object',
       );
