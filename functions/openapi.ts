@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERRORS, type ErrorId } from '#lib/http/errors.ts';
 import { API_PREFIX, ROUTES, type Route } from '#lib/http/routes.ts';
+import { DOCS_ASSETS } from './meta/docs.ts';
 import { commonHeaders, errorIdsOf, HEADERS, SECURITY, SUMMARIES, TAGS } from './openapi-parts.ts';
 import { REQUESTS } from './requests.ts';
 import { authErrorSchema, errorEnvelopeSchema, RESPONSES, SHARED_SCHEMAS } from './responses.ts';
@@ -113,13 +114,25 @@ const errorResponse = (status: number, ids: ErrorId[]) => ({
 function operationOf(route: Route, examples: Record<string, unknown>): Json {
   const example = (name: string) => (examples[name] !== undefined ? { example: examples[name] } : {});
   const { properties, required } = parametersOf(route);
-  const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => ({
-    name: match[1],
-    in: 'path',
-    required: true,
-    schema: { type: 'string', maxLength: 64 },
-    ...example(match[1] ?? ''),
-  }));
+  // The reference page's files are a fixed set: named, so a generated contract test asks for one that is.
+  const assets = Object.keys(DOCS_ASSETS);
+  const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) =>
+    match[1] === 'asset'
+      ? {
+          name: 'asset',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', enum: assets },
+          example: assets.at(-1),
+        }
+      : {
+          name: match[1],
+          in: 'path',
+          required: true,
+          schema: { type: 'string', maxLength: 64 },
+          ...example(match[1] ?? ''),
+        },
+  );
   const headerParams = [
     { $ref: '#/components/parameters/XOnBehalf' },
     ...(route.name === 'booking.create' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),

@@ -8797,7 +8797,8 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
-        asset: string;
+        /** @example swagger-ui.css */
+        asset: 'swagger-ui-bundle.js' | 'swagger-ui.css';
       };
       cookie?: never;
     };

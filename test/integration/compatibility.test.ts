@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
+import { DOCS_ASSETS } from '#functions/meta/docs.ts';
+import { buildOpenApiDocument } from '#functions/openapi.ts';
 import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
@@ -577,6 +579,20 @@ describe('help', () => {
     const bundle = await invoke(handlers.meta, { path: 'docs/swagger-ui-bundle.js' });
     expect(bundle.headers['content-type']).toContain('javascript');
     expect(bundle.text.length).toBeGreaterThan(100_000);
+    // Every file the document names for docs/{asset}, and its example, is served as the type it says.
+    const assetParam = (
+      buildOpenApiDocument().paths as Record<
+        string,
+        { get: { parameters: { name: string; schema: { enum?: string[] }; example?: string }[] } }
+      >
+    )['/docs/{asset}']?.get.parameters.find((parameter) => parameter.name === 'asset');
+    expect(assetParam?.schema.enum).toEqual(Object.keys(DOCS_ASSETS));
+    expect(assetParam?.schema.enum).toContain(assetParam?.example);
+    for (const name of assetParam?.schema.enum ?? []) {
+      const served = await invoke(handlers.meta, { path: `docs/${name}` });
+      expect(served.status, name).toBe(200);
+      expect(served.headers['content-type']).toBe(DOCS_ASSETS[name as keyof typeof DOCS_ASSETS]);
+    }
     expect((await invoke(handlers.meta, { path: 'docs/..%2Fpackage.json' })).status).toBe(404);
     expect((await invoke(handlers.meta, { path: 'docs/toString' })).status).toBe(404);
     const openapi = await invoke(handlers.meta, { path: 'openapi.json' });
