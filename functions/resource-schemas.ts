@@ -34,6 +34,8 @@ export const itemSchema = z.looseObject({
   category_id: int,
   rated: flag,
   stock: int,
+  /** A JSON string: `{"param": {<id>: {"MIN": "0", "MAX": "99"}}, "fixed": {"start_time": ""}}`. */
+  rules: z.string(),
   param: keyed(
     z.looseObject({
       lbl: z.string(),

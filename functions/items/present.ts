@@ -89,10 +89,28 @@ export const presentItem = keptFor(
     product_group_type: item.package ? 'P' : '',
     len: '',
     meta: '{}',
+    rules: rulesText(item),
     rated: 0,
     param: paramDefinitions(item, config),
   }),
 );
+
+/**
+ * `item.rules` as the API 3.0 service's sample items carry it: a JSON string with each parameter's bounds
+ * (`MIN`, `MAX`, as strings) and the fixed rules (`start_time` of an hourly item), which integrations read
+ * an item's parameters from.
+ */
+function rulesText(item: StoredItem): string {
+  return JSON.stringify({
+    param: Object.fromEntries(
+      Object.entries(item.params).map(([id, param]) => [
+        id,
+        { MIN: String(param.min), MAX: String(param.max) },
+      ]),
+    ),
+    fixed: { start_time: item.unit === 'H' ? (item.hours?.open ?? '') : '' },
+  });
+}
 
 /**
  * `presentItem`'s JSON, kept with it: an unrated list sends every item the caller sees on each request,

@@ -670,6 +670,7 @@ export interface components {
       category_id: number;
       rated: 0 | 1;
       stock: number;
+      rules: string;
       param?: {
         [key: string]: {
           lbl: string;
@@ -753,6 +754,7 @@ export interface components {
       /** @constant */
       rated: 1;
       stock: number;
+      rules: string;
       param: {
         [key: string]: {
           price: string;

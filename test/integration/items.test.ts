@@ -83,8 +83,16 @@ describe('GET item (unrated)', () => {
       },
     });
     expect(Object.keys(json.items['3'].param)).toEqual(['qty']);
+    // item.rules as the API 3.0 service's sample items carry it: a JSON string of bounds and fixed rules.
+    const rules = {
+      param: { adults: { MIN: '1', MAX: '4' }, children: { MIN: '0', MAX: '3' } },
+      fixed: { start_time: '' },
+    };
+    expect(JSON.parse(json.items['1'].rules)).toEqual(rules);
+    expect(JSON.parse(json.items['5'].rules).fixed.start_time).toMatch(/^\d{2}:\d{2}$/);
     // Rated, the same parameters add the price and the quantity asked.
     const rated = await items(`start_date=${day}&end_date=${addDays(day, 2)}&param[adults]=3`);
+    expect(JSON.parse(rated.json.items['1'].rules)).toEqual(rules);
     expect(rated.json.items['1'].param.adults).toMatchObject({
       lbl: 'Adults',
       MAX: 4,
