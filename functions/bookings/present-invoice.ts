@@ -3,7 +3,7 @@ import { formatDisplay } from '#lib/core/money.ts';
 import type { BookingRecord } from '#lib/db/booking-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { escapeHtml } from '#lib/domain/text.ts';
-import { lineAmounts, sumAmounts } from '#lib/domain/totals.ts';
+import { bookedAmounts, sumAmounts } from '#lib/domain/totals.ts';
 import { customerOf, moneyOf } from './present.ts';
 
 /** The invoice: structured lines, taxes, totals and payments, and an HTML page with every value escaped. */
@@ -12,7 +12,7 @@ export function presentInvoice(record: BookingRecord, config: StoredConfig) {
   const money = moneyOf(config);
   const currency = { symbol: config.locale.currency_symbol, decimals: config.locale.decimals };
   const lines = Object.values(booking.lines).map((line) => {
-    const amounts = lineAmounts(line, config.taxes, config.locale.decimals);
+    const amounts = bookedAmounts(line, config.taxes, config.locale.decimals);
     return {
       line_id: line.line_id,
       name: line.name,
@@ -26,7 +26,8 @@ export function presentInvoice(record: BookingRecord, config: StoredConfig) {
     };
   });
   const totals = sumAmounts(lines.map((line) => line.amounts));
-  const taxes = config.taxes
+  // The taxes as they were when it was sold: a rate changed since does not change this invoice.
+  const taxes = (booking.taxes ?? config.taxes)
     .filter((tax) => totals.taxes[tax.tax_id] !== undefined)
     .map((tax) => ({
       tax_id: tax.tax_id,

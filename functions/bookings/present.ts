@@ -7,7 +7,7 @@ import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { actorOf, statusName } from '#lib/domain/booking.ts';
 import { fieldsFor } from '#lib/domain/booking-form.ts';
 import type { VisibleCustomer } from '#lib/domain/customer.ts';
-import { lineAmounts } from '#lib/domain/totals.ts';
+import { bookedAmounts } from '#lib/domain/totals.ts';
 
 /** The customer fields of the wire, in order. */
 export const CUSTOMER_FIELDS = [
@@ -133,7 +133,7 @@ export function presentRecord(
         end_date: unix(line.end_date, config),
         status_id: booking.status_id,
         param: Object.fromEntries(Object.entries(line.payload.params).map(([id, qty]) => [id, { qty }])),
-        total: money(lineAmounts(line, config.taxes, config.locale.decimals).total),
+        total: money(bookedAmounts(line, config.taxes, config.locale.decimals).total),
       },
     ]),
   );

@@ -68,6 +68,8 @@ export interface StoredBooking {
    * voided or cancelled.
    */
   budget?: { client: string; holds: Record<string, number> };
+  /** The taxes as they were when it was sold (names and rates for the invoice); absent on older bookings. */
+  taxes?: { tax_id: string; name: string; rate: number; inclusive?: boolean }[];
   /** The distinct items of its lines, for the item filter. */
   item_ids: number[];
   session_id?: string;

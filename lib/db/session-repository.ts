@@ -39,6 +39,12 @@ export interface SessionLine {
    * amount discount taken once per cart. Bookings made before it was kept charged each line its own.
    */
   discounted?: number;
+  /**
+   * Booking lines only: the line's money as it was sold (sub-total, discount, each tax, total, in minor
+   * units), so a later change of the tenant's tax rates never changes an invoice. Absent on bookings made
+   * before it was kept, whose money is worked out from the rates of the day.
+   */
+  amounts?: SoldAmounts;
   parts: Record<string, SessionPart>;
   start_date: string;
   end_date: string;
@@ -51,6 +57,16 @@ export interface SessionLine {
 
 /** Where a session is in its life. */
 export type SessionStatus = 'open' | 'ended' | 'expired' | 'booked';
+
+/** A booked line's money as it was sold, in minor units (each tax by its id). */
+export interface SoldAmounts {
+  subTotal: number;
+  discount: number;
+  tax: number;
+  taxIncluded: number;
+  total: number;
+  taxes: Record<string, number>;
+}
 
 /** A session (cart) as stored. `holds` is what its lines hold in total: the counters to release. */
 export interface StoredSession {

@@ -69,6 +69,7 @@ const sessionMoney = (session: StoredSession, config: StoredConfig) => {
   return {
     totals: sumAmounts(amounts),
     discounted: Object.fromEntries(lines.map((line, index) => [line.line_id, amounts[index]?.discount ?? 0])),
+    amounts: Object.fromEntries(lines.map((line, index) => [line.line_id, amounts[index]])),
   };
 };
 
@@ -223,7 +224,7 @@ async function bookSession(
         ? undefined
         : (newCustomerId ?? (await nextId(ctx.db, 'customer', ctx.now)));
       const customerId = existingCustomer ?? (newCustomerId as number);
-      const { totals, discounted } = sessionMoney(session, ctx.config);
+      const { totals, discounted, amounts } = sessionMoney(session, ctx.config);
       const giftcert = giftcertCode
         ? await spendableGiftcert(ctx, { code: giftcertCode, total: totals.total })
         : undefined;
@@ -255,10 +256,17 @@ async function bookSession(
         lines: Object.fromEntries(
           Object.entries(caughtUp.lines).map(([id, line]) => [
             id,
-            { ...line, discounted: discounted[id] ?? 0 },
+            // What it was sold for is kept with it: the invoice never re-prices it at later rates.
+            { ...line, discounted: discounted[id] ?? 0, ...(amounts[id] ? { amounts: amounts[id] } : {}) },
           ]),
         ),
         holds,
+        taxes: ctx.config.taxes.map(({ tax_id, name, rate, inclusive }) => ({
+          tax_id,
+          name,
+          rate,
+          ...(inclusive ? { inclusive } : {}),
+        })),
         totals: {
           sub_total: totals.subTotal,
           discount: totals.discount,

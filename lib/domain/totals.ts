@@ -143,3 +143,10 @@ export function sumAmounts(amounts: LineAmounts[]): LineAmounts {
     { subTotal: 0, discount: 0, tax: 0, taxIncluded: 0, total: 0, taxes: {} as Record<string, number> },
   );
 }
+
+/** A booked line's money: as it was sold when the booking kept it, else worked out at the given rates. */
+export const bookedAmounts = (
+  line: PricedLine & { amounts?: LineAmounts | undefined },
+  taxes: Tenant['taxes'],
+  decimals: number,
+): LineAmounts => line.amounts ?? lineAmounts(line, taxes, decimals);
