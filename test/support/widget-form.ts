@@ -81,7 +81,8 @@ export async function expectServerErrorBeside(
 /** The fields of `booking/form` a guest fills in. */
 export const formFields = (json: any) =>
   Object.entries(json?.booking_form_ui ?? {}).filter(
-    ([id, field]) => !['msg', 'errors', 'mode', '_cnf'].includes(id) && field && typeof field === 'object',
+    ([id, field]) =>
+      !['msg', 'errors', 'mode', '_cnf', 'booking_policy'].includes(id) && field && typeof field === 'object',
   ) as [string, any][];
 
 /** Checks the rendered booking form against `booking/form`: labels, types, required flags, options. */
