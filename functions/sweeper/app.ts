@@ -110,7 +110,6 @@ export const createSweeper =
     // Unpaid customers' bookings past the tenant's limit are voided with what time is left.
     let voidedUnpaid = 0;
     if (clock() < deadline) {
-      const config = await getConfig(options.db);
       if (config) voidedUnpaid = await voidUnpaidBookings(options.db, { config, now: startedMs });
     }
     const complete = firstUnfinished === undefined;
