@@ -1,91 +1,15 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
+import { describe, expect, it } from 'vitest';
 import { addDays, todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, invoke } from '#test/support/events.ts';
+import { invoke } from '#test/support/events.ts';
 import { sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { setUpPartnerWorld } from './partner-world.ts';
 
 // Adversarial review of issue 27 item 6 ("partners are held to hold budgets per credential"): a partner's
 // credential with `X-On-Behalf: off` becomes a customer whose client address is the X-Forwarded-For it
 // sends (the vouching meant for staff integrations), so it picks a fresh address per cart.
-const TOUR = 1; // 12 seats: one client may hold 6
 const day = addDays(todayIn('America/Toronto', Date.now()), 45);
-let db: Db;
-let handlers: ReturnType<typeof createAllHandlers>;
-let partner: string;
-const PARTNER_IP = '192.0.2.77';
-
-beforeAll(async () => {
-  db = await createTestDb('review-partner');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        settings: { booking_code_prefix: 'TEST' },
-        items: [makeItem({ item_id: TOUR, sku: 'tour', name: 'Tour', stock: 12 })],
-        accounts: [
-          { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-          {
-            account_id: 2,
-            first_name: 'Agent',
-            email: 'agent@test.example.com',
-            login_id: 'agent',
-            partner: true,
-          },
-        ],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db));
-  const credential = await createCredential(db, { accountId: 2, onBehalf: false, label: 'agent', now: 0 });
-  partner = basic(credential.key, credential.secret);
-});
-
-const usedOf = async (slot: string): Promise<number> => {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: stockKey(TOUR, slot), ConsistentRead: true }),
-  );
-  return Number(Item?.used ?? 0);
-};
-
-const asPartner = (headers: Record<string, string>) => {
-  const all = { authorization: partner, ...headers };
-  return {
-    hold: async (query: string) => {
-      const rated = await invoke(handlers.items, {
-        path: `item/${TOUR}`,
-        query,
-        headers: all,
-        sourceIp: PARTNER_IP,
-      });
-      return invoke(handlers.session, {
-        method: 'POST',
-        path: 'booking/session',
-        body: `slip[]=${encodeURIComponent(rated.json.item?.rate?.slip)}`,
-        contentType: 'application/x-www-form-urlencoded',
-        headers: all,
-        sourceIp: PARTNER_IP,
-      });
-    },
-    book: (sessionId: string, who: string) =>
-      invoke(handlers.bookings, {
-        method: 'POST',
-        path: 'booking/create',
-        body: `session_id=${sessionId}&form[customer_name]=${who}&form[customer_email]=${who}@example.com`,
-        contentType: 'application/x-www-form-urlencoded',
-        headers: all,
-        sourceIp: PARTNER_IP,
-      }),
-  };
-};
+const world = setUpPartnerWorld('review-partner', {});
+const { usedOf, asPartner } = world;
 
 describe('review: a partner credential is held to its hold budget', () => {
   // Passes at 73acd22 (resisted): its own credential is budgeted per credential.
@@ -122,14 +46,14 @@ describe('review: a partner credential is held to its hold budget', () => {
   it('cannot escape the request rate limit with X-On-Behalf: off and a made-up X-Forwarded-For', async () => {
     const statuses: number[] = [];
     for (let index = 0; index < 130; index += 1) {
-      const response = await invoke(handlers.items, {
+      const response = await invoke(world.handlers.items, {
         path: 'item',
         headers: {
-          authorization: partner,
+          authorization: world.partner,
           'x-on-behalf': 'off',
           'x-forwarded-for': `10.8.${index >> 8}.${index & 255}`,
         },
-        sourceIp: PARTNER_IP,
+        sourceIp: '192.0.2.77',
       });
       statuses.push(response.status);
     }
