@@ -1,7 +1,7 @@
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { ERRORS, type ErrorId } from '#lib/http/errors.ts';
 import { IGNORED_HEADER_BUDGET } from '#lib/http/ignored.ts';
-import type { Route } from '#lib/http/routes.ts';
+import type { ByRoute, Route } from '#lib/http/routes.ts';
 
 // The vocabulary of the OpenAPI document that is ours to write rather than generated from a schema:
 // which errors each route may answer, the headers, the summaries and tag descriptions, who may call a
@@ -19,7 +19,7 @@ export const COMMON_ERRORS: ErrorId[] = [
 ];
 
 /** The error ids a route may answer beyond the common ones (what its rules and writes can refuse). */
-export const ROUTE_ERRORS: Record<string, ErrorId[]> = {
+export const ROUTE_ERRORS: Partial<ByRoute<ErrorId[]>> = {
   'session.write': [
     'invalid_slip',
     'unavailable',
@@ -93,7 +93,7 @@ export const commonHeaders = {
 };
 
 /** What each route does, in a line: the summary of its operation. */
-export const SUMMARIES: Record<string, string> = {
+export const SUMMARIES: ByRoute<string> = {
   'item.list': 'List items; rated for dates, with a SLIP each, when dates are given',
   'item.get': 'One item; rated for dates, with its SLIP, when dates are given',
   'item.cal': 'Availability calendars of items',

@@ -4,7 +4,14 @@ import { API_PREFIX, ROUTES, type Route } from '#lib/http/routes.ts';
 import { DOCS_ASSETS } from './meta/docs.ts';
 import { commonHeaders, errorIdsOf, HEADERS, SECURITY, SUMMARIES, TAGS } from './openapi-parts.ts';
 import { REQUESTS } from './requests.ts';
-import { authErrorSchema, errorEnvelopeSchema, RESPONSES, SHARED_SCHEMAS } from './responses.ts';
+import {
+  authErrorSchema,
+  errorEnvelopeSchema,
+  isRawRoute,
+  type RawRouteName,
+  RESPONSES,
+  SHARED_SCHEMAS,
+} from './responses.ts';
 
 // The OpenAPI 3.1 description of the API, generated from the route table and the very zod schemas that
 // validate every request and response: `npm run openapi` writes it to functions/meta/openapi.json, which
@@ -37,7 +44,7 @@ const jsonSchemaOf = (schema: z.core.$ZodType, io: 'input' | 'output'): Json => 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** The routes that answer something else than JSON: the reference page and its files. */
-export const RAW_RESPONSES: Record<string, Record<string, Json>> = {
+export const RAW_RESPONSES: Record<RawRouteName, Record<string, Json>> = {
   docs: { 'text/html': { schema: { type: 'string' } } },
   'docs.asset': {
     'application/javascript': { schema: { type: 'string' } },
@@ -182,7 +189,7 @@ function operationOf(route: Route, examples: Record<string, unknown>): Json {
   return {
     operationId: operationId(route),
     tags: [route.resource],
-    summary: SUMMARIES[route.name] ?? `${route.method} ${route.path}`,
+    summary: SUMMARIES[route.name],
     security: SECURITY[route.access],
     parameters: [...pathParams, ...headerParams, ...queryParams],
     ...(body ? { requestBody: body } : {}),
@@ -190,7 +197,9 @@ function operationOf(route: Route, examples: Record<string, unknown>): Json {
       '200': {
         description: 'OK: the envelope with the resource',
         headers: commonHeaders,
-        content: RAW_RESPONSES[route.name] ?? { 'application/json': { schema: ref(schemaName(route.name)) } },
+        content: isRawRoute(route.name)
+          ? RAW_RESPONSES[route.name]
+          : { 'application/json': { schema: ref(schemaName(route.name)) } },
       },
       '401': { $ref: '#/components/responses/Unauthorized' },
       '431': { $ref: '#/components/responses/TooLarge' },
@@ -219,10 +228,7 @@ export function buildOpenApiDocument(examples: Record<string, unknown> = {}): Js
   registry.add(errorEnvelopeSchema, { id: 'ErrorEnvelope' });
   registry.add(authErrorSchema, { id: 'AuthError' });
   for (const name of new Set(ROUTES.map((route) => route.name))) {
-    if (RAW_RESPONSES[name]) continue;
-    const schema = RESPONSES[name];
-    if (!schema) throw new Error(`No response schema for route ${name}`);
-    registry.add(schema, { id: schemaName(name) });
+    if (!isRawRoute(name)) registry.add(RESPONSES[name], { id: schemaName(name) });
   }
   // One JSON Schema per registered schema, each shared part written once and referenced.
   const { schemas } = z.toJSONSchema(registry, {

@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import type { ByRoute } from '#lib/http/routes.ts';
 import { noParameters } from '#lib/http/validate.ts';
 import { customerQuery } from './bookings/customers.ts';
 import { bookingListSchema } from './bookings/list.ts';
@@ -21,7 +22,7 @@ import { sessionSchema } from './session/input.ts';
 // OpenAPI description is generated from these and the response schemas, so it cannot drift.
 
 /** The parameters of every route (query string for GET, form or JSON body for POST), by route name. */
-export const REQUESTS: Record<string, z.ZodMiniType> = {
+export const REQUESTS: ByRoute<z.ZodMiniType> = {
   'item.list': itemQuerySchema,
   'item.get': itemQuerySchema,
   'item.cal': calendarQuerySchema,

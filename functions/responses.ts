@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RouteName } from '#lib/http/routes.ts';
 import {
   bookingRecordBody,
   calendarSchema,
@@ -90,11 +91,18 @@ export const SHARED_SCHEMAS: Record<string, z.ZodType> = {
   WebhookDelivery: deliverySchema,
 };
 
-/** The success response of every route of the table that answers JSON, by route name. */
 /** `booking/form`'s policy: its text and its own fields (the terms checkbox). */
 const policySchema = z.looseObject({ body: z.string(), fields: keyed(formFieldSchema) });
 
-export const RESPONSES: Record<string, z.ZodType> = {
+/** The routes that answer something else than JSON (the reference page and its files). */
+const RAW_ROUTES = ['docs', 'docs.asset'] as const;
+export type RawRouteName = (typeof RAW_ROUTES)[number];
+
+export const isRawRoute = (name: RouteName): name is RawRouteName =>
+  (RAW_ROUTES as readonly RouteName[]).includes(name);
+
+/** The success response of every route of the table that answers JSON, by route name. */
+export const RESPONSES: Record<Exclude<RouteName, RawRouteName>, z.ZodType> = {
   'item.list': envelope({ items: keyed(z.union([ratedItemSchema, itemSchema])) }),
   'item.get': envelope({ item: z.union([ratedItemSchema, itemSchema]) }),
   'item.cal': envelope({ items: keyed(calendarSchema) }),

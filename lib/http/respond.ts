@@ -1,7 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { AccessError } from '../auth/errors.ts';
 import { IdempotencyKeyError } from '../db/idempotency-store.ts';
-import type { StoredConfig } from '../db/tenant-repository.ts';
 import { ContentionError } from '../db/transact.ts';
 import { BudgetSpentError, DomainError } from '../domain/errors.ts';
 import { buildErrorEnvelope, type EnvelopeContext } from './envelope.ts';
@@ -9,24 +8,9 @@ import { ApiError, type AuthError } from './errors.ts';
 import { ignoredParametersHeader } from './ignored.ts';
 import { logger } from './logger.ts';
 import { stringify } from './raw-json.ts';
+import type { RequestState } from './request-state.ts';
 
 type Result = APIGatewayProxyStructuredResultV2;
-
-/** What one request has learnt so far, for its response and its log lines, whatever the outcome. */
-export interface RequestState {
-  requestId: string;
-  startedAt: number;
-  resource: string;
-  id: string;
-  config?: StoredConfig;
-  clientAddress?: string;
-  /** The `RateLimit-*` headers of a limited route, sent on every response of the request. */
-  limitHeaders?: Record<string, string>;
-  /** Parameters sent but not read, as sent. */
-  ignored: Set<string>;
-  /** The route's name once the router chose one (for the answer's metrics). */
-  route?: string;
-}
 
 /**
  * The Content-Security-Policy of the HTML pages the API itself renders (the invoice, help): they need

@@ -10,9 +10,9 @@ export type Access = 'public' | 'staff' | 'token';
 /** The HTTP methods the API answers. */
 export type Method = 'GET' | 'POST';
 
-/** One row of the route table. */
-export interface Route {
-  /** Stable name, used to attach the implementation. */
+/** One row of the route table as it is written. */
+interface RouteRow {
+  /** Stable name: every map keyed by route (implementations, schemas, errors) is keyed by it. */
   name: string;
   method: Method;
   /** Path below the API prefix, with `{param}` segments. */
@@ -33,16 +33,29 @@ export interface Route {
 /** Every path answers under this prefix. */
 export const API_PREFIX = '/api/3.0';
 
-const both = (route: Omit<Route, 'method'>): Route[] => [
-  { ...route, method: 'GET' },
-  { ...route, method: 'POST' },
-];
+/** An action answered on GET and POST alike, the name kept as a literal so `RouteName` lists it. */
+const both = <const R extends Omit<RouteRow, 'method'>>(route: R) =>
+  [
+    { ...route, method: 'GET' },
+    { ...route, method: 'POST' },
+  ] as const;
+
+/** A staff action on one booking (`booking/{booking_id}/<action>`). */
+const bookingAction = <const A extends string>(action: A) =>
+  both({
+    name: `booking.${action}`,
+    path: `booking/{booking_id}/${action}`,
+    group: 'bookings',
+    access: 'staff',
+    resource: 'booking',
+    id: '',
+  });
 
 /**
  * The one route table: the routers inside each Lambda, the CDK HTTP API routes and the local gateway
  * are all built from it. Actions accept GET too, because client libraries send an empty POST as a GET.
  */
-export const ROUTES: readonly Route[] = [
+export const ROUTES = [
   {
     name: 'item.list',
     method: 'GET',
@@ -161,16 +174,11 @@ export const ROUTES: readonly Route[] = [
     resource: 'booking',
     id: '',
   },
-  ...(['checkin', 'checkout', 'update', 'bookmark', 'note'] as const).flatMap((action) =>
-    both({
-      name: `booking.${action}`,
-      path: `booking/{booking_id}/${action}`,
-      group: 'bookings',
-      access: 'staff',
-      resource: 'booking',
-      id: '',
-    }),
-  ),
+  ...bookingAction('checkin'),
+  ...bookingAction('checkout'),
+  ...bookingAction('update'),
+  ...bookingAction('bookmark'),
+  ...bookingAction('note'),
   {
     name: 'customer.find',
     method: 'GET',
@@ -298,7 +306,19 @@ export const ROUTES: readonly Route[] = [
     resource: 'booking',
     id: 'notes',
   },
-];
+] as const satisfies readonly RouteRow[];
+
+/** The name of a route of the table: a misspelt name is a type error, not a 501 at run time. */
+export type RouteName = (typeof ROUTES)[number]['name'];
+
+/** The names of the routes one endpoint group serves. */
+export type RouteNameOf<G extends Group> = Extract<(typeof ROUTES)[number], { group: G }>['name'];
+
+/** One row of the route table. */
+export type Route = Omit<RouteRow, 'name'> & { name: RouteName };
+
+/** A map with an entry for every route of the table (schemas, summaries), so none can be left out. */
+export type ByRoute<T> = Record<RouteName, T>;
 
 /** The full path of a route as API Gateway and the routers see it. */
 export const fullPath = (route: Pick<Route, 'path'>): string => `${API_PREFIX}/${route.path}`;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { authErrorSchema, errorEnvelopeSchema, RESPONSES } from '#functions/responses.ts';
+import { authErrorSchema, errorEnvelopeSchema, isRawRoute, RESPONSES } from '#functions/responses.ts';
 import { resolveGroup } from '#infra/local/gateway.ts';
 import { createCredential } from '#lib/auth/credential-admin.ts';
 import type { Db } from '#lib/db/client.ts';
@@ -121,7 +121,7 @@ export function expectDescribed(method: string, path: string, response: TestResp
       ? authErrorSchema
       : response.status >= 400
         ? errorEnvelopeSchema
-        : match.kind === 'route'
+        : match.kind === 'route' && !isRawRoute(match.route.name)
           ? RESPONSES[match.route.name]
           : undefined;
   if (!schema) throw new Error(`No response schema for ${method} ${path}`);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IGNORED_HEADER_BUDGET } from '#lib/http/ignored.ts';
-import { type RequestState, respond } from '#lib/http/respond.ts';
+import type { RequestState } from '#lib/http/request-state.ts';
+import { respond } from '#lib/http/respond.ts';
 
 // The headers of a Lambda result, as API Gateway writes them: every value must be writable, whatever a
 // client sent, because the request may already have committed (a booking made) when the answer is built.
