@@ -31,24 +31,28 @@ import { nthStart } from './scenarios.ts';
  */
 export const FLOOR_BYTES = { session: 890, booking: 1690, code: 0, event: 150 };
 
-/** Runs `work` on `concurrency` workers for `seconds`, and returns completed operations per second. */
+/**
+ * Runs `work` on `concurrency` workers for `seconds`, and returns completed operations per second. The
+ * clock (milliseconds) is the wall clock's unless a test brings its own.
+ */
 export async function measureFloor(
   concurrency: number,
   seconds: number,
   work: () => Promise<unknown>,
+  clock: () => number = Date.now,
 ): Promise<number> {
-  const until = Date.now() + seconds * 1000;
+  const until = clock() + seconds * 1000;
   let done = 0;
-  const started = Date.now();
+  const started = clock();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (Date.now() < until) {
+      while (clock() < until) {
         await work();
         done += 1;
       }
     }),
   );
-  return done / ((Date.now() - started) / 1000);
+  return done / ((clock() - started) / 1000);
 }
 
 /**
@@ -75,18 +79,26 @@ export function hasSettled(previous: number[], current: number[], tolerance = 0.
  */
 export async function warmUntilSettled(
   works: (() => Promise<unknown>)[],
-  options: { concurrency: number; roundSeconds: number; minRoundSeconds?: number; maxSeconds: number },
+  options: {
+    concurrency: number;
+    roundSeconds: number;
+    minRoundSeconds?: number;
+    maxSeconds: number;
+    clock?: () => number;
+  },
 ): Promise<{ seconds: number; settled: boolean }> {
-  const started = Date.now();
+  const clock = options.clock ?? Date.now;
+  const started = clock();
+  const elapsed = () => (clock() - started) / 1000;
   const seconds = Math.max(options.roundSeconds, (options.minRoundSeconds ?? 0) / works.length);
   let previous: number[] = [];
-  while ((Date.now() - started) / 1000 < options.maxSeconds) {
+  while (elapsed() < options.maxSeconds) {
     const current: number[] = [];
-    for (const work of works) current.push(await measureFloor(options.concurrency, seconds, work));
-    if (hasSettled(previous, current)) return { seconds: (Date.now() - started) / 1000, settled: true };
+    for (const work of works) current.push(await measureFloor(options.concurrency, seconds, work, clock));
+    if (hasSettled(previous, current)) return { seconds: elapsed(), settled: true };
     previous = current;
   }
-  return { seconds: (Date.now() - started) / 1000, settled: false };
+  return { seconds: elapsed(), settled: false };
 }
 
 /** The bare DynamoDB calls of one kind of request. */

@@ -80,14 +80,12 @@ describe('review: a tenant file with dates at the end of the calendar', () => {
     paths.push(['meta', 'event', '']);
     for (const [handler, path, query] of paths) {
       for (const headers of [{}, { authorization: staff }]) {
-        const started = Date.now();
         const response = await invoke(handlers[handler], {
           path,
           query,
           headers: headers as Record<string, string>,
         });
         expect(response.status, `${path}?${query}`).toBeLessThan(500);
-        expect(Date.now() - started, `${path}?${query}`).toBeLessThan(5000);
       }
     }
   }, 120_000);
@@ -128,14 +126,12 @@ describe('review: a tenant file with dates at the end of the calendar', () => {
       'created_date=>19000101',
       'last_modified=<99999999999',
     ]) {
-      const started = Date.now();
       const listed = await invoke(handlers.bookings, {
         path: 'booking/index',
         query,
         headers: { authorization: staff },
       });
       expect(listed.status, query).toBeLessThan(500);
-      expect(Date.now() - started, query).toBeLessThan(5000);
     }
   }, 120_000);
 });

@@ -65,7 +65,6 @@ describe('review: replay since the ends of time', () => {
         ['GET', 'booking/notes', `date=${encodeURIComponent(since)}`],
         ['GET', 'webhook/desk/delivery', `since=${encodeURIComponent(since)}`],
       ] as const) {
-        const started = Date.now();
         const response = await invoke(handlers.bookings, {
           method,
           path,
@@ -75,7 +74,6 @@ describe('review: replay since the ends of time', () => {
           headers: { authorization: staff },
         });
         expect(response.status, `${path} ${since}`).toBeLessThan(500);
-        expect(Date.now() - started, `${path} ${since}`).toBeLessThan(5000);
       }
     }
   }, 200_000);

@@ -18,26 +18,42 @@ describe('warming DynamoDB Local up', () => {
     expect(hasSettled([1000, 500], [0, 500])).toBe(false);
   });
 
+  // The rounds run on a clock of their own: each call of `work` moves it on by the call's duration, so the
+  // rates are exact and the test neither waits nor depends on how busy the machine is.
+  const virtualClock = () => {
+    let now = 0;
+    const spend = async (ms: number) => {
+      now += ms;
+    };
+    return { clock: () => now, spend };
+  };
+
   it('runs rounds until the rates settle, and stops at its time limit when they never do', async () => {
+    const warming = virtualClock();
     let calls = 0;
     // Each call 4 ms quicker than the one before for the first 30 calls (a round at least 10 % faster than
     // the one before it), then steady.
-    const warming = async () => {
+    const work = () => {
       calls += 1;
-      await new Promise((done) => setTimeout(done, Math.max(1, 120 - 4 * calls)));
+      return warming.spend(Math.max(1, 120 - 4 * calls));
     };
-    const warmed = await warmUntilSettled([warming], { concurrency: 1, roundSeconds: 0.2, maxSeconds: 8 });
+    const warmed = await warmUntilSettled([work], {
+      concurrency: 1,
+      roundSeconds: 0.2,
+      maxSeconds: 8,
+      clock: warming.clock,
+    });
     expect(warmed.settled).toBe(true);
     expect(calls).toBeGreaterThan(30);
 
     // Twice as slow every tenth of a second: the rate halves from one round to the next.
-    const began = Date.now();
-    const neverSettles = () =>
-      new Promise((done) => setTimeout(done, 2 ** Math.floor((Date.now() - began) / 100)));
+    const slowing = virtualClock();
+    const neverSettles = () => slowing.spend(2 ** Math.floor(slowing.clock() / 100));
     const limited = await warmUntilSettled([neverSettles], {
       concurrency: 1,
       roundSeconds: 0.1,
       maxSeconds: 0.5,
+      clock: slowing.clock,
     });
     expect(limited.settled).toBe(false);
     expect(limited.seconds).toBeGreaterThanOrEqual(0.5);
@@ -45,23 +61,24 @@ describe('warming DynamoDB Local up', () => {
 
   it('makes each round last at least minRoundSeconds, however few the floors', async () => {
     // A steady floor settles on the second round: both rounds last the minimum, not one short floor each.
-    const steady = () => new Promise((done) => setTimeout(done, 5));
-    const warmed = await warmUntilSettled([steady], {
+    const one = virtualClock();
+    const warmed = await warmUntilSettled([() => one.spend(5)], {
       concurrency: 1,
       roundSeconds: 0.05,
       minRoundSeconds: 0.4,
       maxSeconds: 5,
+      clock: one.clock,
     });
-    expect(warmed.settled).toBe(true);
-    expect(warmed.seconds).toBeGreaterThanOrEqual(0.8);
+    expect(warmed).toEqual({ settled: true, seconds: 0.8 });
     // Two floors share the minimum: each runs 0.2 s a round.
-    const two = await warmUntilSettled([steady, steady], {
+    const two = virtualClock();
+    const both = await warmUntilSettled([() => two.spend(5), () => two.spend(5)], {
       concurrency: 1,
       roundSeconds: 0.05,
       minRoundSeconds: 0.4,
       maxSeconds: 5,
+      clock: two.clock,
     });
-    expect(two.seconds).toBeGreaterThanOrEqual(0.8);
-    expect(two.seconds).toBeLessThan(1.6);
+    expect(both).toEqual({ settled: true, seconds: 0.8 });
   });
 });
