@@ -43,8 +43,8 @@ function anchorsOf(file: string): Set<string> {
 /** Every relative link of a markdown file that does not resolve: a missing file or a missing heading. */
 function brokenLinks(file: string, text = readFileSync(file, 'utf8')): string[] {
   const broken: string[] = [];
-  // Code spans go too: `rates [{…}]` followed by `(` is not a link.
-  const prose = stripFences(text).replace(/`[^`\n]*`/g, '');
+  // Code spans go too (they may wrap, not across a blank line): `rates [{…}]` followed by `(` is not a link.
+  const prose = stripFences(text).replace(/`(?:[^`\n]|\n(?!\n))*`/g, '');
   for (const [, target] of prose.matchAll(/\]\(([^)\s]+)(?: "[^"]*")?\)/g)) {
     if (/^[a-z][a-z+.-]*:/i.test(target as string)) continue;
     const [path, anchor] = (target as string).split('#') as [string, string | undefined];
