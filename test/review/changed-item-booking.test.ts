@@ -39,7 +39,7 @@ beforeEach(async () => {
 
 describe('review: booking a line whose item changed since it was held', () => {
   // Observation (Failed at 73acd22 if the item is booked): a line grows only if its item is still enabled
-  // and public (README), but a held line of an item since disabled or made staff-only is booked as it is.
+  // and public (docs/bookings.md), but a held line of an item since disabled or made staff-only is booked as it is.
   for (const [label, change] of [
     ['disabled', { enabled: false }],
     ['staff-only', { visibility: 'S' }],

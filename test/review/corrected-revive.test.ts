@@ -84,7 +84,7 @@ beforeEach(async () => {
 
 describe('review: a booking made while its item was unlimited', () => {
   // Failed at 73acd22 (the 409): reviving takes back exactly what the booking recorded (nothing), so the
-  // revived booking's 5 kayaks sit beside another guest's 2 on a stock of 2. README: "leaving them takes
+  // revived booking's 5 kayaks sit beside another guest's 2 on a stock of 2. docs/bookings.md: "leaving them takes
   // the stock again (409 unavailable naming the item and date if it is gone)".
   it('is refused when revived after the item was given a stock that is now sold', async () => {
     await load({ unlimited: true, stock: 2 });
