@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveGroup } from '#infra/local/gateway.ts';
 import { matchRoute } from '#lib/http/route-match.ts';
-import { fullPath, ROUTES } from '#lib/http/routes.ts';
+import { fullPath, ROUTES, type RouteName, type RouteNameOf } from '#lib/http/routes.ts';
 
 describe('the route table', () => {
   it.each([
@@ -132,5 +132,26 @@ describe('response schemas', () => {
     const { RAW_RESPONSES } = await import('#functions/openapi.ts');
     const names = [...new Set(ROUTES.map((route) => route.name))].sort();
     expect([...Object.keys(RESPONSES), ...Object.keys(RAW_RESPONSES)].sort()).toEqual(names);
+  });
+});
+
+describe('route names', () => {
+  it('are a closed set: a misspelt name in any map keyed by route fails the type check', () => {
+    // Each line below is a type error, and `npm run typecheck` fails if one stops being one (for example
+    // if RouteName widened to string): a misspelt route cannot reach run time as a 501.
+    // @ts-expect-error: no route is named 'booking.chekin'
+    const misspelt: RouteName = 'booking.chekin';
+    // @ts-expect-error: the items group has no session route
+    const otherGroup: RouteNameOf<'items'> = 'session.write';
+    const handlers: Partial<Record<RouteNameOf<'bookings'>, string>> = {
+      'booking.create': 'create',
+      // @ts-expect-error: an implementation map takes only its group's route names
+      'booking.crate': 'create',
+    };
+    expect(ROUTES.map((route) => route.name)).not.toContain(misspelt);
+    expect(ROUTES.filter((route) => route.group === 'items').map((route) => route.name)).not.toContain(
+      otherGroup,
+    );
+    expect(Object.keys(handlers)).toHaveLength(2);
   });
 });
