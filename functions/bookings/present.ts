@@ -4,7 +4,7 @@ import { formatAmount } from '#lib/core/money.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { BookingRecord, StoredBooking, StoredEvent } from '#lib/db/booking-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { actorOf, statusName } from '#lib/domain/booking.ts';
+import { accountIdOf, statusName } from '#lib/domain/booking.ts';
 import { fieldsFor } from '#lib/domain/booking-form.ts';
 import type { VisibleCustomer } from '#lib/domain/customer.ts';
 import { bookedAmounts } from '#lib/domain/totals.ts';
@@ -163,7 +163,7 @@ export function presentRecord(
     amount_due: money(due),
     checked_in: booking.checked_in,
     checked_out: booking.checked_out,
-    bookmarked: record.bookmarks.includes(actorOf(context.caller)) ? 1 : 0,
+    bookmarked: record.bookmarks.includes(accountIdOf(context.caller)) ? 1 : 0,
     notes: [...record.notes]
       .sort((a, b) => a.date.localeCompare(b.date))
       .map((note) => ({ ...note, booking_id: booking.booking_id })),

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { sameSecret } from '#lib/auth/secrets.ts';
 import { METRIC } from '#lib/core/metric-names.ts';
 import type { Db } from '#lib/db/client.ts';
-import { runIdempotent } from '#lib/db/idempotency-store.ts';
+import { runOnceOrReplay } from '#lib/db/idempotency-store.ts';
 import { type BookingContext, canSee, findBooking, knownStatuses } from '#lib/domain/booking.ts';
 import { addNote, changeStatus, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
 import { createBooking } from '#lib/domain/booking-create.ts';
@@ -132,7 +132,7 @@ export const createCreateBooking =
     };
     if (!key) return run();
     if (key.length > 255) throw validationError({ 'Idempotency-Key': 'at most 255 characters' });
-    return runIdempotent(
+    return runOnceOrReplay(
       deps.db,
       {
         scope: sessionId ?? `slips-${hashOf(slips)}`,

@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { AccessError } from '#lib/auth/errors.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
-import type { StoredDelivery } from '#lib/db/webhook-delivery-repository.ts';
 import type { StoredEndpoint } from '#lib/db/webhook-endpoint-repository.ts';
+import type { StoredDelivery } from '#lib/db/webhook-outbox.ts';
 import type { Caller } from '#lib/domain/caller.ts';
 import {
   enableWebhook,

@@ -1,6 +1,6 @@
 import type { Db } from '#lib/db/client.ts';
 import { listAccounts } from '#lib/db/tenant-repository.ts';
-import { actorOf } from '#lib/domain/booking.ts';
+import { accountIdOf } from '#lib/domain/booking.ts';
 import { isPartnerOnly } from '#lib/domain/caller.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
@@ -14,7 +14,7 @@ export const createListAccounts =
   async ({ input, caller }) => {
     parseInput(noParameters, input);
     const accounts = (await listAccounts(db))
-      .filter((account) => !isPartnerOnly(caller) || account.account_id === actorOf(caller))
+      .filter((account) => !isPartnerOnly(caller) || account.account_id === accountIdOf(caller))
       .sort((a, b) => a.account_id - b.account_id);
     return {
       body: {

@@ -2,7 +2,7 @@ import { METRIC } from '#lib/core/metric-names.ts';
 import type { Db } from '#lib/db/client.ts';
 import type { StoredSession } from '#lib/db/session-repository.ts';
 import type { ItemLoader } from '#lib/db/tenant-repository.ts';
-import { actorOf } from '#lib/domain/cart-lines.ts';
+import { sessionActorOf } from '#lib/domain/cart-lines.ts';
 import { type CatalogReader, catalogItemLoader } from '#lib/domain/catalog.ts';
 import { DomainError } from '#lib/domain/errors.ts';
 import {
@@ -92,7 +92,7 @@ const contextOf = async (deps: SessionDeps, request: ApiRequest): Promise<Sessio
   keys: await deps.slipKeys(),
   now: request.now,
   loadItems: catalogItemLoader(() => deps.catalog(request.config)),
-  actor: actorOf(request.caller, request.client),
+  actor: sessionActorOf(request.caller, request.client),
 });
 
 /**

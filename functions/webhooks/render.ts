@@ -1,5 +1,5 @@
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import type { StoredWebhookEvent } from '#lib/db/webhook-event-repository.ts';
+import type { StoredWebhookEvent } from '#lib/db/webhook-outbox.ts';
 import type { Caller } from '#lib/domain/caller.ts';
 import type { RenderWebhook } from '#lib/domain/webhook-dispatch.ts';
 import { presentEvent, presentRecord } from '../bookings/present.ts';

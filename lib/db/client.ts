@@ -149,10 +149,3 @@ export function countDbUsage(
     return client;
   };
 }
-
-/** Whether an endpoint is on this machine; test setup refuses anything else. */
-export function isLocalEndpoint(endpoint: string | undefined): boolean {
-  if (!endpoint) return false;
-  const host = new URL(endpoint).hostname;
-  return host === 'localhost' || host === '::1' || host === '[::1]' || host.startsWith('127.');
-}

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import { CREDENTIAL_LIST, credentialKey, credentialListKey, tokenKey } from './keys.ts';
-import { applyIfCondition, queryAll } from './operations.ts';
+import { applyIfCondition, queryAll, stripKeys } from './operations.ts';
 
 /** A staff API credential as stored: the secret only as a salted hash. */
 export interface StoredCredential {
@@ -36,11 +36,6 @@ export class CredentialNotFoundError extends Error {
   }
 }
 
-const fromRecord = (record: Record<string, unknown>): StoredCredential => {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, entity: _entity, ...rest } = record;
-  return rest as unknown as StoredCredential;
-};
-
 const credentialItem = (credential: StoredCredential) => ({
   ...credentialKey(credential.key),
   ...credentialListKey(credential.key),
@@ -51,7 +46,7 @@ const credentialItem = (credential: StoredCredential) => ({
 /** Reads one credential by its key. */
 export async function getCredential(db: Db, key: string): Promise<StoredCredential | undefined> {
   const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: credentialKey(key) }));
-  return Item ? fromRecord(Item) : undefined;
+  return Item ? stripKeys<StoredCredential>(Item) : undefined;
 }
 
 /** Stores a new credential; refuses to overwrite an existing key. */
@@ -91,7 +86,7 @@ export async function listCredentials(db: Db): Promise<StoredCredential[]> {
     KeyConditionExpression: 'gsi1pk = :list',
     ExpressionAttributeValues: { ':list': CREDENTIAL_LIST },
   });
-  return records.map(fromRecord);
+  return records.map((record) => stripKeys<StoredCredential>(record));
 }
 
 const updateExisting = async (

@@ -52,7 +52,7 @@ export interface IdempotentCall {
  * processed is `in_progress` until its lease ends; the same key with another request is
  * `idempotency_mismatch`; a failed `work` releases its key, so a corrected retry can run.
  */
-export async function runIdempotent<T>(db: Db, call: IdempotentCall, work: () => Promise<T>): Promise<T> {
+export async function runOnceOrReplay<T>(db: Db, call: IdempotentCall, work: () => Promise<T>): Promise<T> {
   const persistenceStore = new DynamoDBPersistenceLayer({
     tableName: db.tableName,
     keyAttr: 'pk',

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SlipPayload } from '../slip/codec.ts';
 import type { Db } from './client.ts';
 import { sessionExpiryShard, sessionKey } from './keys.ts';
+import { stripKeys } from './operations.ts';
 import type { TransactItem } from './transact.ts';
 
 /** A package part inside a session line, per one of the line. */
@@ -87,15 +88,13 @@ export interface StoredSession {
   first_held_at?: number;
 }
 
-const RECORD_KEYS = new Set(['pk', 'sk', 'entity', 'gsi1pk', 'gsi1sk', 'ttl']);
-
 /** Reads a session by id (consistent read: the caller decides on fresh state). */
 export async function getSession(db: Db, id: string): Promise<StoredSession | undefined> {
   const { Item } = await db.client.send(
     new GetCommand({ TableName: db.tableName, Key: sessionKey(id), ConsistentRead: true }),
   );
   if (!Item) return undefined;
-  return Object.fromEntries(Object.entries(Item).filter(([name]) => !RECORD_KEYS.has(name))) as StoredSession;
+  return stripKeys<StoredSession>(Item);
 }
 
 /** How long a closed session's record is kept before DynamoDB TTL deletes it. */

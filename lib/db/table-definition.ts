@@ -14,11 +14,13 @@ export const TABLE_DEFINITION = {
   sortKey: 'sk',
   ttlAttribute: 'ttl',
   indexes: [
-    // gsi1: credentials list; session expiry by minute shard (sweeper); a customer's bookings.
+    // gsi1: the credentials list; the webhook endpoints list; session expiry by minute shard (sweeper); a
+    // customer's bookings; a pending webhook delivery's place among its booking's, per endpoint.
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    // gsi2: bookings by status.
+    // gsi2: bookings by status; pending webhook deliveries by due time.
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
-    // gsi3: bookings by creation month; customers by email.
+    // gsi3: by month: bookings by creation, notes, stock counters (by day, then item), webhook events.
+    // Customers by email use no index: a lookup record (`customerEmailKey`) points at the customer.
     { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
   ] satisfies IndexDefinition[],
 } as const;

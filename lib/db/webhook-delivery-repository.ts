@@ -1,5 +1,4 @@
 import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unixSeconds } from '../core/time.ts';
 import type { Db } from './client.ts';
 import {
   WEBHOOK_DELIVERY_PREFIX,
@@ -10,64 +9,15 @@ import {
   webhookPendingKeys,
 } from './keys.ts';
 import { applyIfCondition, stripKeys } from './operations.ts';
-import type { StoredWebhookEvent } from './webhook-event-repository.ts';
-
-/** What happened on one attempt. */
-export interface DeliveryAttempt {
-  at: number;
-  status: number;
-  duration_ms: number;
-  outcome: string;
-  error?: string;
-  /** At most the first 1 KB of the response. */
-  body?: string;
-}
-
-/** The delivery of one event to one endpoint. */
-export interface StoredDelivery {
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  event_at: number;
-  booking_id: number;
-  sequence: number;
-  status: 'pending' | 'delivered' | 'failed' | 'skipped';
-  /** Failed attempts since the last success or replay: the position in the retry schedule. */
-  failures: number;
-  next_at: number;
-  attempts: DeliveryAttempt[];
-  lease_until?: number;
-  /** Who holds the lease: only its attempt may finish the delivery. */
-  lease_id?: string;
-  created_at: number;
-  updated_at: number;
-}
+import {
+  type DeliveryAttempt,
+  retentionTtl,
+  type StoredDelivery,
+  type StoredWebhookEvent,
+} from './webhook-outbox.ts';
 
 /** How many attempts a delivery keeps in its log. */
 const ATTEMPTS_KEPT = 10;
-const DAY_SECONDS = 86_400;
-
-/** The TTL of a record kept `retentionDays` past a time in milliseconds. */
-export const expiryOf = (nowMs: number, retentionDays: number) =>
-  unixSeconds(nowMs) + retentionDays * DAY_SECONDS;
-
-/** A delivery as stored, with its index keys while it is pending. */
-export const deliveryItem = (delivery: StoredDelivery, ttl: number) => ({
-  ...webhookDeliveryKey(delivery.endpoint_id, delivery.event_at, delivery.event_id),
-  entity: 'webhook_delivery',
-  ...delivery,
-  ...(delivery.status === 'pending'
-    ? webhookPendingKeys({
-        endpointId: delivery.endpoint_id,
-        bookingId: delivery.booking_id,
-        sequence: delivery.sequence,
-        eventAtMs: delivery.event_at,
-        eventId: delivery.event_id,
-        nextAtMs: delivery.next_at,
-      })
-    : {}),
-  ttl,
-});
 
 /** Lists the deliveries due at `now` (milliseconds), the earliest first, at most `limit`. */
 export async function listDueDeliveries(
@@ -195,7 +145,7 @@ export function finishDelivery(
           ':next': options.nextAt,
           ':attempts': attempts,
           ':now': options.now,
-          ':ttl': expiryOf(Math.max(options.nextAt, options.now), options.retentionDays),
+          ':ttl': retentionTtl(Math.max(options.nextAt, options.now), options.retentionDays),
           ...(options.leaseId
             ? { ':leaseId': options.leaseId }
             : { ':pending': 'pending', ':seenNext': delivery.next_at, ':seenFailures': delivery.failures }),
@@ -255,7 +205,7 @@ export async function requeueDelivery(
     eventId: event.event.event_id,
     nextAtMs: options.now,
   });
-  const ttl = expiryOf(options.now, options.retentionDays);
+  const ttl = retentionTtl(options.now, options.retentionDays);
   const keepEvent = db.client.send(
     new UpdateCommand({
       TableName: db.tableName,

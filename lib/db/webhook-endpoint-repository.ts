@@ -4,7 +4,7 @@ import type { Db } from './client.ts';
 import { WEBHOOK_ENDPOINTS, webhookEndpointKey, webhookListKey } from './keys.ts';
 import { queryAll, stripKeys } from './operations.ts';
 import { ConditionsFailedError, transact } from './transact.ts';
-import { type StoredWebhookEvent, webhookEventActions } from './webhook-event-repository.ts';
+import { type StoredWebhookEvent, webhookEventActions } from './webhook-outbox.ts';
 
 /** Why an endpoint stopped receiving: its tenant file entry, a 410 Gone, or failures past the schedule. */
 export type DisabledReason = 'tenant_file' | 'gone' | 'failing';

@@ -27,7 +27,7 @@ import {
   type TransactItem,
   transact,
 } from '../db/transact.ts';
-import { actorOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
+import { accountIdOf, type BookingContext, findBooking, isInactive, newEvent } from './booking.ts';
 import { bookingEventActions } from './booking-events.ts';
 import { isPartnerOnly } from './caller.ts';
 import { DomainError } from './errors.ts';
@@ -59,7 +59,7 @@ interface BookingChange {
 
 const noteOf = (ctx: BookingContext, body: string): StoredNote => ({
   note_id: randomUUID(),
-  account_id: actorOf(ctx.caller),
+  account_id: accountIdOf(ctx.caller),
   date: new Date(ctx.now).toISOString(),
   body,
   private: 0,
@@ -321,7 +321,7 @@ export async function changeStatus(
         transaction_id: randomUUID(),
         amount: due,
         method: 'pos',
-        account_id: actorOf(ctx.caller),
+        account_id: accountIdOf(ctx.caller),
         date: nowSeconds,
       };
       writes.push(putPaymentAction(ctx.db, booking.booking_id, payment));
@@ -371,7 +371,7 @@ export async function setBookmark(
     writes: [
       bookmarkAction(ctx.db, {
         bookingId: booking.booking_id,
-        accountId: actorOf(ctx.caller),
+        accountId: accountIdOf(ctx.caller),
         mark: options.mark,
         at: ctx.now,
       }),

@@ -16,11 +16,11 @@ import { bookSessionAction, getSession, type StoredSession } from '../db/session
 import { holdStockAction, parseCounterId } from '../db/stock-repository.ts';
 import { createItemLoader, type StoredConfig } from '../db/tenant-repository.ts';
 import { commitWithRetry, type NamedAction, type TransactItem } from '../db/transact.ts';
-import { actorOf, type BookingContext, newEvent } from './booking.ts';
+import { accountIdOf, type BookingContext, newEvent } from './booking.ts';
 import { bookingEventActions } from './booking-events.ts';
 import { type Audience, validateForm } from './booking-form.ts';
 import { hasGrant, isPartnerOnly } from './caller.ts';
-import { actorOf as sessionActorOf } from './cart-lines.ts';
+import { sessionActorOf } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
 import { checkGiftcert, spendableGiftcert } from './giftcert.ts';
 import { addSlips, endSession, isExpired, loadOpenSession, verifySlips } from './session.ts';
@@ -289,7 +289,7 @@ async function bookSession(
         // Counted until someone pays something for it: an unpaid booking, or a free one (a free tour's
         // seats are stock too); a gift certificate that paid any of it is a payment.
         ...(budgetClient && paid === 0 ? { budget: { client: budgetClient, holds } } : {}),
-        entered_by: actorOf(ctx.caller),
+        entered_by: accountIdOf(ctx.caller),
       };
       const [bookingPut, codePut] = createBookingActions(ctx.db, booking) as [TransactItem, TransactItem];
       const named: NamedAction<Role>[] = [
@@ -361,7 +361,7 @@ async function bookSession(
           transaction_id: randomUUID(),
           amount: giftcert.amount,
           method: 'giftcert',
-          account_id: actorOf(ctx.caller),
+          account_id: accountIdOf(ctx.caller),
           date: nowSeconds,
         };
         payments.push(payment);

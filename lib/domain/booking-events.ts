@@ -2,7 +2,7 @@ import { putEventAction, type StoredEvent } from '../db/booking-repository.ts';
 import type { Db } from '../db/client.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import type { TransactItem } from '../db/transact.ts';
-import { type BookingSnapshot, webhookEventActions } from '../db/webhook-event-repository.ts';
+import { type BookingSnapshot, webhookEventActions } from '../db/webhook-outbox.ts';
 import { subscribersOf } from './webhooks.ts';
 
 /**

@@ -31,14 +31,14 @@ export interface BookingContext {
   config: StoredConfig;
   keys: readonly SlipKey[];
   caller: Caller;
-  /** The caller's client key: SLIPs held by a customer's create count against its hold budget (see cart-lines `actorOf`). */
+  /** The caller's client key: SLIPs held by a customer's create count against its hold budget (see cart-lines `sessionActorOf`). */
   client: string;
   now: number;
   retry?: RetryPolicy;
 }
 
 /** The acting account of a caller (0 = the customer). */
-export const actorOf = (caller: Caller): number => (caller.kind === 'staff' ? caller.accountId : 0);
+export const accountIdOf = (caller: Caller): number => (caller.kind === 'staff' ? caller.accountId : 0);
 
 /** A new event of a booking's audit trail. */
 export const newEvent = (
@@ -49,7 +49,7 @@ export const newEvent = (
   event_id: randomUUID(),
   type,
   at: ctx.now,
-  account_id: actorOf(ctx.caller),
+  account_id: accountIdOf(ctx.caller),
   data,
 });
 

@@ -43,7 +43,7 @@ export interface SessionActor {
  * credential by the credential (unless granted `no_hold_budget`), staff not at all; staff privileges
  * over items and rules follow the caller's grants.
  */
-export const actorOf = (caller: Caller, client: string): SessionActor => {
+export const sessionActorOf = (caller: Caller, client: string): SessionActor => {
   const budgeted =
     caller.kind === 'customer'
       ? client
@@ -198,7 +198,7 @@ export const withHolds = (session: StoredSession, ctx: LineContext): StoredSessi
     holds,
     version: session.version + 1,
     updated_at: ctx.now,
-    expires_at: expiryOf(ctx, firstHeldAt),
+    expires_at: sessionExpiryOf(ctx, firstHeldAt),
     ...(firstHeldAt !== undefined ? { first_held_at: firstHeldAt } : {}),
   };
 };
@@ -207,7 +207,7 @@ export const withHolds = (session: StoredSession, ctx: LineContext): StoredSessi
  * When a session changed now expires: `hold_minutes` from now, but never more than
  * `max_session_minutes` after it first held stock, however often it changes.
  */
-export const expiryOf = (ctx: LineContext, firstHeldAt: number | undefined): number => {
+export const sessionExpiryOf = (ctx: LineContext, firstHeldAt: number | undefined): number => {
   const { hold_minutes: holdMinutes, max_session_minutes: maxMinutes } = ctx.config.settings;
   const extended = unixSeconds(ctx.now) + Math.round(holdMinutes * 60);
   if (firstHeldAt === undefined) return extended;

@@ -8,7 +8,7 @@ import { rateItem, type StockLookup } from '../rating/rate-item.ts';
 import { resolveSpan } from '../rating/span.ts';
 import { SlipError, type SlipPayload, verifySlip } from '../slip/codec.ts';
 import { type AlterChange, applyAlters } from './cart-alter.ts';
-import { addLines, expiryOf, SESSION_LIMITS, withHolds } from './cart-lines.ts';
+import { addLines, SESSION_LIMITS, sessionExpiryOf, withHolds } from './cart-lines.ts';
 import { mergeRanges, paramLabels, partsOf, type Range, ratingTenant } from './catalog.ts';
 import { DomainError } from './errors.ts';
 import { commitSession, type SessionContext } from './session-commit.ts';
@@ -48,7 +48,7 @@ const emptySession = (ctx: SessionContext): StoredSession => ({
   version: 0,
   created_at: ctx.now,
   updated_at: ctx.now,
-  expires_at: expiryOf(ctx, undefined),
+  expires_at: sessionExpiryOf(ctx, undefined),
   next_line: 1,
   lines: {},
   holds: {},

@@ -1,9 +1,5 @@
 import type { Db } from '../db/client.ts';
-import {
-  listDeliveriesOfEndpoint,
-  requeueDelivery,
-  type StoredDelivery,
-} from '../db/webhook-delivery-repository.ts';
+import { listDeliveriesOfEndpoint, requeueDelivery } from '../db/webhook-delivery-repository.ts';
 import {
   enableEndpoint,
   getEndpoint,
@@ -11,6 +7,7 @@ import {
   type StoredEndpoint,
 } from '../db/webhook-endpoint-repository.ts';
 import { listWebhookEventsBetween } from '../db/webhook-event-repository.ts';
+import type { StoredDelivery } from '../db/webhook-outbox.ts';
 import { DomainError } from './errors.ts';
 import { matchesEvent } from './webhooks.ts';
 

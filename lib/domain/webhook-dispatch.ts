@@ -3,12 +3,10 @@ import type { Db } from '../db/client.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import {
   claimDelivery,
-  type DeliveryAttempt,
   finishDelivery,
   firstPendingOfBooking,
   listDueDeliveries,
   rescheduleDelivery,
-  type StoredDelivery,
 } from '../db/webhook-delivery-repository.ts';
 import {
   type DisabledReason,
@@ -17,7 +15,8 @@ import {
   recordEndpointOutcome,
   type StoredEndpoint,
 } from '../db/webhook-endpoint-repository.ts';
-import { getWebhookEvent, type StoredWebhookEvent } from '../db/webhook-event-repository.ts';
+import { getWebhookEvent } from '../db/webhook-event-repository.ts';
+import type { DeliveryAttempt, StoredDelivery, StoredWebhookEvent } from '../db/webhook-outbox.ts';
 import type { WebhookSecretStore } from '../db/webhook-secret-store.ts';
 import type { WebhookResponse } from '../webhooks/send.ts';
 import { signedHeaders } from '../webhooks/sign.ts';

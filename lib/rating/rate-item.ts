@@ -55,8 +55,11 @@ export interface SlotRate {
   dow: number;
 }
 
-/** A rate event: the parameter prices a seasonal or day-of-week rate set, and on how many slots. */
-export type RateEvent = Record<string, { amount: number; days: number }>;
+/**
+ * The prices one seasonal or day-of-week rate (a rate event) set on a rating: per parameter, at what amount
+ * and on how many slots.
+ */
+export type RateEventPrices = Record<string, { amount: number; days: number }>;
 
 /** A rated package part. */
 export interface RatedPart {
@@ -83,7 +86,7 @@ export interface RatedItem {
   discountCode?: string;
   discountError?: string;
   total: number;
-  events: RateEvent[];
+  events: RateEventPrices[];
   /** The least A over the span (capped stock for packages). */
   available: number;
   parts: RatedPart[];
@@ -156,8 +159,8 @@ const applyDiscount = (
 };
 
 /** One event per tenant rate used: each parameter it priced, at its amount, on how many slots. */
-const collectEvents = (slots: { rate: SlotRate }[]): RateEvent[] => {
-  const events = new Map<number, RateEvent>();
+const collectEvents = (slots: { rate: SlotRate }[]): RateEventPrices[] => {
+  const events = new Map<number, RateEventPrices>();
   for (const { rate } of slots) {
     for (const id in rate.sources) {
       const index = rate.sources[id] as number;

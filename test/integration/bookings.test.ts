@@ -4,7 +4,7 @@ import { createAllHandlers } from '#functions/index.ts';
 import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { LEASE_MARGIN_MS, runIdempotent } from '#lib/db/idempotency-store.ts';
+import { LEASE_MARGIN_MS, runOnceOrReplay } from '#lib/db/idempotency-store.ts';
 import { giftcertKey, stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { encodeSlip, verifySlip } from '#lib/slip/codec.ts';
@@ -350,7 +350,7 @@ describe('booking/create', () => {
     const blocked = new Promise<void>((resolve) => {
       finish = resolve;
     });
-    const claimed = runIdempotent(db, { remainingMs: 10_000, ...call }, async () => {
+    const claimed = runOnceOrReplay(db, { remainingMs: 10_000, ...call }, async () => {
       await blocked;
       return 'done';
     }).catch(() => undefined);

@@ -5,7 +5,7 @@ import {
   IDEMPOTENCY_SECONDS,
   type IdempotentCall,
   LEASE_MARGIN_MS,
-  runIdempotent,
+  runOnceOrReplay,
 } from '#lib/db/idempotency-store.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 
@@ -80,13 +80,13 @@ const refusal = (code: 'in_progress' | 'idempotency_mismatch', key = 'key-1') =>
       : 'This Idempotency-Key was used for a different request',
 });
 
-describe('runIdempotent', () => {
+describe('runOnceOrReplay', () => {
   it('replays the first result for the same key and request without running the work again', async () => {
     const call = makeCall();
     const first = makeWork({ booking: { code: 'LOON-7KX2QM', total: 120.5 }, request: { id: 'create' } });
     const again = makeWork({ booking: { code: 'OTHER' } });
-    const result = await runIdempotent(db, call, first);
-    const replay = await runIdempotent(db, call, again);
+    const result = await runOnceOrReplay(db, call, first);
+    const replay = await runOnceOrReplay(db, call, again);
     expect(replay).toEqual(result);
     expect(first).toHaveBeenCalledTimes(1);
     expect(again).not.toHaveBeenCalled();
@@ -97,7 +97,7 @@ describe('runIdempotent', () => {
     const call = makeCall({ scope: 'session-record', remainingMs: 7_000 });
     const blocked = makeBlockedWork();
     const before = new Set((await readRecords()).map((record) => record.sk));
-    const running = runIdempotent(db, call, blocked.work);
+    const running = runOnceOrReplay(db, call, blocked.work);
     await blocked.started;
     const [claim] = (await readRecords()).filter((record) => !before.has(record.sk));
     expect(claim).toMatchObject({
@@ -121,9 +121,9 @@ describe('runIdempotent', () => {
 
   it('refuses the same key with a different request as idempotency_mismatch', async () => {
     const call = makeCall();
-    await runIdempotent(db, call, makeWork({ ok: 1 }));
+    await runOnceOrReplay(db, call, makeWork({ ok: 1 }));
     const other = makeWork({ ok: 2 });
-    await expect(runIdempotent(db, { ...call, requestHash: 'hash-b' }, other)).rejects.toMatchObject(
+    await expect(runOnceOrReplay(db, { ...call, requestHash: 'hash-b' }, other)).rejects.toMatchObject(
       refusal('idempotency_mismatch'),
     );
     expect(other).not.toHaveBeenCalled();
@@ -132,23 +132,23 @@ describe('runIdempotent', () => {
   it('answers in_progress to a second call while the first still runs, then replays its result', async () => {
     const call = makeCall();
     const blocked = makeBlockedWork();
-    const first = runIdempotent(db, call, blocked.work);
+    const first = runOnceOrReplay(db, call, blocked.work);
     await blocked.started;
     const second = makeWork({ booking: 'second' });
-    await expect(runIdempotent(db, call, second)).rejects.toMatchObject(refusal('in_progress'));
+    await expect(runOnceOrReplay(db, call, second)).rejects.toMatchObject(refusal('in_progress'));
     expect(second).not.toHaveBeenCalled();
     blocked.finish({ booking: 'first' });
     expect(await first).toEqual({ booking: 'first' });
-    expect(await runIdempotent(db, call, second)).toEqual({ booking: 'first' });
+    expect(await runOnceOrReplay(db, call, second)).toEqual({ booking: 'first' });
   });
 
   it('checks the request before the claim: another request is a mismatch even while the first runs', async () => {
     const call = makeCall();
     const blocked = makeBlockedWork();
-    const first = runIdempotent(db, call, blocked.work);
+    const first = runOnceOrReplay(db, call, blocked.work);
     await blocked.started;
     await expect(
-      runIdempotent(db, { ...call, requestHash: 'hash-b' }, makeWork({ booking: 'other' })),
+      runOnceOrReplay(db, { ...call, requestHash: 'hash-b' }, makeWork({ booking: 'other' })),
     ).rejects.toMatchObject(refusal('idempotency_mismatch'));
     blocked.finish({ booking: 'first' });
     await first;
@@ -158,12 +158,12 @@ describe('runIdempotent', () => {
     const call = makeCall();
     const failure = Object.assign(new Error('No such session'), { code: 'not_found' });
     await expect(
-      runIdempotent(db, call, async () => {
+      runOnceOrReplay(db, call, async () => {
         throw failure;
       }),
     ).rejects.toBe(failure);
     const retry = makeWork({ booking: 'retried' });
-    expect(await runIdempotent(db, call, retry)).toEqual({ booking: 'retried' });
+    expect(await runOnceOrReplay(db, call, retry)).toEqual({ booking: 'retried' });
     expect(retry).toHaveBeenCalledTimes(1);
   });
 
@@ -171,38 +171,38 @@ describe('runIdempotent', () => {
     setClock(T0);
     const call = makeCall({ remainingMs: 10_000 });
     const crashed = makeBlockedWork();
-    void runIdempotent(db, call, crashed.work);
+    void runOnceOrReplay(db, call, crashed.work);
     await crashed.started;
     const leaseEnd = T0 + 10_000 + LEASE_MARGIN_MS;
     for (const at of [T0 + 1, leaseEnd - 1, leaseEnd]) {
       vi.setSystemTime(at);
       const early = makeWork({ booking: 'early' });
-      await expect(runIdempotent(db, call, early)).rejects.toMatchObject(refusal('in_progress'));
+      await expect(runOnceOrReplay(db, call, early)).rejects.toMatchObject(refusal('in_progress'));
       expect(early).not.toHaveBeenCalled();
     }
     vi.setSystemTime(leaseEnd + 1);
     const later = makeWork({ booking: 'later' });
-    expect(await runIdempotent(db, call, later)).toEqual({ booking: 'later' });
+    expect(await runOnceOrReplay(db, call, later)).toEqual({ booking: 'later' });
     expect(later).toHaveBeenCalledTimes(1);
-    expect(await runIdempotent(db, call, makeWork({ booking: 'again' }))).toEqual({ booking: 'later' });
+    expect(await runOnceOrReplay(db, call, makeWork({ booking: 'again' }))).toEqual({ booking: 'later' });
   });
 
   it('replays for 24 h by the record’s own expiry, then runs the work again', async () => {
     setClock(T0);
     const call = makeCall();
-    await runIdempotent(db, call, makeWork({ booking: 'first' }));
+    await runOnceOrReplay(db, call, makeWork({ booking: 'first' }));
     vi.setSystemTime(T0 + IDEMPOTENCY_SECONDS * 1000 - 1000);
-    expect(await runIdempotent(db, call, makeWork({ booking: 'second' }))).toEqual({ booking: 'first' });
+    expect(await runOnceOrReplay(db, call, makeWork({ booking: 'second' }))).toEqual({ booking: 'first' });
     vi.setSystemTime(T0 + IDEMPOTENCY_SECONDS * 1000 + 1000);
-    expect(await runIdempotent(db, call, makeWork({ booking: 'second' }))).toEqual({ booking: 'second' });
+    expect(await runOnceOrReplay(db, call, makeWork({ booking: 'second' }))).toEqual({ booking: 'second' });
   });
 
   it('keeps equal keys of different scopes apart', async () => {
     const one = makeCall({ key: 'shared' });
     const two = makeCall({ key: 'shared', requestHash: 'hash-b' });
-    expect(await runIdempotent(db, one, makeWork({ booking: 'one' }))).toEqual({ booking: 'one' });
-    expect(await runIdempotent(db, two, makeWork({ booking: 'two' }))).toEqual({ booking: 'two' });
-    expect(await runIdempotent(db, one, makeWork({ booking: 'x' }))).toEqual({ booking: 'one' });
-    expect(await runIdempotent(db, two, makeWork({ booking: 'x' }))).toEqual({ booking: 'two' });
+    expect(await runOnceOrReplay(db, one, makeWork({ booking: 'one' }))).toEqual({ booking: 'one' });
+    expect(await runOnceOrReplay(db, two, makeWork({ booking: 'two' }))).toEqual({ booking: 'two' });
+    expect(await runOnceOrReplay(db, one, makeWork({ booking: 'x' }))).toEqual({ booking: 'one' });
+    expect(await runOnceOrReplay(db, two, makeWork({ booking: 'x' }))).toEqual({ booking: 'two' });
   });
 });

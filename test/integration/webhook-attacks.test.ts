@@ -17,7 +17,7 @@ import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { getConfig, type StoredConfig } from '#lib/db/tenant-repository.ts';
 import { listDeliveriesOfEndpoint } from '#lib/db/webhook-delivery-repository.ts';
 import { disableEndpointWithEvent, getEndpoint } from '#lib/db/webhook-endpoint-repository.ts';
-import { webhookEventActions } from '#lib/db/webhook-event-repository.ts';
+import { webhookEventActions } from '#lib/db/webhook-outbox.ts';
 import { createFileSecretStore, type WebhookSecretStore } from '#lib/db/webhook-secret-store.ts';
 import { type DispatchDeps, dispatchDue } from '#lib/domain/webhook-dispatch.ts';
 import { logger } from '#lib/http/logger.ts';

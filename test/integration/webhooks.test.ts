@@ -18,7 +18,7 @@ import {
   enableEndpoint,
   getEndpoint,
 } from '#lib/db/webhook-endpoint-repository.ts';
-import { webhookEventActions } from '#lib/db/webhook-event-repository.ts';
+import { webhookEventActions } from '#lib/db/webhook-outbox.ts';
 import { createFileSecretStore, type WebhookSecretStore } from '#lib/db/webhook-secret-store.ts';
 import { ensureEndpointSecrets, rotateEndpointSecret } from '#lib/webhooks/secrets.ts';
 import { testDeps } from '#test/support/deps.ts';

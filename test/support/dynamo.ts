@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { createDb, type Db, isLocalEndpoint } from '#lib/db/client.ts';
+import { createDb, type Db } from '#lib/db/client.ts';
 import { stockKey } from '#lib/db/keys.ts';
 import { COUNTER_FIELDS, counterValues } from '#lib/db/stock-repository.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
+
+/** Whether an endpoint is on this machine; test setup refuses anything else. */
+function isLocalEndpoint(endpoint: string | undefined): boolean {
+  if (!endpoint) return false;
+  const host = new URL(endpoint).hostname;
+  return host === 'localhost' || host === '::1' || host === '[::1]' || host.startsWith('127.');
+}
 
 /** A fresh table on the test run's DynamoDB Local; refuses anything but a local endpoint. */
 export async function createTestDb(prefix = 'test'): Promise<Db> {

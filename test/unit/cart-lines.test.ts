@@ -3,7 +3,7 @@ import type { AccountGrant } from '#lib/config/tenant-schema.ts';
 import type { StoredSession } from '#lib/db/session-repository.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { applyAlters, readAlter } from '#lib/domain/cart-alter.ts';
-import { actorOf, addLines, type LineContext } from '#lib/domain/cart-lines.ts';
+import { addLines, type LineContext, sessionActorOf } from '#lib/domain/cart-lines.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { NOW } from '#test/support/rating.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
@@ -20,7 +20,11 @@ const tenant = makeTenant(
 );
 const config = { ...tenant, updated_at: 0 } as unknown as StoredConfig;
 const all = tenant.items as StoredItem[];
-const customer: LineContext = { config, now: NOW, actor: actorOf({ kind: 'customer' }, '203.0.113.1') };
+const customer: LineContext = {
+  config,
+  now: NOW,
+  actor: sessionActorOf({ kind: 'customer' }, '203.0.113.1'),
+};
 const staffCaller = {
   kind: 'staff',
   accountId: 1,
@@ -81,7 +85,7 @@ describe('cart lines', () => {
     const add = (ctx: LineContext) =>
       addLines(ctx, { session: empty, all, slips: ['slip-s'], payloads: [payload(2, '20270110')] });
     expect(() => add(customer)).toThrow(expect.objectContaining({ code: 'invalid_slip' }));
-    expect(add({ ...customer, actor: actorOf(staffCaller, '203.0.113.1') }).next.holds).toEqual({
+    expect(add({ ...customer, actor: sessionActorOf(staffCaller, '203.0.113.1') }).next.holds).toEqual({
       '2|20270110': 1,
     });
   });
@@ -89,7 +93,7 @@ describe('cart lines', () => {
   it('refuses a staff item to a partner unless its account is granted staff_items', () => {
     const add = (grants: AccountGrant[]) =>
       addLines(
-        { ...customer, actor: actorOf(partnerCaller(grants), '203.0.113.1') },
+        { ...customer, actor: sessionActorOf(partnerCaller(grants), '203.0.113.1') },
         { session: empty, all, slips: ['slip-s'], payloads: [payload(2, '20270110')] },
       );
     expect(() => add(['rules_override', 'no_hold_budget'])).toThrow(
@@ -102,12 +106,12 @@ describe('cart lines', () => {
   });
 
   it('budgets customers by address, a partner by its credential unless granted no_hold_budget, staff never', () => {
-    expect(actorOf({ kind: 'customer' }, '203.0.113.1').client).toBe('203.0.113.1');
-    expect(actorOf(partnerCaller([]), '203.0.113.1').client).toBe('credential:bk_desk');
-    expect(actorOf(partnerCaller(['no_hold_budget']), '203.0.113.1').client).toBeUndefined();
-    expect(actorOf(staffCaller, '203.0.113.1').client).toBeUndefined();
+    expect(sessionActorOf({ kind: 'customer' }, '203.0.113.1').client).toBe('203.0.113.1');
+    expect(sessionActorOf(partnerCaller([]), '203.0.113.1').client).toBe('credential:bk_desk');
+    expect(sessionActorOf(partnerCaller(['no_hold_budget']), '203.0.113.1').client).toBeUndefined();
+    expect(sessionActorOf(staffCaller, '203.0.113.1').client).toBeUndefined();
     // Staff acting on behalf of a partner keep staff's privileges.
-    expect(actorOf({ ...staffCaller, accountId: 2, partnerId: 2 }, '203.0.113.1')).toEqual({
+    expect(sessionActorOf({ ...staffCaller, accountId: 2, partnerId: 2 }, '203.0.113.1')).toEqual({
       staffItems: true,
       rulesOverride: true,
     });

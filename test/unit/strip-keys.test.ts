@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import { stripKeys } from '#lib/db/operations.ts';
+import { KEY_ATTRIBUTES, TABLE_DEFINITION } from '#lib/db/table-definition.ts';
+
+describe('stripKeys', () => {
+  it('drops every key attribute the table definition names, the entity type and the TTL', () => {
+    const record = Object.fromEntries(
+      [...KEY_ATTRIBUTES, 'entity', TABLE_DEFINITION.ttlAttribute].map((name) => [name, 'x']),
+    );
+    expect(stripKeys({ ...record, id: 'cart-1', holds: {} })).toEqual({ id: 'cart-1', holds: {} });
+  });
+});
