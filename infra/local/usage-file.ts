@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { countDbUsage, emptyDbUsage } from '#lib/db/client.ts';
 import type { Group } from '#lib/http/routes.ts';
+import { countDbUsage, emptyDbUsage } from './db-usage.ts';
 import type { GatewayHandler } from './gateway.ts';
 
 /**

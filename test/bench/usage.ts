@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { DbUsage } from '#lib/db/client.ts';
+import type { DbUsage } from '#infra/local/db-usage.ts';
 
 /** What the runner started with DYNAMODB_USAGE_FILE writes: its requests and its handlers' DynamoDB usage. */
 export interface UsageSnapshot extends DbUsage {

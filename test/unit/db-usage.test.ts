@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { countDbUsage, emptyDbUsage } from '#lib/db/client.ts';
+import { countDbUsage, emptyDbUsage } from '#infra/local/db-usage.ts';
 
 // The benchmark's opt-in DynamoDB usage hook (issue 16, point 3), against a stub HTTP handler standing in
 // for DynamoDB: what each call asks for and what DynamoDB answers are set by the test.
