@@ -8,7 +8,7 @@ import type { ByRoute, Route } from '#lib/http/routes.ts';
 // route, and the parameter examples (taken from the demo tenant).
 
 /** The error ids every route may answer, besides its own. */
-export const COMMON_ERRORS: ErrorId[] = [
+const COMMON_ERRORS: ErrorId[] = [
   'validation_error',
   'forbidden',
   // Bodies are read before routing, whatever the method.
@@ -19,7 +19,7 @@ export const COMMON_ERRORS: ErrorId[] = [
 ];
 
 /** The error ids a route may answer beyond the common ones (what its rules and writes can refuse). */
-export const ROUTE_ERRORS: Partial<ByRoute<ErrorId[]>> = {
+const ROUTE_ERRORS: Partial<ByRoute<ErrorId[]>> = {
   'session.write': [
     'invalid_slip',
     'unavailable',

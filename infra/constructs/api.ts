@@ -31,7 +31,7 @@ export interface TenantApiProps {
  * One JSON line per request: who, which route, the answer and its timing, and why an integration failed.
  * No query string and no header: `access_token` and credentials never reach the log.
  */
-export const ACCESS_LOG_FIELDS = {
+const ACCESS_LOG_FIELDS = {
   requestId: '$context.requestId',
   ip: '$context.identity.sourceIp',
   requestTime: '$context.requestTime',

@@ -65,7 +65,7 @@ const headerValue = (value: string | string[] | undefined): string | undefined =
   Array.isArray(value) ? value.join(',') : value;
 
 /** Turns a Node request and its body into an HTTP API payload 2.0 event, as API Gateway builds it. */
-export function toEvent(request: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {
+function toEvent(request: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {
   const url = request.url ?? '/';
   const questionMark = url.indexOf('?');
   const rawPath = questionMark < 0 ? url : url.slice(0, questionMark);

@@ -45,10 +45,10 @@ export interface Presented {
 export const RECORD_USE_INTERVAL_MS = 15 * 60_000;
 
 /** The longest bearer token accepted (generated ones have 46 characters). */
-export const MAX_TOKEN_LENGTH = 512;
+const MAX_TOKEN_LENGTH = 512;
 
 /** The longest Authorization header read at all; anything longer is refused before it is decoded. */
-export const MAX_AUTHORIZATION_LENGTH = 4096;
+const MAX_AUTHORIZATION_LENGTH = 4096;
 
 type Proof = { kind: 'basic'; key: string; secret: string } | { kind: 'bearer'; token: string };
 

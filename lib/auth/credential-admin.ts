@@ -177,7 +177,7 @@ export async function rotate(
 }
 
 /** The longest a bearer token may live. */
-export const MAX_TOKEN_TTL_SECONDS = 30 * 86_400;
+const MAX_TOKEN_TTL_SECONDS = 30 * 86_400;
 
 /** Issues a bearer token for an active credential; the token is returned once and stored only as a hash. */
 export async function issueToken(

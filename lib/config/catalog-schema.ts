@@ -17,7 +17,7 @@ export const categorySchema = z.strictObject({
 });
 
 /** An item's price and limits for one booking parameter, and whether it counts toward stock. */
-export const itemParamSchema = z.strictObject({
+const itemParamSchema = z.strictObject({
   price: money.default('0.00'),
   counts_stock: z.boolean().default(false),
   def: z.number().int().min(0).max(999).default(0),
@@ -41,7 +41,7 @@ export const rateSchema = z.strictObject({
 });
 
 /** An item's booking rules: length, lead time, advance limit and closed days. */
-export const rulesSchema = z.strictObject({
+const rulesSchema = z.strictObject({
   min_len: z.number().int().positive().optional(),
   max_len: z.number().int().positive().optional(),
   lead_days: z.number().int().nonnegative().optional(),
@@ -51,7 +51,7 @@ export const rulesSchema = z.strictObject({
 });
 
 /** An item image. */
-export const imageSchema = z.strictObject({
+const imageSchema = z.strictObject({
   src: text(2000).min(1),
   src2x: text(2000).optional(),
   title: text(200).optional(),

@@ -12,7 +12,7 @@ import { settingsSchema } from './settings-schema.ts';
 import { webhookSchema } from './webhook-schema.ts';
 
 /** The default booking status set of the interface (§3); CANCELLED is reserved and always exists. */
-export const DEFAULT_STATUSES = [
+const DEFAULT_STATUSES = [
   { status_id: 'PEND', name: 'Pending' },
   { status_id: 'HOLD', name: 'On hold' },
   { status_id: 'PART', name: 'Partially paid' },
@@ -86,7 +86,7 @@ const formFieldSchema = z.strictObject({
  * `rules_override` rates with `rules=soft|off`, `staff_items` lists, rates and books staff-only (`S`)
  * items, `no_hold_budget` lifts the hold budgets its credentials are held to.
  */
-export const ACCOUNT_GRANTS = ['rules_override', 'staff_items', 'no_hold_budget'] as const;
+const ACCOUNT_GRANTS = ['rules_override', 'staff_items', 'no_hold_budget'] as const;
 
 /** One staff privilege a partner's account may be granted. */
 export type AccountGrant = (typeof ACCOUNT_GRANTS)[number];

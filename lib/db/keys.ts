@@ -93,7 +93,7 @@ export const customerBookingsPartition = (customerId: number): string =>
   `CUSTOMER_BOOKINGS#${pad(customerId)}`;
 
 /** The UTC month (`YYYYMM`) of an instant in Unix seconds: the shard of the month indexes. */
-export const monthOf = (seconds: number): string =>
+const monthOf = (seconds: number): string =>
   new Date(seconds * 1000).toISOString().slice(0, 7).replace('-', '');
 
 /** The UTC months (`YYYYMM`) from `from` to `to` (Unix seconds), newest first. */
@@ -158,7 +158,7 @@ export const giftcertAttemptsKey = (client: string, windowStart: number) => ({
 });
 
 /** What one client holds of one stock counter, across all its sessions (its hold budget). */
-export const clientPartition = (client: string) => `CLIENT#${client}`;
+const clientPartition = (client: string) => `CLIENT#${client}`;
 export const clientHoldKey = (client: string, counterId: string) => ({
   pk: clientPartition(client),
   sk: `HOLD#${counterId}`,

@@ -9,7 +9,7 @@ import type { Db } from './client.ts';
 import { KEY_ATTRIBUTES, TABLE_DEFINITION } from './table-definition.ts';
 
 /** The CreateTable request for the tenant table, built from the shared definition. */
-export function createTableInput(tableName: string): CreateTableCommandInput {
+function createTableInput(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',

@@ -116,7 +116,7 @@ export async function getItemsById(db: Db, ids: number[]): Promise<StoredItem[]>
 }
 
 /** Reads items by id together with the parts of those that are packages (at most two calls). */
-export async function getItemsWithParts(db: Db, ids: number[]): Promise<StoredItem[]> {
+async function getItemsWithParts(db: Db, ids: number[]): Promise<StoredItem[]> {
   const items = await getItemsById(db, ids);
   const have = new Set(items.map((item) => item.item_id));
   const parts = items

@@ -38,7 +38,7 @@ export interface RetryPolicy {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 25, maxDelayMs: 400 };
+const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 25, maxDelayMs: 400 };
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

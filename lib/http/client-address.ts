@@ -42,7 +42,7 @@ const isIpv4Mapped = (bytes: Uint8Array): boolean =>
  * the interface of a link, not another host). An IPv4-mapped IPv6 address (`::ffff:1.2.3.4`,
  * `::ffff:102:304`) is the IPv4 address. Undefined when the text is no address.
  */
-export function parseAddress(raw: string): AddressBytes | undefined {
+function parseAddress(raw: string): AddressBytes | undefined {
   const text = raw.trim();
   const family = isIP(text);
   if (family === 4) return { family: 4, bytes: ipv4Bytes(text) };
@@ -58,7 +58,7 @@ const hexGroups = (bytes: Uint8Array): number[] =>
   );
 
 /** The one text of an address: dotted IPv4, or IPv6 as RFC 5952 writes it (lower case, longest zero run compressed). */
-export function formatAddress(address: AddressBytes): string {
+function formatAddress(address: AddressBytes): string {
   if (address.family === 4) return Array.from(address.bytes).join('.');
   const groups = hexGroups(address.bytes);
   let best = { start: -1, length: 1 };

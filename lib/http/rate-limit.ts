@@ -8,10 +8,10 @@ import type { Input } from './parse.ts';
 import type { Route } from './routes.ts';
 
 /** Limits are counted per client in fixed windows of this length. */
-export const RATE_WINDOW_SECONDS = 60;
+const RATE_WINDOW_SECONDS = 60;
 
 /** Whether a customer's call of a route counts against the write budget. */
-export const isWrite = (route: Route, input: Input): boolean =>
+const isWrite = (route: Route, input: Input): boolean =>
   route.writes === true || (route.writes ?? []).some((name) => input[name] !== undefined);
 
 /** Which counter a call is charged to and with what budgets; undefined when the route is not limited. */

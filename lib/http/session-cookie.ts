@@ -2,7 +2,7 @@ import { serialize } from 'cookie';
 import { validationError } from './errors.ts';
 
 /** The cookie that carries the session id. */
-export const SESSION_COOKIE = 'session_id';
+const SESSION_COOKIE = 'session_id';
 
 /**
  * Over HTTPS (every API Gateway request) the cookie is `Secure; SameSite=None` so widgets on other sites

@@ -4,7 +4,7 @@ import { validationError } from './errors.ts';
 import { namesAsSent, reportIgnored } from './ignored.ts';
 
 /** Parameters any endpoint tolerates and ignores: jQuery's cache buster and the session id widgets attach. */
-export const IGNORED_PARAMETERS = ['_', 'session_id'] as const;
+const IGNORED_PARAMETERS = ['_', 'session_id'] as const;
 
 const describe = (issue: $ZodIssue): string => {
   switch (issue.code) {

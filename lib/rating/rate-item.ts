@@ -121,7 +121,7 @@ export const NOTHING_FOR_NOTHING = 'Choose at least one: a booking of nobody at 
  * Whether a line books nobody: the item has parameters and every quantity is 0. An item without
  * parameters books the item itself, and a paid item (its own price) is a booking of the item.
  */
-export const takesNobody = (quantities: Record<string, number>): boolean => {
+const takesNobody = (quantities: Record<string, number>): boolean => {
   const values = Object.values(quantities);
   return values.length > 0 && values.every((quantity) => quantity === 0);
 };

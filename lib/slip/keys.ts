@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { SlipKey } from './codec.ts';
 
 /** The shortest SLIP signing secret accepted. */
-export const MIN_SLIP_SECRET_LENGTH = 32;
+const MIN_SLIP_SECRET_LENGTH = 32;
 
 /**
  * Reads SLIP keys from text: secrets separated by commas or white space, the first signing and every

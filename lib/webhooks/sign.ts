@@ -6,7 +6,7 @@ import type { EndpointSecrets } from '../db/webhook-secret-store.ts';
 export const generateWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
 /** The secrets that sign now: the current one, and the previous one while its grace period lasts. */
-export const signingSecrets = (secrets: EndpointSecrets, now: number): string[] =>
+const signingSecrets = (secrets: EndpointSecrets, now: number): string[] =>
   secrets.previous && (secrets.previous_until ?? 0) > now
     ? [secrets.current, secrets.previous]
     : [secrets.current];
