@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createDb, type Db } from '#lib/db/client.ts';
 import { stockKey } from '#lib/db/keys.ts';
@@ -52,3 +52,11 @@ export const setUsed = (db: Db, itemId: number, slot: string, used: number) =>
       ExpressionAttributeValues: { ':used': used, ...counterValues(itemId, slot) },
     }),
   );
+
+/** How many units of an item's slot are used, read consistently (0 where no counter was ever written). */
+export async function readUsed(db: Db, itemId: number, slot: string): Promise<number> {
+  const { Item } = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: stockKey(itemId, slot), ConsistentRead: true }),
+  );
+  return Number(Item?.used ?? 0);
+}
