@@ -20,6 +20,7 @@ import { invoke } from '#test/support/events.ts';
 import { sessionOf } from '#test/support/session.ts';
 
 // What a booking costs and how it is billed: gift certificates, amount discounts and the invoice.
+
 setUpBookingsWorld();
 
 describe('gift certificates', () => {

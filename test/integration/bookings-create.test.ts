@@ -20,6 +20,7 @@ import { sessionOf } from '#test/support/session.ts';
 
 // booking/create and its form: sessions and SLIPs booked, refused, replayed by Idempotency-Key, and the links
 // the booking hands out. The world: test/support/bookings-world.ts.
+
 setUpBookingsWorld();
 
 describe('booking/form', () => {

@@ -5,6 +5,7 @@ import { invoke } from '#test/support/events.ts';
 
 // Issue 10: what third-party API 3.0 clients send must work unchanged: list windows, unknown parameters and
 // harmless deviations. The world: test/support/compatibility-world.ts.
+
 setUpCompatibilityWorld();
 
 describe('booking list windows', () => {

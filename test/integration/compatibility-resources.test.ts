@@ -17,6 +17,7 @@ import { invoke, makeEvent, testContext } from '#test/support/events.ts';
 
 // Issue 10: the resources third-party API 3.0 clients read must work unchanged: partners, events, notes
 // and help. The world: test/support/compatibility-world.ts.
+
 setUpCompatibilityWorld();
 
 describe('partners', () => {

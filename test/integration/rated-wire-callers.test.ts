@@ -17,6 +17,7 @@ vi.mock('#lib/rating/rate-item.ts', async (importOriginal) => {
 
 // Kept rated JSON across callers, rules modes and discount codes, and client text echoed around it. The
 // attacks' world and why: test/support/rated-wire-world.ts.
+
 setUpRatedWireWorld();
 
 describe('kept rated JSON across callers and rules modes', () => {

@@ -38,6 +38,7 @@ vi.mock('#lib/rating/rate-item.ts', async (importOriginal) => {
 
 // Kept rated JSON as time moves, by this file's own clock: holds expiring, SLIPs of each second and key,
 // midnight, tenant loads and a second tenant. The attacks' world and why: test/support/rated-wire-world.ts.
+
 let now = Date.now();
 const clock = () => now;
 /** Moves the clock forward to `at`, never back (holds and sessions expire by it). */

@@ -24,6 +24,7 @@ vi.mock('#lib/rating/rate-item.ts', async (importOriginal) => {
 
 // Kept rated JSON against the counters it was rated on: repeats of a request, holds, bookings, sweeps and
 // counters changed behind its back. The attacks' world and why: test/support/rated-wire-world.ts.
+
 setUpRatedWireWorld();
 
 describe('kept rated JSON: repeats and other forms of one request', () => {

@@ -27,6 +27,7 @@ import {
 
 // Adversarial tests of webhook delivery (issue 12): liveness, duplicates, order, replay, endpoint state and
 // retention. The receiver, the worlds and the findings: test/support/webhook-attacks-world.ts.
+
 setUpWebhookAttacksWorld();
 
 describe('liveness and duplicates', () => {

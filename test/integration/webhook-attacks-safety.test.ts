@@ -26,6 +26,7 @@ import {
 // Adversarial tests of what webhooks send and accept (issue 12): size limits, payloads and signatures,
 // secrets, targets, bad input and the tenant file. The receiver, the worlds and the findings:
 // test/support/webhook-attacks-world.ts.
+
 setUpWebhookAttacksWorld();
 
 describe('size limits', () => {
