@@ -1,0 +1,116 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll } from 'vitest';
+import { createAllHandlers } from '#functions/index.ts';
+import { createCredential } from '#lib/auth/credential-admin.ts';
+import { addDays, todayIn } from '#lib/core/dates.ts';
+import type { Db } from '#lib/db/client.ts';
+import { giftcertKey } from '#lib/db/keys.ts';
+import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { testDeps } from './deps.ts';
+import { createTestDb, readUsed } from './dynamo.ts';
+import { basic, invoke, staffBasic, type TestRequest } from './events.ts';
+import { expectInvariant } from './session.ts';
+import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
+
+// The world of the cart attack scripts (test/integration/cart-security-*.test.ts, issue 9 points 5 to 8):
+// items of every visibility, a free one and a raft whose unlimited flag a test flips, gift certificates live,
+// expired and empty, and staff and partner credentials.
+
+export let db: Db;
+export let handlers: ReturnType<typeof createAllHandlers>;
+export let staff: string;
+export let partner: string;
+const start = addDays(todayIn('America/Toronto', Date.now()), 30);
+let nextDay = 0;
+export const freshDay = () => {
+  nextDay += 1;
+  return addDays(start, nextDay);
+};
+
+export const tenantJson = (overrides: { hidden?: boolean; unlimitedRaft?: boolean } = {}) =>
+  makeTenantJson({
+    settings: { booking_code_prefix: 'TEST', cors_origins: ['https://shop.example.com'] },
+    items: [
+      makeItem({ item_id: 1, sku: 'kayak', stock: 10 }),
+      makeItem({ item_id: 2, sku: 'free', name: 'Free tour', stock: 10, params: { qty: { price: '0.00' } } }),
+      makeItem({ item_id: 3, sku: 'desk', name: 'Desk only', stock: 10, visibility: 'S' }),
+      makeItem({ item_id: 6, sku: 'secret', name: 'Private link', stock: 10, visibility: 'P' }),
+      makeItem({
+        item_id: 4,
+        sku: 'canoe',
+        name: 'Canoe',
+        stock: 10,
+        ...(overrides.hidden ? { visibility: 'S' } : {}),
+      }),
+      makeItem({
+        item_id: 5,
+        sku: 'raft',
+        name: 'Raft',
+        stock: 2,
+        unlimited: overrides.unlimitedRaft ?? false,
+      }),
+    ],
+    giftcerts: [
+      { code: 'GIFT-LIVE', amount: '50.00' },
+      { code: 'GIFT-OLD', amount: '50.00', expires: '20200101' },
+      { code: 'GIFT-EMPTY', amount: '50.00' },
+      { code: 'GIFT-SPARE', amount: '500.00' },
+    ],
+    accounts: [
+      { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
+      {
+        account_id: 2,
+        first_name: 'Lake Tours',
+        email: 'a@tours.example.com',
+        login_id: 'tours',
+        partner: true,
+      },
+    ],
+  });
+
+/** Sets the world up before the file's tests, and holds the stock invariant after each. */
+export function setUpCartSecurityWorld(): void {
+  beforeAll(async () => {
+    db = await createTestDb('cartsec');
+    await writeTenant(db, makeTenant(tenantJson()), Date.now());
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: giftcertKey('GIFT-EMPTY'),
+        UpdateExpression: 'SET balance = :zero',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    );
+    handlers = createAllHandlers(testDeps(db));
+    staff = await staffBasic(db, { now: 0 });
+    const tours = await createCredential(db, { accountId: 2, onBehalf: false, label: 'tours', now: 0 });
+    partner = basic(tours.key, tours.secret);
+  });
+
+  afterEach(async () => {
+    await expectInvariant(db);
+  });
+}
+
+export const usedOf = (itemId: number, slot: string): Promise<number> => readUsed(db, itemId, slot);
+
+export const slipOf = async (itemId: number, query: string, headers: Record<string, string> = {}) => {
+  const { json } = await invoke(handlers.items, { path: `item/${itemId}`, query, headers });
+  return json.item.rate.slip as string;
+};
+
+export const post = (
+  group: 'session' | 'bookings',
+  path: string,
+  body: string,
+  extra: Partial<TestRequest> = {},
+) =>
+  invoke(handlers[group], {
+    method: 'POST',
+    path,
+    body,
+    contentType: 'application/x-www-form-urlencoded',
+    ...extra,
+  });
+
+export const customerForm = 'form[customer_name]=Ada&form[customer_email]=ada@example.com';
