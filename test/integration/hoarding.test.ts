@@ -1,23 +1,28 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import { createSweeper } from '#functions/sweeper/app.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { clientHoldKey, stockKey } from '#lib/db/keys.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { clientHoldKey } from '#lib/db/keys.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
-import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
-import { expectInvariant, sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { invoke } from '#test/support/events.ts';
+import {
+  CABIN,
+  clientAt,
+  db,
+  expectHoldLimit,
+  FREE,
+  handlers,
+  KAYAK,
+  LAST,
+  setUpHoardingWorld,
+  staff,
+  usedOf,
+} from '#test/support/hoarding-world.ts';
+import { sessionOf } from '#test/support/session.ts';
 
 // Attack scripts against hoarding (issue 9, points 3 and 4): one client tries to freeze the stock. Each
-// would have held everything it asked for, for as long as it liked, before hold budgets.
-let db: Db;
-let handlers: ReturnType<typeof createAllHandlers>;
-let staff: string;
+// would have held everything it asked for, for as long as it liked, before hold budgets. The world: test/support/hoarding-world.ts.
+
 let now = Date.now();
 const clock = () => now;
 const start = addDays(todayIn('America/Toronto', Date.now()), 30);
@@ -28,106 +33,7 @@ const freshDay = () => {
   return addDays(start, nextDay);
 };
 
-const KAYAK = 1; // stock 10: a client may hold 5
-const LAST = 2; // stock 1: a client may hold 1
-const FREE = 3; // unlimited
-const CABIN = 4; // nightly, stock 4: a client may hold 2
-
-beforeAll(async () => {
-  db = await createTestDb('hoarding');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        // The budgets alone: the re-hold cooldown (rehold-cooldown.test.ts) would refuse the re-holds
-        // that prove each path gives the budget back.
-        settings: {
-          booking_code_prefix: 'TEST',
-          hold_minutes: 15,
-          max_session_minutes: 60,
-          limits: { rehold_cooldown_minutes: 0 },
-        },
-        items: [
-          makeItem({ item_id: KAYAK, sku: 'kayak', stock: 10 }),
-          makeItem({ item_id: LAST, sku: 'last', name: 'Last', stock: 1 }),
-          makeItem({ item_id: FREE, sku: 'free', name: 'Free', stock: 5, unlimited: true }),
-          makeItem({ item_id: CABIN, sku: 'cabin', name: 'Cabin', unit: 'N', stock: 4 }),
-        ],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db, { clock }));
-  staff = await staffBasic(db, { now: 0 });
-});
-
-afterEach(async () => {
-  await expectInvariant(db, now);
-});
-
-const usedOf = async (itemId: number, slot: string): Promise<number> => {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: stockKey(itemId, slot), ConsistentRead: true }),
-  );
-  return Number(Item?.used ?? 0);
-};
-
-/** A client of the cart at one address, as a script would drive it. */
-const clientAt = (address: string, headers: Record<string, string> = {}) => {
-  const post = (path: string, body: string) =>
-    invoke(handlers.session, {
-      method: 'POST',
-      path,
-      body,
-      contentType: 'application/x-www-form-urlencoded',
-      sourceIp: address,
-      headers,
-    });
-  return {
-    slip: async (itemId: number, query: string): Promise<string> => {
-      const { json } = await invoke(handlers.items, {
-        path: `item/${itemId}`,
-        query,
-        sourceIp: address,
-        headers,
-      });
-      const slip = json.item?.rate?.slip;
-      if (!slip) throw new Error(`no slip: ${JSON.stringify(json.item?.rate ?? json.request)}`);
-      return slip;
-    },
-    add: (slips: string[], sessionId?: string) =>
-      post(
-        'booking/session',
-        [...slips.map((slip) => `slip[]=${slip}`), ...(sessionId ? [`session_id=${sessionId}`] : [])].join(
-          '&',
-        ),
-      ),
-    alter: (sessionId: string, line: string, value: string) =>
-      post('booking/session', `session_id=${sessionId}&alter[${line}]=${value}`),
-    read: (sessionId: string) =>
-      invoke(handlers.session, {
-        path: 'booking/session',
-        query: `session_id=${sessionId}`,
-        sourceIp: address,
-      }),
-    clear: (sessionId: string) => post('booking/session/clear', `session_id=${sessionId}`),
-    end: (sessionId: string) => post('booking/session/end', `session_id=${sessionId}`),
-    create: (sessionId: string) =>
-      invoke(handlers.bookings, {
-        method: 'POST',
-        path: 'booking/create',
-        body: `session_id=${sessionId}&form[customer_name]=Ada&form[customer_email]=ada@example.com`,
-        contentType: 'application/x-www-form-urlencoded',
-        sourceIp: address,
-        headers,
-      }),
-  };
-};
-
-const expectHoldLimit = (response: TestResponse, data: Record<string, unknown>) => {
-  expect(response.status).toBe(409);
-  expect(response.json.request.error).toMatchObject({ id: 'hold_limit', data });
-};
+setUpHoardingWorld(clock);
 
 describe('the hold share of one client', () => {
   it('refuses more than half of an item-date across all its sessions, changing nothing, and serves others', async () => {
