@@ -1,119 +1,30 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, invoke } from '#test/support/events.ts';
-import { expectInvariant } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { invoke } from '#test/support/events.ts';
+import {
+  book,
+  cartOf,
+  db,
+  freshDay,
+  get,
+  handlers,
+  inn,
+  KAYAK,
+  SLIP,
+  sessionIdOf,
+  setUpPartnerAttacksWorld,
+  staff,
+  tenantJson,
+  tours,
+  toursDesk,
+} from '#test/support/partner-attacks-world.ts';
+import { makeTenant } from '#test/support/tenant.ts';
 
 // Attacks from an adversarial review: a partner (an agent's credential) reaching what is not its own,
 // customer details entered by others, every staff account, and staff privileges over stock and rules.
-let db: Db;
-let handlers: ReturnType<typeof createAllHandlers>;
-let staff: string;
-/** Partner account 2 ("tours"), granted nothing. */
-let tours: string;
-/** A second credential of partner account 2. */
-let toursDesk: string;
-/** Partner account 3 ("inn"), granted what a test gives it. */
-let inn: string;
-const start = addDays(todayIn('America/Toronto', Date.now()), 30);
-let nextDay = 0;
-/** A date no earlier test touched. */
-const freshDay = () => {
-  nextDay += 1;
-  return addDays(start, nextDay);
-};
+// The world: test/support/partner-attacks-world.ts.
 
-const encode = (fields: Record<string, string>) =>
-  Object.entries(fields)
-    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
-    .join('&');
-
-/** Books item 1 for a day with these form fields, as `authorization` (or a guest), and returns the code. */
-const book = async (fields: Record<string, string>, authorization?: string): Promise<string> => {
-  const headers: Record<string, string> = authorization ? { authorization } : {};
-  const rated = await invoke(handlers.items, { path: 'item/1', query: `date=${freshDay()}`, headers });
-  const created = await invoke(handlers.bookings, {
-    method: 'POST',
-    path: 'booking/create',
-    body: encode({
-      'slip[]': rated.json.item.rate.slip,
-      ...Object.fromEntries(Object.entries(fields).map(([name, value]) => [`form[${name}]`, value])),
-    }),
-    contentType: 'application/x-www-form-urlencoded',
-    headers,
-  });
-  expect(created.status, JSON.stringify(created.json.request)).toBe(200);
-  return created.json.booking.code;
-};
-
-const get = (path: string, authorization: string, query = '') =>
-  invoke(path === 'account' ? handlers.meta : handlers.bookings, { path, query, headers: { authorization } });
-
-const KAYAK = 1; // stock 10: a budgeted client may hold 5
-const SLIP = 2; // staff-only
-
-/** The tenant, with what the inn partner's account (3) is granted. */
-const tenantJson = (innGrants?: string[]) =>
-  makeTenantJson({
-    items: [
-      makeItem({ item_id: KAYAK, sku: 'kayak', stock: 10 }),
-      makeItem({ item_id: SLIP, sku: 'slip', name: 'Boat slip', stock: 4, visibility: 'S' }),
-    ],
-    form: [
-      { field_id: 'customer_name', lbl: 'Name', type: 'text', customer: { required: true } },
-      { field_id: 'customer_email', lbl: 'Email', type: 'text', mask: 'email', customer: { required: true } },
-      { field_id: 'customer_phone', lbl: 'Phone', type: 'text' },
-      { field_id: 'customer_address', lbl: 'Address', type: 'text' },
-    ],
-    accounts: [
-      {
-        account_id: 1,
-        first_name: 'Ada',
-        email: 'ada@test.example.com',
-        mobile_phone: '+1 555 0001',
-        login_id: 'ada',
-      },
-      {
-        account_id: 2,
-        first_name: 'Lake Tours',
-        email: 'a@tours.example.com',
-        login_id: 'tours',
-        partner: true,
-      },
-      {
-        account_id: 3,
-        first_name: 'Inn Agent',
-        email: 'b@inn.example.com',
-        login_id: 'inn',
-        partner: true,
-        ...(innGrants ? { grants: innGrants } : {}),
-      },
-    ],
-  });
-
-beforeAll(async () => {
-  db = await createTestDb('partners');
-  await writeTenant(db, makeTenant(tenantJson()), Date.now());
-  handlers = createAllHandlers(testDeps(db));
-  const credential = async (accountId: number) => {
-    const made = await createCredential(db, { accountId, onBehalf: false, label: 't', now: 0 });
-    return basic(made.key, made.secret);
-  };
-  staff = await credential(1);
-  tours = await credential(2);
-  toursDesk = await credential(2);
-  inn = await credential(3);
-});
-
-afterEach(async () => {
-  await expectInvariant(db);
-});
+setUpPartnerAttacksWorld();
 
 describe('customer details a partner sees', () => {
   const guest = {
@@ -181,51 +92,6 @@ describe('GET account for a partner', () => {
     expect(all.json.account.map((account: { account_id: number }) => account.account_id)).toEqual([1, 2, 3]);
   });
 });
-
-/** A caller of the cart from one address, as a partner's integration would drive it. */
-const cartOf = (authorization: string, sourceIp?: string) => {
-  const headers = { authorization };
-  return {
-    rate: (itemId: number, query: string) =>
-      invoke(handlers.items, { path: `item/${itemId}`, query, headers, ...(sourceIp ? { sourceIp } : {}) }),
-    slip: async (itemId: number, query: string): Promise<string> => {
-      const { json } = await invoke(handlers.items, { path: `item/${itemId}`, query, headers });
-      const slip = json.item?.rate?.slip;
-      if (!slip) throw new Error(`no slip: ${JSON.stringify(json.item?.rate ?? json.request)}`);
-      return slip;
-    },
-    add: (slips: string[], sessionId?: string) =>
-      invoke(handlers.session, {
-        method: 'POST',
-        path: 'booking/session',
-        body: [
-          ...slips.map((slip) => `slip[]=${slip}`),
-          ...(sessionId ? [`session_id=${sessionId}`] : []),
-        ].join('&'),
-        contentType: 'application/x-www-form-urlencoded',
-        headers,
-        ...(sourceIp ? { sourceIp } : {}),
-      }),
-    end: (sessionId: string) =>
-      invoke(handlers.session, {
-        method: 'POST',
-        path: 'booking/session/end',
-        body: `session_id=${sessionId}`,
-        contentType: 'application/x-www-form-urlencoded',
-        headers,
-      }),
-    create: (sessionId: string) =>
-      invoke(handlers.bookings, {
-        method: 'POST',
-        path: 'booking/create',
-        body: `session_id=${sessionId}&form[customer_name]=Agent&form[customer_email]=agent@example.com`,
-        contentType: 'application/x-www-form-urlencoded',
-        headers,
-      }),
-  };
-};
-
-const sessionIdOf = (response: { json: Record<string, any> }): string => response.json.booking.session.id;
 
 describe('staff privileges a partner is not granted', () => {
   it('refuses rules=soft and rules=off to a partner, as to customers', async () => {
