@@ -34,3 +34,25 @@ export function rate(
     ...extra,
   });
 }
+
+/** The slot keys a rating covers, in order. */
+export const keys = (result: ReturnType<typeof rate>) => result.slots.map((entry) => entry.slot.key);
+/** A nightly cabin for up to four adults and three children, with overrides. */
+export const cabin = (overrides: Record<string, unknown> = {}) =>
+  makeTenantItem({
+    unit: 'N',
+    stock: 4,
+    params: {
+      adults: { price: '60.00', def: 2, req: true, min: 1, max: 4 },
+      children: { price: '25.00', max: 3 },
+    },
+    ...overrides,
+  });
+/** A daily kayak by the quantity, up to six, with overrides. */
+export const kayak = (overrides: Record<string, unknown> = {}) =>
+  makeTenantItem({
+    unit: 'D',
+    stock: 10,
+    params: { qty: { price: '45.00', counts_stock: true, def: 1, req: true, max: 6 } },
+    ...overrides,
+  });
