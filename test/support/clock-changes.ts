@@ -7,7 +7,6 @@ import { wallClockOf } from './wall-clock.ts';
 
 export const H = 3_600_000;
 export const Q = 900_000;
-export const TODAY = '20270104'; // the rating helper's NOW (2027-01-04, Toronto)
 
 export const utcOf = (ymd: string) => Date.UTC(+ymd.slice(0, 4), +ymd.slice(4, 6) - 1, +ymd.slice(6, 8));
 const ymdOfUtc = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');

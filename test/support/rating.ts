@@ -18,6 +18,9 @@ export function makeTenantItem(overrides: Record<string, unknown> = {}): TenantI
 /** A fixed "now": 2027-01-04 12:00 in Toronto (a Monday). */
 export const NOW = Date.UTC(2027, 0, 4, 17, 0);
 
+/** The date of NOW in Toronto. */
+export const TODAY = '20270104';
+
 /** Rates an item with test defaults: Toronto, 2 decimals, no discounts, nothing used. */
 export function rate(
   item: TenantItem,

@@ -15,13 +15,12 @@ import {
   localYmd,
   nextDay,
   Q,
-  TODAY,
   tenantIn,
   utcKey,
   utcOf,
   ZONES,
 } from '#test/support/clock-changes.ts';
-import { rate } from '#test/support/rating.ts';
+import { rate, TODAY } from '#test/support/rating.ts';
 import { inProcessZone } from '#test/support/wall-clock.ts';
 
 // Hourly items where the clocks change, in unusual zones and under any process time zone (from an
