@@ -1,6 +1,5 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,64 +8,17 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import { basic, readJson } from '#test/support/events.ts';
-import { type RunningService, startService, stopService } from '#test/support/local-runner.ts';
+import {
+  liveInGroup,
+  liveNaming,
+  type RunningService,
+  startService,
+  stopService,
+} from '#test/support/local-runner.ts';
+import { type Arrival, startReceiver } from '#test/support/webhook-receiver.ts';
 
 // The issue's "How it will be checked" for webhooks, against a real `npm start` (its own DynamoDB Local
 // under DATA_DIR): a receiver on the loopback subscribed through a copy of the demo tenant file.
-
-/** One request the receiver got, with what it answered. */
-interface Arrival {
-  id: string;
-  type: string;
-  code: string;
-  headers: Record<string, string>;
-  body: string;
-  status: number;
-  /** 1 for the first request with this webhook-id, 2 for the second... */
-  attempt: number;
-  at: number;
-}
-
-/** A receiver on 127.0.0.1 that records every request and answers what `answer` says (200 by default). */
-function startReceiver() {
-  const arrivals: Arrival[] = [];
-  const state = { answer: (_arrival: Omit<Arrival, 'status'>): number => 200 };
-  const server = createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      const headers = flatHeaders(request.headers);
-      const id = headers['webhook-id'] ?? '';
-      let type = '';
-      let code = '';
-      try {
-        const parsed = JSON.parse(body) as { type?: string; data?: { booking?: { code?: string } } };
-        type = parsed.type ?? '';
-        code = parsed.data?.booking?.code ?? '';
-      } catch {
-        // Kept as is: the test fails on it when it verifies the message.
-      }
-      const attempt = arrivals.filter((arrival) => arrival.id === id).length + 1;
-      const seen = { id, type, code, headers, body, attempt, at: Date.now() };
-      const status = request.url === '/hook' ? state.answer(seen) : 404;
-      arrivals.push({ ...seen, status });
-      response.statusCode = status;
-      response.end(status < 300 ? 'ok' : 'not now');
-    });
-  });
-  return { server, arrivals, state };
-}
-
-const flatHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [
-      name,
-      Array.isArray(value) ? value.join(', ') : (value ?? ''),
-    ]),
-  );
 
 const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
 
@@ -85,25 +37,6 @@ async function waitFor<T>(
     await sleep(everyMs);
   }
 }
-
-/** The processes of a group that still run (zombies left to an init that does not reap them are gone). */
-const liveInGroup = (pid: number): string[] => {
-  try {
-    return execFileSync('ps', ['-o', 'pid=,stat=,args=', '-g', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line !== '' && !/^\d+\s+Z/.test(line));
-  } catch {
-    return [];
-  }
-};
-
-/** The live processes whose command line names `text` (DynamoDB Local's -dbPath under DATA_DIR). */
-const liveNaming = (text: string): string[] =>
-  execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line.includes(text) && !/^\d+\s+Z/.test(line));
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'webhooks-e2e-'));

@@ -172,3 +172,22 @@ export function startScriptPid(topPid: number): number | undefined {
   );
   return runners.find((entry) => !runners.some((other) => other.ppid === entry.pid))?.pid;
 }
+
+/** The processes of a group that still run (zombies left to an init that does not reap them are gone). */
+export const liveInGroup = (pid: number): string[] => {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,stat=,args=', '-g', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !/^\d+\s+Z/.test(line));
+  } catch {
+    return [];
+  }
+};
+
+/** The live processes whose command line names `text` (DynamoDB Local's -dbPath under DATA_DIR). */
+export const liveNaming = (text: string): string[] =>
+  execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.includes(text) && !/^\d+\s+Z/.test(line));
