@@ -30,7 +30,7 @@ export const freshDay = () => {
   return addDays(start, nextDay);
 };
 
-export const encode = (fields: Record<string, string>) =>
+const encode = (fields: Record<string, string>) =>
   Object.entries(fields)
     .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
     .join('&');

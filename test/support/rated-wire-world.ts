@@ -69,7 +69,7 @@ export const itemOf = (json: any, id: number) => json.items.find((item: any) => 
 export const untimed = (text: string): string => text.replace(/"time":[-+0-9.eE]+/, '"time":0');
 
 /** The leaf paths where two JSON values differ, to name what a kept answer got wrong. */
-export function differences(a: unknown, b: unknown, path = ''): string[] {
+function differences(a: unknown, b: unknown, path = ''): string[] {
   if (Object.is(a, b)) return [];
   const plain = (value: unknown) => typeof value === 'object' && value !== null;
   if (!plain(a) || !plain(b) || Array.isArray(a) !== Array.isArray(b)) {
@@ -83,7 +83,7 @@ export function differences(a: unknown, b: unknown, path = ''): string[] {
   return keys.flatMap((key) => differences(left[key], right[key], `${path}.${key}`));
 }
 
-export const withoutTime = (json: any) =>
+const withoutTime = (json: any) =>
   json?.request ? { ...json, request: { ...json.request, time: 0 } } : json;
 
 /** Every SLIP in an answer. */

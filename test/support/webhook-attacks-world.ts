@@ -65,7 +65,7 @@ export let port = 0;
 export const at = (path: string) => receiver.received.filter((entry) => entry.path === path);
 export const typeOf = (entry: Received) => (JSON.parse(entry.body) as { type: string }).type;
 
-export interface World {
+interface World {
   db: Db;
   secrets: WebhookSecretStore;
   handlers: ReturnType<typeof createAllHandlers>;
