@@ -1,13 +1,11 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { NOTHING_FOR_NOTHING } from '#lib/rating/rate-item.ts';
 import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
+import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
@@ -67,12 +65,7 @@ afterEach(async () => {
   await expectInvariant(db);
 });
 
-const usedOf = async (itemId: number, slot: string): Promise<number> => {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: stockKey(itemId, slot), ConsistentRead: true }),
-  );
-  return Number(Item?.used ?? 0);
-};
+const usedOf = (itemId: number, slot: string): Promise<number> => readUsed(db, itemId, slot);
 
 const rated = (itemId: number, query: string) => invoke(handlers.items, { path: `item/${itemId}`, query });
 const nobody = (stay: { start: string; end: string }) =>

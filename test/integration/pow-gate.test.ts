@@ -1,14 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Challenge, solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
+import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
@@ -63,12 +61,7 @@ afterEach(async () => {
   await expectInvariant(db, now);
 });
 
-const usedOf = async (itemId: number, slot: string): Promise<number> => {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: stockKey(itemId, slot), ConsistentRead: true }),
-  );
-  return Number(Item?.used ?? 0);
-};
+const usedOf = (itemId: number, slot: string): Promise<number> => readUsed(db, itemId, slot);
 
 /** A client of the cart at one address. */
 const clientAt = (address: string, headers: Record<string, string> = {}) => ({

@@ -1,13 +1,11 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
+import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
@@ -69,12 +67,7 @@ afterEach(async () => {
   await expectInvariant(db, now);
 });
 
-const usedOf = async (slot: string): Promise<number> => {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: stockKey(KAYAK, slot), ConsistentRead: true }),
-  );
-  return Number(Item?.used ?? 0);
-};
+const usedOf = (slot: string): Promise<number> => readUsed(db, KAYAK, slot);
 
 /** A client of the cart at one address, as the attack script drives it. */
 const clientAt = (address: string, headers: Record<string, string> = {}) => {

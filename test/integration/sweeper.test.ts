@@ -1,4 +1,4 @@
-import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSweeper } from '#functions/sweeper/app.ts';
 import type { Db } from '#lib/db/client.ts';
@@ -7,7 +7,7 @@ import { putSessionAction, type StoredSession } from '#lib/db/session-repository
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { newSessionId } from '#lib/domain/session.ts';
 import { releaseRounds } from '#lib/domain/sweep.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
+import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 // Issue 9: the sweeper releases in parallel, reports its lag, and clears a flood within a few runs.
@@ -71,14 +71,7 @@ async function seed(sessions: StoredSession[]): Promise<void> {
   );
 }
 
-const usedOf = async (slot: string) =>
-  Number(
-    (
-      await db.client.send(
-        new GetCommand({ TableName: db.tableName, Key: stockKey(1, slot), ConsistentRead: true }),
-      )
-    ).Item?.used ?? 0,
-  );
+const usedOf = (slot: string): Promise<number> => readUsed(db, 1, slot);
 
 const resetWatermark = (minuteStart: number) =>
   db.client.send(

@@ -1,13 +1,11 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
+import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
@@ -34,12 +32,7 @@ beforeAll(async () => {
   handlers = createAllHandlers(testDeps(db));
 });
 
-const usedOf = async (): Promise<number> => {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: stockKey(1, day), ConsistentRead: true }),
-  );
-  return Number(Item?.used ?? 0);
-};
+const usedOf = (): Promise<number> => readUsed(db, 1, day);
 
 const post = (
   handler: keyof typeof handlers,

@@ -3,11 +3,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { clientUnpaidKey, stockKey } from '#lib/db/keys.ts';
+import { clientUnpaidKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
+import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic } from '#test/support/events.ts';
 import { sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
@@ -49,12 +49,7 @@ const load = async (kayak: { unlimited: boolean; stock: number }) => {
   );
 };
 
-const usedOf = async (itemId: number, slot: string): Promise<number> => {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: stockKey(itemId, slot), ConsistentRead: true }),
-  );
-  return Number(Item?.used ?? 0);
-};
+const usedOf = (itemId: number, slot: string): Promise<number> => readUsed(db, itemId, slot);
 
 const clientAt = (address: string) => {
   const call = (handler: keyof typeof handlers, path: string, body: string) =>

@@ -1,13 +1,11 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
+import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionClient, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
@@ -34,12 +32,7 @@ const load = async (unlimited: boolean) => {
   );
 };
 
-const usedOf = async (slot: string): Promise<number> => {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: stockKey(KAYAK, slot), ConsistentRead: true }),
-  );
-  return Number(Item?.used ?? 0);
-};
+const usedOf = (slot: string): Promise<number> => readUsed(db, KAYAK, slot);
 
 beforeEach(async () => {
   db = await createTestDb('review-corrected-race');

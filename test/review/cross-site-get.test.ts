@@ -1,12 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
+import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionClient, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
@@ -34,12 +32,7 @@ beforeAll(async () => {
   client = sessionClient(handlers);
 });
 
-const usedOf = async (): Promise<number> => {
-  const { Item } = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: stockKey(1, day), ConsistentRead: true }),
-  );
-  return Number(Item?.used ?? 0);
-};
+const usedOf = (): Promise<number> => readUsed(db, 1, day);
 
 describe('review: cookie-only cart changes by GET from another site', () => {
   // Expected to pass (resisted).

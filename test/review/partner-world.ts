@@ -1,12 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createCredential } from '#lib/auth/credential-admin.ts';
 import type { Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
+import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { basic, invoke } from '#test/support/events.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
@@ -50,12 +48,7 @@ export function setUpPartnerWorld(name: string, settings: Record<string, unknown
     partner = basic(credential.key, credential.secret);
   });
 
-  const usedOf = async (slot: string): Promise<number> => {
-    const { Item } = await db.client.send(
-      new GetCommand({ TableName: db.tableName, Key: stockKey(TOUR, slot), ConsistentRead: true }),
-    );
-    return Number(Item?.used ?? 0);
-  };
+  const usedOf = (slot: string): Promise<number> => readUsed(db, TOUR, slot);
 
   const asPartner = (headers: Record<string, string>) => {
     const all = { authorization: partner, ...headers };
