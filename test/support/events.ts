@@ -152,6 +152,14 @@ export async function staffBasic(
   return basic(credential.key, credential.secret);
 }
 
+/** A form body (application/x-www-form-urlencoded) of fields; a list repeats its field once per value. */
+export const formBody = (fields: Record<string, string | string[]>): string =>
+  Object.entries(fields)
+    .flatMap(([name, value]) =>
+      [value].flat().map((entry) => `${encodeURIComponent(name)}=${encodeURIComponent(entry)}`),
+    )
+    .join('&');
+
 /** A fetch response's JSON body, loosely typed for assertions. */
 export const readJson = async (response: Response): Promise<TestResponse['json']> =>
   (await response.json()) as TestResponse['json'];

@@ -6,7 +6,7 @@ import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from './deps.ts';
 import { createTestDb } from './dynamo.ts';
-import { basic, invoke } from './events.ts';
+import { basic, formBody, invoke } from './events.ts';
 import { expectInvariant } from './session.ts';
 import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
 
@@ -30,11 +30,6 @@ export const freshDay = () => {
   return addDays(start, nextDay);
 };
 
-const encode = (fields: Record<string, string>) =>
-  Object.entries(fields)
-    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
-    .join('&');
-
 /** Books item 1 for a day with these form fields, as `authorization` (or a guest), and returns the code. */
 export const book = async (fields: Record<string, string>, authorization?: string): Promise<string> => {
   const headers: Record<string, string> = authorization ? { authorization } : {};
@@ -42,7 +37,7 @@ export const book = async (fields: Record<string, string>, authorization?: strin
   const created = await invoke(handlers.bookings, {
     method: 'POST',
     path: 'booking/create',
-    body: encode({
+    body: formBody({
       'slip[]': rated.json.item.rate.slip,
       ...Object.fromEntries(Object.entries(fields).map(([name, value]) => [`form[${name}]`, value])),
     }),

@@ -8,7 +8,7 @@ import { rateItem } from '#lib/rating/rate-item.ts';
 import { type SlipPayload, verifySlip } from '#lib/slip/codec.ts';
 import { TEST_SLIP_KEY, testDeps } from './deps.ts';
 import { createTestDb } from './dynamo.ts';
-import { invoke, staffBasic, type TestRequest, type TestResponse } from './events.ts';
+import { formBody, invoke, staffBasic, type TestRequest, type TestResponse } from './events.ts';
 import { sessionClient } from './session.ts';
 import { demoTenantJson, makeTenant } from './tenant.ts';
 
@@ -149,16 +149,11 @@ export const main = bench({ db: () => db, configTtlMs: YEAR_MS });
 export const client = () => main.client();
 export const asStaff = () => ({ authorization: staff });
 
-const form = (fields: Record<string, string>) =>
-  Object.entries(fields)
-    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
-    .join('&');
-
 export const bookSession = (handlers: Handlers, sessionId: string) =>
   invoke(handlers.bookings, {
     method: 'POST',
     path: 'booking/create',
-    body: form({
+    body: formBody({
       session_id: sessionId,
       'form[customer_name]': 'Ada Lovelace',
       'form[customer_email]': 'ada@example.com',

@@ -2,23 +2,17 @@ import { expect } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
 import type { Db } from '#lib/db/client.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
-import { invoke, type TestResponse } from './events.ts';
+import { formBody, invoke, type TestResponse } from './events.ts';
 
 type Handlers = ReturnType<typeof createAllHandlers>;
 
 /** A client of the session endpoints, as a widget would call them. */
 export function sessionClient(handlers: Handlers) {
-  const form = (fields: Record<string, string | string[]>) =>
-    Object.entries(fields)
-      .flatMap(([name, value]) =>
-        [value].flat().map((entry) => `${encodeURIComponent(name)}=${encodeURIComponent(entry)}`),
-      )
-      .join('&');
   const post = (path: string, fields: Record<string, string | string[]>, cookies?: string[]) =>
     invoke(handlers.session, {
       method: 'POST',
       path,
-      body: form(fields),
+      body: formBody(fields),
       contentType: 'application/x-www-form-urlencoded',
       ...(cookies ? { cookies } : {}),
     });
