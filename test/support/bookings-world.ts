@@ -1,12 +1,11 @@
 import { afterEach, beforeAll, expect } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from './deps.ts';
 import { createTestDb, readUsed } from './dynamo.ts';
-import { basic, formBody, invoke } from './events.ts';
+import { formBody, invoke, staffBasic } from './events.ts';
 import { expectInvariant, sessionClient, sessionOf } from './session.ts';
 import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
 
@@ -134,20 +133,8 @@ export function setUpBookingsWorld(): void {
       ),
       Date.now(),
     );
-    const desk = await createCredential(db, {
-      accountId: 1,
-      onBehalf: false,
-      label: 'desk',
-      now: Date.now(),
-    });
-    const owner = await createCredential(db, {
-      accountId: 1,
-      onBehalf: true,
-      label: 'owner',
-      now: Date.now(),
-    });
-    staff = basic(desk.key, desk.secret);
-    admin = basic(owner.key, owner.secret);
+    staff = await staffBasic(db, { label: 'desk' });
+    admin = await staffBasic(db, { onBehalf: true, label: 'owner' });
     handlers = createAllHandlers(testDeps(db));
     client = sessionClient(handlers);
   });

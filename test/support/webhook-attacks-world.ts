@@ -7,7 +7,6 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createDispatcher } from '#functions/webhooks/app.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
@@ -17,7 +16,7 @@ import { createFileSecretStore, type WebhookSecretStore } from '#lib/db/webhook-
 import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
 import { testDeps } from './deps.ts';
 import { createTestDb } from './dynamo.ts';
-import { basic, invoke } from './events.ts';
+import { invoke, staffBasic } from './events.ts';
 import { sessionClient, sessionOf } from './session.ts';
 import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
 
@@ -105,14 +104,14 @@ export async function world(options: {
     secrets,
     tenant.webhooks.map((webhook) => webhook.id),
   );
-  const desk = await createCredential(db, { accountId: 1, onBehalf: false, label: 'desk', now: Date.now() });
+  const staff = await staffBasic(db, { label: 'desk' });
   const ahead = { ms: 0 };
   const now = () => Date.now() + ahead.ms;
   return {
     db,
     secrets,
     handlers: createAllHandlers(testDeps(db)),
-    staff: basic(desk.key, desk.secret),
+    staff,
     ahead,
     now,
     dispatch: createDispatcher({ db, secrets, policy: 'local', clock: now, random: () => 0.5 }),
