@@ -4,7 +4,7 @@ import { sameSecret } from '#lib/auth/secrets.ts';
 import { METRIC } from '#lib/core/metric-names.ts';
 import type { Db } from '#lib/db/client.ts';
 import { runIdempotent } from '#lib/db/idempotency-store.ts';
-import { type BookingContext, canSee, findBooking, knownStatuses } from '#lib/domain/booking.ts';
+import { type BookingContext, canSee, findBooking } from '#lib/domain/booking.ts';
 import { addNote, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
 import { createBooking } from '#lib/domain/booking-create.ts';
 import { unknownFormFields } from '#lib/domain/booking-form.ts';
@@ -227,28 +227,19 @@ export const updateSchema = z.strictObject({
 });
 
 /**
- * POST booking/{id}/update: `status_id` (required, from the tenant's set or CANCELLED), `notify` (default
- * 1, recorded on the event), and `set_paid=1` only together with `status_id=PAID` and nothing else.
+ * POST booking/{id}/update: `status_id` (required), `notify` (default 1, recorded on the event) and
+ * `set_paid`; which changes are allowed is the domain's rule (`checkStatusChange`).
  */
 export const createUpdate =
   (deps: BookingDeps): RouteHandler =>
   async (request) => {
     const query = parseInput(updateSchema, request.input);
-    const known = knownStatuses(request.config);
     if (!query.status_id) throw validationError({ status_id: 'required' });
-    if (!known.has(query.status_id)) throw validationError({ status_id: `one of ${[...known].join(', ')}` });
-    const setPaid = query.set_paid === true;
-    if (
-      query.set_paid !== undefined &&
-      (!setPaid || query.status_id !== 'PAID' || query.notify !== undefined)
-    ) {
-      throw validationError({ set_paid: 'only set_paid=1 with status_id=PAID and nothing else' });
-    }
     const booking = await changeStatus(await contextOf(deps, request), {
       reference: request.params.booking_id ?? '',
       statusId: query.status_id,
-      notify: query.notify !== false,
-      setPaid,
+      notify: query.notify,
+      setPaid: query.set_paid,
     });
     request.meter.count(METRIC.statusChanges);
     return refreshed(deps, request, booking.code);

@@ -8,31 +8,68 @@ import {
   releaseStockAction,
   takeStockAction,
 } from '../db/stock-repository.ts';
-import { createItemLoader, getItemsById } from '../db/tenant-repository.ts';
+import { createItemLoader, getItemsById, type StoredConfig } from '../db/tenant-repository.ts';
 import type { TransactItem } from '../db/transact.ts';
-import { actorOf, type BookingContext, isInactive } from './booking.ts';
+import { actorOf, type BookingContext, isInactive, knownStatuses } from './booking.ts';
 import { changeBooking, settleBudget } from './booking-change.ts';
 import { DomainError } from './errors.ts';
 import { capacityOf, catchUpLines } from './stock.ts';
 
 /**
- * Changes a booking's status. Going to VOID or CANCELLED releases its stock and restores a spent gift
- * certificate; leaving them takes the stock again (409 `unavailable` if it is gone) and spends it again.
- * With `setPaid`, records one point-of-sale payment of exactly what is due (409 `nothing_due` if nothing).
+ * A status change as the caller asked it; a field left out is `undefined`, which the rule tells apart
+ * from a field sent (`set_paid` goes with nothing but `status_id=PAID`).
+ */
+export interface StatusChange {
+  /** The status to go to: one of the tenant's set, or CANCELLED. */
+  statusId: string;
+  /** Whether receivers are to be told (recorded on the event); left out, they are. */
+  notify?: boolean | undefined;
+  /** `true` records one point-of-sale payment of what is due; only with PAID, and only with nothing else. */
+  setPaid?: boolean | undefined;
+  /** Why, when the service changes it by itself (recorded on the event); nobody asked for it then. */
+  reason?: string | undefined;
+}
+
+/**
+ * Refuses a status change the booking's tenant does not allow, with a 400 `validation_error` naming the
+ * field: a status outside the tenant's set and CANCELLED, or `setPaid` other than `true` with PAID and
+ * nothing else. A change the service makes by itself (with a `reason`: the unpaid voider's VOID) is not
+ * held to the tenant's set, so a tenant that left VOID out of it still has its unpaid bookings voided.
+ */
+export function checkStatusChange(config: StoredConfig, change: StatusChange): void {
+  const known = knownStatuses(config);
+  if (change.reason === undefined && !known.has(change.statusId)) {
+    throw new DomainError('validation_error', 'Invalid parameter: status_id', {
+      status_id: `one of ${[...known].join(', ')}`,
+    });
+  }
+  if (
+    change.setPaid !== undefined &&
+    (!change.setPaid || change.statusId !== 'PAID' || change.notify !== undefined)
+  ) {
+    throw new DomainError('validation_error', 'Invalid parameter: set_paid', {
+      set_paid: 'only set_paid=1 with status_id=PAID and nothing else',
+    });
+  }
+}
+
+/**
+ * Changes a booking's status, if `checkStatusChange` allows it (checked before the booking is read).
+ * Going to VOID or CANCELLED releases its stock and restores a spent gift certificate; leaving them takes
+ * the stock again (409 `unavailable` if it is gone) and spends it again. With `setPaid`, records one
+ * point-of-sale payment of exactly what is due (409 `nothing_due` if nothing).
  */
 export async function changeStatus(
   ctx: BookingContext,
-  options: {
+  options: StatusChange & {
     reference: string;
-    statusId: string;
-    notify: boolean;
-    setPaid: boolean;
-    /** Why, when the service changes it by itself (recorded on the event). */
-    reason?: string;
     /** Change it only while it is still unpaid and unconfirmed (`invalid_status` otherwise). */
     ifUnpaid?: boolean;
   },
 ): Promise<StoredBooking> {
+  checkStatusChange(ctx.config, options);
+  const notify = options.notify !== false;
+  const setPaid = options.setPaid === true;
   return changeBooking(ctx, options.reference, async ({ booking }) => {
     if (options.ifUnpaid && !booking.budget) {
       throw new DomainError('invalid_status', 'The booking was paid or confirmed meanwhile', {
@@ -108,7 +145,7 @@ export async function changeStatus(
     const settled = settleBudget(ctx, { booking, next, releasesStock: !isInactive(from) && isInactive(to) });
     const { settle } = settled;
     next = settled.next;
-    if (options.setPaid) {
+    if (setPaid) {
       const due = booking.totals.total - booking.paid_total;
       if (due <= 0) throw new DomainError('nothing_due', 'Nothing is due on this booking', { due: 0 });
       payment = {
@@ -125,7 +162,7 @@ export async function changeStatus(
     const statusChanged = {
       from,
       to,
-      notify: options.notify,
+      notify,
       ...(options.reason ? { reason: options.reason } : {}),
     };
     return {
@@ -135,7 +172,7 @@ export async function changeStatus(
       settle,
       // A payment that moves the status is a status change too: receivers of booking.status_changed learn
       // that the booking became PAID, then payment.created records the money.
-      ...(options.setPaid && from !== to
+      ...(setPaid && from !== to
         ? {
             preceding: {
               type: 'booking.status_changed',
@@ -144,7 +181,7 @@ export async function changeStatus(
             },
           }
         : {}),
-      event: options.setPaid
+      event: setPaid
         ? {
             type: 'payment.created',
             data: { ...statusChanged, amount: booking.totals.total - booking.paid_total },

@@ -37,7 +37,6 @@ export async function voidUnpaidBookings(
           reference: String(id),
           statusId: 'VOID',
           notify: true,
-          setPaid: false,
           reason: 'unpaid',
           ifUnpaid: true,
         },
