@@ -4,7 +4,7 @@ import { sameSecret } from '#lib/auth/secrets.ts';
 import { METRIC } from '#lib/core/metric-names.ts';
 import type { Db } from '#lib/db/client.ts';
 import { runIdempotent } from '#lib/db/idempotency-store.ts';
-import { type BookingContext, canSee, findBooking } from '#lib/domain/booking.ts';
+import { type BookingContext, findBooking } from '#lib/domain/booking.ts';
 import { addNote, checkInOrOut, setBookmark } from '#lib/domain/booking-actions.ts';
 import { createBooking } from '#lib/domain/booking-create.ts';
 import { unknownFormFields } from '#lib/domain/booking-form.ts';
@@ -66,12 +66,6 @@ export const createSchema = z.strictObject({
   altcha: z.optional(z.string().check(z.maxLength(MAX_POW_PAYLOAD))),
 });
 
-/** Whether the form names the same customer email as the booking (case-insensitive). */
-const sameEmail = (form: Record<string, unknown> | undefined, email: string | undefined): boolean => {
-  const given = form?.customer_email;
-  return typeof given === 'string' && !!email && given.trim().toLowerCase() === email.trim().toLowerCase();
-};
-
 const hashOf = (value: unknown): string =>
   createHash('sha256').update(JSON.stringify(value)).digest('base64url');
 
@@ -99,7 +93,7 @@ export const createCreateBooking =
     const slips = asList(parsed.slip).map(String);
     const key = request.headers['idempotency-key'];
     const run = async (): Promise<RouteResult> => {
-      const { booking, existing } = await createBooking(await contextOf(deps, request), {
+      const { booking, existing, proven } = await createBooking(await contextOf(deps, request), {
         ...(sessionId ? { sessionId } : {}),
         slips,
         form: parsed.form ?? {},
@@ -107,12 +101,6 @@ export const createCreateBooking =
         ...(parsed.altcha ? { altcha: parsed.altcha } : {}),
       });
       if (!existing) request.meter.count(METRIC.bookingsCreated);
-      // A booked session's id alone is no proof of having made the booking: without the same customer
-      // email (or the same Idempotency-Key, replayed below) a repeat learns only its id, code and status.
-      const proven =
-        !existing ||
-        (request.caller.kind === 'staff' && canSee(request.caller, booking)) ||
-        sameEmail(parsed.form, booking.form.customer_email);
       const created = presentCreated(booking, {
         config: request.config,
         apiUrl: request.apiUrl,
