@@ -15,7 +15,7 @@ import { invoke, staffBasic, type TestRequest, type TestResponse } from '#test/s
 import { sessionClient, sessionOf } from '#test/support/session.ts';
 import { demoTenantJson, makeTenant } from '#test/support/tenant.ts';
 
-// Attacks on the rated wire JSON the items function keeps between requests (functions/items/rate.ts) and
+// Attacks on the rated wire JSON the items function keeps between requests (functions/items/rated-cache.ts) and
 // on the splicing of kept JSON into answers (lib/http/raw-json.ts). Every answer of the attacked handler
 // set is held, byte for byte but `request.time`, to what a fresh handler set answers for the same request
 // at the same clock: `createAllHandlers(testDeps(db, { clock }))`.
