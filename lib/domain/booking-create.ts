@@ -23,8 +23,8 @@ import { type Caller, hasGrant, isPartnerOnly } from './caller.ts';
 import { sessionActorOf } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
 import { checkGiftcert, spendableGiftcert } from './giftcert.ts';
+import { holdLimitCounter, unavailableCounter } from './hold-refusals.ts';
 import { addSlips, endSession, isExpired, loadOpenSession, verifySlips } from './session.ts';
-import { holdLimitCounter, unavailableCounter } from './session-commit.ts';
 import {
   capacityOf,
   catchUpLines,
