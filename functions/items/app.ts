@@ -1,3 +1,4 @@
+import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/limits.ts';
 import { createCatalogReader } from '#lib/domain/catalog.ts';
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
 import { createItemCalendar, createItemsCalendar } from './calendar.ts';
@@ -7,7 +8,7 @@ import { createListItems } from './list-items.ts';
 /** The items group: lists, rated items with SLIPs, and calendars. */
 export const createItemsHandler = (deps: ApiDeps) => {
   // The catalogue is reused as long as the configuration is (a zero TTL, as in tests, reads it every time).
-  const catalog = createCatalogReader(deps.db, { reuse: (deps.configTtlMs ?? 15_000) > 0 });
+  const catalog = createCatalogReader(deps.db, { reuse: (deps.configTtlMs ?? DEFAULT_CONFIG_CACHE_MS) > 0 });
   const routeDeps = { db: deps.db, slipKeys: slipKeysOf(deps), catalog };
   return createApiHandler({
     group: 'items',

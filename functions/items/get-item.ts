@@ -3,9 +3,9 @@ import { type CatalogReader, findVisibleItem } from '#lib/domain/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
-import { presentItem } from './present.ts';
+import { presentItem, ratedEcho } from './present.ts';
 import { readItemQuery } from './query.ts';
-import { rateAndPresent, ratedEcho } from './rate.ts';
+import { rateAndPresent } from './rated-cache.ts';
 
 /** Reads the `{item_id}` path segment. */
 export const readItemId = (raw: string | undefined): number => {

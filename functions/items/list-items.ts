@@ -2,9 +2,9 @@ import type { Db } from '#lib/db/client.ts';
 import { type CatalogReader, selectListedItems } from '#lib/domain/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
-import { presentItemJson } from './present.ts';
+import { presentItemJson, ratedEcho } from './present.ts';
 import { readItemQuery } from './query.ts';
-import { rateAndPresent, ratedEcho } from './rate.ts';
+import { rateAndPresent } from './rated-cache.ts';
 
 /** GET item: the enabled items the caller sees, keyed by id; rated (with SLIPs) when dates are sent. */
 export const createListItems =

@@ -4,6 +4,7 @@ import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { describeLength, escapeHtml, unitWord } from '#lib/domain/text.ts';
 import { RawJson } from '#lib/http/raw-json.ts';
 import type { RatedItem, SlotRate } from '#lib/rating/rate-item.ts';
+import type { ItemQuery } from './query.ts';
 
 const currencyOf = (config: StoredConfig) => ({
   symbol: config.locale.currency_symbol,
@@ -286,5 +287,23 @@ export function presentRated(
           ),
         }
       : null,
+  };
+}
+
+/** The `query` object and `request` echo of a rated response (reference §2.1). */
+export function ratedEcho(rated: NonNullable<ItemQuery['rated']>) {
+  const end = rated.end ?? rated.start;
+  return {
+    query: {
+      start_date: rated.start,
+      end_date: end,
+      discount_code: rated.discountCode ?? false,
+      giftcert_code: rated.giftcertCode ?? false,
+      exclude: false,
+      param: rated.requestedParams,
+      local_start_date: toLocalDate(rated.start),
+      local_end_date: toLocalDate(end),
+    },
+    request: { start_date: rated.start, end_date: end, param: rated.requestedParams },
   };
 }

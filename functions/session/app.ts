@@ -1,3 +1,4 @@
+import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/limits.ts';
 import { createCatalogReader } from '#lib/domain/catalog.ts';
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
 import { createClearSession, createEndSession, createWriteSession, sessionErrorCookies } from './routes.ts';
@@ -5,7 +6,7 @@ import { createClearSession, createEndSession, createWriteSession, sessionErrorC
 /** The session group: the cart that holds stock (add, alter, read, clear, end). */
 export const createSessionHandler = (deps: ApiDeps) => {
   // Items change only through a tenant load: the function keeps the catalogue as the items function does.
-  const catalog = createCatalogReader(deps.db, { reuse: (deps.configTtlMs ?? 15_000) > 0 });
+  const catalog = createCatalogReader(deps.db, { reuse: (deps.configTtlMs ?? DEFAULT_CONFIG_CACHE_MS) > 0 });
   const routeDeps = { db: deps.db, slipKeys: slipKeysOf(deps), catalog };
   const write = createWriteSession(routeDeps);
   const clear = createClearSession(routeDeps);

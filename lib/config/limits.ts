@@ -1,7 +1,26 @@
+// Every default of the tenant settings lives here, apart from the tenant schema so that reading them does
+// not bundle the full zod into every function: the schema fills them into a tenant file, and the tenant
+// repository into a configuration stored before a setting existed, both from these objects.
+
 /**
- * The default per-client limits of the public API, apart from the tenant schema so that reading them
- * does not bundle the full zod into every function.
+ * The defaults of the plain tenant settings (`settings.*`); `settings.limits.rehold_cooldown_minutes` has
+ * none of its own (twice `hold_minutes`, see `reholdCooldownSeconds`).
  */
+export const DEFAULT_SETTINGS = {
+  hold_minutes: 15,
+  /** The longest a session holds stock, from its first hold, however often it changes. */
+  max_session_minutes: 60,
+  /** 0: unpaid bookings are never voided. */
+  void_unpaid_after_hours: 0,
+  slip_minutes: 120,
+  public_api: true,
+  allow_free_bookings: false,
+};
+
+/** The default API Gateway stage throttling of a tenant stack (`settings.throttle`). */
+export const DEFAULT_THROTTLE = { rate_limit: 50, burst_limit: 100 };
+
+/** The default per-client limits of the public API (`settings.limits`). */
 export const DEFAULT_LIMITS = {
   requests_per_minute: 120,
   writes_per_minute: 30,
@@ -49,3 +68,9 @@ export const DEFAULT_ALERTS = {
   dynamodb_system_errors_per_5_minutes: 1,
   sweeper_lag_seconds: 300,
 };
+
+/**
+ * How long (ms) an instance keeps the tenant configuration, and the catalogue read with it, before reading
+ * it again, unless `CONFIG_CACHE_MS` says otherwise (0, as in tests, reads it for every request).
+ */
+export const DEFAULT_CONFIG_CACHE_MS = 15_000;

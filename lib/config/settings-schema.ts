@@ -1,7 +1,14 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { alertsSchema } from './alerts-schema.ts';
-import { DEFAULT_ALERTS, DEFAULT_LIMITS, DEFAULT_POW, DEFAULT_WEBHOOK_SETTINGS } from './limits.ts';
+import {
+  DEFAULT_ALERTS,
+  DEFAULT_LIMITS,
+  DEFAULT_POW,
+  DEFAULT_SETTINGS,
+  DEFAULT_THROTTLE,
+  DEFAULT_WEBHOOK_SETTINGS,
+} from './limits.ts';
 import { webhookSettingsSchema } from './webhook-schema.ts';
 
 const isAddressOrCidr = (value: string): boolean => {
@@ -59,30 +66,31 @@ const originSchema = z
   .string()
   .regex(/^https?:\/\/[^/*\s]+$/, 'an origin such as "https://www.example.com" (no path, never *)');
 
-/**
- * The tenant file's `settings`: holds and sessions, the public API and its origins, proxies, limits,
- * throttling, webhooks, alerts and proof of work.
- */
+/** `settings` of the tenant file: holds, sessions, SLIPs, access, limits, throttling, webhooks, alerts. */
 export const settingsSchema = z.strictObject({
-  hold_minutes: z.number().positive().max(1440).default(15),
-  max_session_minutes: z.number().positive().max(1440).default(60),
+  hold_minutes: z.number().positive().max(1440).default(DEFAULT_SETTINGS.hold_minutes),
+  max_session_minutes: z.number().positive().max(1440).default(DEFAULT_SETTINGS.max_session_minutes),
   /** Void a customer's booking still unpaid and unconfirmed this many hours after it was made (0: never). */
-  void_unpaid_after_hours: z.number().nonnegative().max(8760).default(0),
-  slip_minutes: z.number().int().positive().max(10_080).default(120),
-  public_api: z.boolean().default(true),
+  void_unpaid_after_hours: z
+    .number()
+    .nonnegative()
+    .max(8760)
+    .default(DEFAULT_SETTINGS.void_unpaid_after_hours),
+  slip_minutes: z.number().int().positive().max(10_080).default(DEFAULT_SETTINGS.slip_minutes),
+  public_api: z.boolean().default(DEFAULT_SETTINGS.public_api),
   // A line of nobody at no charge holds stock for nothing; only a tenant that wants such bookings
   // (a free RSVP, a placeholder) allows them.
-  allow_free_bookings: z.boolean().default(false),
+  allow_free_bookings: z.boolean().default(DEFAULT_SETTINGS.allow_free_bookings),
   cors_origins: z.array(originSchema).max(20).default([]),
   booking_code_prefix: z.string().regex(/^[A-Z]{2,6}$/, '2 to 6 upper case letters'),
   trusted_proxies: z.array(proxySchema).max(100).default([]),
   limits: limitsSchema.default(DEFAULT_LIMITS),
   throttle: z
     .strictObject({
-      rate_limit: z.number().int().positive().max(10_000).default(50),
-      burst_limit: z.number().int().positive().max(5_000).default(100),
+      rate_limit: z.number().int().positive().max(10_000).default(DEFAULT_THROTTLE.rate_limit),
+      burst_limit: z.number().int().positive().max(5_000).default(DEFAULT_THROTTLE.burst_limit),
     })
-    .default({ rate_limit: 50, burst_limit: 100 }),
+    .default(DEFAULT_THROTTLE),
   webhooks: webhookSettingsSchema.default(DEFAULT_WEBHOOK_SETTINGS),
   alerts: alertsSchema.default(DEFAULT_ALERTS),
   pow: z

@@ -4,7 +4,13 @@ import {
   GetCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_ALERTS, DEFAULT_LIMITS, DEFAULT_POW, DEFAULT_WEBHOOK_SETTINGS } from '../config/limits.ts';
+import {
+  DEFAULT_ALERTS,
+  DEFAULT_LIMITS,
+  DEFAULT_POW,
+  DEFAULT_SETTINGS,
+  DEFAULT_WEBHOOK_SETTINGS,
+} from '../config/limits.ts';
 import type { Tenant, TenantAccount, TenantCategory, TenantItem } from '../config/tenant-schema.ts';
 import type { Db } from './client.ts';
 import {
@@ -62,12 +68,15 @@ const tenantRecord = <T>(record: Record<string, unknown>): T => {
 const queryPartition = (db: Db, pk: string): Promise<Record<string, unknown>[]> =>
   queryAll(db, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } });
 
-/** Settings added after a tenant may have been loaded: a stored configuration without them gets these. */
+/**
+ * Settings added after a tenant may have been loaded: a stored configuration without them gets their
+ * defaults, the very values the tenant schema fills in (`lib/config/limits.ts`).
+ */
 const withLaterSettings = (config: StoredConfig): StoredConfig => ({
   ...config,
   settings: {
+    ...DEFAULT_SETTINGS,
     ...config.settings,
-    max_session_minutes: config.settings.max_session_minutes ?? 60,
     trusted_proxies: config.settings.trusted_proxies ?? [],
     limits: { ...DEFAULT_LIMITS, ...config.settings.limits },
     webhooks: config.settings.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,

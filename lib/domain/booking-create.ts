@@ -1,5 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { localInstant, todayIn } from '../core/dates.ts';
+import { randomUUID } from 'node:crypto';
 import { unixSeconds } from '../core/time.ts';
 import {
   createBookingActions,
@@ -12,19 +11,20 @@ import { holdClientUnitsAction } from '../db/client-hold-repository.ts';
 import { createCustomerActions, getCustomerIdByEmail } from '../db/customer-repository.ts';
 import { giftcertBalanceAction } from '../db/giftcert-repository.ts';
 import { nextId } from '../db/id-counter-repository.ts';
-import { bookSessionAction, getSession, type StoredSession } from '../db/session-repository.ts';
+import { bookSessionAction, getSession } from '../db/session-repository.ts';
 import { holdStockAction, parseCounterId } from '../db/stock-repository.ts';
-import { createItemLoader, type StoredConfig } from '../db/tenant-repository.ts';
+import { createItemLoader } from '../db/tenant-repository.ts';
 import { commitWithRetry, type NamedAction, type TransactItem } from '../db/transact.ts';
-import { accountIdOf, type BookingContext, newEvent } from './booking.ts';
+import { accountIdOf, type BookingContext, canSee, newEvent } from './booking.ts';
 import { bookingEventActions } from './booking-events.ts';
 import { type Audience, validateForm } from './booking-form.ts';
-import { hasGrant, isPartnerOnly } from './caller.ts';
+import { newBookingCode, newBookingRecord, sessionMoney } from './booking-record.ts';
+import { type Caller, hasGrant, isPartnerOnly } from './caller.ts';
 import { sessionActorOf } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
 import { checkGiftcert, spendableGiftcert } from './giftcert.ts';
+import { holdLimitCounter, unavailableCounter } from './hold-refusals.ts';
 import { addSlips, endSession, isExpired, loadOpenSession, verifySlips } from './session.ts';
-import { holdLimitCounter, unavailableCounter } from './session-commit.ts';
 import {
   capacityOf,
   catchUpLines,
@@ -32,16 +32,6 @@ import {
   keepBudgetActions,
   releaseBudgetActions,
 } from './stock.ts';
-import { cartAmounts, sumAmounts } from './totals.ts';
-import { firstActiveStatus } from './unpaid.ts';
-
-const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-
-/** A new booking code: the tenant prefix and six unambiguous random characters. */
-export function newBookingCode(prefix: string): string {
-  const bytes = randomBytes(6);
-  return `${prefix}-${[...bytes].map((byte) => CODE_ALPHABET[byte % CODE_ALPHABET.length]).join('')}`;
-}
 
 /** What `booking/create` is asked. */
 export interface CreateBookingInput {
@@ -57,28 +47,29 @@ export interface CreateBookingInput {
 export interface CreatedBooking {
   booking: StoredBooking;
   existing: boolean;
+  /** Whether the caller proved it made the booking (`provesCreation`): only then its token, URLs and money. */
+  proven: boolean;
 }
 
 /**
- * The money of a session's lines in line order, as the cart shows it, and each line's discount, which the
- * booking keeps with the line (`discounted`).
+ * Whether the caller of `booking/create` proves it made the booking, and so may see its token, its URLs
+ * and its money: the create that made it does. A booked session's id alone is no proof: a repeat (the
+ * session already booked) proves it only from staff who may see the booking, or with the booking's
+ * customer email in the form (case and surrounding spaces aside); anyone else learns its id, code and
+ * status. A repeat with the same `Idempotency-Key` is answered with the first answer, not by this rule.
  */
-const sessionMoney = (session: StoredSession, config: StoredConfig) => {
-  const lines = Object.values(session.lines).sort((a, b) => Number(a.line_id) - Number(b.line_id));
-  const amounts = cartAmounts(lines, config.taxes, config.locale.decimals);
-  return {
-    totals: sumAmounts(amounts),
-    discounted: Object.fromEntries(lines.map((line, index) => [line.line_id, amounts[index]?.discount ?? 0])),
-    amounts: Object.fromEntries(lines.map((line, index) => [line.line_id, amounts[index]])),
-  };
-};
-
-/** The first status: PAID when a payment (a gift certificate) covered it all, else the first active one. */
-const initialStatus = (config: StoredConfig, options: { due: number; paid: number }): string => {
-  const statuses = config.statuses.map((status) => status.status_id);
-  if (options.paid > 0 && options.due <= 0 && statuses.includes('PAID')) return 'PAID';
-  return firstActiveStatus(config);
-};
+export function provesCreation(
+  caller: Caller,
+  created: { booking: StoredBooking; existing: boolean },
+  form: unknown,
+): boolean {
+  if (!created.existing) return true;
+  if (caller.kind === 'staff' && canSee(caller, created.booking)) return true;
+  const given =
+    form !== null && typeof form === 'object' ? (form as Record<string, unknown>).customer_email : undefined;
+  const email = created.booking.form.customer_email;
+  return typeof given === 'string' && !!email && given.trim().toLowerCase() === email.trim().toLowerCase();
+}
 
 /**
  * Books a session in one transaction: the booking with its lines and the session's holds (handed over:
@@ -87,6 +78,15 @@ const initialStatus = (config: StoredConfig, options: { due: number; paid: numbe
  * returns its booking; concurrent creates of one session make one booking.
  */
 export async function createBooking(ctx: BookingContext, input: CreateBookingInput): Promise<CreatedBooking> {
+  const made = await makeBooking(ctx, input);
+  return { ...made, proven: provesCreation(ctx.caller, made, input.form) };
+}
+
+/** A booking made or found, before what the caller may see of it is decided. */
+type MadeBooking = Omit<CreatedBooking, 'proven'>;
+
+/** Validates the form, holds the SLIPs sent with the create if any, and books the session. */
+async function makeBooking(ctx: BookingContext, input: CreateBookingInput): Promise<MadeBooking> {
   const audience: Audience = ctx.caller.kind === 'staff' ? 'staff' : 'customer';
   const { values: form } = validateForm(ctx.config, input.form, audience);
   // The gift certificate is checked once, and only when there is something to book: without a session
@@ -132,7 +132,7 @@ async function bookSession(
     /** Checks the gift certificate (once) and gives its code as stored; none without a code. */
     giftcert: (() => Promise<string>) | undefined;
   },
-): Promise<CreatedBooking> {
+): Promise<MadeBooking> {
   const { sessionId, form } = options;
   if (!sessionId)
     throw new DomainError('session_empty', 'Nothing to book: send a session or SLIPs', { session_id: '' });
@@ -146,7 +146,7 @@ async function bookSession(
   type Role = 'session' | 'booking' | 'code' | 'other' | 'unpaid' | `stock ${string}` | `client ${string}`;
   let owners: Record<string, string> = {};
   const allowances: Record<string, number> = {};
-  return commitWithRetry<CreatedBooking, Role>(ctx.db, {
+  return commitWithRetry<MadeBooking, Role>(ctx.db, {
     ...(ctx.retry ? { retry: ctx.retry } : {}),
     // The code collided: draw another. Otherwise the session, the customer's email or the gift
     // certificate changed meanwhile: read them again.
@@ -224,73 +224,24 @@ async function bookSession(
         ? undefined
         : (newCustomerId ?? (await nextId(ctx.db, 'customer', ctx.now)));
       const customerId = existingCustomer ?? (newCustomerId as number);
-      const { totals, discounted, amounts } = sessionMoney(session, ctx.config);
+      const money = sessionMoney(session, ctx.config);
+      const { totals } = money;
       const giftcert = giftcertCode
         ? await spendableGiftcert(ctx, { code: giftcertCode, total: totals.total })
         : undefined;
-      const paid = giftcert?.amount ?? 0;
       const nowSeconds = unixSeconds(ctx.now);
-      const lines = Object.values(session.lines);
-      const startDate =
-        lines.map((line) => line.start_date).sort()[0] ?? todayIn(ctx.config.company.timezone, ctx.now);
-      const endDate =
-        lines
-          .map((line) => line.end_date)
-          .sort()
-          .at(-1) ?? startDate;
-      const lastDate =
-        lines
-          .map((line) => line.last_date)
-          .sort()
-          .at(-1) ?? startDate;
-      const booking: StoredBooking = {
-        booking_id: bookingId,
+      const booking = newBookingRecord(ctx, {
+        bookingId,
         code,
-        token: randomBytes(24).toString('base64url'),
-        status_id: initialStatus(ctx.config, { due: totals.total - paid, paid }),
-        version: 1,
-        created_date: nowSeconds,
-        last_modified: nowSeconds,
-        customer_id: customerId,
+        customerId,
         form,
-        lines: Object.fromEntries(
-          Object.entries(caughtUp.lines).map(([id, line]) => [
-            id,
-            // What it was sold for is kept with it: the invoice never re-prices it at later rates.
-            { ...line, discounted: discounted[id] ?? 0, ...(amounts[id] ? { amounts: amounts[id] } : {}) },
-          ]),
-        ),
+        session,
+        lines: caughtUp.lines,
         holds,
-        taxes: ctx.config.taxes.map(({ tax_id, name, rate, inclusive }) => ({
-          tax_id,
-          name,
-          rate,
-          ...(inclusive ? { inclusive } : {}),
-        })),
-        totals: {
-          sub_total: totals.subTotal,
-          discount: totals.discount,
-          tax: totals.tax,
-          tax_included: totals.taxIncluded,
-          total: totals.total,
-        },
-        paid_total: paid,
-        ...(giftcert ? { giftcert } : {}),
-        checked_in: 0,
-        checked_out: 0,
-        start_date: startDate,
-        end_date: endDate,
-        start_at: unixSeconds(localInstant(startDate, 0, ctx.config.company.timezone)),
-        end_at: unixSeconds(localInstant(endDate, 0, ctx.config.company.timezone)),
-        last_at: unixSeconds(localInstant(lastDate, 0, ctx.config.company.timezone)),
-        item_ids: [...new Set(lines.map((line) => line.item_id))],
-        session_id: session.id,
-        ...(ctx.caller.partnerId !== undefined ? { partner_id: ctx.caller.partnerId } : {}),
-        // Counted until someone pays something for it: an unpaid booking, or a free one (a free tour's
-        // seats are stock too); a gift certificate that paid any of it is a payment.
-        ...(budgetClient && paid === 0 ? { budget: { client: budgetClient, holds } } : {}),
-        entered_by: accountIdOf(ctx.caller),
-      };
+        money,
+        giftcert,
+        budgetClient,
+      });
       const [bookingPut, codePut] = createBookingActions(ctx.db, booking) as [TransactItem, TransactItem];
       const named: NamedAction<Role>[] = [
         {

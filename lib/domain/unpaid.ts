@@ -3,7 +3,7 @@ import type { Db } from '../db/client.ts';
 import { listUnpaidBookingsBefore } from '../db/client-hold-repository.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import { isInactive } from './booking.ts';
-import { changeStatus } from './booking-actions.ts';
+import { changeStatus } from './booking-status.ts';
 import type { Caller } from './caller.ts';
 import { DomainError } from './errors.ts';
 
@@ -37,7 +37,6 @@ export async function voidUnpaidBookings(
           reference: String(id),
           statusId: 'VOID',
           notify: true,
-          setPaid: false,
           reason: 'unpaid',
           ifUnpaid: true,
         },

@@ -9,7 +9,7 @@ let spliced: string[] | undefined;
 
 /**
  * A value already serialized as JSON, which `stringify` puts into an answer as it is: JSON that is kept
- * between requests (a rated item's wire, `functions/items/rate.ts`) is neither parsed nor serialized again.
+ * between requests (a rated item's wire, `functions/items/rated-cache.ts`) is neither parsed nor serialized again.
  * Serialized any other way (`JSON.stringify`), it is the value its JSON stands for.
  */
 export class RawJson {

@@ -1,4 +1,5 @@
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import { DEFAULT_CONFIG_CACHE_MS } from '../config/limits.ts';
 import { createDb } from '../db/client.ts';
 import { createSecretSlipKeys } from '../db/slip-key-store.ts';
 import { parseSlipKeys } from '../slip/keys.ts';
@@ -54,6 +55,6 @@ export function runtimeFromEnv(): ApiDeps {
     trace: captureLambdaHandler(tracer, { captureResponse: false }),
     publicUrl: () => publicUrl,
     provider: region ? `aws:${region}` : 'local',
-    configTtlMs: numberFromEnv('CONFIG_CACHE_MS', 15_000),
+    configTtlMs: numberFromEnv('CONFIG_CACHE_MS', DEFAULT_CONFIG_CACHE_MS),
   };
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_CONFIG_CACHE_MS } from '../config/limits.ts';
 import { unixSeconds } from '../core/time.ts';
 import type { Db } from '../db/client.ts';
 import { getCredential, getToken, recordCredentialUse } from '../db/credential-repository.ts';
@@ -18,7 +19,7 @@ export const envelopeTenant = (config: StoredConfig | undefined): EnvelopeTenant
 
 /** Caches the tenant configuration for a short time, so most requests read nothing for the envelope. */
 export function createConfigCache(options: { db: Db; ttlMs?: number | undefined }) {
-  const ttl = options.ttlMs ?? 15_000;
+  const ttl = options.ttlMs ?? DEFAULT_CONFIG_CACHE_MS;
   let cached: { config: StoredConfig; until: number } | undefined;
   return async (now: number): Promise<StoredConfig> => {
     if (cached && cached.until > now) return cached.config;

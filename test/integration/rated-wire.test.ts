@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { presentItem, presentItemJson, presentRated } from '#functions/items/present.ts';
-import { rateAndPresent } from '#functions/items/rate.ts';
+import { rateAndPresent } from '#functions/items/rated-cache.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
@@ -21,7 +21,7 @@ import { TEST_SLIP_KEY } from '#test/support/deps.ts';
 import { createTestDb, setUsed } from '#test/support/dynamo.ts';
 import { demoTenantJson, makeTenant } from '#test/support/tenant.ts';
 
-// The items function keeps each rated item's JSON between requests (functions/items/rate.ts). Whatever
+// The items function keeps each rated item's JSON between requests (functions/items/rated-cache.ts). Whatever
 // changes between two requests (the counters, the date, the SLIP's expiry, a tenant load), each answer
 // must be byte for byte what rating and presenting that request from scratch gives.
 

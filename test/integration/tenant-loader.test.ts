@@ -1,9 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS, DEFAULT_POW, DEFAULT_SETTINGS } from '#lib/config/limits.ts';
 import type { Db } from '#lib/db/client.ts';
-import { giftcertKey } from '#lib/db/keys.ts';
+import { configKey, giftcertKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { listAccounts, listCategories, listItems } from '#lib/db/tenant-repository.ts';
+import { getConfig, listAccounts, listCategories, listItems } from '#lib/db/tenant-repository.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
@@ -91,5 +92,21 @@ describe('writeTenant', () => {
     expect((await listItems(db))[0]?.video).toEqual({ id: 'https://v.example/1', start: 3 });
     await writeTenant(db, makeTenant(), 2_000);
     expect((await listItems(db))[0]?.video).toBeUndefined();
+  });
+
+  it('reads a configuration stored before later settings existed with the defaults the schema fills in', async () => {
+    const db = await createTestDb('loader');
+    await writeTenant(db, makeTenant(), 1_000);
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: configKey(),
+        UpdateExpression: 'REMOVE settings.max_session_minutes, settings.limits, settings.pow',
+      }),
+    );
+    const settings = (await getConfig(db))?.settings;
+    expect(settings?.max_session_minutes).toBe(DEFAULT_SETTINGS.max_session_minutes);
+    expect(settings?.limits).toEqual(DEFAULT_LIMITS);
+    expect(settings?.pow).toEqual(DEFAULT_POW);
   });
 });

@@ -16,7 +16,7 @@ import { demoTenantJson, makeTenant } from './tenant.ts';
 // of those files wraps `rateItem` with vi.mock itself: a mock set up here would come after the handlers
 // had imported the real one.
 //
-// Attacks on the rated wire JSON the items function keeps between requests (functions/items/rate.ts) and
+// Attacks on the rated wire JSON the items function keeps between requests (functions/items/rated-cache.ts) and
 // on the splicing of kept JSON into answers (lib/http/raw-json.ts). Every answer of the attacked handler
 // set is held, byte for byte but `request.time`, to what a fresh handler set answers for the same request
 // at the same clock: `createAllHandlers(testDeps(db, { clock }))`.

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { emptyDbUsage } from '#infra/local/db-usage.ts';
 import { COST_DECIMALS, costPer1kRequests, LAMBDA_MEMORY_MB } from '#test/bench/cost.ts';
 import { type UsageSnapshot, usageBetween } from '#test/bench/usage.ts';
 
@@ -67,14 +68,9 @@ describe('cost per 1,000 requests', () => {
 });
 
 const snapshot = (overrides: Partial<UsageSnapshot> = {}): UsageSnapshot => ({
+  ...emptyDbUsage(),
   served: 0,
   inFlight: 0,
-  calls: {},
-  failed: 0,
-  unreported: 0,
-  rcu: 0,
-  wcu: 0,
-  wcuAdded: 0,
   ...overrides,
 });
 

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ALERTS } from '#lib/config/limits.ts';
+import {
+  DEFAULT_ALERTS,
+  DEFAULT_LIMITS,
+  DEFAULT_POW,
+  DEFAULT_SETTINGS,
+  DEFAULT_THROTTLE,
+} from '#lib/config/limits.ts';
 import { parseTenant, tenantJsonSchema } from '#lib/config/tenant-schema.ts';
 import { demoTenantJson, makeItem, makeTenantJson } from '#test/support/tenant.ts';
 
@@ -137,6 +143,17 @@ describe('the tenant file', () => {
       makeTenantJson({ settings: { booking_code_prefix: 'TEST', cors_origins: ['*'] } }),
     );
     expect(result.ok).toBe(false);
+  });
+
+  it('fills every setting a tenant file leaves out from the one set of defaults (lib/config/limits.ts)', () => {
+    const result = parseTenant(makeTenantJson());
+    if (!result.ok) throw new Error('expected a tenant');
+    expect(result.tenant.settings).toMatchObject({
+      ...DEFAULT_SETTINGS,
+      throttle: DEFAULT_THROTTLE,
+      limits: DEFAULT_LIMITS,
+      pow: DEFAULT_POW,
+    });
   });
 
   it('gives a tenant file without alerts every default threshold and no address', () => {
