@@ -93,6 +93,31 @@ function reach(entry: string): { files: Set<string>; packages: Set<string> } {
 
 const inside = (file: string, dir: string): boolean => !relative(dir, file).startsWith('..');
 
+/** The import circles among some files (type imports count: they tie files too), each as `a -> b -> a`. */
+function circlesAmong(files: string[]): string[] {
+  const among = new Set(files);
+  const edges = new Map(
+    files.map((file) => [
+      file,
+      importsOf(file).flatMap(({ target }) => (target && among.has(target) ? [target] : [])),
+    ]),
+  );
+  const found: string[] = [];
+  const cleared = new Set<string>();
+  const visit = (file: string, path: string[]): void => {
+    const start = path.indexOf(file);
+    if (start >= 0) {
+      found.push([...path.slice(start), file].map((each) => relative(root, each)).join(' -> '));
+      return;
+    }
+    if (cleared.has(file)) return;
+    for (const next of edges.get(file) ?? []) visit(next, [...path, file]);
+    cleared.add(file);
+  };
+  for (const file of files) visit(file, []);
+  return found;
+}
+
 describe('the import graph', () => {
   it('has no upward arrow between the layers', () => {
     expect(upwardImports()).toEqual([]);
@@ -115,6 +140,19 @@ describe('the import graph', () => {
     );
     expect(outside.map((file) => relative(root, file))).toEqual([]);
     expect([...packages].filter((name) => name.startsWith('node:'))).toEqual([]);
+  });
+
+  // Issue 29: the views and controllers ask for narrow host interfaces, so the element alone knows them all.
+  it("has no circle among the widget's files", () => {
+    expect(circlesAmong(sources(WIDGET_SOURCE))).toEqual([]);
+  });
+
+  it('lets only the entry import the element class', () => {
+    const element = join(WIDGET_SOURCE, 'booking-widget.ts');
+    const importers = sources(WIDGET_SOURCE).filter((file) =>
+      importsOf(file).some(({ target }) => target === element),
+    );
+    expect(importers.map((file) => relative(root, file))).toEqual(['widget/src/index.ts']);
   });
 
   it('imports from widget/ nothing but its constants in lib/ and functions/', () => {

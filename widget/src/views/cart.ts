@@ -1,10 +1,22 @@
 import { html, nothing } from 'lit';
 import { live } from 'lit/directives/live.js';
-import type { BookingWidget } from '../booking-widget.ts';
+import type { Checkout } from '../checkout.ts';
 import { formatMoney } from '../format.ts';
-import type { Session, SessionLine } from '../types.ts';
+import type { HoldClock } from '../hold-clock.ts';
+import type { Locale, Session, SessionLine } from '../types.ts';
 
-function renderPart(host: BookingWidget, part: SessionLine) {
+/** What the cart needs of the element: the cart held, its countdown, its changes and "Book now". */
+export interface CartHost {
+  readonly cart: Session | undefined;
+  readonly expired: boolean;
+  readonly locale: Locale | undefined;
+  readonly hold: Pick<HoldClock, 'display'>;
+  readonly checkout: Pick<Checkout, 'open'>;
+  /** Changes a cart line: a quantity, `remove`, or a package part's `optin` / `optout`. */
+  alter(lineId: string, change: string | number, what: string): Promise<void>;
+}
+
+function renderPart(host: CartHost, part: SessionLine) {
   if (!part.optional) return html`<li class="part">Includes ${part.name}</li>`;
   const id = `optin-${part.line_id.replace('.', '-')}`;
   const opted = part.opt === 'in';
@@ -26,7 +38,7 @@ function renderPart(host: BookingWidget, part: SessionLine) {
   </li>`;
 }
 
-function renderLine(host: BookingWidget, cart: Session, line: SessionLine) {
+function renderLine(host: CartHost, cart: Session, line: SessionLine) {
   const qty = line.qty ?? 1;
   const parts = Object.values(cart.item).filter((part) => part.parent === line.line_id);
   const inputId = `qty-${line.line_id}`;
@@ -70,7 +82,7 @@ function renderLine(host: BookingWidget, cart: Session, line: SessionLine) {
 }
 
 /** The cart ("Cart" region): lines, quantities, package opt-ins, totals, the hold's countdown, "Book now". */
-export function renderCart(host: BookingWidget) {
+export function renderCart(host: CartHost) {
   const cart = host.cart;
   const lines = cart ? Object.values(cart.item).filter((line) => !line.parent) : [];
   return html`<section part="cart" class="cart" aria-labelledby="cart-heading">
