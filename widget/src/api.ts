@@ -3,8 +3,14 @@ import { createBookingClient } from '#lib/client/index.ts';
 import { solveAltcha } from './pow.ts';
 import type { BookingForm, Confirmation, FormField, Item, Locale, Session } from './types.ts';
 
-/** A refused or failed call: the API's error id (or `network`), its words, and the fields at fault. */
-export class ApiError extends Error {
+/**
+ * A call of the widget's that the API refused or that never reached it: the HTTP status (0 when there was
+ * no answer), the API's error id (or `network`, `challenge_failed`), its words, and the fields at fault.
+ * Not the service's own `ApiError` (lib/http/errors.ts), which is what the API answers.
+ */
+export class CallError extends Error {
+  override readonly name = 'CallError';
+
   constructor(
     readonly status: number,
     readonly code: string,
@@ -27,13 +33,13 @@ interface Answer {
   response: Response;
 }
 
-/** The body of a successful answer, or an ApiError that says why there is none. */
+/** The body of a successful answer, or a CallError that says why there is none. */
 async function unwrap<T>(call: Promise<Answer>): Promise<T & Envelope> {
   let answer: Answer;
   try {
     answer = await call;
   } catch {
-    throw new ApiError(0, 'network', 'The booking service could not be reached.');
+    throw new CallError(0, 'network', 'The booking service could not be reached.');
   }
   const { data, error, response } = answer;
   if (response.ok && data) return data as T & Envelope;
@@ -44,7 +50,7 @@ async function unwrap<T>(call: Promise<Answer>): Promise<T & Envelope> {
   const fields =
     data_ && typeof data_ === 'object' && !Array.isArray(data_) ? (data_ as Record<string, string>) : {};
   const retryAfter = Number(response.headers.get('retry-after'));
-  throw new ApiError(
+  throw new CallError(
     response.status,
     failure?.id ?? (response.status === 429 ? 'rate_limited' : 'http_error'),
     failure?.details || failure?.title || body.error_description || body.message || response.statusText,
@@ -149,12 +155,12 @@ export function createWidgetApi(base: string) {
       } catch (error) {
         // Few are left: the API asks this browser for a proof of work, solved here and sent back once.
         const challenge =
-          error instanceof ApiError && error.code === 'challenge_required'
+          error instanceof CallError && error.code === 'challenge_required'
             ? (error.fields as unknown as { challenge?: Challenge }).challenge
             : undefined;
         if (!challenge) throw error;
         const altcha = await solveAltcha(challenge);
-        if (!altcha) throw new ApiError(0, 'challenge_failed', 'This browser could not complete the check.');
+        if (!altcha) throw new CallError(0, 'challenge_failed', 'This browser could not complete the check.');
         return (await send(altcha)).booking.session;
       }
     },

@@ -1,6 +1,6 @@
 import { html, LitElement, type PropertyValues } from 'lit';
 import {
-  ApiError,
+  CallError,
   createWidgetApi,
   type Filters,
   type SearchQuery,
@@ -160,7 +160,7 @@ export class BookingWidget
         try {
           this.showCart(await client.readSession(saved));
         } catch (error) {
-          if (!(error instanceof ApiError) || !['session_expired', 'not_found'].includes(error.code))
+          if (!(error instanceof CallError) || !['session_expired', 'not_found'].includes(error.code))
             throw error;
           this.store.set(undefined);
         }

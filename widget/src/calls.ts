@@ -1,5 +1,5 @@
 import type { ReactiveControllerHost } from 'lit';
-import { ApiError } from './api.ts';
+import { CallError } from './api.ts';
 import type { Session } from './types.ts';
 
 /** A message for the guest, with the action to try again when one can. */
@@ -79,7 +79,7 @@ export class Calls {
       await action();
       return true;
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof CallError)) throw error;
       if (error.code === 'session_expired' || (error.code === 'not_found' && host.cart)) {
         host.expire();
         return false;

@@ -1,5 +1,5 @@
 import type { ReactiveControllerHost } from 'lit';
-import { ApiError, type WidgetApi } from './api.ts';
+import { CallError, type WidgetApi } from './api.ts';
 import type { Calls } from './calls.ts';
 import { checkForm, serverProblems } from './form-rules.ts';
 import type { BookingForm, Confirmation, Session } from './types.ts';
@@ -86,7 +86,7 @@ export class Checkout {
       try {
         this.confirmation = await client.book(cart.id, { ...this.values }, this.key);
       } catch (error) {
-        if (!(error instanceof ApiError) || error.code !== 'validation_error') throw error;
+        if (!(error instanceof CallError) || error.code !== 'validation_error') throw error;
         const found = serverProblems(form.fields, error.fields, error.message.startsWith('Missing'));
         this.problems = found.byField;
         this.other = found.other.length || Object.keys(found.byField).length ? found.other : [error.message];

@@ -1,5 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { ApiError, type WidgetApi } from './api.ts';
+import { CallError, type WidgetApi } from './api.ts';
 import { clock, timeLeftInWords } from './format.ts';
 import type { Session } from './types.ts';
 
@@ -84,7 +84,7 @@ export class HoldClock implements ReactiveController {
       if (session.expires * 1000 > Date.now()) this.host.showCart(session);
       else this.host.expire();
     } catch (error) {
-      if (error instanceof ApiError && error.status !== 0 && error.status !== 429 && error.status !== 503)
+      if (error instanceof CallError && error.status !== 0 && error.status !== 429 && error.status !== 503)
         this.host.expire();
     } finally {
       this.confirming = false;
