@@ -12,7 +12,7 @@ import { Checkout, type CheckoutHost, type WidgetView } from './checkout.ts';
 import { isoDate } from './format.ts';
 import { HoldClock, type HoldClockHost } from './hold-clock.ts';
 import { styles } from './styles.ts';
-import type { Item, Locale, ParamDefinition, Session } from './types.ts';
+import type { CatalogueItem, Locale, ParamDefinition, ResultItem, Session } from './types.ts';
 import type { CalendarView } from './views/calendar.ts';
 import { type CartHost, renderCart } from './views/cart.ts';
 import { type CheckoutViewHost, renderCheckout, renderConfirmation } from './views/checkout.ts';
@@ -68,9 +68,9 @@ export class BookingWidget
   declare startDate: string | undefined;
   declare endDate: string | undefined;
 
-  declare catalogue: Item[];
+  declare catalogue: CatalogueItem[];
   declare locale: Locale | undefined;
-  declare results: Item[];
+  declare results: ResultItem[];
   declare searched: SearchQuery | undefined;
   declare cart: Session | undefined;
   declare expired: boolean;
@@ -193,7 +193,7 @@ export class BookingWidget
   }
 
   /** Holds an item: its SLIP goes into the cart (a new one when there is none). */
-  async add(item: Item): Promise<void> {
+  async add(item: ResultItem): Promise<void> {
     const slip = item.rate?.slip;
     const client = this.client;
     if (!slip || !client) return;

@@ -2,7 +2,7 @@ import type { ReactiveControllerHost } from 'lit';
 import { CallError, type WidgetApi } from './api.ts';
 import type { Calls } from './calls.ts';
 import { checkForm, serverProblems } from './form-rules.ts';
-import type { BookingForm, Confirmation, Session } from './types.ts';
+import type { CheckoutForm, Confirmation, Session } from './types.ts';
 
 /** What the widget shows: the shop (search, results and cart), the booking form, or the booking made. */
 export type WidgetView = 'shop' | 'checkout' | 'done';
@@ -30,7 +30,7 @@ const randomKey = (): string =>
  * found here or by the server, and the confirmed booking.
  */
 export class Checkout {
-  form: BookingForm | undefined;
+  form: CheckoutForm | undefined;
   values: Record<string, string> = {};
   problems: Record<string, string> = {};
   /** Server problems with no field on the form to show them beside. */

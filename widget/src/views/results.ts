@@ -1,18 +1,18 @@
 import { html, nothing } from 'lit';
 import { formatMoney } from '../format.ts';
-import type { Item } from '../types.ts';
+import type { ResultItem } from '../types.ts';
 import { type CalendarHost, renderCalendar, toggleCalendar } from './calendar.ts';
 
 /** What the results need of the element: the rated items, their calendars, and "Add to cart". */
 export interface ResultsHost extends CalendarHost {
-  readonly results: Item[];
+  readonly results: ResultItem[];
   /** Holds an item: its SLIP goes into the cart. */
-  add(item: Item): Promise<void>;
+  add(item: ResultItem): Promise<void>;
 }
 
-const firstImage = (item: Item) => Object.values(item.image ?? {})[0];
+const firstImage = (item: ResultItem) => Object.values(item.image ?? {})[0];
 
-function renderItem(host: ResultsHost, item: Item) {
+function renderItem(host: ResultsHost, item: ResultItem) {
   const rate = item.rate;
   const image = firstImage(item);
   const nameId = `item-${item.item_id}-name`;
