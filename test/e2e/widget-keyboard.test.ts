@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
 import { describeFocus, focusIndicator, focusIsIn, tabTo, typeDate } from '#test/support/focus.ts';
 import { expectCleanTraffic } from '#test/support/traffic.ts';
-import { lastSession, mainLines } from '#test/support/widget-checks.ts';
+import { lastSession, mainLines, softPoll } from '#test/support/widget-checks.ts';
 import { spoilOnce } from '#test/support/widget-form.ts';
 import {
   bookingForm,
@@ -35,6 +35,9 @@ describe('the booking widget by keyboard alone', () => {
       const indicator = await focusIndicator(page);
       if (!indicator.visible) unseen.push(`${indicator.element} (${indicator.style})`);
     };
+    // The widget moves the focus once it has drawn what changed: wait for it to land, then check softly.
+    const focusLands = (probe: () => Promise<boolean>, step: string) =>
+      softPoll(probe, true, async () => `${step} (on ${await describeFocus(page)})`);
 
     await focus(area.getByLabel('Start date'));
     await typeDate(page, area.getByLabel('Start date'), '2027-01-24');
@@ -46,28 +49,16 @@ describe('the booking widget by keyboard alone', () => {
     await page.keyboard.press('Enter');
     const kayak = resultItem(page, 'Touring Kayak');
     await kayak.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
-    await page.waitForTimeout(500);
     const results = widget
       .getByRole('list')
       .filter({ has: page.getByRole('heading', { name: 'Touring Kayak', exact: true }) })
       .last();
-    expect
-      .soft(
-        await focusIsIn(results),
-        `after Search the focus is in the results (on ${await describeFocus(page)})`,
-      )
-      .toBe(true);
+    await focusLands(() => focusIsIn(results), 'after Search the focus is in the results');
 
     await focus(kayak.getByRole('button', { name: 'Add to cart' }));
     await page.keyboard.press('Enter');
     await cartLine(page, 'Touring Kayak').waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
-    await page.waitForTimeout(500);
-    expect
-      .soft(
-        await focusIsIn(cartOf(page)),
-        `after Add to cart the focus is in the cart (on ${await describeFocus(page)})`,
-      )
-      .toBe(true);
+    await focusLands(() => focusIsIn(cartOf(page)), 'after Add to cart the focus is in the cart');
 
     // A second item, its quantity and its removal, by keyboard; the focus is never lost.
     const bike = resultItem(page, 'Mountain Bike');
@@ -100,49 +91,33 @@ describe('the booking widget by keyboard alone', () => {
     await focus(cartLine(page, 'Mountain Bike').getByRole('button', { name: /remove/i }));
     await page.keyboard.press('Enter');
     await expect.poll(() => cartLine(page, 'Mountain Bike').count(), { timeout: STEP_TIMEOUT }).toBe(0);
-    await page.waitForTimeout(500);
-    expect
-      .soft(
-        await focusIsIn(cartOf(page)),
-        `after Remove the focus stays in the cart (on ${await describeFocus(page)})`,
-      )
-      .toBe(true);
+    await focusLands(() => focusIsIn(cartOf(page)), 'after Remove the focus stays in the cart');
 
     await focus(widget.getByRole('button', { name: 'Book now' }));
     await page.keyboard.press('Space');
     await widget
       .getByRole('button', { name: 'Confirm booking' })
       .waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
-    await page.waitForTimeout(500);
     const form = await bookingForm(page);
-    expect
-      .soft(
-        await focusIsIn(form),
-        `after Book now the focus is in the form (on ${await describeFocus(page)})`,
-      )
-      .toBe(true);
+    await focusLands(() => focusIsIn(form), 'after Book now the focus is in the form');
 
     // A client-side error: the focus goes to it (or to the field).
     const confirm = widget.getByRole('button', { name: 'Confirm booking' });
     await focus(confirm);
     await page.keyboard.press('Enter');
-    await page.waitForTimeout(800);
-    const onError = await page.evaluate(() => {
-      const e2e = (globalThis as any).__e2e;
-      const active = e2e.deepActive();
-      return {
-        field:
-          /^(input|select|textarea)$/i.test(active?.tagName ?? '') &&
-          (active.getAttribute('aria-invalid') === 'true' || !active.validity.valid),
-        text: (active?.textContent ?? '').trim(),
-      };
-    });
-    expect
-      .soft(
-        onError.field || /error|problem|required|enter|fix/i.test(onError.text),
-        `after an invalid Confirm the focus is on the error (on ${await describeFocus(page)})`,
-      )
-      .toBe(true);
+    await focusLands(async () => {
+      const onError = await page.evaluate(() => {
+        const e2e = (globalThis as any).__e2e;
+        const active = e2e.deepActive();
+        return {
+          field:
+            /^(input|select|textarea)$/i.test(active?.tagName ?? '') &&
+            (active.getAttribute('aria-invalid') === 'true' || !active.validity.valid),
+          text: (active?.textContent ?? '').trim(),
+        };
+      });
+      return onError.field || /error|problem|required|enter|fix/i.test(onError.text);
+    }, 'after an invalid Confirm the focus is on the error');
 
     await focus(form.getByLabel('Full name'));
     await page.keyboard.type('Grace Hopper');
@@ -163,23 +138,19 @@ describe('the booking widget by keyboard alone', () => {
         { timeout: STEP_TIMEOUT },
       )
       .toBe(400);
-    await page.waitForTimeout(800);
-    const serverFocus = await page.evaluate(() => {
-      const e2e = (globalThis as any).__e2e;
-      const active = e2e.deepActive();
-      return {
-        email:
-          active?.tagName === 'INPUT' &&
-          /email/i.test(`${active.name} ${active.id} ${active.type} ${active.labels?.[0]?.textContent}`),
-        text: (active?.textContent ?? '').trim(),
-      };
-    });
-    expect
-      .soft(
-        serverFocus.email || /email|error|problem|invalid/i.test(serverFocus.text),
-        `after a server error the focus is on it (on ${await describeFocus(page)})`,
-      )
-      .toBe(true);
+    await focusLands(async () => {
+      const serverFocus = await page.evaluate(() => {
+        const e2e = (globalThis as any).__e2e;
+        const active = e2e.deepActive();
+        return {
+          email:
+            active?.tagName === 'INPUT' &&
+            /email/i.test(`${active.name} ${active.id} ${active.type} ${active.labels?.[0]?.textContent}`),
+          text: (active?.textContent ?? '').trim(),
+        };
+      });
+      return serverFocus.email || /email|error|problem|invalid/i.test(serverFocus.text);
+    }, 'after a server error the focus is on it');
 
     // Confirm by keyboard: the focus goes to the confirmation.
     const createFrom = traffic.api.length;
@@ -197,24 +168,19 @@ describe('the booking widget by keyboard alone', () => {
     const code: string = traffic.api.slice(createFrom).find((exchange) => exchange.path === 'booking/create')
       ?.json.booking.id;
     await widget.getByText(code).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
-    await page.waitForTimeout(500);
-    const onConfirmation = await page.evaluate((bookingCode) => {
-      const e2e = (globalThis as any).__e2e;
-      const active = e2e.deepActive();
-      if (!active || active.tagName === 'BODY' || active.tagName === 'BOOKING-WIDGET') return false;
-      const parent = e2e.parentOf(active);
-      return (
-        (active.textContent ?? '').includes(bookingCode) ||
-        (parent?.tagName !== 'BOOKING-WIDGET' && (parent?.textContent ?? '').includes(bookingCode))
-      );
-    }, code);
+    const onConfirmation = () =>
+      page.evaluate((bookingCode) => {
+        const e2e = (globalThis as any).__e2e;
+        const active = e2e.deepActive();
+        if (!active || active.tagName === 'BODY' || active.tagName === 'BOOKING-WIDGET') return false;
+        const parent = e2e.parentOf(active);
+        return (
+          (active.textContent ?? '').includes(bookingCode) ||
+          (parent?.tagName !== 'BOOKING-WIDGET' && (parent?.textContent ?? '').includes(bookingCode))
+        );
+      }, code);
     expect.soft(unseen, 'controls that show no focus indicator when focused by keyboard').toEqual([]);
-    expect
-      .soft(
-        onConfirmation,
-        `after Confirm booking the focus is on the confirmation (on ${await describeFocus(page)})`,
-      )
-      .toBe(true);
+    await focusLands(onConfirmation, 'after Confirm booking the focus is on the confirmation');
     await expectCleanTraffic(guest);
   }, 150_000);
 });

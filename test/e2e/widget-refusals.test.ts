@@ -4,7 +4,7 @@ import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
 import { audit, auditAlsoAtPhoneWidth, liveRegionTexts } from '#test/support/accessibility.ts';
 import { type Guest, screenshot } from '#test/support/chromium.ts';
 import { expectCleanTraffic, FAKE_HEADER } from '#test/support/traffic.ts';
-import { cartMatchesApi, countMatches, searchAndRead } from '#test/support/widget-checks.ts';
+import { cartMatchesApi, countMatches, searchAndRead, softPoll } from '#test/support/widget-checks.ts';
 import {
   becomesVisible,
   cartLine,
@@ -27,6 +27,10 @@ const money = (amount: string | number) => formatMoney(amount, tenant.locale.id,
 const suite = setUpWidgetSuite({ tenant, name: 'refusals' });
 const { open } = suite;
 let errorTemplate: any;
+
+/** What the live regions say now that they did not say before. */
+const announcedSince = async (page: Page, before: string[]): Promise<string> =>
+  (await liveRegionTexts(page)).filter((text) => text && !before.includes(text)).join(' ');
 
 beforeAll(async () => {
   // A real error envelope of the API, made into the 429 and 409 answers of the tests that simulate them.
@@ -150,10 +154,8 @@ describe('the answers 409 and 429 in the booking widget', () => {
       .toBe(true);
     await screenshot(page, `1280-429-${step}`);
     const retry = widget.getByRole('button', { name: /retry|try again/i });
-    if ((await retry.count()) > 0) {
-      await page.waitForTimeout(2100);
-      await retry.first().click();
-    }
+    // The made-up 429 answers once, so the retry need not sit out its Retry-After first.
+    if ((await retry.count()) > 0) await retry.first().click();
     expect(await becomesVisible(done, 10_000), `${step}: the retry works once the limit has passed`).toBe(
       true,
     );
@@ -215,12 +217,10 @@ describe('the answers 409 and 429 in the booking widget', () => {
       data: {},
     });
     const liveBefore = await liveRegionTexts(page);
+    const announced = () => announcedSince(page, liveBefore);
     await widget.getByRole('button', { name: 'Confirm booking' }).click();
-    await page.waitForTimeout(1500);
-    const message = (await liveRegionTexts(page))
-      .filter((text) => text && !liveBefore.includes(text))
-      .join(' ');
-    expect.soft(message, 'a clear message for the 409, announced').not.toBe('');
+    await softPoll(async () => (await announced()) !== '', true, 'a clear message for the 409, announced');
+    const message = await announced();
     await screenshot(page, '1280-409-in-progress');
     const retry = widget.getByRole('button', { name: /retry|try again/i });
     const code = widget.getByText(/LOON-\w+/);
@@ -259,13 +259,13 @@ describe('the answers 409 and 429 in the booking widget', () => {
         { timeout: STEP_TIMEOUT, message: 'the API refuses 11 kayaks (10 in stock) with a 409' },
       )
       .toBe('unavailable');
-    await page.waitForTimeout(1000);
-    const message = (await liveRegionTexts(page))
-      .filter((text) => text && !liveBefore.includes(text))
-      .join(' ');
-    expect
-      .soft(message, 'a clear message for the 409, announced')
-      .toMatch(/available|not enough|left|sold out|only/i);
+    const announced = () => announcedSince(page, liveBefore);
+    await softPoll(
+      async () => /available|not enough|left|sold out|only/i.test(await announced()),
+      true,
+      async () => `a clear message for the 409, announced (heard: "${await announced()}")`,
+    );
+    const message = await announced();
     expect
       .soft(
         await becomesVisible(widget.getByRole('button', { name: /retry|try again/i }), 1000),

@@ -1,3 +1,4 @@
+import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
 import { audit, auditAlsoAtPhoneWidth } from '#test/support/accessibility.ts';
@@ -61,16 +62,24 @@ describe('the results of the booking widget', () => {
       .getByRole('button', { name: /calendar|availability/i })
       .or(loftEntry.getByRole('link', { name: /calendar|availability/i }));
     expect(await opener.count(), 'the loft offers its availability calendar').toBeGreaterThan(0);
-    await opener.first().click();
     const covers = (exchange: any) =>
       exchange.path === 'item/2/cal' && exchange.json?.item?.cal?.['20270210'] !== undefined;
-    for (let step = 0; step < 4; step++) {
-      await page.waitForTimeout(1000);
+    const monthsRead = async () => {
       await traffic.settle();
+      return traffic.api.slice(calFrom).filter((exchange) => exchange.path === 'item/2/cal').length;
+    };
+    /** Clicks, then waits for the calendar answer it asks for (none comes when the click asks nothing). */
+    const readMonth = async (control: Locator) => {
+      const before = await monthsRead();
+      await control.click();
+      await expect.poll(monthsRead, { timeout: STEP_TIMEOUT }).toBeGreaterThan(before);
+    };
+    await readMonth(opener.first());
+    for (let step = 1; step < 4; step++) {
       if (traffic.api.slice(calFrom).some(covers)) break;
       const next = widget.getByRole('button', { name: /next/i });
       if ((await next.count()) === 0) break;
-      await next.first().click();
+      await readMonth(next.first());
     }
     const calCalls = traffic.api.slice(calFrom).filter((exchange) => exchange.path === 'item/2/cal');
     expect(calCalls.length, 'the calendar is read from item/2/cal').toBeGreaterThan(0);
@@ -190,8 +199,7 @@ describe('the results of the booking widget', () => {
       }
     }
     await board.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
-    await page.waitForTimeout(500);
-    await traffic.settle();
+    await expect.poll(boardStatus, { timeout: STEP_TIMEOUT }).toBeDefined();
     const items = ratedItems(traffic, from);
     const rated = items.get('Stand-up Paddleboard');
     expect(rated?.rate.status, `the paddleboard is rated for 10:00-12:00 (${rated?.rate.error})`).toBe(

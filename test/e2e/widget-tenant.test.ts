@@ -8,6 +8,7 @@ import {
   bookingForm,
   cartLine,
   formatMoney,
+  refusalShown,
   resultItem,
   STEP_TIMEOUT,
   searchArea,
@@ -112,13 +113,14 @@ describe("the booking widget follows the tenant's API", () => {
     await phone.fill('+49 30 1234567');
     const confirm = widget.getByRole('button', { name: 'Confirm booking' });
     await confirm.click();
-    await page.waitForTimeout(800);
+    // Refused here, nothing is sent: once the refusal shows, the click has been dealt with.
+    await refusalShown(page, /how did you hear about us/i);
     expect.soft(creates(), 'no booking/create without the required radio').toBe(0);
 
     await form.getByRole('radio', { name: 'On the web' }).check();
     if ((await newsletter.count()) === 1) await newsletter.check();
     await confirm.click();
-    await page.waitForTimeout(800);
+    await refusalShown(page, /booking policy/i, /how did you hear about us/i);
     expect.soft(creates(), 'no booking/create without agreeing to the required policy').toBe(0);
     await agree.check();
     const createFrom = traffic.api.length;

@@ -50,11 +50,20 @@ export async function audit(page: Page, step: string): Promise<void> {
   }
 }
 
+/** Waits until the page is `width` wide and has laid itself out and painted at that width (two frames). */
+async function afterLayout(page: Page, width: number): Promise<void> {
+  await page.waitForFunction((wide) => (globalThis as any).innerWidth === wide, width);
+  await page.evaluate(() => {
+    const frame = (globalThis as any).requestAnimationFrame.bind(globalThis);
+    return new Promise((painted) => frame(() => frame(painted)));
+  });
+}
+
 /** Audits a state of the page at a phone's 375 px too (layout, names, axe), then restores the width. */
 export async function auditAlsoAtPhoneWidth(page: Page, step: string): Promise<void> {
   const size = page.viewportSize();
   await page.setViewportSize({ width: 375, height: 812 });
-  await page.waitForTimeout(300);
+  await afterLayout(page, 375);
   await screenshot(page, `375-${step.replace(/\W+/g, '-')}`);
   await audit(page, `${step} (375 px)`);
   if (size) await page.setViewportSize(size);

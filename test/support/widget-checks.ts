@@ -38,11 +38,14 @@ export const leftPattern = (count: number) =>
 export const countMatches = (text: string, pattern: RegExp) =>
   (text.match(new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`)) ?? []).length;
 
-/** Polls until `probe` gives `expected` (or time runs out), then checks it softly: the flow goes on. */
+/**
+ * Polls until `probe` gives `expected` (or time runs out), then checks it softly: the flow goes on. The
+ * message may be worked out at the end, to say what the page showed then.
+ */
 export async function softPoll<T>(
   probe: () => Promise<T>,
   expected: T,
-  message: string,
+  message: string | (() => Promise<string>),
   timeout = 5000,
 ): Promise<boolean> {
   const deadline = Date.now() + timeout;
@@ -51,7 +54,7 @@ export async function softPoll<T>(
     await new Promise((wake) => setTimeout(wake, 200));
     last = await probe();
   }
-  expect.soft(last, message).toEqual(expected);
+  expect.soft(last, typeof message === 'string' ? message : await message()).toEqual(expected);
   return last === expected;
 }
 
@@ -154,7 +157,16 @@ export async function searchAndRead(
     .or(resultItem(page, 'Lakeside Cabin'))
     .first()
     .waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
-  await page.waitForTimeout(300);
-  await traffic.settle();
-  return ratedItems(traffic, from);
+  let items = new Map<string, any>();
+  await expect
+    .poll(
+      async () => {
+        await traffic.settle();
+        items = ratedItems(traffic, from);
+        return items.size;
+      },
+      { timeout: STEP_TIMEOUT, message: "the search's rated items are recorded" },
+    )
+    .toBeGreaterThan(0);
+  return items;
 }

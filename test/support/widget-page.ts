@@ -93,6 +93,22 @@ export async function search(page: Page, start: string, end: string): Promise<vo
   await area.getByRole('button', { name: 'Search' }).click();
 }
 
+/**
+ * Waits until the widget has no call out (its `aria-busy` is false), as when it has started and read what
+ * it keeps; the Search button alone shows only that the catalogue is in.
+ */
+export const widgetIdle = (page: Page): Promise<void> =>
+  widgetOf(page).locator('[aria-busy="false"]').first().waitFor({ state: 'attached', timeout: STEP_TIMEOUT });
+
+/**
+ * Waits until the widget shows a refusal (an alert: the form's error summary, or a notice) that says
+ * `says` and not `not`, as it does once it has dealt with what the guest just did; false if none shows.
+ */
+export const refusalShown = (page: Page, says: RegExp, not?: RegExp): Promise<boolean> => {
+  const alert = widgetOf(page).getByRole('alert').filter({ hasText: says });
+  return becomesVisible(not ? alert.filter({ hasNotText: not }) : alert, STEP_TIMEOUT);
+};
+
 /** Whether a locator becomes visible within the time given. */
 export const becomesVisible = (locator: Locator, timeout = 10_000): Promise<boolean> =>
   locator

@@ -169,6 +169,19 @@ describe('the import graph', () => {
     expect([...packages].filter((name) => name.startsWith('node:'))).toEqual([]);
   });
 
+  // Issue 29: the views and controllers ask for narrow host interfaces, so the element alone knows them all.
+  it("has no circle among the widget's files", () => {
+    expect(importCycles(importGraph(sources(WIDGET_SOURCE)))).toEqual([]);
+  });
+
+  it('lets only the entry import the element class', () => {
+    const element = join(WIDGET_SOURCE, 'booking-widget.ts');
+    const importers = sources(WIDGET_SOURCE).filter((file) =>
+      importsOf(file).some(({ target }) => target === element),
+    );
+    expect(importers.map((file) => relative(root, file))).toEqual(['widget/src/index.ts']);
+  });
+
   it('imports from widget/ nothing but its constants in lib/ and functions/', () => {
     const found = ['lib', 'functions']
       .flatMap((dir) => sources(join(root, dir)))

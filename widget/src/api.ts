@@ -1,10 +1,25 @@
 import type { Challenge } from 'altcha-lib';
+import type { components } from '#lib/client/api.d.ts';
 import { createBookingClient } from '#lib/client/index.ts';
 import { solveAltcha } from './pow.ts';
-import type { BookingForm, Confirmation, FormField, Item, Locale, Session } from './types.ts';
+import type {
+  CatalogueItem,
+  CheckoutForm,
+  Confirmation,
+  FormField,
+  Locale,
+  ResultItem,
+  Session,
+} from './types.ts';
 
-/** A refused or failed call: the API's error id (or `network`), its words, and the fields at fault. */
-export class ApiError extends Error {
+/**
+ * A call of the widget's that the API refused or that never reached it: the HTTP status (0 when there was
+ * no answer), the API's error id (or `network`, `challenge_failed`), its words, and the fields at fault.
+ * Not the service's own `ApiError` (lib/http/errors.ts), which is what the API answers.
+ */
+export class CallError extends Error {
+  override readonly name = 'CallError';
+
   constructor(
     readonly status: number,
     readonly code: string,
@@ -16,35 +31,35 @@ export class ApiError extends Error {
   }
 }
 
-interface Envelope {
-  locale: Locale;
-  request: { status: string; error?: { id: string; title: string; details?: string; data?: unknown } };
-}
-
-interface Answer {
-  data?: unknown;
+/** What the typed client resolves to: the documented body of a success, or of a refusal. */
+interface Answer<Data> {
+  data?: Data;
   error?: unknown;
   response: Response;
 }
 
-/** The body of a successful answer, or an ApiError that says why there is none. */
-async function unwrap<T>(call: Promise<Answer>): Promise<T & Envelope> {
-  let answer: Answer;
+/** The body of a successful answer, typed by the OpenAPI document, or a CallError that says why not. */
+async function unwrap<Data>(call: Promise<Answer<Data>>): Promise<Data> {
+  let answer: Answer<Data>;
   try {
     answer = await call;
   } catch {
-    throw new ApiError(0, 'network', 'The booking service could not be reached.');
+    throw new CallError(0, 'network', 'The booking service could not be reached.');
   }
   const { data, error, response } = answer;
-  if (response.ok && data) return data as T & Envelope;
-  // API Gateway's own answers (throttling, a failed integration) have no envelope, only `message`.
-  const body = (error ?? {}) as Partial<Envelope> & { message?: string; error_description?: string };
+  if (response.ok && data) return data;
+  // API Gateway's own answers (throttling, a failed integration) are not in the document: no envelope,
+  // only `message`.
+  const body = (error ?? {}) as Partial<components['schemas']['ErrorEnvelope']> & {
+    message?: string;
+    error_description?: string;
+  };
   const failure = body.request?.error;
   const data_ = failure?.data;
   const fields =
     data_ && typeof data_ === 'object' && !Array.isArray(data_) ? (data_ as Record<string, string>) : {};
   const retryAfter = Number(response.headers.get('retry-after'));
-  throw new ApiError(
+  throw new CallError(
     response.status,
     failure?.id ?? (response.status === 429 ? 'rate_limited' : 'http_error'),
     failure?.details || failure?.title || body.error_description || body.message || response.statusText,
@@ -68,8 +83,8 @@ export interface Filters {
   items?: string[];
 }
 
-const byPosition = (items: Record<string, Item>): Item[] =>
-  Object.values(items).sort((a, b) => a.pos - b.pos || a.item_id - b.item_id);
+const byPosition = <T extends { pos: number; item_id: number }>(items: T[]): T[] =>
+  items.sort((a, b) => a.pos - b.pos || a.item_id - b.item_id);
 
 const filterQuery = (filters: Filters) => ({
   ...(filters.category ? { category_id: filters.category } : {}),
@@ -86,15 +101,15 @@ export function createWidgetApi(base: string) {
     fetch: (input, init) => fetch(input, { ...init, credentials: 'omit' }),
   });
   return {
-    async catalogue(filters: Filters): Promise<{ items: Item[]; locale: Locale }> {
-      const body = await unwrap<{ items: Record<string, Item> }>(
-        client.GET('/item', { params: { query: filterQuery(filters) } }),
-      );
-      return { items: byPosition(body.items), locale: body.locale };
+    async catalogue(filters: Filters): Promise<{ items: CatalogueItem[]; locale: Locale }> {
+      const body = await unwrap(client.GET('/item', { params: { query: filterQuery(filters) } }));
+      // Asked without dates, the service rates nothing: every item is unrated (`rated` 0).
+      const items = Object.values(body.items).flatMap((item) => (item.rated === 0 ? [item] : []));
+      return { items: byPosition(items), locale: body.locale };
     },
 
-    async search(query: SearchQuery, filters: Filters): Promise<{ items: Item[]; locale: Locale }> {
-      const body = await unwrap<{ items: Record<string, Item> }>(
+    async search(query: SearchQuery, filters: Filters): Promise<{ items: ResultItem[]; locale: Locale }> {
+      const body = await unwrap(
         client.GET('/item', {
           params: {
             query: {
@@ -109,11 +124,12 @@ export function createWidgetApi(base: string) {
           },
         }),
       );
-      return { items: byPosition(body.items), locale: body.locale };
+      const items: ResultItem[] = Object.values(body.items);
+      return { items: byPosition(items), locale: body.locale };
     },
 
     async calendar(itemId: number, start: string, end: string): Promise<Record<string, number>> {
-      const body = await unwrap<{ item: { cal: Record<string, number> } }>(
+      const body = await unwrap(
         client.GET('/item/{item_id}/cal', {
           params: { path: { item_id: String(itemId) }, query: { start_date: start, end_date: end } },
         }),
@@ -122,7 +138,7 @@ export function createWidgetApi(base: string) {
     },
 
     async readSession(sessionId: string): Promise<Session> {
-      const body = await unwrap<{ booking: { session: Session } }>(
+      const body = await unwrap(
         client.GET('/booking/session', { params: { query: { session_id: sessionId } } }),
       );
       return body.booking.session;
@@ -134,7 +150,7 @@ export function createWidgetApi(base: string) {
       alter?: Record<string, string | number>;
     }): Promise<Session> {
       const send = (altcha?: string) =>
-        unwrap<{ booking: { session: Session } }>(
+        unwrap(
           client.POST('/booking/session', {
             body: {
               ...(change.sessionId ? { session_id: change.sessionId } : {}),
@@ -149,21 +165,18 @@ export function createWidgetApi(base: string) {
       } catch (error) {
         // Few are left: the API asks this browser for a proof of work, solved here and sent back once.
         const challenge =
-          error instanceof ApiError && error.code === 'challenge_required'
+          error instanceof CallError && error.code === 'challenge_required'
             ? (error.fields as unknown as { challenge?: Challenge }).challenge
             : undefined;
         if (!challenge) throw error;
         const altcha = await solveAltcha(challenge);
-        if (!altcha) throw new ApiError(0, 'challenge_failed', 'This browser could not complete the check.');
+        if (!altcha) throw new CallError(0, 'challenge_failed', 'This browser could not complete the check.');
         return (await send(altcha)).booking.session;
       }
     },
 
-    async form(): Promise<BookingForm> {
-      const body = await unwrap<{
-        booking_form_ui: Record<string, unknown>;
-        booking_policy: { body: string; fields?: Record<string, FormField> };
-      }>(client.GET('/booking/form'));
+    async form(): Promise<CheckoutForm> {
+      const body = await unwrap(client.GET('/booking/form'));
       // booking_policy is also inside the form, where the API 3.0 service's sample puts it.
       const skip = new Set(['msg', 'errors', 'mode', '_cnf', 'booking_policy']);
       const fields = Object.entries(body.booking_form_ui).filter(
@@ -178,19 +191,17 @@ export function createWidgetApi(base: string) {
       form: Record<string, string>,
       idempotencyKey: string,
     ): Promise<Confirmation> {
-      const body = await unwrap<{
-        request: { data?: { url?: string } };
-        booking: { code: string; total?: string; invoice_url?: string };
-      }>(
+      const body = await unwrap(
         client.POST('/booking/create', {
           body: { session_id: sessionId, form },
           params: { header: { 'Idempotency-Key': idempotencyKey } },
         }),
       );
+      const url = body.request.data?.url;
       return {
         code: body.booking.code,
         total: body.booking.total ?? '0',
-        invoiceUrl: body.booking.invoice_url ?? body.request.data?.url ?? '',
+        invoiceUrl: body.booking.invoice_url ?? (typeof url === 'string' ? url : ''),
       };
     },
   };

@@ -1,30 +1,24 @@
 import { html, LitElement, type PropertyValues } from 'lit';
 import {
-  ApiError,
+  CallError,
   createWidgetApi,
   type Filters,
   type SearchQuery,
   sessionStore,
   type WidgetApi,
 } from './api.ts';
-import { Calls, type Notice, type RunOptions } from './calls.ts';
-import { Checkout } from './checkout.ts';
+import { Calls, type CallsHost, type Notice, type RunOptions } from './calls.ts';
+import { Checkout, type CheckoutHost, type WidgetView } from './checkout.ts';
 import { isoDate } from './format.ts';
-import { HoldClock } from './hold-clock.ts';
+import { HoldClock, type HoldClockHost } from './hold-clock.ts';
 import { styles } from './styles.ts';
-import type { Item, Locale, ParamDefinition, Session } from './types.ts';
-import { renderCart } from './views/cart.ts';
-import { renderCheckout, renderConfirmation } from './views/checkout.ts';
-import { renderNotice } from './views/notice.ts';
-import { renderResults } from './views/results.ts';
-import { renderSearch } from './views/search.ts';
-
-/** One item's month calendar, shown on demand. */
-export interface CalendarView {
-  month: string;
-  days?: Record<string, number>;
-  failed?: boolean;
-}
+import type { CatalogueItem, Locale, ParamDefinition, ResultItem, Session } from './types.ts';
+import type { CalendarView } from './views/calendar.ts';
+import { type CartHost, renderCart } from './views/cart.ts';
+import { type CheckoutViewHost, renderCheckout, renderConfirmation } from './views/checkout.ts';
+import { type NoticeHost, renderNotice } from './views/notice.ts';
+import { type ResultsHost, renderResults } from './views/results.ts';
+import { type DateMode, renderSearch, type SearchHost } from './views/search.ts';
 
 /**
  * `<booking-widget api="https://lodge.example.com/api/3.0">`: a guest picks dates, sees prices and
@@ -32,7 +26,18 @@ export interface CalendarView {
  * Attributes: `api` (required), `category` (a category id), `item` (item ids, comma-separated),
  * `start-date` and `end-date` (YYYY-MM-DD: searched at once).
  */
-export class BookingWidget extends LitElement {
+export class BookingWidget
+  extends LitElement
+  implements
+    CallsHost,
+    CheckoutHost,
+    HoldClockHost,
+    CartHost,
+    CheckoutViewHost,
+    NoticeHost,
+    ResultsHost,
+    SearchHost
+{
   static override properties = {
     api: { type: String },
     category: { type: String },
@@ -63,14 +68,14 @@ export class BookingWidget extends LitElement {
   declare startDate: string | undefined;
   declare endDate: string | undefined;
 
-  declare catalogue: Item[];
+  declare catalogue: CatalogueItem[];
   declare locale: Locale | undefined;
-  declare results: Item[];
+  declare results: ResultItem[];
   declare searched: SearchQuery | undefined;
   declare cart: Session | undefined;
   declare expired: boolean;
   declare now: number;
-  declare view: 'shop' | 'checkout' | 'done';
+  declare view: WidgetView;
   declare notice: Notice | undefined;
   declare announcement: string;
   declare pending: boolean;
@@ -132,7 +137,7 @@ export class BookingWidget extends LitElement {
   }
 
   /** Which kinds of dates the search asks for: start and end, and times when items are hourly. */
-  get dateMode(): { hourlyOnly: boolean; hasHourly: boolean } {
+  get dateMode(): DateMode {
     const hourly = this.catalogue.filter((item) => item.unit === 'H').length;
     return { hourlyOnly: hourly > 0 && hourly === this.catalogue.length, hasHourly: hourly > 0 };
   }
@@ -155,7 +160,7 @@ export class BookingWidget extends LitElement {
         try {
           this.showCart(await client.readSession(saved));
         } catch (error) {
-          if (!(error instanceof ApiError) || !['session_expired', 'not_found'].includes(error.code))
+          if (!(error instanceof CallError) || !['session_expired', 'not_found'].includes(error.code))
             throw error;
           this.store.set(undefined);
         }
@@ -188,7 +193,7 @@ export class BookingWidget extends LitElement {
   }
 
   /** Holds an item: its SLIP goes into the cart (a new one when there is none). */
-  async add(item: Item): Promise<void> {
+  async add(item: ResultItem): Promise<void> {
     const slip = item.rate?.slip;
     const client = this.client;
     if (!slip || !client) return;

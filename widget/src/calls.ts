@@ -1,5 +1,6 @@
-import { ApiError } from './api.ts';
-import type { BookingWidget } from './booking-widget.ts';
+import type { ReactiveControllerHost } from 'lit';
+import { CallError } from './api.ts';
+import type { Session } from './types.ts';
 
 /** A message for the guest, with the action to try again when one can. */
 export interface Notice {
@@ -35,6 +36,16 @@ const waitFor = (seconds: number): string =>
     ? ` Please wait about ${Math.ceil(seconds / 60)} minutes and try again.`
     : ` Please wait ${seconds} seconds and try again.`;
 
+/** What the calls need of the element that makes them: where they show their state and their refusals. */
+export interface CallsHost extends ReactiveControllerHost {
+  pending: boolean;
+  notice: Notice | undefined;
+  readonly cart: Session | undefined;
+  /** The hold ended: the cart is emptied and says so. */
+  expire(): void;
+  focusPart(id: string): void;
+}
+
 /**
  * The guest's calls, one after the other (so no click is lost while a call is out), but never the same
  * one twice at once (a double click holds one item, not two). A refusal becomes a notice in plain words,
@@ -45,7 +56,7 @@ export class Calls {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly running = new Set<string>();
 
-  constructor(private readonly host: BookingWidget) {}
+  constructor(private readonly host: CallsHost) {}
 
   run(action: () => Promise<void>, key = 'action', options: RunOptions = {}): Promise<boolean> {
     if (this.running.has(key)) return Promise.resolve(false);
@@ -68,7 +79,7 @@ export class Calls {
       await action();
       return true;
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof CallError)) throw error;
       if (error.code === 'session_expired' || (error.code === 'not_found' && host.cart)) {
         host.expire();
         return false;

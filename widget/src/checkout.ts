@@ -1,7 +1,23 @@
-import { ApiError } from './api.ts';
-import type { BookingWidget } from './booking-widget.ts';
+import type { ReactiveControllerHost } from 'lit';
+import { CallError, type WidgetApi } from './api.ts';
+import type { Calls } from './calls.ts';
 import { checkForm, serverProblems } from './form-rules.ts';
-import type { BookingForm, Confirmation } from './types.ts';
+import type { CheckoutForm, Confirmation, Session } from './types.ts';
+
+/** What the widget shows: the shop (search, results and cart), the booking form, or the booking made. */
+export type WidgetView = 'shop' | 'checkout' | 'done';
+
+/** What the booking form needs of the element that shows it. */
+export interface CheckoutHost extends ReactiveControllerHost {
+  readonly client: WidgetApi | undefined;
+  readonly cart: Session | undefined;
+  view: WidgetView;
+  run: Calls['run'];
+  /** The cart became a booking: nothing is held any more. */
+  forgetCart(): void;
+  announce(text: string): void;
+  focusPart(id: string): void;
+}
 
 /** A random Idempotency-Key (crypto.randomUUID needs a secure context; a business's page may not be one). */
 const randomKey = (): string =>
@@ -14,7 +30,7 @@ const randomKey = (): string =>
  * found here or by the server, and the confirmed booking.
  */
 export class Checkout {
-  form: BookingForm | undefined;
+  form: CheckoutForm | undefined;
   values: Record<string, string> = {};
   problems: Record<string, string> = {};
   /** Server problems with no field on the form to show them beside. */
@@ -23,7 +39,7 @@ export class Checkout {
   private key = '';
   private keyFor = '';
 
-  constructor(private readonly host: BookingWidget) {}
+  constructor(private readonly host: CheckoutHost) {}
 
   /** Opens the form ("Book now"), loading it once. */
   async open(): Promise<void> {
@@ -70,7 +86,7 @@ export class Checkout {
       try {
         this.confirmation = await client.book(cart.id, { ...this.values }, this.key);
       } catch (error) {
-        if (!(error instanceof ApiError) || error.code !== 'validation_error') throw error;
+        if (!(error instanceof CallError) || error.code !== 'validation_error') throw error;
         const found = serverProblems(form.fields, error.fields, error.message.startsWith('Missing'));
         this.problems = found.byField;
         this.other = found.other.length || Object.keys(found.byField).length ? found.other : [error.message];

@@ -1,7 +1,19 @@
-import type { ReactiveController } from 'lit';
-import { ApiError } from './api.ts';
-import type { BookingWidget } from './booking-widget.ts';
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { CallError, type WidgetApi } from './api.ts';
 import { clock, timeLeftInWords } from './format.ts';
+import type { Session } from './types.ts';
+
+/** What the countdown needs of its element: the cart, the clock it ticks, and what to do at zero. */
+export interface HoldClockHost extends ReactiveControllerHost {
+  readonly cart: Session | undefined;
+  readonly client: WidgetApi | undefined;
+  now: number;
+  announce(text: string): void;
+  /** Shows the cart the API holds (here: a hold the API still knows). */
+  showCart(session: Session): void;
+  /** The hold ended: the cart is emptied and says so. */
+  expire(): void;
+}
 
 /**
  * The countdown of the cart's hold, from the session's `expires`: ticks the widget every second, tells
@@ -13,7 +25,7 @@ export class HoldClock implements ReactiveController {
   private announcedMinutes = 0;
   private confirming = false;
 
-  constructor(private readonly host: BookingWidget) {
+  constructor(private readonly host: HoldClockHost) {
     host.addController(this);
   }
 
@@ -72,7 +84,7 @@ export class HoldClock implements ReactiveController {
       if (session.expires * 1000 > Date.now()) this.host.showCart(session);
       else this.host.expire();
     } catch (error) {
-      if (error instanceof ApiError && error.status !== 0 && error.status !== 429 && error.status !== 503)
+      if (error instanceof CallError && error.status !== 0 && error.status !== 429 && error.status !== 503)
         this.host.expire();
     } finally {
       this.confirming = false;

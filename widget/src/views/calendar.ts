@@ -1,10 +1,27 @@
 import { html } from 'lit';
-import type { BookingWidget, CalendarView } from '../booking-widget.ts';
+import type { SearchQuery, WidgetApi } from '../api.ts';
+import type { Calls } from '../calls.ts';
 import { isoDate, languageTag, monthSpan } from '../format.ts';
-import type { Item } from '../types.ts';
+import type { Locale, ResultItem } from '../types.ts';
+
+/** One item's month calendar, shown on demand. */
+export interface CalendarView {
+  month: string;
+  days?: Record<string, number>;
+  failed?: boolean;
+}
+
+/** What the items' calendars need of the element: the calendars shown, the searched dates, the calls. */
+export interface CalendarHost {
+  calendars: Map<number, CalendarView>;
+  readonly searched: SearchQuery | undefined;
+  readonly locale: Locale | undefined;
+  readonly client: WidgetApi | undefined;
+  run: Calls['run'];
+}
 
 /** Loads an item's month (`item/{id}/cal`) and shows it, or hides it when shown. */
-export async function toggleCalendar(host: BookingWidget, item: Item, month?: string): Promise<void> {
+export async function toggleCalendar(host: CalendarHost, item: ResultItem, month?: string): Promise<void> {
   const calendars = new Map(host.calendars);
   if (!month && calendars.has(item.item_id)) {
     calendars.delete(item.item_id);
@@ -25,7 +42,7 @@ export async function toggleCalendar(host: BookingWidget, item: Item, month?: st
 }
 
 /** A month as a table: one row a week, each day saying whether the item can be booked. */
-export function renderCalendar(host: BookingWidget, item: Item, view: CalendarView) {
+export function renderCalendar(host: CalendarHost, item: ResultItem, view: CalendarView) {
   const { first } = monthSpan(view.month);
   const language = languageTag(host.locale);
   const title = new Intl.DateTimeFormat(language, { month: 'long', year: 'numeric' }).format(first);

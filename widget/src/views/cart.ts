@@ -1,12 +1,24 @@
 import { html, nothing } from 'lit';
 import { live } from 'lit/directives/live.js';
-import type { BookingWidget } from '../booking-widget.ts';
+import type { Checkout } from '../checkout.ts';
 import { formatMoney } from '../format.ts';
-import type { Session, SessionLine } from '../types.ts';
+import type { HoldClock } from '../hold-clock.ts';
+import type { Locale, Session, SessionLine } from '../types.ts';
 
-function renderPart(host: BookingWidget, part: SessionLine) {
+/** What the cart needs of the element: the cart held, its countdown, its changes and "Book now". */
+export interface CartHost {
+  readonly cart: Session | undefined;
+  readonly expired: boolean;
+  readonly locale: Locale | undefined;
+  readonly hold: Pick<HoldClock, 'display'>;
+  readonly checkout: Pick<Checkout, 'open'>;
+  /** Changes a cart line: a quantity, `remove`, or a package part's `optin` / `optout`. */
+  alter(lineId: string, change: string | number, what: string): Promise<void>;
+}
+
+function renderPart(host: CartHost, partId: string, part: SessionLine) {
   if (!part.optional) return html`<li class="part">Includes ${part.name}</li>`;
-  const id = `optin-${part.line_id.replace('.', '-')}`;
+  const id = `optin-${partId.replace('.', '-')}`;
   const opted = part.opt === 'in';
   return html`<li class="part">
     <input
@@ -16,7 +28,7 @@ function renderPart(host: BookingWidget, part: SessionLine) {
       @change=${(event: Event) => {
         const on = (event.target as HTMLInputElement).checked;
         void host.alter(
-          part.line_id,
+          partId,
           on ? 'optin' : 'optout',
           on ? `${part.name} added.` : `${part.name} removed.`,
         );
@@ -26,18 +38,18 @@ function renderPart(host: BookingWidget, part: SessionLine) {
   </li>`;
 }
 
-function renderLine(host: BookingWidget, cart: Session, line: SessionLine) {
+function renderLine(host: CartHost, cart: Session, lineId: string, line: SessionLine) {
   const qty = line.qty ?? 1;
-  const parts = Object.values(cart.item).filter((part) => part.parent === line.line_id);
-  const inputId = `qty-${line.line_id}`;
+  const parts = Object.entries(cart.item).filter(([, part]) => part.parent === lineId);
+  const inputId = `qty-${lineId}`;
   const setQty = (next: number) =>
     next < 1
-      ? host.alter(line.line_id, 'remove', `${line.name} removed from your cart.`)
-      : host.alter(line.line_id, next, `Quantity of ${line.name} is now ${next}.`);
+      ? host.alter(lineId, 'remove', `${line.name} removed from your cart.`)
+      : host.alter(lineId, next, `Quantity of ${line.name} is now ${next}.`);
   return html`<li part="cart-line" class="line">
     <p class="line-name">${line.name}</p>
     ${line.date?.summary ? html`<p class="muted">${line.date.summary}</p>` : nothing}
-    ${parts.length ? html`<ul class="parts" role="list">${parts.map((part) => renderPart(host, part))}</ul>` : nothing}
+    ${parts.length ? html`<ul class="parts" role="list">${parts.map(([partId, part]) => renderPart(host, partId, part))}</ul>` : nothing}
     <div class="line-controls">
       <div class="stepper">
         <button type="button" part="button" aria-label="Decrease quantity of ${line.name}" @click=${() => setQty(qty - 1)}>−</button>
@@ -62,7 +74,7 @@ function renderLine(host: BookingWidget, cart: Session, line: SessionLine) {
       part="button"
       class="link"
       aria-label="Remove ${line.name}"
-      @click=${() => host.alter(line.line_id, 'remove', `${line.name} removed from your cart.`)}
+      @click=${() => host.alter(lineId, 'remove', `${line.name} removed from your cart.`)}
     >
       Remove
     </button>
@@ -70,15 +82,16 @@ function renderLine(host: BookingWidget, cart: Session, line: SessionLine) {
 }
 
 /** The cart ("Cart" region): lines, quantities, package opt-ins, totals, the hold's countdown, "Book now". */
-export function renderCart(host: BookingWidget) {
+export function renderCart(host: CartHost) {
   const cart = host.cart;
-  const lines = cart ? Object.values(cart.item).filter((line) => !line.parent) : [];
+  // The cart's lines are keyed by their line id (`1`, and `1.2` for a package's part).
+  const lines = cart ? Object.entries(cart.item).filter(([, line]) => !line.parent) : [];
   return html`<section part="cart" class="cart" aria-labelledby="cart-heading">
     <h2 id="cart-heading" tabindex="-1">Cart</h2>
     ${host.expired ? html`<p class="expired" part="expired">Your hold expired, so the items in your cart were released. Search again to start afresh.</p>` : nothing}
     ${
       cart
-        ? html`<ul class="lines" role="list">${lines.map((line) => renderLine(host, cart, line))}</ul>
+        ? html`<ul class="lines" role="list">${lines.map(([lineId, line]) => renderLine(host, cart, lineId, line))}</ul>
             <dl class="totals">
               <div><dt>Subtotal</dt><dd>${formatMoney(cart.sub_total, host.locale)}</dd></div>
               ${Number(cart.tax_total ?? 0) ? html`<div><dt>Taxes</dt><dd>${formatMoney(cart.tax_total, host.locale)}</dd></div>` : nothing}

@@ -1,12 +1,24 @@
 import { html, nothing } from 'lit';
-import type { BookingWidget } from '../booking-widget.ts';
+import type { Checkout } from '../checkout.ts';
 import { AUTOCOMPLETE } from '../form-rules.ts';
 import { formatMoney, linkUrl } from '../format.ts';
-import type { FormField } from '../types.ts';
+import type { HoldClock } from '../hold-clock.ts';
+import type { FormField, Locale, Session } from '../types.ts';
+
+/** What the booking form and the confirmation need of the element. */
+export interface CheckoutViewHost {
+  readonly checkout: Checkout;
+  readonly cart: Session | undefined;
+  readonly locale: Locale | undefined;
+  readonly hold: Pick<HoldClock, 'display'>;
+  focusPart(id: string): void;
+  /** Back to the search and the cart, the focus on `focusId`. */
+  startOver(focusId?: string): Promise<void>;
+}
 
 const fieldId = (id: string) => `field-${id}`;
 
-function renderControl(host: BookingWidget, id: string, field: FormField, describedBy: string) {
+function renderControl(host: CheckoutViewHost, id: string, field: FormField, describedBy: string) {
   const { checkout } = host;
   const { layout, required, mask, max_length } = field.define;
   const value = checkout.values[id] ?? '';
@@ -37,7 +49,7 @@ function renderControl(host: BookingWidget, id: string, field: FormField, descri
   }
 }
 
-function renderField(host: BookingWidget, id: string, field: FormField) {
+function renderField(host: CheckoutViewHost, id: string, field: FormField) {
   const { layout, required } = field.define;
   if (layout.type === 'p') return html`<p>${layout.lbl}</p>`;
   const problem = host.checkout.problems[id];
@@ -61,7 +73,7 @@ function renderField(host: BookingWidget, id: string, field: FormField) {
 }
 
 /** The problems at the top of the form, each a link to its field (GOV.UK error summary). */
-function renderSummary(host: BookingWidget) {
+function renderSummary(host: CheckoutViewHost) {
   const { problems, other } = host.checkout;
   if (!Object.keys(problems).length && !other.length) return nothing;
   return html`<div id="error-summary" class="error-summary" part="error-summary" role="alert" tabindex="-1"
@@ -81,7 +93,7 @@ function renderSummary(host: BookingWidget) {
 }
 
 /** "Book now": the tenant's booking form, its problems beside each field, and "Confirm booking". */
-export function renderCheckout(host: BookingWidget) {
+export function renderCheckout(host: CheckoutViewHost) {
   const form = host.checkout.form;
   if (!form) return nothing;
   const policy = form.fields.find(([id]) => id === 'customer_tos_agree');
@@ -104,7 +116,7 @@ export function renderCheckout(host: BookingWidget) {
 }
 
 /** The booking made: its code, its total and where its invoice is. */
-export function renderConfirmation(host: BookingWidget) {
+export function renderConfirmation(host: CheckoutViewHost) {
   const done = host.checkout.confirmation;
   if (!done) return nothing;
   const invoice = linkUrl(done.invoiceUrl);

@@ -1,8 +1,13 @@
 import { html, nothing } from 'lit';
-import type { BookingWidget } from '../booking-widget.ts';
+import type { Notice } from '../calls.ts';
+
+/** What the notice needs of the element: the notice shown, which "Dismiss" clears. */
+export interface NoticeHost {
+  notice: Notice | undefined;
+}
 
 /** A refused or failed call, in plain words, with "Try again" when trying again can help. */
-export function renderNotice(host: BookingWidget) {
+export function renderNotice(host: NoticeHost) {
   const notice = host.notice;
   return html`<div part="notice" class=${notice ? 'notice' : ''} role="alert">
     ${

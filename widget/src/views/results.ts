@@ -1,12 +1,18 @@
 import { html, nothing } from 'lit';
-import type { BookingWidget } from '../booking-widget.ts';
 import { formatMoney } from '../format.ts';
-import type { Item } from '../types.ts';
-import { renderCalendar, toggleCalendar } from './calendar.ts';
+import type { ResultItem } from '../types.ts';
+import { type CalendarHost, renderCalendar, toggleCalendar } from './calendar.ts';
 
-const firstImage = (item: Item) => Object.values(item.image ?? {})[0];
+/** What the results need of the element: the rated items, their calendars, and "Add to cart". */
+export interface ResultsHost extends CalendarHost {
+  readonly results: ResultItem[];
+  /** Holds an item: its SLIP goes into the cart. */
+  add(item: ResultItem): Promise<void>;
+}
 
-function renderItem(host: BookingWidget, item: Item) {
+const firstImage = (item: ResultItem) => Object.values(item.image ?? {})[0];
+
+function renderItem(host: ResultsHost, item: ResultItem) {
   const rate = item.rate;
   const image = firstImage(item);
   const nameId = `item-${item.item_id}-name`;
@@ -68,7 +74,7 @@ function renderItem(host: BookingWidget, item: Item) {
 }
 
 /** The rated items of the last search, each with its price, what is left and "Add to cart". */
-export function renderResults(host: BookingWidget) {
+export function renderResults(host: ResultsHost) {
   if (!host.searched) return nothing;
   return html`<section part="results" class="results" aria-labelledby="results-heading">
     <h2 id="results-heading" tabindex="-1">Results</h2>

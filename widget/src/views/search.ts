@@ -1,10 +1,30 @@
-import { html, nothing } from 'lit';
+import { html, nothing, type ReactiveControllerHost } from 'lit';
 import { live } from 'lit/directives/live.js';
-import type { BookingWidget } from '../booking-widget.ts';
+import type { SearchQuery } from '../api.ts';
+import type { Calls } from '../calls.ts';
 import { isIsoDate, isoDate } from '../format.ts';
+import type { ParamDefinition } from '../types.ts';
+
+/** Which kinds of dates the search asks for: start and end, and times when items are hourly. */
+export interface DateMode {
+  hourlyOnly: boolean;
+  hasHourly: boolean;
+}
+
+/** What the search form needs of the element: the query it edits, its problems, and the search. */
+export interface SearchHost extends ReactiveControllerHost {
+  readonly query: SearchQuery;
+  readonly dateMode: DateMode;
+  readonly params: Array<[string, ParamDefinition]>;
+  searchProblems: Record<string, string>;
+  run: Calls['run'];
+  /** Rates the offered items for the query's dates and quantities. */
+  search(): Promise<void>;
+  focusPart(id: string): void;
+}
 
 /** The search form's own problems (field id → message), checked before any call. */
-function checkSearch(host: BookingWidget): Record<string, string> {
+function checkSearch(host: SearchHost): Record<string, string> {
   const { query } = host;
   const { hourlyOnly, hasHourly } = host.dateMode;
   const problems: Record<string, string> = {};
@@ -30,7 +50,7 @@ function checkSearch(host: BookingWidget): Record<string, string> {
   return problems;
 }
 
-async function submit(host: BookingWidget, event: Event): Promise<void> {
+async function submit(host: SearchHost, event: Event): Promise<void> {
   event.preventDefault();
   const found = checkSearch(host);
   host.searchProblems = found;
@@ -44,7 +64,7 @@ async function submit(host: BookingWidget, event: Event): Promise<void> {
 }
 
 const field = (
-  host: BookingWidget,
+  host: SearchHost,
   id: string,
   label: string,
   input: (describedBy: string | typeof nothing, invalid: boolean) => unknown,
@@ -63,7 +83,7 @@ const field = (
 };
 
 /** The search: dates (and times for hourly items), a quantity per booking parameter, and "Search". */
-export function renderSearch(host: BookingWidget) {
+export function renderSearch(host: SearchHost) {
   const { query } = host;
   const { hourlyOnly, hasHourly } = host.dateMode;
   const date = (id: 'start' | 'end', label: string) =>
