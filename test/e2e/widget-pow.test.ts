@@ -34,9 +34,9 @@ describe('the booking widget under the proof-of-work gate', () => {
     expect(writes[0]?.body).not.toContain('altcha');
     expect(writes[1]?.body).toContain('altcha');
     expect(writes[1]?.json?.booking?.session?.items ?? writes[1]?.json?.booking?.session).toBeTruthy();
-    // The whole add, challenge included, as the guest waits for it.
+    // The whole add, challenge included, as the guest waits for it: reported, not asserted (a time is the
+    // benchmark's to hold, `npm run bench:pow`); the cart line appearing within the step's wait is the test.
     process.stdout.write(`widget add under the PoW gate: ${took} ms from click to cart line\n`);
-    expect(took).toBeLessThan(STEP_TIMEOUT);
     await expectCleanTraffic(guest);
     await guest.context.close();
   }, 60_000);

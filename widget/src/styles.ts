@@ -2,7 +2,7 @@ import { css } from 'lit';
 
 /**
  * The widget's own styles, scoped to its shadow root. A business restyles it with the `--bw-*` custom
- * properties and the `::part()`s named in the README; the defaults meet WCAG 2.2 AA contrast on white.
+ * properties and the `::part()`s named in docs/widget.md; the defaults meet WCAG 2.2 AA contrast on white.
  */
 export const styles = css`
   :host {
