@@ -8,6 +8,7 @@ import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
+import { scriptClient } from '#test/support/script-client.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
@@ -64,32 +65,8 @@ afterEach(async () => {
 const usedOf = (itemId: number, slot: string): Promise<number> => readUsed(db, itemId, slot);
 
 /** A client of the cart at one address. */
-const clientAt = (address: string, headers: Record<string, string> = {}) => ({
-  slip: async (itemId: number, query: string): Promise<string> => {
-    const { json } = await invoke(handlers.items, {
-      path: `item/${itemId}`,
-      query,
-      sourceIp: address,
-      headers,
-    });
-    const slip = json.item?.rate?.slip;
-    if (!slip) throw new Error(`no slip: ${JSON.stringify(json.item?.rate ?? json.request)}`);
-    return slip;
-  },
-  add: (slips: string[], options: { sessionId?: string; altcha?: string } = {}) =>
-    invoke(handlers.session, {
-      method: 'POST',
-      path: 'booking/session',
-      body: [
-        ...slips.map((slip) => `slip[]=${slip}`),
-        ...(options.sessionId ? [`session_id=${options.sessionId}`] : []),
-        ...(options.altcha ? [`altcha=${encodeURIComponent(options.altcha)}`] : []),
-      ].join('&'),
-      contentType: 'application/x-www-form-urlencoded',
-      sourceIp: address,
-      headers,
-    }),
-});
+const clientAt = (address: string, headers: Record<string, string> = {}) =>
+  scriptClient(handlers, address, { headers });
 
 /** What the widget sends back: ALTCHA's payload of the challenge and its solution, base64 JSON. */
 const solve = async (challenge: Challenge): Promise<string> => {

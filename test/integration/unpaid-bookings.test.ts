@@ -7,6 +7,7 @@ import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
+import { scriptClient } from '#test/support/script-client.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
@@ -69,37 +70,8 @@ afterEach(async () => {
 const usedOf = (itemId: number, slot: string): Promise<number> => readUsed(db, itemId, slot);
 
 /** A script at one address: rate, hold and book in three requests. */
-const clientAt = (address: string, headers: Record<string, string> = {}) => {
-  const call = (handler: keyof typeof handlers, path: string, body: string) =>
-    invoke(handlers[handler], {
-      method: 'POST',
-      path,
-      body,
-      contentType: 'application/x-www-form-urlencoded',
-      sourceIp: address,
-      headers,
-    });
-  const slip = async (itemId: number, query: string): Promise<string> => {
-    const { json } = await invoke(handlers.items, {
-      path: `item/${itemId}`,
-      query,
-      sourceIp: address,
-      headers,
-    });
-    return json.item?.rate?.slip;
-  };
-  return {
-    slip,
-    hold: async (itemId: number, query: string) =>
-      call('session', 'booking/session', `slip[]=${await slip(itemId, query)}`),
-    book: (sessionId: string, who = 'Anyone') =>
-      call(
-        'bookings',
-        'booking/create',
-        `session_id=${sessionId}&form[customer_name]=${who}&form[customer_email]=${who.toLowerCase()}@example.com`,
-      ),
-  };
-};
+const clientAt = (address: string, headers: Record<string, string> = {}) =>
+  scriptClient(handlers, address, { headers, customer: 'Anyone' });
 
 const expectHoldLimit = (response: TestResponse) => {
   expect(response.status).toBe(409);

@@ -4,7 +4,8 @@ import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from './deps.ts';
 import { createTestDb, readUsed } from './dynamo.ts';
-import { invoke, staffBasic, type TestResponse } from './events.ts';
+import { staffBasic, type TestResponse } from './events.ts';
+import { scriptClient } from './script-client.ts';
 import { expectInvariant } from './session.ts';
 import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
 
@@ -58,56 +59,8 @@ export function setUpHoardingWorld(clock: () => number): void {
 export const usedOf = (itemId: number, slot: string): Promise<number> => readUsed(db, itemId, slot);
 
 /** A client of the cart at one address, as a script would drive it. */
-export const clientAt = (address: string, headers: Record<string, string> = {}) => {
-  const post = (path: string, body: string) =>
-    invoke(handlers.session, {
-      method: 'POST',
-      path,
-      body,
-      contentType: 'application/x-www-form-urlencoded',
-      sourceIp: address,
-      headers,
-    });
-  return {
-    slip: async (itemId: number, query: string): Promise<string> => {
-      const { json } = await invoke(handlers.items, {
-        path: `item/${itemId}`,
-        query,
-        sourceIp: address,
-        headers,
-      });
-      const slip = json.item?.rate?.slip;
-      if (!slip) throw new Error(`no slip: ${JSON.stringify(json.item?.rate ?? json.request)}`);
-      return slip;
-    },
-    add: (slips: string[], sessionId?: string) =>
-      post(
-        'booking/session',
-        [...slips.map((slip) => `slip[]=${slip}`), ...(sessionId ? [`session_id=${sessionId}`] : [])].join(
-          '&',
-        ),
-      ),
-    alter: (sessionId: string, line: string, value: string) =>
-      post('booking/session', `session_id=${sessionId}&alter[${line}]=${value}`),
-    read: (sessionId: string) =>
-      invoke(handlers.session, {
-        path: 'booking/session',
-        query: `session_id=${sessionId}`,
-        sourceIp: address,
-      }),
-    clear: (sessionId: string) => post('booking/session/clear', `session_id=${sessionId}`),
-    end: (sessionId: string) => post('booking/session/end', `session_id=${sessionId}`),
-    create: (sessionId: string) =>
-      invoke(handlers.bookings, {
-        method: 'POST',
-        path: 'booking/create',
-        body: `session_id=${sessionId}&form[customer_name]=Ada&form[customer_email]=ada@example.com`,
-        contentType: 'application/x-www-form-urlencoded',
-        sourceIp: address,
-        headers,
-      }),
-  };
-};
+export const clientAt = (address: string, headers: Record<string, string> = {}) =>
+  scriptClient(handlers, address, { headers });
 
 export const expectHoldLimit = (response: TestResponse, data: Record<string, unknown>) => {
   expect(response.status).toBe(409);

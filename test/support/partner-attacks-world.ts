@@ -7,6 +7,7 @@ import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from './deps.ts';
 import { createTestDb } from './dynamo.ts';
 import { basic, formBody, invoke } from './events.ts';
+import { scriptClient } from './script-client.ts';
 import { expectInvariant } from './session.ts';
 import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
 
@@ -114,48 +115,9 @@ export function setUpPartnerAttacksWorld(): void {
   });
 }
 
-/** A caller of the cart from one address, as a partner's integration would drive it. */
-export const cartOf = (authorization: string, sourceIp?: string) => {
-  const headers = { authorization };
-  return {
-    rate: (itemId: number, query: string) =>
-      invoke(handlers.items, { path: `item/${itemId}`, query, headers, ...(sourceIp ? { sourceIp } : {}) }),
-    slip: async (itemId: number, query: string): Promise<string> => {
-      const { json } = await invoke(handlers.items, { path: `item/${itemId}`, query, headers });
-      const slip = json.item?.rate?.slip;
-      if (!slip) throw new Error(`no slip: ${JSON.stringify(json.item?.rate ?? json.request)}`);
-      return slip;
-    },
-    add: (slips: string[], sessionId?: string) =>
-      invoke(handlers.session, {
-        method: 'POST',
-        path: 'booking/session',
-        body: [
-          ...slips.map((slip) => `slip[]=${slip}`),
-          ...(sessionId ? [`session_id=${sessionId}`] : []),
-        ].join('&'),
-        contentType: 'application/x-www-form-urlencoded',
-        headers,
-        ...(sourceIp ? { sourceIp } : {}),
-      }),
-    end: (sessionId: string) =>
-      invoke(handlers.session, {
-        method: 'POST',
-        path: 'booking/session/end',
-        body: `session_id=${sessionId}`,
-        contentType: 'application/x-www-form-urlencoded',
-        headers,
-      }),
-    create: (sessionId: string) =>
-      invoke(handlers.bookings, {
-        method: 'POST',
-        path: 'booking/create',
-        body: `session_id=${sessionId}&form[customer_name]=Agent&form[customer_email]=agent@example.com`,
-        contentType: 'application/x-www-form-urlencoded',
-        headers,
-      }),
-  };
-};
+/** A caller of the cart (from one address, or a fresh one each call), as a partner's integration would drive it. */
+export const cartOf = (authorization: string, sourceIp?: string) =>
+  scriptClient(handlers, sourceIp, { headers: { authorization }, customer: 'Agent' });
 
 export const sessionIdOf = (response: { json: Record<string, any> }): string =>
   response.json.booking.session.id;
