@@ -1,16 +1,15 @@
 import { type Challenge, solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb, readUsed } from '#test/support/dynamo.ts';
+import { readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
 import { scriptClient } from '#test/support/script-client.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // The proof-of-work gate (issue 27): under pressure, a rotating script's every hold costs it a solved
 // ALTCHA challenge, bound to its cart and client, spent once. Each refusal below was a plain 200 before.
@@ -35,26 +34,22 @@ const GATED = 1; // stock 4, pow below 0.5: the last 2 units need a solved chall
 const PLAIN = 2; // stock 4, no gate
 
 beforeAll(async () => {
-  db = await createTestDb('pow-gate');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        settings: {
-          booking_code_prefix: 'TEST',
-          // The gate alone: no share or cooldown in the way, and a cheap challenge for quick tests.
-          limits: { client_hold_share: 1, rehold_cooldown_minutes: 0 },
-          pow: { cost: 10, max_counter: 20, expires_seconds: 300 },
-        },
-        items: [
-          makeItem({ item_id: GATED, sku: 'gated', stock: 4, pow: { below_share: 0.5 } }),
-          makeItem({ item_id: PLAIN, sku: 'plain', name: 'Plain', stock: 4 }),
-        ],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db, { clock }));
+  ({ db, handlers } = await loadTenant(
+    'pow-gate',
+    makeTenantJson({
+      settings: {
+        booking_code_prefix: 'TEST',
+        // The gate alone: no share or cooldown in the way, and a cheap challenge for quick tests.
+        limits: { client_hold_share: 1, rehold_cooldown_minutes: 0 },
+        pow: { cost: 10, max_counter: 20, expires_seconds: 300 },
+      },
+      items: [
+        makeItem({ item_id: GATED, sku: 'gated', stock: 4, pow: { below_share: 0.5 } }),
+        makeItem({ item_id: PLAIN, sku: 'plain', name: 'Plain', stock: 4 }),
+      ],
+    }),
+    { clock },
+  ));
   staff = await staffBasic(db, { now: 0 });
 });
 

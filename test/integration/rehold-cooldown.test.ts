@@ -1,15 +1,14 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb, readUsed } from '#test/support/dynamo.ts';
+import { readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
 import { scriptClient } from '#test/support/script-client.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // The rotation attack (issue 27): a script re-adds the same SLIP the moment its cart expires, so the
 // item-date is never free for more than the sweeper's gap. Each attack below held again at once before
@@ -38,29 +37,25 @@ const HOLD_MINUTES = 15;
 const COOLDOWN_SECONDS = 2 * HOLD_MINUTES * 60;
 
 beforeAll(async () => {
-  db = await createTestDb('rehold-cooldown');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        // No rehold_cooldown_minutes: the default, twice the tenant's hold time.
-        settings: { booking_code_prefix: 'TEST', hold_minutes: HOLD_MINUTES, max_session_minutes: 60 },
-        items: [
-          makeItem({ item_id: KAYAK, sku: 'kayak', stock: 4 }),
-          makeItem({
-            item_id: FREE_TOUR,
-            sku: 'tour',
-            name: 'Tour',
-            stock: 4,
-            params: { qty: { price: '0.00' } },
-          }),
-        ],
-        giftcerts: [{ code: 'GIFT-LIVE', amount: '50.00' }],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db, { clock }));
+  ({ db, handlers } = await loadTenant(
+    'rehold-cooldown',
+    makeTenantJson({
+      // No rehold_cooldown_minutes: the default, twice the tenant's hold time.
+      settings: { booking_code_prefix: 'TEST', hold_minutes: HOLD_MINUTES, max_session_minutes: 60 },
+      items: [
+        makeItem({ item_id: KAYAK, sku: 'kayak', stock: 4 }),
+        makeItem({
+          item_id: FREE_TOUR,
+          sku: 'tour',
+          name: 'Tour',
+          stock: 4,
+          params: { qty: { price: '0.00' } },
+        }),
+      ],
+      giftcerts: [{ code: 'GIFT-LIVE', amount: '50.00' }],
+    }),
+    { clock },
+  ));
   staff = await staffBasic(db, { now: 0 });
 });
 
@@ -243,25 +238,22 @@ describe('staff', () => {
 
 describe('rehold_cooldown_minutes 0', () => {
   it('lets the attack re-hold at once, as before', async () => {
-    const off = await createTestDb('rehold-cooldown-off');
-    await writeTenant(
-      off,
-      makeTenant(
-        makeTenantJson({
-          settings: { booking_code_prefix: 'TEST', hold_minutes: 15, limits: { rehold_cooldown_minutes: 0 } },
-          items: [makeItem({ item_id: KAYAK, sku: 'kayak', stock: 4 })],
-        }),
-      ),
-      Date.now(),
+    const off = await loadTenant(
+      'rehold-cooldown-off',
+      makeTenantJson({
+        settings: { booking_code_prefix: 'TEST', hold_minutes: 15, limits: { rehold_cooldown_minutes: 0 } },
+        items: [makeItem({ item_id: KAYAK, sku: 'kayak', stock: 4 })],
+      }),
+      { clock },
     );
     const saved = handlers;
-    handlers = createAllHandlers(testDeps(off, { clock }));
+    handlers = off.handlers;
     try {
       const day = freshDay();
       const attacker = clientAt(freshAddress());
       const first = await holdShare(attacker, day);
       now = (sessionOf(first).expires as number) * 1000 + 1_000;
-      await createSweeper({ db: off, clock })();
+      await createSweeper({ db: off.db, clock })();
       expect((await holdShare(attacker, day)).status).toBe(200);
     } finally {
       handlers = saved;

@@ -1,15 +1,14 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb, readUsed } from '#test/support/dynamo.ts';
+import { readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
 import { scriptClient } from '#test/support/script-client.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // The attack: one address holds its share of an item-date, books it with any name and email (an unpaid
 // booking stays in the first status for ever, and booking handed the client's budget back), and repeats:
@@ -35,31 +34,27 @@ const TOUR = 1; // 12 seats: a client may hold 6
 const KAYAK = 2; // 100: a client may hold 50
 
 beforeAll(async () => {
-  db = await createTestDb('unpaid');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        settings: { booking_code_prefix: 'TEST', void_unpaid_after_hours: 48 },
-        items: [
-          makeItem({ item_id: TOUR, sku: 'tour', name: 'Tour', stock: 12 }),
-          makeItem({ item_id: KAYAK, sku: 'kayak', name: 'Kayak', stock: 100 }),
-        ],
-        accounts: [
-          { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-          {
-            account_id: 2,
-            first_name: 'Agent',
-            email: 'agent@test.example.com',
-            login_id: 'agent',
-            partner: true,
-          },
-        ],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db, { clock }));
+  ({ db, handlers } = await loadTenant(
+    'unpaid',
+    makeTenantJson({
+      settings: { booking_code_prefix: 'TEST', void_unpaid_after_hours: 48 },
+      items: [
+        makeItem({ item_id: TOUR, sku: 'tour', name: 'Tour', stock: 12 }),
+        makeItem({ item_id: KAYAK, sku: 'kayak', name: 'Kayak', stock: 100 }),
+      ],
+      accounts: [
+        { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
+        {
+          account_id: 2,
+          first_name: 'Agent',
+          email: 'agent@test.example.com',
+          login_id: 'agent',
+          partner: true,
+        },
+      ],
+    }),
+    { clock },
+  ));
   staff = await staffBasic(db, { now: 0 });
 });
 

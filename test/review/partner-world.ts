@@ -1,11 +1,10 @@
 import { beforeAll } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb, readUsed } from '#test/support/dynamo.ts';
-import { basic, invoke } from '#test/support/events.ts';
+import { accountBasic, invoke } from '#test/support/events.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 /** The tour of the partner reviews: 12 seats, so one client may hold 6. */
@@ -44,8 +43,7 @@ export function setUpPartnerWorld(name: string, settings: Record<string, unknown
       Date.now(),
     );
     handlers = createAllHandlers(testDeps(db));
-    const credential = await createCredential(db, { accountId: 2, onBehalf: false, label: 'agent', now: 0 });
-    partner = basic(credential.key, credential.secret);
+    partner = await accountBasic(db, 2, { label: 'agent', now: 0 });
   });
 
   const usedOf = (slot: string): Promise<number> => readUsed(db, TOUR, slot);

@@ -1,15 +1,12 @@
 import { afterEach, beforeAll, expect } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from './deps.ts';
-import { createTestDb } from './dynamo.ts';
-import { basic, formBody, invoke } from './events.ts';
+import { accountBasic, formBody, invoke } from './events.ts';
 import { scriptClient } from './script-client.ts';
 import { expectInvariant } from './session.ts';
-import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
+import { makeItem, makeTenantJson } from './tenant.ts';
+import { loadTenant } from './tenant-table.ts';
 
 // The world of the partner attacks (test/integration/partners.test.ts): a kayak and a staff-only boat slip,
 // staff, two partner accounts and their credentials, and the calls a partner's integration makes.
@@ -97,13 +94,8 @@ export const tenantJson = (innGrants?: string[]) =>
 /** Sets the world up before the file's tests, and holds the stock invariant after each. */
 export function setUpPartnerAttacksWorld(): void {
   beforeAll(async () => {
-    db = await createTestDb('partners');
-    await writeTenant(db, makeTenant(tenantJson()), Date.now());
-    handlers = createAllHandlers(testDeps(db));
-    const credential = async (accountId: number) => {
-      const made = await createCredential(db, { accountId, onBehalf: false, label: 't', now: 0 });
-      return basic(made.key, made.secret);
-    };
+    ({ db, handlers } = await loadTenant('partners', tenantJson()));
+    const credential = (accountId: number) => accountBasic(db, accountId, { now: 0 });
     staff = await credential(1);
     tours = await credential(2);
     toursDesk = await credential(2);
