@@ -7,7 +7,7 @@ import { readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
 import { scriptClient } from '#test/support/script-client.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { makeAccount, makeItem, makeTenantJson } from '#test/support/tenant.ts';
 import { loadTenant } from '#test/support/tenant-table.ts';
 
 // The attack: one address holds its share of an item-date, books it with any name and email (an unpaid
@@ -42,16 +42,7 @@ beforeAll(async () => {
         makeItem({ item_id: TOUR, sku: 'tour', name: 'Tour', stock: 12 }),
         makeItem({ item_id: KAYAK, sku: 'kayak', name: 'Kayak', stock: 100 }),
       ],
-      accounts: [
-        { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-        {
-          account_id: 2,
-          first_name: 'Agent',
-          email: 'agent@test.example.com',
-          login_id: 'agent',
-          partner: true,
-        },
-      ],
+      accounts: [makeAccount('ada'), makeAccount('agent')],
     }),
     { clock },
   ));

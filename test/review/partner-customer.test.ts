@@ -3,7 +3,7 @@ import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { accountBasic, invoke } from '#test/support/events.ts';
-import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { makeAccount, makeItem, makeTenantJson } from '#test/support/tenant.ts';
 import { loadTenant } from '#test/support/tenant-table.ts';
 
 // Adversarial review of issue 27 item 6 ("a partner sees customer data only as entered in its own
@@ -21,16 +21,7 @@ beforeAll(async () => {
     makeTenantJson({
       settings: { booking_code_prefix: 'TEST' },
       items: [makeItem({ item_id: 1, stock: 50 })],
-      accounts: [
-        { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-        {
-          account_id: 2,
-          first_name: 'Agent',
-          email: 'agent@test.example.com',
-          login_id: 'agent',
-          partner: true,
-        },
-      ],
+      accounts: [makeAccount('ada'), makeAccount('agent')],
     }),
     { clock },
   ));

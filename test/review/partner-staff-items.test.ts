@@ -3,7 +3,7 @@ import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { accountBasic, invoke } from '#test/support/events.ts';
-import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { makeAccount, makeItem, makeTenantJson } from '#test/support/tenant.ts';
 import { loadTenant } from '#test/support/tenant-table.ts';
 
 // Adversarial review of issue 27 item 6: a partner (and a guest) reading a staff-only item through
@@ -24,16 +24,7 @@ beforeAll(async () => {
         makeItem({ item_id: 1 }),
         makeItem({ item_id: STAFF_ONLY, sku: 'slip', name: 'Boat slip SECRET', visibility: 'S', stock: 3 }),
       ],
-      accounts: [
-        { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-        {
-          account_id: 2,
-          first_name: 'Agent',
-          email: 'agent@test.example.com',
-          login_id: 'agent',
-          partner: true,
-        },
-      ],
+      accounts: [makeAccount('ada'), makeAccount('agent')],
     }),
   ));
   partner = await accountBasic(db, 2, { label: 'agent', now: 0 });

@@ -5,7 +5,7 @@ import type { Db } from '#lib/db/client.ts';
 import { readUsed, setGiftcertBalance } from './dynamo.ts';
 import { accountBasic, invoke, staffBasic, type TestRequest } from './events.ts';
 import { expectInvariant } from './session.ts';
-import { makeItem, makeTenantJson } from './tenant.ts';
+import { makeAccount, makeItem, makeTenantJson } from './tenant.ts';
 import { loadTenant } from './tenant-table.ts';
 
 // The world of the cart attack scripts (test/integration/cart-security-*.test.ts, issue 9 points 5 to 8):
@@ -52,16 +52,7 @@ export const tenantJson = (overrides: { hidden?: boolean; unlimitedRaft?: boolea
       { code: 'GIFT-EMPTY', amount: '50.00' },
       { code: 'GIFT-SPARE', amount: '500.00' },
     ],
-    accounts: [
-      { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-      {
-        account_id: 2,
-        first_name: 'Lake Tours',
-        email: 'a@tours.example.com',
-        login_id: 'tours',
-        partner: true,
-      },
-    ],
+    accounts: [makeAccount('ada'), makeAccount('tours')],
   });
 
 /** Sets the world up before the file's tests, and holds the stock invariant after each. */

@@ -3,7 +3,7 @@ import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { accountBasic, invoke, staffBasic } from './events.ts';
-import { makeItem, makeTenantJson } from './tenant.ts';
+import { makeAccount, makeItem, makeTenantJson } from './tenant.ts';
 import { loadTenant } from './tenant-table.ts';
 
 // The world of the compatibility tests (test/integration/compatibility-*.test.ts, issue 10): a kayak with
@@ -24,23 +24,7 @@ export function setUpCompatibilityWorld(): void {
       'compat',
       makeTenantJson({
         params: { qty: { lbl: 'Quantity' }, adults: { lbl: 'Adults' } },
-        accounts: [
-          { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-          {
-            account_id: 2,
-            first_name: 'Lake Tours',
-            email: 'a@tours.example.com',
-            login_id: 'tours',
-            partner: true,
-          },
-          {
-            account_id: 3,
-            first_name: 'Inn Agent',
-            email: 'b@inn.example.com',
-            login_id: 'inn',
-            partner: true,
-          },
-        ],
+        accounts: [makeAccount('ada'), makeAccount('tours'), makeAccount('inn')],
         items: [
           makeItem({
             item_id: 1,

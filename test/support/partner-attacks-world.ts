@@ -5,7 +5,7 @@ import type { Db } from '#lib/db/client.ts';
 import { accountBasic, formBody, invoke } from './events.ts';
 import { scriptClient } from './script-client.ts';
 import { expectInvariant } from './session.ts';
-import { makeItem, makeTenantJson } from './tenant.ts';
+import { makeAccount, makeItem, makeTenantJson } from './tenant.ts';
 import { loadTenant } from './tenant-table.ts';
 
 // The world of the partner attacks (test/integration/partners.test.ts): a kayak and a staff-only boat slip,
@@ -66,28 +66,9 @@ export const tenantJson = (innGrants?: string[]) =>
       { field_id: 'customer_address', lbl: 'Address', type: 'text' },
     ],
     accounts: [
-      {
-        account_id: 1,
-        first_name: 'Ada',
-        email: 'ada@test.example.com',
-        mobile_phone: '+1 555 0001',
-        login_id: 'ada',
-      },
-      {
-        account_id: 2,
-        first_name: 'Lake Tours',
-        email: 'a@tours.example.com',
-        login_id: 'tours',
-        partner: true,
-      },
-      {
-        account_id: 3,
-        first_name: 'Inn Agent',
-        email: 'b@inn.example.com',
-        login_id: 'inn',
-        partner: true,
-        ...(innGrants ? { grants: innGrants } : {}),
-      },
+      makeAccount('ada', { mobile_phone: '+1 555 0001' }),
+      makeAccount('tours'),
+      makeAccount('inn', innGrants ? { grants: innGrants } : {}),
     ],
   });
 
