@@ -91,3 +91,7 @@ export const post = (
   });
 
 export const customerForm = 'form[customer_name]=Ada&form[customer_email]=ada@example.com';
+
+/** Books a SLIP for Ada with a gift certificate code, as a guest or with the given request fields. */
+export const bookWithCode = (slip: string, code: string, extra: Partial<TestRequest> = {}) =>
+  post('bookings', 'booking/create', `slip[]=${slip}&${customerForm}&giftcert_code=${code}`, extra);
