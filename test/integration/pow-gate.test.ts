@@ -2,10 +2,10 @@ import { type Challenge, solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
+import { freshAddresses, freshDays } from '#test/support/fresh.ts';
 import { scriptClient } from '#test/support/script-client.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
@@ -18,17 +18,8 @@ let handlers: ReturnType<typeof createAllHandlers>;
 let staff: string;
 let now = Date.now();
 const clock = () => now;
-const start = addDays(todayIn('America/Toronto', Date.now()), 30);
-let nextDay = 0;
-const freshDay = () => {
-  nextDay += 1;
-  return addDays(start, nextDay);
-};
-let nextAddress = 0;
-const freshAddress = () => {
-  nextAddress += 1;
-  return `203.0.113.${nextAddress}`;
-};
+const freshDay = freshDays();
+const freshAddress = freshAddresses();
 
 const GATED = 1; // stock 4, pow below 0.5: the last 2 units need a solved challenge
 const PLAIN = 2; // stock 4, no gate

@@ -5,6 +5,7 @@ import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
+import { freshAddresses } from '#test/support/fresh.ts';
 import { scriptClient } from '#test/support/script-client.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
 import { makeAccount, makeItem, makeTenantJson } from '#test/support/tenant.ts';
@@ -19,16 +20,13 @@ let staff: string;
 let now = Date.now();
 const clock = () => now;
 const start = addDays(todayIn('America/Toronto', Date.now()), 30);
+// Moved on by the test that holds 48 item-dates, so later tests keep off them.
 let nextDay = 0;
 const freshDay = () => {
   nextDay += 1;
   return addDays(start, nextDay);
 };
-let nextAddress = 0;
-const freshAddress = () => {
-  nextAddress += 1;
-  return `203.0.113.${nextAddress}`;
-};
+const freshAddress = freshAddresses();
 
 const TOUR = 1; // 12 seats: a client may hold 6
 const KAYAK = 2; // 100: a client may hold 50

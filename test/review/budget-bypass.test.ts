@@ -9,6 +9,7 @@ import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic } from '#test/support/events.ts';
+import { freshAddresses } from '#test/support/fresh.ts';
 import { scriptClient } from '#test/support/script-client.ts';
 import { sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
@@ -21,11 +22,7 @@ const day = addDays(todayIn('America/Toronto', Date.now()), 40);
 let db: Db;
 let handlers: ReturnType<typeof createAllHandlers>;
 let loads = 0;
-let nextAddress = 0;
-const freshAddress = () => {
-  nextAddress += 1;
-  return `203.0.113.${nextAddress}`;
-};
+const freshAddress = freshAddresses();
 
 const load = async (kayak: { unlimited: boolean; stock: number }) => {
   loads += 1;

@@ -1,9 +1,9 @@
 import { afterEach, beforeAll } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { readUsed, setGiftcertBalance } from './dynamo.ts';
 import { accountBasic, invoke, staffBasic, type TestRequest } from './events.ts';
+import { freshDays } from './fresh.ts';
 import { expectInvariant } from './session.ts';
 import { makeAccount, makeItem, makeTenantJson } from './tenant.ts';
 import { loadTenant } from './tenant-table.ts';
@@ -16,12 +16,7 @@ export let db: Db;
 export let handlers: ReturnType<typeof createAllHandlers>;
 export let staff: string;
 export let partner: string;
-const start = addDays(todayIn('America/Toronto', Date.now()), 30);
-let nextDay = 0;
-export const freshDay = () => {
-  nextDay += 1;
-  return addDays(start, nextDay);
-};
+export const freshDay = freshDays();
 
 export const tenantJson = (overrides: { hidden?: boolean; unlimitedRaft?: boolean } = {}) =>
   makeTenantJson({

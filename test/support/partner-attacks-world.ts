@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, expect } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { accountBasic, formBody, invoke } from './events.ts';
+import { freshDays } from './fresh.ts';
 import { scriptClient } from './script-client.ts';
 import { expectInvariant } from './session.ts';
 import { makeAccount, makeItem, makeTenantJson } from './tenant.ts';
@@ -20,13 +20,8 @@ export let tours: string;
 export let toursDesk: string;
 /** Partner account 3 ("inn"), granted what a test gives it. */
 export let inn: string;
-const start = addDays(todayIn('America/Toronto', Date.now()), 30);
-let nextDay = 0;
 /** A date no earlier test touched. */
-export const freshDay = () => {
-  nextDay += 1;
-  return addDays(start, nextDay);
-};
+export const freshDay = freshDays();
 
 /** Books item 1 for a day with these form fields, as `authorization` (or a guest), and returns the code. */
 export const book = async (fields: Record<string, string>, authorization?: string): Promise<string> => {
