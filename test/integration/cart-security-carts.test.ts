@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import {
+  bookWithCode,
   customerForm,
   db,
   freshDay,
@@ -22,29 +23,22 @@ import { makeTenant } from '#test/support/tenant.ts';
 setUpCartSecurityWorld();
 
 describe('booking/create validates before it holds', () => {
-  it('refuses a bad gift certificate before holding the SLIPs', async () => {
+  /** Books a fresh day of an item with a gift certificate code it refuses, holding nothing; returns the day. */
+  const expectRefusedHoldingNothing = async (itemId: number, code: string) => {
     const day = freshDay();
-    const slip = await slipOf(1, `date=${day}`);
-    const refused = await post(
-      'bookings',
-      'booking/create',
-      `slip[]=${slip}&${customerForm}&giftcert_code=NOPE`,
-    );
+    const refused = await bookWithCode(await slipOf(itemId, `date=${day}`), code);
     expect(refused.status).toBe(400);
-    expect(await usedOf(1, day)).toBe(0);
+    expect(await usedOf(itemId, day)).toBe(0);
+    return day;
+  };
+
+  it('refuses a bad gift certificate before holding the SLIPs', async () => {
+    await expectRefusedHoldingNothing(1, 'NOPE');
   });
 
   it('releases what it held when booking fails after holding', async () => {
-    const day = freshDay();
     // A free tour leaves nothing for the gift certificate to pay: found only after the SLIP is held.
-    const slip = await slipOf(2, `date=${day}`);
-    const refused = await post(
-      'bookings',
-      'booking/create',
-      `slip[]=${slip}&${customerForm}&giftcert_code=GIFT-LIVE`,
-    );
-    expect(refused.status).toBe(400);
-    expect(await usedOf(2, day)).toBe(0);
+    const day = await expectRefusedHoldingNothing(2, 'GIFT-LIVE');
     const rated = await invoke(handlers.items, { path: 'item/2', query: `date=${day}` });
     expect(rated.json.item.rate.available).toBe(10);
   });

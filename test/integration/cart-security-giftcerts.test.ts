@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import {
+  bookWithCode,
   customerForm,
   db,
   freshDay,
@@ -12,7 +12,7 @@ import {
   staff,
 } from '#test/support/cart-security-world.ts';
 import { testDeps } from '#test/support/deps.ts';
-import { basic, invoke } from '#test/support/events.ts';
+import { accountBasic, invoke, type TestRequest } from '#test/support/events.ts';
 import { sessionOf } from '#test/support/session.ts';
 
 // Attack scripts for issue 9, points 5 to 8, on gift certificates: each got through before. The world:
@@ -20,29 +20,20 @@ import { sessionOf } from '#test/support/session.ts';
 
 setUpCartSecurityWorld();
 
+/** Books a fresh day of item 1 with a gift certificate code, as a guest or with the given request fields. */
+const bookFreshDay = async (code: string, extra: Partial<TestRequest> = {}) =>
+  bookWithCode(await slipOf(1, `date=${freshDay()}`), code, extra);
+
 describe('gift certificate errors', () => {
   it('tell customers nothing about why a code fails, and tell staff', async () => {
     const customerErrors = [];
     for (const code of ['GIFT-NONE', 'GIFT-OLD', 'GIFT-EMPTY']) {
-      const slip = await slipOf(1, `date=${freshDay()}`);
-      const response = await post(
-        'bookings',
-        'booking/create',
-        `slip[]=${slip}&${customerForm}&giftcert_code=${code}`,
-      );
+      const response = await bookFreshDay(code);
       expect(response.status).toBe(400);
       customerErrors.push(response.json.request.error);
     }
     expect(new Set(customerErrors.map((error) => JSON.stringify(error))).size).toBe(1);
-    const slip = await slipOf(1, `date=${freshDay()}`);
-    const desk = await post(
-      'bookings',
-      'booking/create',
-      `slip[]=${slip}&${customerForm}&giftcert_code=GIFT-OLD`,
-      {
-        headers: { authorization: staff },
-      },
-    );
+    const desk = await bookFreshDay('GIFT-OLD', { headers: { authorization: staff } });
     expect(desk.json.request.error.data).toEqual({ giftcert_code: 'has expired' });
   });
 });
@@ -86,13 +77,7 @@ describe('the gift certificate oracle', () => {
   it('gives a partner’s own credential the customer’s one answer, not staff’s', async () => {
     const answers = [];
     for (const code of ['GIFT-NONE', 'GIFT-OLD', 'GIFT-EMPTY']) {
-      const slip = await slipOf(1, `date=${freshDay()}`);
-      const response = await post(
-        'bookings',
-        'booking/create',
-        `slip[]=${slip}&${customerForm}&giftcert_code=${code}`,
-        { headers: { authorization: partner } },
-      );
+      const response = await bookFreshDay(code, { headers: { authorization: partner } });
       expect(response.status).toBe(400);
       answers.push(JSON.stringify(response.json.request.error));
     }
@@ -172,8 +157,7 @@ describe('the gift certificate guessing budget', () => {
 
   it('counts a partner’s own credential by the credential, whatever address it calls from', async () => {
     const service = timed();
-    const desk = await createCredential(db, { accountId: 2, onBehalf: false, label: 'desk', now: 0 });
-    const agent = basic(desk.key, desk.secret);
+    const agent = await accountBasic(db, 2, { label: 'desk', now: 0 });
     const sessionId = await bookable();
     for (let index = 0; index < BUDGET; index += 1) {
       const guess = await attempt(service, {

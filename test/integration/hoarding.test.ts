@@ -58,7 +58,7 @@ describe('the hold share of one client', () => {
     // Another client can still take every unit the attacker could not.
     const guest = clientAt('198.18.1.1');
     const guestSlip = await guest.slip(KAYAK, `date=${day}&param[qty]=5`);
-    const booked = await guest.create(sessionOf(await guest.add([guestSlip])).id);
+    const booked = await guest.book(sessionOf(await guest.add([guestSlip])).id);
     expect(booked.status).toBe(200);
     expect(await usedOf(KAYAK, day)).toBe(10);
   });
@@ -187,7 +187,7 @@ describe('a budget is given back by every path that lets go of a hold', () => {
     const day = freshDay();
     const address = '203.0.113.61';
     const { guest, id } = await fullShare(address, day);
-    const booked = await guest.create(id);
+    const booked = await guest.book(id);
     expect(booked.status).toBe(200);
     const code = booked.json.booking.id;
     expectHoldLimit(await guest.add([await guest.slip(KAYAK, `date=${day}`)]), { item_id: KAYAK });
@@ -211,7 +211,7 @@ describe('hold lifetime', () => {
     const expires = first.expires;
     for (const attempt of [
       () => guest.alter(first.id, '1', '1'),
-      () => guest.add([slip], first.id),
+      () => guest.add([slip], { sessionId: first.id }),
       () => guest.read(first.id),
     ]) {
       now += 4 * 60_000;

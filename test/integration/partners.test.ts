@@ -154,7 +154,7 @@ describe('hold budgets of a partner credential', () => {
     const desk = await cartOf(toursDesk).add([await cartOf(toursDesk).slip(KAYAK, `date=${day}`)]);
     expect(desk.status).toBe(200);
     // Booking hands the holds to the booking, and the budget is free again.
-    expect((await cartOf(tours).create(sessionIdOf(first))).status).toBe(200);
+    expect((await cartOf(tours).book(sessionIdOf(first))).status).toBe(200);
     const again = await cartOf(tours).add([await cartOf(tours).slip(KAYAK, `date=${day}`)]);
     expect(again.status).toBe(200);
     await cartOf(tours).end(sessionIdOf(again));

@@ -1,15 +1,15 @@
 import { type Challenge, solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb, readUsed } from '#test/support/dynamo.ts';
+import { readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
+import { freshAddresses, freshDays } from '#test/support/fresh.ts';
+import { scriptClient } from '#test/support/script-client.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // The proof-of-work gate (issue 27): under pressure, a rotating script's every hold costs it a solved
 // ALTCHA challenge, bound to its cart and client, spent once. Each refusal below was a plain 200 before.
@@ -18,42 +18,29 @@ let handlers: ReturnType<typeof createAllHandlers>;
 let staff: string;
 let now = Date.now();
 const clock = () => now;
-const start = addDays(todayIn('America/Toronto', Date.now()), 30);
-let nextDay = 0;
-const freshDay = () => {
-  nextDay += 1;
-  return addDays(start, nextDay);
-};
-let nextAddress = 0;
-const freshAddress = () => {
-  nextAddress += 1;
-  return `203.0.113.${nextAddress}`;
-};
+const freshDay = freshDays();
+const freshAddress = freshAddresses();
 
 const GATED = 1; // stock 4, pow below 0.5: the last 2 units need a solved challenge
 const PLAIN = 2; // stock 4, no gate
 
 beforeAll(async () => {
-  db = await createTestDb('pow-gate');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        settings: {
-          booking_code_prefix: 'TEST',
-          // The gate alone: no share or cooldown in the way, and a cheap challenge for quick tests.
-          limits: { client_hold_share: 1, rehold_cooldown_minutes: 0 },
-          pow: { cost: 10, max_counter: 20, expires_seconds: 300 },
-        },
-        items: [
-          makeItem({ item_id: GATED, sku: 'gated', stock: 4, pow: { below_share: 0.5 } }),
-          makeItem({ item_id: PLAIN, sku: 'plain', name: 'Plain', stock: 4 }),
-        ],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db, { clock }));
+  ({ db, handlers } = await loadTenant(
+    'pow-gate',
+    makeTenantJson({
+      settings: {
+        booking_code_prefix: 'TEST',
+        // The gate alone: no share or cooldown in the way, and a cheap challenge for quick tests.
+        limits: { client_hold_share: 1, rehold_cooldown_minutes: 0 },
+        pow: { cost: 10, max_counter: 20, expires_seconds: 300 },
+      },
+      items: [
+        makeItem({ item_id: GATED, sku: 'gated', stock: 4, pow: { below_share: 0.5 } }),
+        makeItem({ item_id: PLAIN, sku: 'plain', name: 'Plain', stock: 4 }),
+      ],
+    }),
+    { clock },
+  ));
   staff = await staffBasic(db, { now: 0 });
 });
 
@@ -64,32 +51,8 @@ afterEach(async () => {
 const usedOf = (itemId: number, slot: string): Promise<number> => readUsed(db, itemId, slot);
 
 /** A client of the cart at one address. */
-const clientAt = (address: string, headers: Record<string, string> = {}) => ({
-  slip: async (itemId: number, query: string): Promise<string> => {
-    const { json } = await invoke(handlers.items, {
-      path: `item/${itemId}`,
-      query,
-      sourceIp: address,
-      headers,
-    });
-    const slip = json.item?.rate?.slip;
-    if (!slip) throw new Error(`no slip: ${JSON.stringify(json.item?.rate ?? json.request)}`);
-    return slip;
-  },
-  add: (slips: string[], options: { sessionId?: string; altcha?: string } = {}) =>
-    invoke(handlers.session, {
-      method: 'POST',
-      path: 'booking/session',
-      body: [
-        ...slips.map((slip) => `slip[]=${slip}`),
-        ...(options.sessionId ? [`session_id=${options.sessionId}`] : []),
-        ...(options.altcha ? [`altcha=${encodeURIComponent(options.altcha)}`] : []),
-      ].join('&'),
-      contentType: 'application/x-www-form-urlencoded',
-      sourceIp: address,
-      headers,
-    }),
-});
+const clientAt = (address: string, headers: Record<string, string> = {}) =>
+  scriptClient(handlers, address, { headers });
 
 /** What the widget sends back: ALTCHA's payload of the challenge and its solution, base64 JSON. */
 const solve = async (challenge: Challenge): Promise<string> => {

@@ -1,14 +1,14 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb, readUsed } from '#test/support/dynamo.ts';
+import { readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
+import { freshAddresses, freshDays } from '#test/support/fresh.ts';
+import { scriptClient } from '#test/support/script-client.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // The rotation attack (issue 27): a script re-adds the same SLIP the moment its cart expires, so the
 // item-date is never free for more than the sweeper's gap. Each attack below held again at once before
@@ -18,17 +18,8 @@ let handlers: ReturnType<typeof createAllHandlers>;
 let staff: string;
 let now = Date.now();
 const clock = () => now;
-const start = addDays(todayIn('America/Toronto', Date.now()), 30);
-let nextDay = 0;
-const freshDay = () => {
-  nextDay += 1;
-  return addDays(start, nextDay);
-};
-let nextAddress = 0;
-const freshAddress = () => {
-  nextAddress += 1;
-  return `203.0.113.${nextAddress}`;
-};
+const freshDay = freshDays();
+const freshAddress = freshAddresses();
 
 const KAYAK = 1; // stock 4: a client may hold 2
 const FREE_TOUR = 2; // costs nothing: a gift certificate finds nothing to pay only after the hold
@@ -37,29 +28,25 @@ const HOLD_MINUTES = 15;
 const COOLDOWN_SECONDS = 2 * HOLD_MINUTES * 60;
 
 beforeAll(async () => {
-  db = await createTestDb('rehold-cooldown');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        // No rehold_cooldown_minutes: the default, twice the tenant's hold time.
-        settings: { booking_code_prefix: 'TEST', hold_minutes: HOLD_MINUTES, max_session_minutes: 60 },
-        items: [
-          makeItem({ item_id: KAYAK, sku: 'kayak', stock: 4 }),
-          makeItem({
-            item_id: FREE_TOUR,
-            sku: 'tour',
-            name: 'Tour',
-            stock: 4,
-            params: { qty: { price: '0.00' } },
-          }),
-        ],
-        giftcerts: [{ code: 'GIFT-LIVE', amount: '50.00' }],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db, { clock }));
+  ({ db, handlers } = await loadTenant(
+    'rehold-cooldown',
+    makeTenantJson({
+      // No rehold_cooldown_minutes: the default, twice the tenant's hold time.
+      settings: { booking_code_prefix: 'TEST', hold_minutes: HOLD_MINUTES, max_session_minutes: 60 },
+      items: [
+        makeItem({ item_id: KAYAK, sku: 'kayak', stock: 4 }),
+        makeItem({
+          item_id: FREE_TOUR,
+          sku: 'tour',
+          name: 'Tour',
+          stock: 4,
+          params: { qty: { price: '0.00' } },
+        }),
+      ],
+      giftcerts: [{ code: 'GIFT-LIVE', amount: '50.00' }],
+    }),
+    { clock },
+  ));
   staff = await staffBasic(db, { now: 0 });
 });
 
@@ -70,56 +57,14 @@ afterEach(async () => {
 const usedOf = (slot: string): Promise<number> => readUsed(db, KAYAK, slot);
 
 /** A client of the cart at one address, as the attack script drives it. */
-const clientAt = (address: string, headers: Record<string, string> = {}) => {
-  const post = (path: string, body: string) =>
-    invoke(handlers.session, {
-      method: 'POST',
-      path,
-      body,
-      contentType: 'application/x-www-form-urlencoded',
-      sourceIp: address,
-      headers,
-    });
-  return {
-    slip: async (query: string): Promise<string> => {
-      const { json } = await invoke(handlers.items, {
-        path: `item/${KAYAK}`,
-        query,
-        sourceIp: address,
-        headers,
-      });
-      const slip = json.item?.rate?.slip;
-      if (!slip) throw new Error(`no slip: ${JSON.stringify(json.item?.rate ?? json.request)}`);
-      return slip;
-    },
-    add: (slips: string[], sessionId?: string) =>
-      post(
-        'booking/session',
-        [...slips.map((slip) => `slip[]=${slip}`), ...(sessionId ? [`session_id=${sessionId}`] : [])].join(
-          '&',
-        ),
-      ),
-    alter: (sessionId: string, line: string, value: string) =>
-      post('booking/session', `session_id=${sessionId}&alter[${line}]=${value}`),
-    clear: (sessionId: string) => post('booking/session/clear', `session_id=${sessionId}`),
-    end: (sessionId: string) => post('booking/session/end', `session_id=${sessionId}`),
-    create: (sessionId: string) =>
-      invoke(handlers.bookings, {
-        method: 'POST',
-        path: 'booking/create',
-        body: `session_id=${sessionId}&form[customer_name]=Ada&form[customer_email]=ada@example.com`,
-        contentType: 'application/x-www-form-urlencoded',
-        sourceIp: address,
-        headers,
-      }),
-  };
-};
+const clientAt = (address: string, headers: Record<string, string> = {}) =>
+  scriptClient(handlers, address, { headers });
 
 const sweep = () => createSweeper({ db, clock })();
 
 /** The attack's step: hold the whole share of the day in a new cart. */
 const holdShare = async (client: ReturnType<typeof clientAt>, day: string) =>
-  client.add([await client.slip(`date=${day}&param[qty]=2`)]);
+  client.add([await client.slip(KAYAK, `date=${day}&param[qty]=2`)]);
 
 const expectCooldown = (response: TestResponse, day: string, retryAfter: number) => {
   expect(response.status).toBe(409);
@@ -153,7 +98,7 @@ describe('a client that let an item-date expire unbooked', () => {
     // Other days are not cooled down, and the day itself is free to the client once the cooldown is over.
     expect((await holdShare(attacker, freshDay())).status).toBe(200);
     now = (expires + COOLDOWN_SECONDS) * 1000;
-    expect((await attacker.add([await attacker.slip(`date=${day}`)])).status).toBe(200);
+    expect((await attacker.add([await attacker.slip(KAYAK, `date=${day}`)])).status).toBe(200);
   });
 
   it('cannot hold it again the moment the cart expired, before any sweep: its expired cart goes first', async () => {
@@ -187,7 +132,7 @@ describe('a client that let an item-date expire unbooked', () => {
     const first = await holdShare(attacker, day);
     now = (sessionOf(first).expires as number) * 1000 + 1_000;
     await sweep();
-    const slip = await attacker.slip(`date=${day}`);
+    const slip = await attacker.slip(KAYAK, `date=${day}`);
     const responses = await Promise.all(Array.from({ length: 6 }, () => attacker.add([slip])));
     for (const response of responses) expect(response.json.request.error?.id).toMatch(/^(hold_limit|busy)$/);
     expect(await usedOf(day)).toBe(0);
@@ -218,7 +163,9 @@ describe('a client that let go of an item-date itself', () => {
       const guest = clientAt(freshAddress());
       const held = sessionOf(await holdShare(guest, day));
       expect((await letGo(guest, held.id)).status).toBe(200);
-      const back = await guest.add([await guest.slip(`date=${day}&param[qty]=2`)], held.id);
+      const back = await guest.add([await guest.slip(KAYAK, `date=${day}&param[qty]=2`)], {
+        sessionId: held.id,
+      });
       expect(back.status).toBe(200);
       expect(await usedOf(day)).toBe(2);
       await guest.end(held.id);
@@ -228,7 +175,7 @@ describe('a client that let go of an item-date itself', () => {
   it('keeps what it still holds, and may hold less of it again by alter', async () => {
     const day = freshDay();
     const guest = clientAt(freshAddress());
-    const cart = sessionOf(await guest.add([await guest.slip(`date=${day}`)])).id;
+    const cart = sessionOf(await guest.add([await guest.slip(KAYAK, `date=${day}`)])).id;
     expect((await guest.alter(cart, '1', '2')).status).toBe(200);
     // Fewer units is not letting go: the cart still holds the day and may grow back within its share.
     expect((await guest.alter(cart, '1', '1')).status).toBe(200);
@@ -262,9 +209,9 @@ describe('a client that let go of an item-date itself', () => {
   it('books it again at once after a booking: only carts let go unbooked count', async () => {
     const day = freshDay();
     const guest = clientAt(freshAddress());
-    const booked = await guest.create(sessionOf(await guest.add([await guest.slip(`date=${day}`)])).id);
+    const booked = await guest.book(sessionOf(await guest.add([await guest.slip(KAYAK, `date=${day}`)])).id);
     expect(booked.status).toBe(200);
-    expect((await guest.add([await guest.slip(`date=${day}`)])).status).toBe(200);
+    expect((await guest.add([await guest.slip(KAYAK, `date=${day}`)])).status).toBe(200);
   });
 });
 
@@ -272,9 +219,9 @@ describe('staff', () => {
   it('are never cooled down', async () => {
     const day = freshDay();
     const desk = clientAt(freshAddress(), { authorization: staff });
-    const held = await desk.add([await desk.slip(`date=${day}&param[qty]=4`)]);
+    const held = await desk.add([await desk.slip(KAYAK, `date=${day}&param[qty]=4`)]);
     await desk.end(sessionOf(held).id);
-    const again = await desk.add([await desk.slip(`date=${day}&param[qty]=4`)]);
+    const again = await desk.add([await desk.slip(KAYAK, `date=${day}&param[qty]=4`)]);
     expect(again.status).toBe(200);
     await desk.end(sessionOf(again).id);
   });
@@ -282,25 +229,22 @@ describe('staff', () => {
 
 describe('rehold_cooldown_minutes 0', () => {
   it('lets the attack re-hold at once, as before', async () => {
-    const off = await createTestDb('rehold-cooldown-off');
-    await writeTenant(
-      off,
-      makeTenant(
-        makeTenantJson({
-          settings: { booking_code_prefix: 'TEST', hold_minutes: 15, limits: { rehold_cooldown_minutes: 0 } },
-          items: [makeItem({ item_id: KAYAK, sku: 'kayak', stock: 4 })],
-        }),
-      ),
-      Date.now(),
+    const off = await loadTenant(
+      'rehold-cooldown-off',
+      makeTenantJson({
+        settings: { booking_code_prefix: 'TEST', hold_minutes: 15, limits: { rehold_cooldown_minutes: 0 } },
+        items: [makeItem({ item_id: KAYAK, sku: 'kayak', stock: 4 })],
+      }),
+      { clock },
     );
     const saved = handlers;
-    handlers = createAllHandlers(testDeps(off, { clock }));
+    handlers = off.handlers;
     try {
       const day = freshDay();
       const attacker = clientAt(freshAddress());
       const first = await holdShare(attacker, day);
       now = (sessionOf(first).expires as number) * 1000 + 1_000;
-      await createSweeper({ db: off, clock })();
+      await createSweeper({ db: off.db, clock })();
       expect((await holdShare(attacker, day)).status).toBe(200);
     } finally {
       handlers = saved;

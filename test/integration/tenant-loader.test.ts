@@ -5,7 +5,7 @@ import type { Db } from '#lib/db/client.ts';
 import { configKey, giftcertKey } from '#lib/db/keys.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { getConfig, listAccounts, listCategories, listItems } from '#lib/db/tenant-repository.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
+import { createTestDb, setGiftcertBalance } from '#test/support/dynamo.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 const balanceOf = async (db: Db, code: string) =>
@@ -66,15 +66,7 @@ describe('writeTenant', () => {
       makeTenant(makeTenantJson({ giftcerts: [{ code: 'GIFT-1', amount: '50.00' }] })),
       1_000,
     );
-    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    await db.client.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: giftcertKey('GIFT-1'),
-        UpdateExpression: 'SET balance = :b',
-        ExpressionAttributeValues: { ':b': 1250 },
-      }),
-    );
+    await setGiftcertBalance(db, 'GIFT-1', 1250);
     await writeTenant(
       db,
       makeTenant(makeTenantJson({ giftcerts: [{ code: 'GIFT-1', amount: '80.00' }] })),

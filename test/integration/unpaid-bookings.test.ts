@@ -1,14 +1,15 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb, readUsed } from '#test/support/dynamo.ts';
+import { readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
+import { freshAddresses } from '#test/support/fresh.ts';
+import { scriptClient } from '#test/support/script-client.ts';
 import { expectInvariant, sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeAccount, makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // The attack: one address holds its share of an item-date, books it with any name and email (an unpaid
 // booking stays in the first status for ever, and booking handed the client's budget back), and repeats:
@@ -19,46 +20,30 @@ let staff: string;
 let now = Date.now();
 const clock = () => now;
 const start = addDays(todayIn('America/Toronto', Date.now()), 30);
+// Moved on by the test that holds 48 item-dates, so later tests keep off them.
 let nextDay = 0;
 const freshDay = () => {
   nextDay += 1;
   return addDays(start, nextDay);
 };
-let nextAddress = 0;
-const freshAddress = () => {
-  nextAddress += 1;
-  return `203.0.113.${nextAddress}`;
-};
+const freshAddress = freshAddresses();
 
 const TOUR = 1; // 12 seats: a client may hold 6
 const KAYAK = 2; // 100: a client may hold 50
 
 beforeAll(async () => {
-  db = await createTestDb('unpaid');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        settings: { booking_code_prefix: 'TEST', void_unpaid_after_hours: 48 },
-        items: [
-          makeItem({ item_id: TOUR, sku: 'tour', name: 'Tour', stock: 12 }),
-          makeItem({ item_id: KAYAK, sku: 'kayak', name: 'Kayak', stock: 100 }),
-        ],
-        accounts: [
-          { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-          {
-            account_id: 2,
-            first_name: 'Agent',
-            email: 'agent@test.example.com',
-            login_id: 'agent',
-            partner: true,
-          },
-        ],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db, { clock }));
+  ({ db, handlers } = await loadTenant(
+    'unpaid',
+    makeTenantJson({
+      settings: { booking_code_prefix: 'TEST', void_unpaid_after_hours: 48 },
+      items: [
+        makeItem({ item_id: TOUR, sku: 'tour', name: 'Tour', stock: 12 }),
+        makeItem({ item_id: KAYAK, sku: 'kayak', name: 'Kayak', stock: 100 }),
+      ],
+      accounts: [makeAccount('ada'), makeAccount('agent')],
+    }),
+    { clock },
+  ));
   staff = await staffBasic(db, { now: 0 });
 });
 
@@ -69,37 +54,8 @@ afterEach(async () => {
 const usedOf = (itemId: number, slot: string): Promise<number> => readUsed(db, itemId, slot);
 
 /** A script at one address: rate, hold and book in three requests. */
-const clientAt = (address: string, headers: Record<string, string> = {}) => {
-  const call = (handler: keyof typeof handlers, path: string, body: string) =>
-    invoke(handlers[handler], {
-      method: 'POST',
-      path,
-      body,
-      contentType: 'application/x-www-form-urlencoded',
-      sourceIp: address,
-      headers,
-    });
-  const slip = async (itemId: number, query: string): Promise<string> => {
-    const { json } = await invoke(handlers.items, {
-      path: `item/${itemId}`,
-      query,
-      sourceIp: address,
-      headers,
-    });
-    return json.item?.rate?.slip;
-  };
-  return {
-    slip,
-    hold: async (itemId: number, query: string) =>
-      call('session', 'booking/session', `slip[]=${await slip(itemId, query)}`),
-    book: (sessionId: string, who = 'Anyone') =>
-      call(
-        'bookings',
-        'booking/create',
-        `session_id=${sessionId}&form[customer_name]=${who}&form[customer_email]=${who.toLowerCase()}@example.com`,
-      ),
-  };
-};
+const clientAt = (address: string, headers: Record<string, string> = {}) =>
+  scriptClient(handlers, address, { headers, customer: 'Anyone' });
 
 const expectHoldLimit = (response: TestResponse) => {
   expect(response.status).toBe(409);

@@ -176,14 +176,18 @@ describe('order', () => {
   });
 });
 
+/** A world with an endpoint `all` of every event, and a disabled one of every event named `id`. */
+const worldWithDisabled = (id: string) =>
+  world({
+    webhooks: [
+      { id: 'all', url: `${base}/all`, events: ['*'] },
+      { id, url: `${base}/${id}`, events: ['*'], enabled: false },
+    ],
+  });
+
 describe('replay', () => {
   it('reaches events of the month before when the current month already holds 1000 events', async () => {
-    const w = await world({
-      webhooks: [
-        { id: 'all', url: `${base}/all`, events: ['*'] },
-        { id: 'other', url: `${base}/other`, events: ['*'], enabled: false },
-      ],
-    });
+    const w = await worldWithDisabled('other');
     const now = new Date();
     const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
     const newer = Array.from({ length: 1000 }, (_, index) => index);
@@ -221,12 +225,7 @@ describe('replay', () => {
 
 describe('endpoint state', () => {
   it('delivers new events to an endpoint that staff enabled (the enable route says it resumes deliveries)', async () => {
-    const w = await world({
-      webhooks: [
-        { id: 'all', url: `${base}/all`, events: ['*'] },
-        { id: 'off', url: `${base}/off`, events: ['*'], enabled: false },
-      ],
-    });
+    const w = await worldWithDisabled('off');
     const enabled = await staffPost(w, 'webhook/off/enable');
     await book(w);
     await drain(w);

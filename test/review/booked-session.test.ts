@@ -1,14 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb, readUsed } from '#test/support/dynamo.ts';
+import { readUsed } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // Adversarial review of issue 27 items 3 and 4: what a customer can still do with a cart once booked
 // (release its stock or its budget a second time, grow it, book it again).
@@ -18,18 +17,13 @@ const day = addDays(todayIn('America/Toronto', Date.now()), 140);
 const ADDRESS = '203.0.113.200';
 
 beforeAll(async () => {
-  db = await createTestDb('review-booked');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        settings: { booking_code_prefix: 'TEST' },
-        items: [makeItem({ item_id: 1, stock: 4 })],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db));
+  ({ db, handlers } = await loadTenant(
+    'review-booked',
+    makeTenantJson({
+      settings: { booking_code_prefix: 'TEST' },
+      items: [makeItem({ item_id: 1, stock: 4 })],
+    }),
+  ));
 });
 
 const usedOf = (): Promise<number> => readUsed(db, 1, day);

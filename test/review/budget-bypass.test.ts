@@ -9,6 +9,8 @@ import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic } from '#test/support/events.ts';
+import { freshAddresses } from '#test/support/fresh.ts';
+import { scriptClient } from '#test/support/script-client.ts';
 import { sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
@@ -20,11 +22,7 @@ const day = addDays(todayIn('America/Toronto', Date.now()), 40);
 let db: Db;
 let handlers: ReturnType<typeof createAllHandlers>;
 let loads = 0;
-let nextAddress = 0;
-const freshAddress = () => {
-  nextAddress += 1;
-  return `203.0.113.${nextAddress}`;
-};
+const freshAddress = freshAddresses();
 
 const load = async (kayak: { unlimited: boolean; stock: number }) => {
   loads += 1;
@@ -51,32 +49,7 @@ const load = async (kayak: { unlimited: boolean; stock: number }) => {
 
 const usedOf = (itemId: number, slot: string): Promise<number> => readUsed(db, itemId, slot);
 
-const clientAt = (address: string) => {
-  const call = (handler: keyof typeof handlers, path: string, body: string) =>
-    invoke(handlers[handler], {
-      method: 'POST',
-      path,
-      body,
-      contentType: 'application/x-www-form-urlencoded',
-      sourceIp: address,
-    });
-  const slip = async (itemId: number, query: string): Promise<string> => {
-    const { json } = await invoke(handlers.items, { path: `item/${itemId}`, query, sourceIp: address });
-    return json.item?.rate?.slip;
-  };
-  return {
-    hold: async (itemId: number, query: string) =>
-      call('session', 'booking/session', `slip[]=${await slip(itemId, query)}`),
-    alter: (sessionId: string, line: string, qty: string) =>
-      call('session', 'booking/session', `session_id=${sessionId}&alter[${line}]=${qty}`),
-    book: (sessionId: string, who = 'Anyone') =>
-      call(
-        'bookings',
-        'booking/create',
-        `session_id=${sessionId}&form[customer_name]=${who}&form[customer_email]=${who.toLowerCase()}@example.com`,
-      ),
-  };
-};
+const clientAt = (address: string) => scriptClient(handlers, address, { customer: 'Anyone' });
 
 beforeEach(async () => {
   db = await createTestDb('review-budget');

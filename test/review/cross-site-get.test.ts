@@ -1,13 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb, readUsed } from '#test/support/dynamo.ts';
+import { readUsed } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionClient, sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // Adversarial review of the cross-site guard (issue 27 item 7): cart changes by GET (an <img> on another
 // site carries a SameSite=None cookie), and Origin spellings.
@@ -17,18 +16,13 @@ let client: ReturnType<typeof sessionClient>;
 const day = addDays(todayIn('America/Toronto', Date.now()), 80);
 
 beforeAll(async () => {
-  db = await createTestDb('review-xsite');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        settings: { booking_code_prefix: 'TEST' },
-        items: [makeItem({ item_id: 1, stock: 50 })],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db));
+  ({ db, handlers } = await loadTenant(
+    'review-xsite',
+    makeTenantJson({
+      settings: { booking_code_prefix: 'TEST' },
+      items: [makeItem({ item_id: 1, stock: 50 })],
+    }),
+  ));
   client = sessionClient(handlers);
 });
 

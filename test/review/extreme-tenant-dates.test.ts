@@ -1,11 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
 import { invoke, staffBasic } from '#test/support/events.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // Adversarial review of issue 27 item 1: a tenant file whose rates, closed days, stock overrides,
 // discounts and gift certificates reach 9999-12-31, and hourly and nightly items at the end of the range.
@@ -23,39 +21,34 @@ const EDGE = {
 };
 
 beforeAll(async () => {
-  db = await createTestDb('review-extreme-tenant');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        settings: { booking_code_prefix: 'TEST' },
-        discounts: [{ code: 'FOREVER', name: 'Forever', type: 'percent', value: '10', end_date: '99991231' }],
-        giftcerts: [{ code: 'GIFT-FOREVER', amount: '10.00', expires: '99991231' }],
-        items: [
-          makeItem({ item_id: 1, unit: 'D', ...EDGE }),
-          makeItem({ item_id: 2, sku: 'cabin', name: 'Cabin', unit: 'N', ...EDGE }),
-          makeItem({
-            item_id: 4,
-            sku: 'lodge',
-            name: 'Lodge',
-            unit: 'N',
-            ...EDGE,
-            rules: { ...EDGE.rules, min_len: 14, max_len: 30 },
-          }),
-          makeItem({
-            item_id: 3,
-            sku: 'board',
-            name: 'Board',
-            unit: 'H',
-            hours: { open: '00:00', close: '23:59' },
-            ...EDGE,
-          }),
-        ],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db));
+  ({ db, handlers } = await loadTenant(
+    'review-extreme-tenant',
+    makeTenantJson({
+      settings: { booking_code_prefix: 'TEST' },
+      discounts: [{ code: 'FOREVER', name: 'Forever', type: 'percent', value: '10', end_date: '99991231' }],
+      giftcerts: [{ code: 'GIFT-FOREVER', amount: '10.00', expires: '99991231' }],
+      items: [
+        makeItem({ item_id: 1, unit: 'D', ...EDGE }),
+        makeItem({ item_id: 2, sku: 'cabin', name: 'Cabin', unit: 'N', ...EDGE }),
+        makeItem({
+          item_id: 4,
+          sku: 'lodge',
+          name: 'Lodge',
+          unit: 'N',
+          ...EDGE,
+          rules: { ...EDGE.rules, min_len: 14, max_len: 30 },
+        }),
+        makeItem({
+          item_id: 3,
+          sku: 'board',
+          name: 'Board',
+          unit: 'H',
+          hours: { open: '00:00', close: '23:59' },
+          ...EDGE,
+        }),
+      ],
+    }),
+  ));
   staff = await staffBasic(db, { now: 0 });
 });
 

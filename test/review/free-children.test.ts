@@ -1,13 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb, readUsed } from '#test/support/dynamo.ts';
+import { readUsed } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionOf } from '#test/support/session.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // Adversarial review of issue 27 item 7 (free bookings) with item 4 (budgets): a cabin priced per adult,
 // children free, booked for one child and nobody else: a whole cabin for nothing, and (total 0) no budget.
@@ -17,31 +16,26 @@ const day = addDays(todayIn('America/Toronto', Date.now()), 150);
 const ADDRESS = '203.0.113.201';
 
 beforeAll(async () => {
-  db = await createTestDb('review-free-children');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        settings: { booking_code_prefix: 'TEST' },
-        params: { adults: { lbl: 'Adults' }, children: { lbl: 'Children' } },
-        items: [
-          makeItem({
-            item_id: 1,
-            sku: 'cabin',
-            name: 'Cabin',
-            unit: 'N',
-            stock: 4,
-            params: {
-              adults: { price: '60.00', def: 2, min: 0 },
-              children: { price: '0.00', def: 0, min: 0 },
-            },
-          }),
-        ],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db));
+  ({ db, handlers } = await loadTenant(
+    'review-free-children',
+    makeTenantJson({
+      settings: { booking_code_prefix: 'TEST' },
+      params: { adults: { lbl: 'Adults' }, children: { lbl: 'Children' } },
+      items: [
+        makeItem({
+          item_id: 1,
+          sku: 'cabin',
+          name: 'Cabin',
+          unit: 'N',
+          stock: 4,
+          params: {
+            adults: { price: '60.00', def: 2, min: 0 },
+            children: { price: '0.00', def: 0, min: 0 },
+          },
+        }),
+      ],
+    }),
+  ));
 });
 
 const usedOf = (): Promise<number> => readUsed(db, 1, day);

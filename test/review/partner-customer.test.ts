@@ -1,13 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, invoke } from '#test/support/events.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { accountBasic, invoke } from '#test/support/events.ts';
+import { makeAccount, makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // Adversarial review of issue 27 item 6 ("a partner sees customer data only as entered in its own
 // bookings"): what the customer record tells a partner who books under a guest's email.
@@ -19,30 +16,16 @@ const clock = () => now;
 const day = addDays(todayIn('America/Toronto', Date.now()), 330);
 
 beforeAll(async () => {
-  db = await createTestDb('review-partner-customer');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        settings: { booking_code_prefix: 'TEST' },
-        items: [makeItem({ item_id: 1, stock: 50 })],
-        accounts: [
-          { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-          {
-            account_id: 2,
-            first_name: 'Agent',
-            email: 'agent@test.example.com',
-            login_id: 'agent',
-            partner: true,
-          },
-        ],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db, { clock }));
-  const credential = await createCredential(db, { accountId: 2, onBehalf: false, label: 'agent', now: 0 });
-  partner = basic(credential.key, credential.secret);
+  ({ db, handlers } = await loadTenant(
+    'review-partner-customer',
+    makeTenantJson({
+      settings: { booking_code_prefix: 'TEST' },
+      items: [makeItem({ item_id: 1, stock: 50 })],
+      accounts: [makeAccount('ada'), makeAccount('agent')],
+    }),
+    { clock },
+  ));
+  partner = await accountBasic(db, 2, { label: 'agent', now: 0 });
 });
 
 const book = async (email: string, headers: Record<string, string> = {}) => {

@@ -1,13 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from '#test/support/deps.ts';
-import { createTestDb } from '#test/support/dynamo.ts';
-import { basic, invoke } from '#test/support/events.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { accountBasic, invoke } from '#test/support/events.ts';
+import { makeAccount, makeItem, makeTenantJson } from '#test/support/tenant.ts';
+import { loadTenant } from '#test/support/tenant-table.ts';
 
 // Adversarial review of issue 27 item 6: a partner (and a guest) reading a staff-only item through
 // calendars, lists and package parts.
@@ -19,33 +16,18 @@ let handlers: ReturnType<typeof createAllHandlers>;
 let partner: string;
 
 beforeAll(async () => {
-  db = await createTestDb('review-partner-items');
-  await writeTenant(
-    db,
-    makeTenant(
-      makeTenantJson({
-        settings: { booking_code_prefix: 'TEST' },
-        items: [
-          makeItem({ item_id: 1 }),
-          makeItem({ item_id: STAFF_ONLY, sku: 'slip', name: 'Boat slip SECRET', visibility: 'S', stock: 3 }),
-        ],
-        accounts: [
-          { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-          {
-            account_id: 2,
-            first_name: 'Agent',
-            email: 'agent@test.example.com',
-            login_id: 'agent',
-            partner: true,
-          },
-        ],
-      }),
-    ),
-    Date.now(),
-  );
-  handlers = createAllHandlers(testDeps(db));
-  const credential = await createCredential(db, { accountId: 2, onBehalf: false, label: 'agent', now: 0 });
-  partner = basic(credential.key, credential.secret);
+  ({ db, handlers } = await loadTenant(
+    'review-partner-items',
+    makeTenantJson({
+      settings: { booking_code_prefix: 'TEST' },
+      items: [
+        makeItem({ item_id: 1 }),
+        makeItem({ item_id: STAFF_ONLY, sku: 'slip', name: 'Boat slip SECRET', visibility: 'S', stock: 3 }),
+      ],
+      accounts: [makeAccount('ada'), makeAccount('agent')],
+    }),
+  ));
+  partner = await accountBasic(db, 2, { label: 'agent', now: 0 });
 });
 
 describe('review: a staff-only item, to a partner without staff_items and to a guest', () => {

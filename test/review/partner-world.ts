@@ -1,12 +1,11 @@
 import { beforeAll } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb, readUsed } from '#test/support/dynamo.ts';
-import { basic, invoke } from '#test/support/events.ts';
-import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
+import { accountBasic, invoke } from '#test/support/events.ts';
+import { makeAccount, makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 /** The tour of the partner reviews: 12 seats, so one client may hold 6. */
 export const TOUR = 1;
@@ -29,23 +28,13 @@ export function setUpPartnerWorld(name: string, settings: Record<string, unknown
         makeTenantJson({
           settings: { booking_code_prefix: 'TEST', ...settings },
           items: [makeItem({ item_id: TOUR, sku: 'tour', name: 'Tour', stock: 12 })],
-          accounts: [
-            { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-            {
-              account_id: 2,
-              first_name: 'Agent',
-              email: 'agent@test.example.com',
-              login_id: 'agent',
-              partner: true,
-            },
-          ],
+          accounts: [makeAccount('ada'), makeAccount('agent')],
         }),
       ),
       Date.now(),
     );
     handlers = createAllHandlers(testDeps(db));
-    const credential = await createCredential(db, { accountId: 2, onBehalf: false, label: 'agent', now: 0 });
-    partner = basic(credential.key, credential.secret);
+    partner = await accountBasic(db, 2, { label: 'agent', now: 0 });
   });
 
   const usedOf = (slot: string): Promise<number> => readUsed(db, TOUR, slot);

@@ -1,13 +1,12 @@
 import { afterEach, beforeAll, expect } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from './deps.ts';
-import { createTestDb, readUsed } from './dynamo.ts';
+import { readUsed } from './dynamo.ts';
 import { formBody, invoke, staffBasic } from './events.ts';
 import { expectInvariant, sessionClient, sessionOf } from './session.ts';
-import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
+import { makeItem, makeTenantJson } from './tenant.ts';
+import { loadTenant } from './tenant-table.ts';
 
 // The world of the bookings tests (test/integration/bookings-*.test.ts): one table per file with a tenant
 // of two kayaks (500 and 1), two taxes, an amount discount, gift certificates and a form with a staff-only
@@ -74,68 +73,63 @@ export const book = async (
 /** Sets the world up before the file's tests, and holds the stock invariant after each. */
 export function setUpBookingsWorld(): void {
   beforeAll(async () => {
-    db = await createTestDb('bookings');
-    await writeTenant(
-      db,
-      makeTenant(
-        makeTenantJson({
-          settings: { booking_code_prefix: 'TEST' },
-          items: [
-            makeItem({ item_id: 1, stock: 500 }),
-            makeItem({ item_id: 2, sku: 'solo', name: 'Solo', stock: 1 }),
-          ],
-          taxes: [
-            { tax_id: 'hst', name: 'HST', rate: 13 },
-            { tax_id: 'city', name: 'City tax', rate: 4, inclusive: true },
-          ],
-          discounts: [
-            { code: 'PADDLE10', name: 'Ten off kayaks', type: 'amount', value: '10.00', item_ids: [1] },
-          ],
-          giftcerts: [
-            { code: 'GIFT-100', amount: '100.00' },
-            { code: 'GIFT-RACE', amount: '60.00' },
-          ],
-          form: [
-            {
-              field_id: 'customer_name',
-              lbl: 'Full name',
-              type: 'text',
-              customer: { required: true },
-              staff: { required: true },
-            },
-            {
-              field_id: 'customer_email',
-              lbl: 'Email',
-              type: 'text',
-              mask: 'email',
-              customer: { required: true },
-            },
-            {
-              field_id: 'customer_country',
-              lbl: 'Country',
-              type: 'select',
-              options: { CA: 'Canada', US: 'United States' },
-            },
-            { field_id: 'note', lbl: 'Note', type: 'textarea', max_length: 3000 },
-            {
-              field_id: 'staff_notes',
-              lbl: 'Desk',
-              type: 'textarea',
-              customer: { form: false },
-              staff: { form: true },
-            },
-          ],
-          accounts: [
-            { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-            { account_id: 2, first_name: 'Bo', email: 'bo@test.example.com', login_id: 'bo' },
-          ],
-        }),
-      ),
-      Date.now(),
-    );
+    ({ db, handlers } = await loadTenant(
+      'bookings',
+      makeTenantJson({
+        settings: { booking_code_prefix: 'TEST' },
+        items: [
+          makeItem({ item_id: 1, stock: 500 }),
+          makeItem({ item_id: 2, sku: 'solo', name: 'Solo', stock: 1 }),
+        ],
+        taxes: [
+          { tax_id: 'hst', name: 'HST', rate: 13 },
+          { tax_id: 'city', name: 'City tax', rate: 4, inclusive: true },
+        ],
+        discounts: [
+          { code: 'PADDLE10', name: 'Ten off kayaks', type: 'amount', value: '10.00', item_ids: [1] },
+        ],
+        giftcerts: [
+          { code: 'GIFT-100', amount: '100.00' },
+          { code: 'GIFT-RACE', amount: '60.00' },
+        ],
+        form: [
+          {
+            field_id: 'customer_name',
+            lbl: 'Full name',
+            type: 'text',
+            customer: { required: true },
+            staff: { required: true },
+          },
+          {
+            field_id: 'customer_email',
+            lbl: 'Email',
+            type: 'text',
+            mask: 'email',
+            customer: { required: true },
+          },
+          {
+            field_id: 'customer_country',
+            lbl: 'Country',
+            type: 'select',
+            options: { CA: 'Canada', US: 'United States' },
+          },
+          { field_id: 'note', lbl: 'Note', type: 'textarea', max_length: 3000 },
+          {
+            field_id: 'staff_notes',
+            lbl: 'Desk',
+            type: 'textarea',
+            customer: { form: false },
+            staff: { form: true },
+          },
+        ],
+        accounts: [
+          { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
+          { account_id: 2, first_name: 'Bo', email: 'bo@test.example.com', login_id: 'bo' },
+        ],
+      }),
+    ));
     staff = await staffBasic(db, { label: 'desk' });
     admin = await staffBasic(db, { onBehalf: true, label: 'owner' });
-    handlers = createAllHandlers(testDeps(db));
     client = sessionClient(handlers);
   });
 

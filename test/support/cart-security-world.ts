@@ -1,16 +1,12 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import type { Db } from '#lib/db/client.ts';
-import { giftcertKey } from '#lib/db/keys.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from './deps.ts';
-import { createTestDb, readUsed } from './dynamo.ts';
-import { basic, invoke, staffBasic, type TestRequest } from './events.ts';
+import { readUsed, setGiftcertBalance } from './dynamo.ts';
+import { accountBasic, invoke, staffBasic, type TestRequest } from './events.ts';
+import { freshDays } from './fresh.ts';
 import { expectInvariant } from './session.ts';
-import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
+import { makeAccount, makeItem, makeTenantJson } from './tenant.ts';
+import { loadTenant } from './tenant-table.ts';
 
 // The world of the cart attack scripts (test/integration/cart-security-*.test.ts, issue 9 points 5 to 8):
 // items of every visibility, a free one and a raft whose unlimited flag a test flips, gift certificates live,
@@ -20,12 +16,7 @@ export let db: Db;
 export let handlers: ReturnType<typeof createAllHandlers>;
 export let staff: string;
 export let partner: string;
-const start = addDays(todayIn('America/Toronto', Date.now()), 30);
-let nextDay = 0;
-export const freshDay = () => {
-  nextDay += 1;
-  return addDays(start, nextDay);
-};
+export const freshDay = freshDays();
 
 export const tenantJson = (overrides: { hidden?: boolean; unlimitedRaft?: boolean } = {}) =>
   makeTenantJson({
@@ -56,35 +47,16 @@ export const tenantJson = (overrides: { hidden?: boolean; unlimitedRaft?: boolea
       { code: 'GIFT-EMPTY', amount: '50.00' },
       { code: 'GIFT-SPARE', amount: '500.00' },
     ],
-    accounts: [
-      { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-      {
-        account_id: 2,
-        first_name: 'Lake Tours',
-        email: 'a@tours.example.com',
-        login_id: 'tours',
-        partner: true,
-      },
-    ],
+    accounts: [makeAccount('ada'), makeAccount('tours')],
   });
 
 /** Sets the world up before the file's tests, and holds the stock invariant after each. */
 export function setUpCartSecurityWorld(): void {
   beforeAll(async () => {
-    db = await createTestDb('cartsec');
-    await writeTenant(db, makeTenant(tenantJson()), Date.now());
-    await db.client.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: giftcertKey('GIFT-EMPTY'),
-        UpdateExpression: 'SET balance = :zero',
-        ExpressionAttributeValues: { ':zero': 0 },
-      }),
-    );
-    handlers = createAllHandlers(testDeps(db));
+    ({ db, handlers } = await loadTenant('cartsec', tenantJson()));
+    await setGiftcertBalance(db, 'GIFT-EMPTY', 0);
     staff = await staffBasic(db, { now: 0 });
-    const tours = await createCredential(db, { accountId: 2, onBehalf: false, label: 'tours', now: 0 });
-    partner = basic(tours.key, tours.secret);
+    partner = await accountBasic(db, 2, { label: 'tours', now: 0 });
   });
 
   afterEach(async () => {
@@ -114,3 +86,7 @@ export const post = (
   });
 
 export const customerForm = 'form[customer_name]=Ada&form[customer_email]=ada@example.com';
+
+/** Books a SLIP for Ada with a gift certificate code, as a guest or with the given request fields. */
+export const bookWithCode = (slip: string, code: string, extra: Partial<TestRequest> = {}) =>
+  post('bookings', 'booking/create', `slip[]=${slip}&${customerForm}&giftcert_code=${code}`, extra);

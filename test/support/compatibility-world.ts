@@ -1,13 +1,10 @@
 import { beforeAll, expect } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from './deps.ts';
-import { createTestDb } from './dynamo.ts';
-import { basic, invoke, staffBasic } from './events.ts';
-import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
+import { accountBasic, invoke, staffBasic } from './events.ts';
+import { makeAccount, makeItem, makeTenantJson } from './tenant.ts';
+import { loadTenant } from './tenant-table.ts';
 
 // The world of the compatibility tests (test/integration/compatibility-*.test.ts, issue 10): a kayak with
 // seasonal and weekend rates and a closed day, a cabin by the night, two discount codes, and the credentials
@@ -23,69 +20,46 @@ export const day = addDays(todayIn('America/Toronto', Date.now()), 30);
 /** Sets the world up before the file's tests. */
 export function setUpCompatibilityWorld(): void {
   beforeAll(async () => {
-    db = await createTestDb('compat');
-    await writeTenant(
-      db,
-      makeTenant(
-        makeTenantJson({
-          params: { qty: { lbl: 'Quantity' }, adults: { lbl: 'Adults' } },
-          accounts: [
-            { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
-            {
-              account_id: 2,
-              first_name: 'Lake Tours',
-              email: 'a@tours.example.com',
-              login_id: 'tours',
-              partner: true,
-            },
-            {
-              account_id: 3,
-              first_name: 'Inn Agent',
-              email: 'b@inn.example.com',
-              login_id: 'inn',
-              partner: true,
-            },
-          ],
-          items: [
-            makeItem({
-              item_id: 1,
-              sku: 'kayak',
-              stock: 10,
-              rates: [
-                {
-                  name: 'Summer',
-                  start_date: '20270601',
-                  end_date: '20270831',
-                  price: { param: { qty: '50.00' } },
-                },
-                { name: 'Weekend', dow: [0, 6], price: { param: { qty: '55.00' } } },
-              ],
-              rules: { closed_dates: ['20271225'], closed_dow: [] },
-            }),
-            makeItem({
-              item_id: 2,
-              sku: 'cabin',
-              name: 'Cabin',
-              unit: 'N',
-              stock: 3,
-              params: { adults: { price: '50.00', def: 2 } },
-              rates: [{ name: 'Weekend', dow: [0, 6], price: { param: { adults: '60.00' } } }],
-            }),
-          ],
-          discounts: [
-            { code: 'EARLY', name: 'Early bird', type: 'percent', value: '10', end_date: '20200101' },
-            { code: 'KAYAK5', name: 'Kayak five', type: 'amount', value: '5.00', item_ids: [1] },
-          ],
-        }),
-      ),
-      Date.now(),
-    );
-    handlers = createAllHandlers(testDeps(db));
+    ({ db, handlers } = await loadTenant(
+      'compat',
+      makeTenantJson({
+        params: { qty: { lbl: 'Quantity' }, adults: { lbl: 'Adults' } },
+        accounts: [makeAccount('ada'), makeAccount('tours'), makeAccount('inn')],
+        items: [
+          makeItem({
+            item_id: 1,
+            sku: 'kayak',
+            stock: 10,
+            rates: [
+              {
+                name: 'Summer',
+                start_date: '20270601',
+                end_date: '20270831',
+                price: { param: { qty: '50.00' } },
+              },
+              { name: 'Weekend', dow: [0, 6], price: { param: { qty: '55.00' } } },
+            ],
+            rules: { closed_dates: ['20271225'], closed_dow: [] },
+          }),
+          makeItem({
+            item_id: 2,
+            sku: 'cabin',
+            name: 'Cabin',
+            unit: 'N',
+            stock: 3,
+            params: { adults: { price: '50.00', def: 2 } },
+            rates: [{ name: 'Weekend', dow: [0, 6], price: { param: { adults: '60.00' } } }],
+          }),
+        ],
+        discounts: [
+          { code: 'EARLY', name: 'Early bird', type: 'percent', value: '10', end_date: '20200101' },
+          { code: 'KAYAK5', name: 'Kayak five', type: 'amount', value: '5.00', item_ids: [1] },
+        ],
+      }),
+    ));
     staff = await staffBasic(db, { onBehalf: true, now: 0 });
-    const tours = await createCredential(db, { accountId: 2, onBehalf: false, label: 'tours', now: 0 });
-    partner = basic(tours.key, tours.secret);
-    const inn = await createCredential(db, { accountId: 3, onBehalf: false, label: 'inn', now: 0 });
-    otherPartner = basic(inn.key, inn.secret);
+    partner = await accountBasic(db, 2, { label: 'tours', now: 0 });
+    otherPartner = await accountBasic(db, 3, { label: 'inn', now: 0 });
   });
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createDb, type Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
+import { giftcertKey, stockKey } from '#lib/db/keys.ts';
 import { COUNTER_FIELDS, counterValues } from '#lib/db/stock-repository.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 
@@ -50,6 +50,17 @@ export const setUsed = (db: Db, itemId: number, slot: string, used: number) =>
       Key: stockKey(itemId, slot),
       UpdateExpression: `SET used = :used, ${COUNTER_FIELDS}`,
       ExpressionAttributeValues: { ':used': used, ...counterValues(itemId, slot) },
+    }),
+  );
+
+/** Sets a gift certificate's balance (minor units), as spending it would leave it. */
+export const setGiftcertBalance = (db: Db, code: string, balance: number) =>
+  db.client.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: giftcertKey(code),
+      UpdateExpression: 'SET balance = :balance',
+      ExpressionAttributeValues: { ':balance': balance },
     }),
   );
 

@@ -138,19 +138,24 @@ export function expectDescribed(method: string, path: string, response: TestResp
 export const basic = (key: string, secret: string): string =>
   `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`;
 
-/** The Basic authorization header of a new staff credential of account 1. */
-export async function staffBasic(
+/** The Basic authorization header of a new credential of an account (a partner's, or staff's). */
+export async function accountBasic(
   db: Db,
+  accountId: number,
   options: { onBehalf?: boolean; label?: string; now?: number } = {},
 ): Promise<string> {
   const credential = await createCredential(db, {
-    accountId: 1,
+    accountId,
     onBehalf: options.onBehalf ?? false,
     label: options.label ?? 't',
     now: options.now ?? Date.now(),
   });
   return basic(credential.key, credential.secret);
 }
+
+/** The Basic authorization header of a new staff credential of account 1. */
+export const staffBasic = (db: Db, options: Parameters<typeof accountBasic>[2] = {}): Promise<string> =>
+  accountBasic(db, 1, options);
 
 /** A form body (application/x-www-form-urlencoded) of fields; a list repeats its field once per value. */
 export const formBody = (fields: Record<string, string | string[]>): string =>

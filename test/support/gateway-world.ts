@@ -1,14 +1,11 @@
 import { Agent, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
 import { createGateway } from '#infra/local/gateway.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from './deps.ts';
-import { createTestDb } from './dynamo.ts';
 import { staffBasic } from './events.ts';
-import { makeTenant, makeTenantJson } from './tenant.ts';
+import { makeTenantJson } from './tenant.ts';
+import { loadTenant, type TenantTable } from './tenant-table.ts';
 
 // The world of the local gateway's tests (test/e2e/gateway.test.ts): the gateway in this process, over a
 // table of its own, for a proxy of many customers, and a client that streams large bodies to it.
@@ -21,20 +18,18 @@ export let db: Db;
 /** Starts the gateway on a free port of 127.0.0.1 before the file's tests, and closes it after them. */
 export function setUpGatewayWorld(): void {
   beforeAll(async () => {
-    db = await createTestDb('gateway');
-    await writeTenant(
-      db,
-      makeTenant(
-        makeTenantJson({
-          settings: { booking_code_prefix: 'TEST', cors_origins: ['https://widget.example.com'] },
-        }),
-      ),
-      Date.now(),
-    );
+    let handlers: TenantTable['handlers'];
+    ({ db, handlers } = await loadTenant(
+      'gateway',
+      makeTenantJson({
+        settings: { booking_code_prefix: 'TEST', cors_origins: ['https://widget.example.com'] },
+      }),
+      // The test client is the proxy of many customers, each named by X-Forwarded-For.
+      { deps: { trustedProxies: ['127.0.0.1'] } },
+    ));
     authorization = await staffBasic(db, { label: 'e2e' });
     server = createGateway({
-      // The test client is the proxy of many customers, each named by X-Forwarded-For.
-      handlers: createAllHandlers({ ...testDeps(db), trustedProxies: ['127.0.0.1'] }),
+      handlers,
       cors: {
         origins: ['https://widget.example.com'],
         headers: ['authorization'],

@@ -1,14 +1,12 @@
 import { afterEach, beforeAll, expect } from 'vitest';
-import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import type { createAllHandlers } from '#functions/index.ts';
 import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { testDeps } from './deps.ts';
-import { createTestDb } from './dynamo.ts';
-import { basic, formBody, invoke } from './events.ts';
+import { accountBasic, formBody, invoke } from './events.ts';
+import { freshDays } from './fresh.ts';
+import { scriptClient } from './script-client.ts';
 import { expectInvariant } from './session.ts';
-import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
+import { makeAccount, makeItem, makeTenantJson } from './tenant.ts';
+import { loadTenant } from './tenant-table.ts';
 
 // The world of the partner attacks (test/integration/partners.test.ts): a kayak and a staff-only boat slip,
 // staff, two partner accounts and their credentials, and the calls a partner's integration makes.
@@ -22,13 +20,8 @@ export let tours: string;
 export let toursDesk: string;
 /** Partner account 3 ("inn"), granted what a test gives it. */
 export let inn: string;
-const start = addDays(todayIn('America/Toronto', Date.now()), 30);
-let nextDay = 0;
 /** A date no earlier test touched. */
-export const freshDay = () => {
-  nextDay += 1;
-  return addDays(start, nextDay);
-};
+export const freshDay = freshDays();
 
 /** Books item 1 for a day with these form fields, as `authorization` (or a guest), and returns the code. */
 export const book = async (fields: Record<string, string>, authorization?: string): Promise<string> => {
@@ -68,41 +61,17 @@ export const tenantJson = (innGrants?: string[]) =>
       { field_id: 'customer_address', lbl: 'Address', type: 'text' },
     ],
     accounts: [
-      {
-        account_id: 1,
-        first_name: 'Ada',
-        email: 'ada@test.example.com',
-        mobile_phone: '+1 555 0001',
-        login_id: 'ada',
-      },
-      {
-        account_id: 2,
-        first_name: 'Lake Tours',
-        email: 'a@tours.example.com',
-        login_id: 'tours',
-        partner: true,
-      },
-      {
-        account_id: 3,
-        first_name: 'Inn Agent',
-        email: 'b@inn.example.com',
-        login_id: 'inn',
-        partner: true,
-        ...(innGrants ? { grants: innGrants } : {}),
-      },
+      makeAccount('ada', { mobile_phone: '+1 555 0001' }),
+      makeAccount('tours'),
+      makeAccount('inn', innGrants ? { grants: innGrants } : {}),
     ],
   });
 
 /** Sets the world up before the file's tests, and holds the stock invariant after each. */
 export function setUpPartnerAttacksWorld(): void {
   beforeAll(async () => {
-    db = await createTestDb('partners');
-    await writeTenant(db, makeTenant(tenantJson()), Date.now());
-    handlers = createAllHandlers(testDeps(db));
-    const credential = async (accountId: number) => {
-      const made = await createCredential(db, { accountId, onBehalf: false, label: 't', now: 0 });
-      return basic(made.key, made.secret);
-    };
+    ({ db, handlers } = await loadTenant('partners', tenantJson()));
+    const credential = (accountId: number) => accountBasic(db, accountId, { now: 0 });
     staff = await credential(1);
     tours = await credential(2);
     toursDesk = await credential(2);
@@ -114,48 +83,9 @@ export function setUpPartnerAttacksWorld(): void {
   });
 }
 
-/** A caller of the cart from one address, as a partner's integration would drive it. */
-export const cartOf = (authorization: string, sourceIp?: string) => {
-  const headers = { authorization };
-  return {
-    rate: (itemId: number, query: string) =>
-      invoke(handlers.items, { path: `item/${itemId}`, query, headers, ...(sourceIp ? { sourceIp } : {}) }),
-    slip: async (itemId: number, query: string): Promise<string> => {
-      const { json } = await invoke(handlers.items, { path: `item/${itemId}`, query, headers });
-      const slip = json.item?.rate?.slip;
-      if (!slip) throw new Error(`no slip: ${JSON.stringify(json.item?.rate ?? json.request)}`);
-      return slip;
-    },
-    add: (slips: string[], sessionId?: string) =>
-      invoke(handlers.session, {
-        method: 'POST',
-        path: 'booking/session',
-        body: [
-          ...slips.map((slip) => `slip[]=${slip}`),
-          ...(sessionId ? [`session_id=${sessionId}`] : []),
-        ].join('&'),
-        contentType: 'application/x-www-form-urlencoded',
-        headers,
-        ...(sourceIp ? { sourceIp } : {}),
-      }),
-    end: (sessionId: string) =>
-      invoke(handlers.session, {
-        method: 'POST',
-        path: 'booking/session/end',
-        body: `session_id=${sessionId}`,
-        contentType: 'application/x-www-form-urlencoded',
-        headers,
-      }),
-    create: (sessionId: string) =>
-      invoke(handlers.bookings, {
-        method: 'POST',
-        path: 'booking/create',
-        body: `session_id=${sessionId}&form[customer_name]=Agent&form[customer_email]=agent@example.com`,
-        contentType: 'application/x-www-form-urlencoded',
-        headers,
-      }),
-  };
-};
+/** A caller of the cart (from one address, or a fresh one each call), as a partner's integration would drive it. */
+export const cartOf = (authorization: string, sourceIp?: string) =>
+  scriptClient(handlers, sourceIp, { headers: { authorization }, customer: 'Agent' });
 
 export const sessionIdOf = (response: { json: Record<string, any> }): string =>
   response.json.booking.session.id;

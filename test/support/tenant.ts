@@ -21,6 +21,32 @@ export const makeItem = (
   ...overrides,
 });
 
+// The accounts the tests' tenants hold: staff Ada, and partners that tests name by their logins.
+const ACCOUNTS = {
+  ada: { account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' },
+  agent: {
+    account_id: 2,
+    first_name: 'Agent',
+    email: 'agent@test.example.com',
+    login_id: 'agent',
+    partner: true,
+  },
+  tours: {
+    account_id: 2,
+    first_name: 'Lake Tours',
+    email: 'a@tours.example.com',
+    login_id: 'tours',
+    partner: true,
+  },
+  inn: { account_id: 3, first_name: 'Inn Agent', email: 'b@inn.example.com', login_id: 'inn', partner: true },
+};
+
+/** An account of the raw tenant file, by its login (ada is staff account 1), with overrides. */
+export const makeAccount = (
+  login: keyof typeof ACCOUNTS,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> => ({ ...ACCOUNTS[login], ...overrides });
+
 /** A small valid raw tenant file, with top-level overrides. */
 export const makeTenantJson = (
   overrides: DeepPartial<Record<keyof Tenant, unknown>> = {},
@@ -43,7 +69,7 @@ export const makeTenantJson = (
     { field_id: 'customer_name', lbl: 'Name', type: 'text', customer: { required: true } },
     { field_id: 'customer_email', lbl: 'Email', type: 'text', mask: 'email', customer: { required: true } },
   ],
-  accounts: [{ account_id: 1, first_name: 'Ada', email: 'ada@test.example.com', login_id: 'ada' }],
+  accounts: [makeAccount('ada')],
   ...overrides,
 });
 

@@ -4,6 +4,8 @@ import { cabin, kayak, keys, makeTenantItem, NOW, rate } from '#test/support/rat
 
 // Rating an item: the span it covers, its prices, discounts and money. The items: test/support/rating.ts.
 
+const labelsOf = (result: ReturnType<typeof rate>) => result.slots.map((entry) => entry.slot.label);
+
 describe('spans', () => {
   it('counts nights [start, end) and days inclusively', () => {
     expect(keys(rate(cabin(), { start: '20270105', end: '20270107' }))).toEqual(['20270105', '20270106']);
@@ -47,10 +49,7 @@ describe('spans', () => {
       { start: '20270314', startTime: 60, endTime: 240 },
       { now: Date.UTC(2027, 2, 1) },
     );
-    expect(spring.slots.map((entry) => entry.slot.label)).toEqual([
-      '2027-03-14T01:00-05:00',
-      '2027-03-14T03:00-04:00',
-    ]);
+    expect(labelsOf(spring)).toEqual(['2027-03-14T01:00-05:00', '2027-03-14T03:00-04:00']);
     expect(keys(spring)).toEqual(['20270314T06Z', '20270314T07Z']);
     expect(spring.subTotal).toBe(4000);
     const autumn = rate(
@@ -58,7 +57,7 @@ describe('spans', () => {
       { start: '20271107', startTime: 60, endTime: 240 },
       { now: Date.UTC(2027, 9, 1) },
     );
-    expect(autumn.slots.map((entry) => entry.slot.label)).toEqual([
+    expect(labelsOf(autumn)).toEqual([
       '2027-11-07T01:00-04:00',
       '2027-11-07T01:00-05:00',
       '2027-11-07T02:00-05:00',
@@ -67,23 +66,21 @@ describe('spans', () => {
     expect(autumn.subTotal).toBe(8000);
     // East of UTC too: the repeated hour is a slot of its own (it had been lost where TZDate took the later
     // reading of the opening time).
-    const london = rate(
-      board,
-      { start: '20271031', startTime: 60, endTime: 240 },
-      { now: Date.UTC(2027, 9, 1), tenant: { timeZone: 'Europe/London', decimals: 2, discounts: [] } },
-    );
-    expect(london.slots.map((entry) => entry.slot.label)).toEqual([
+    const rateIn = (timeZone: string, start: string, startTime: number, now: number) =>
+      rate(
+        board,
+        { start, startTime, endTime: 240 },
+        { now, tenant: { timeZone, decimals: 2, discounts: [] } },
+      );
+    const london = rateIn('Europe/London', '20271031', 60, Date.UTC(2027, 9, 1));
+    expect(labelsOf(london)).toEqual([
       '2027-10-31T01:00+01:00',
       '2027-10-31T01:00+00:00',
       '2027-10-31T02:00+00:00',
       '2027-10-31T03:00+00:00',
     ]);
-    const sydney = rate(
-      board,
-      { start: '20270404', startTime: 120, endTime: 240 },
-      { now: Date.UTC(2027, 2, 1), tenant: { timeZone: 'Australia/Sydney', decimals: 2, discounts: [] } },
-    );
-    expect(sydney.slots.map((entry) => entry.slot.label)).toEqual([
+    const sydney = rateIn('Australia/Sydney', '20270404', 120, Date.UTC(2027, 2, 1));
+    expect(labelsOf(sydney)).toEqual([
       '2027-04-04T02:00+11:00',
       '2027-04-04T02:00+10:00',
       '2027-04-04T03:00+10:00',
