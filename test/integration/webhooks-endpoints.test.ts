@@ -45,9 +45,16 @@ describe('webhook secrets', () => {
   });
 });
 
-/** Waits for the next whole second and returns it (Unix seconds): events from here on are after it. */
+/**
+ * Waits for the next whole second and returns it (Unix seconds): events from here on are after it. A timer
+ * may fire a millisecond before the wall clock's second turns (timers run on the monotonic clock), so it
+ * waits until the second has turned, not for a computed delay.
+ */
 const nextSecond = async () => {
-  await new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000)));
+  const current = Math.floor(Date.now() / 1000);
+  while (Math.floor(Date.now() / 1000) <= current) {
+    await new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000)));
+  }
   return Math.floor(Date.now() / 1000);
 };
 
