@@ -15,7 +15,7 @@ import { validationError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';
 
 /** Page size: default and most. */
-export const LIST_LIMITS = { default: 100, max: 250 } as const;
+const LIST_LIMITS = { default: 100, max: 250 } as const;
 
 const text = z.optional(z.string().check(z.maxLength(40)));
 export const bookingListSchema = z.strictObject({

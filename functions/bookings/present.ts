@@ -10,7 +10,7 @@ import type { VisibleCustomer } from '#lib/domain/customer.ts';
 import { bookedAmounts } from '#lib/domain/totals.ts';
 
 /** The customer fields of the wire, in order. */
-export const CUSTOMER_FIELDS = [
+const CUSTOMER_FIELDS = [
   'customer_name',
   'customer_email',
   'customer_phone',

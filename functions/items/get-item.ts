@@ -8,7 +8,7 @@ import { readItemQuery } from './query.ts';
 import { rateAndPresent } from './rated-cache.ts';
 
 /** Reads the `{item_id}` path segment. */
-export const readItemId = (raw: string | undefined): number => {
+const readItemId = (raw: string | undefined): number => {
   if (!raw || !/^\d{1,10}$/.test(raw) || Number(raw) < 1)
     throw validationError({ item_id: 'a positive whole number' });
   return Number(raw);

@@ -20,11 +20,11 @@ import { booleanParam, parseInput } from '#lib/http/validate.ts';
 import type { RateRequest } from '#lib/rating/rate-item.ts';
 
 /** The longest span a rated query or a calendar may cover. */
-export const MAX_SPAN_DAYS = 366;
+const MAX_SPAN_DAYS = 366;
 /** The most item ids one request may name. */
-export const MAX_ITEM_IDS = 100;
+const MAX_ITEM_IDS = 100;
 /** The largest quantity of one parameter. */
-export const MAX_QUANTITY = 999;
+const MAX_QUANTITY = 999;
 
 const text = (max: number) => z.optional(z.string().check(z.maxLength(max)));
 const idList = z.optional(

@@ -11,7 +11,7 @@ import { changeBooking, settleBudget } from './booking-change.ts';
 import { DomainError } from './errors.ts';
 
 /** The longest note, in characters after trimming. */
-export const MAX_NOTE_LENGTH = 3000;
+const MAX_NOTE_LENGTH = 3000;
 
 const noteOf = (ctx: BookingContext, body: string): StoredNote => ({
   note_id: randomUUID(),

@@ -7,7 +7,7 @@ import { isPartnerOnly } from './caller.ts';
 import { BudgetSpentError, DomainError } from './errors.ts';
 
 /** Refused gift certificate codes are counted per client in fixed windows of this length. */
-export const GIFTCERT_WINDOW_SECONDS = 3600;
+const GIFTCERT_WINDOW_SECONDS = 3600;
 
 const CODE = /^[A-Z0-9_-]{1,32}$/;
 

@@ -5,7 +5,7 @@ import type { SlipKey } from '../slip/codec.ts';
 import { DomainError } from './errors.ts';
 
 /** The ALTCHA (v2) algorithm of every challenge: PBKDF2/SHA-256, which browsers run natively. */
-export const POW_ALGORITHM = 'PBKDF2/SHA-256';
+const POW_ALGORITHM = 'PBKDF2/SHA-256';
 
 /** The tenant's challenge settings (`settings.pow`). */
 export interface PowSettings {

@@ -110,7 +110,7 @@ export function reconcile(
  * Checks that every line of an open cart or an active booking holds what its item takes now, counter by
  * counter: a line held while its item was unlimited holds nothing of a counter the item now has.
  */
-export function reconcileHolders(
+function reconcileHolders(
   snapshot: HoldingSnapshot,
   options: { config: StoredConfig; all: StoredItem[]; now: number },
 ): HolderDiscrepancy[] {

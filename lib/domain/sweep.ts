@@ -6,9 +6,9 @@ import { ConditionsFailedError, type RetryPolicy, type TransactItem, transact } 
 import { releaseBudgetActions } from './stock.ts';
 
 /** How far back the first sweep reads. */
-export const SWEEP_LOOKBACK_MINUTES = 60;
+const SWEEP_LOOKBACK_MINUTES = 60;
 /** How far back any sweep reads at most, after an outage (older holds are for `npm run reconcile`). */
-export const SWEEP_MAX_CATCH_UP_MINUTES = 24 * 60;
+const SWEEP_MAX_CATCH_UP_MINUTES = 24 * 60;
 
 /**
  * The start (Unix seconds) of every UTC minute a sweep reads, oldest first, ending with the current one:

@@ -12,7 +12,7 @@ import { DomainError } from './errors.ts';
 import { matchesEvent } from './webhooks.ts';
 
 /** The most events one replay re-sends; a longer one is asked again from where it stopped. */
-export const MAX_REPLAY_EVENTS = 1000;
+const MAX_REPLAY_EVENTS = 1000;
 const REQUEUES_AT_ONCE = 10;
 
 /** Every webhook endpoint with the state of its deliveries, by id. */
