@@ -70,12 +70,12 @@ export function makeEvent(request: TestRequest): APIGatewayProxyEventV2 {
   };
 }
 
-/** A minimal Lambda context. */
-export const testContext = (): Context =>
+/** A minimal Lambda context: `remainingMs` is the function's time left (10 s, its timeout, by default). */
+export const testContext = (remainingMs = 10_000): Context =>
   ({
     functionName: 'test',
     awsRequestId: randomUUID(),
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => remainingMs,
   }) as unknown as Context;
 
 /** A handler's response with its body parsed. */
@@ -93,9 +93,10 @@ export interface TestResponse {
 export async function invoke(
   handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>,
   request: TestRequest,
+  context: Context = testContext(),
 ): Promise<TestResponse> {
   const event = makeEvent(request);
-  const result = await handler(event, testContext());
+  const result = await handler(event, context);
   const response = {
     status: result.statusCode ?? 200,
     headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),

@@ -16,7 +16,7 @@ import { createFileSecretStore, type WebhookSecretStore } from '#lib/db/webhook-
 import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
 import { testDeps } from './deps.ts';
 import { createTestDb } from './dynamo.ts';
-import { invoke, staffBasic } from './events.ts';
+import { invoke, staffBasic, testContext } from './events.ts';
 import { sessionClient, sessionOf } from './session.ts';
 import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
 
@@ -145,14 +145,20 @@ export const book = async (w: World, options: { name?: string; slip?: string } =
   return response.json.booking as { code: string; booking_id: number };
 };
 
+// A staff action here may replay a thousand events: on a DynamoDB Local shared with other test files that
+// can outlast the 10 s a request is given by default, and middy's early timeout would answer 500.
 export const staffPost = (w: World, path: string, body = '') =>
-  invoke(w.handlers.bookings, {
-    method: 'POST',
-    path,
-    body,
-    contentType: 'application/x-www-form-urlencoded',
-    headers: { authorization: w.staff },
-  });
+  invoke(
+    w.handlers.bookings,
+    {
+      method: 'POST',
+      path,
+      body,
+      contentType: 'application/x-www-form-urlencoded',
+      headers: { authorization: w.staff },
+    },
+    testContext(60_000),
+  );
 
 export const staffGet = (w: World, path: string, query?: string) =>
   invoke(w.handlers.bookings, { path, ...(query ? { query } : {}), headers: { authorization: w.staff } });
