@@ -113,7 +113,7 @@ export const replaySchema = z.strictObject({ since: z.string().check(z.maxLength
  */
 export const createReplay =
   (deps: { db: Db }): RouteHandler =>
-  async ({ input, params, caller, config, now }) => {
+  async ({ input, params, caller, config, now, remainingMs }) => {
     assertNotPartner(caller);
     const query = parseInput(replaySchema, input);
     const range = readTimeFilter(query.since, config, now);
@@ -125,6 +125,7 @@ export const createReplay =
       since: range.from * 1000,
       now,
       retentionDays: config.settings.webhooks.retention_days,
+      remainingMs,
     });
     return {
       body: {

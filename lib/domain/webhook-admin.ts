@@ -14,6 +14,12 @@ import { matchesEvent } from './webhooks.ts';
 /** The most events one replay re-sends; a longer one is asked again from where it stopped. */
 const MAX_REPLAY_EVENTS = 1000;
 const REQUEUES_AT_ONCE = 10;
+/**
+ * The time a replay keeps for answering: with less left before the function's deadline it stops between
+ * two batches and answers `truncated` with where to go on, rather than run into the timeout (a 500 that
+ * would not say how much was queued).
+ */
+const REPLAY_ANSWER_MARGIN_MS = 2_000;
 
 /** Every webhook endpoint with the state of its deliveries, by id. */
 export const listWebhooks = (db: Db): Promise<StoredEndpoint[]> => listEndpoints(db);
@@ -51,7 +57,14 @@ export async function listWebhookDeliveries(
  */
 export async function replayWebhook(
   db: Db,
-  options: { endpointId: string; since: number; now: number; retentionDays: number },
+  options: {
+    endpointId: string;
+    since: number;
+    now: number;
+    retentionDays: number;
+    /** Milliseconds left before the caller's deadline (the Lambda's); none for a CLI. */
+    remainingMs?: () => number;
+  },
 ): Promise<{ endpoint: StoredEndpoint; events: number; truncated: boolean; last?: number }> {
   const endpoint = await findWebhook(db, options.endpointId);
   assertInFile(endpoint);
@@ -69,8 +82,12 @@ export async function replayWebhook(
   const wanted = events.filter((event) =>
     endpoint.events.some((pattern) => matchesEvent(pattern, event.event.type)),
   );
-  // A few at a time: a replay of a thousand events takes seconds, not minutes.
+  // A few at a time: a replay of a thousand events takes seconds, not minutes. The first batch always
+  // goes, so asking again from where a replay stopped always makes progress.
+  let queued = 0;
   for (let start = 0; start < wanted.length; start += REQUEUES_AT_ONCE) {
+    if (start > 0 && (options.remainingMs?.() ?? Number.POSITIVE_INFINITY) < REPLAY_ANSWER_MARGIN_MS) break;
+    queued = Math.min(wanted.length, start + REQUEUES_AT_ONCE);
     await Promise.all(
       wanted.slice(start, start + REQUEUES_AT_ONCE).map((event) =>
         requeueDelivery(db, {
@@ -82,11 +99,14 @@ export async function replayWebhook(
       ),
     );
   }
-  const last = events.at(-1)?.event.at;
+  // Out of time, it goes on from the last event it queued (that second's events may be sent twice, with
+  // their ids: receivers already take a delivery at least once); out of room, from the last it listed.
+  const outOfTime = queued < wanted.length;
+  const last = outOfTime ? wanted[queued - 1]?.event.at : events.at(-1)?.event.at;
   return {
     endpoint,
-    events: wanted.length,
-    truncated: events.length >= MAX_REPLAY_EVENTS,
+    events: queued,
+    truncated: outOfTime || events.length >= MAX_REPLAY_EVENTS,
     ...(last !== undefined ? { last } : {}),
   };
 }

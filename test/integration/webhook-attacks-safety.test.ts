@@ -5,6 +5,7 @@ import { addDays } from '#lib/core/dates.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { listDeliveriesOfEndpoint } from '#lib/db/webhook-delivery-repository.ts';
 import { getEndpoint } from '#lib/db/webhook-endpoint-repository.ts';
+import { replayWebhook } from '#lib/domain/webhook-admin.ts';
 import { logger } from '#lib/http/logger.ts';
 import { postWebhook } from '#lib/webhooks/send.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
@@ -14,7 +15,9 @@ import {
   book,
   day,
   drain,
+  inChunks,
   port,
+  putRawEvent,
   receiver,
   setUpWebhookAttacksWorld,
   staffGet,
@@ -315,5 +318,25 @@ describe('tenant file', () => {
     await book(w);
     await drain(w);
     expect(at('/keep2')).toEqual([]);
+  });
+});
+
+describe('a replay against the deadline', () => {
+  it('stops between batches when time runs short and says where to go on, never running into the timeout', async () => {
+    const w = await world({ webhooks: [{ id: 'all', url: `${base}/all`, events: ['*'] }] });
+    const first = Date.UTC(2026, 0, 5);
+    const ids = Array.from({ length: 35 }, (_, index) => `late-${index}`);
+    // One event a second, queued only for another endpoint: only the replay queues them for this one.
+    await inChunks(ids, 10, (id) =>
+      putRawEvent(w.db, { id, bookingId: 3, at: first + ids.indexOf(id) * 1000, endpointIds: ['other'] }),
+    );
+    const replay = (since: number, remainingMs?: () => number) =>
+      replayWebhook(w.db, { endpointId: 'all', since, now: Date.now(), retentionDays: 30, remainingMs });
+    const short = await replay(first, () => 0);
+    expect(short).toMatchObject({ events: 10, truncated: true, last: first + 9_000 });
+    const rest = await replay(Math.floor((short.last as number) / 1000) * 1000);
+    expect(rest).toMatchObject({ events: 26, truncated: false });
+    const { rows } = await listDeliveriesOfEndpoint(w.db, { endpointId: 'all', skip: 0, take: 100 });
+    expect(new Set(rows.map((row) => row.event_id))).toEqual(new Set(ids));
   });
 });
