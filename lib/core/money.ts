@@ -1,5 +1,18 @@
 /** Money is held in integer minor units (cents) until it is written out. */
 
+/** The money of one line, in minor units: as rated, and as a booking keeps it once sold. */
+export interface LineAmounts {
+  subTotal: number;
+  discount: number;
+  /** Exclusive taxes, added to the total. */
+  tax: number;
+  /** Inclusive taxes, reported only. */
+  taxIncluded: number;
+  total: number;
+  /** Each tax of the line by tax id, in minor units. */
+  taxes: Record<string, number>;
+}
+
 /** Parses a decimal amount string ("40.5", "40.50") into minor units, exactly. */
 export function toMinor(amount: string, decimals: number): number {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(amount.trim());

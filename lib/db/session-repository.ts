@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { LineAmounts } from '../core/money.ts';
 import type { SlipPayload } from '../slip/codec.ts';
 import type { Db } from './client.ts';
 import { sessionExpiryShard, sessionKey } from './keys.ts';
@@ -45,7 +46,7 @@ export interface SessionLine {
    * units), so a later change of the tenant's tax rates never changes an invoice. Absent on bookings made
    * before it was kept, whose money is worked out from the rates of the day.
    */
-  amounts?: SoldAmounts;
+  amounts?: LineAmounts;
   parts: Record<string, SessionPart>;
   start_date: string;
   end_date: string;
@@ -58,16 +59,6 @@ export interface SessionLine {
 
 /** Where a session is in its life. */
 export type SessionStatus = 'open' | 'ended' | 'expired' | 'booked';
-
-/** A booked line's money as it was sold, in minor units (each tax by its id). */
-export interface SoldAmounts {
-  subTotal: number;
-  discount: number;
-  tax: number;
-  taxIncluded: number;
-  total: number;
-  taxes: Record<string, number>;
-}
 
 /** A session (cart) as stored. `holds` is what its lines hold in total: the counters to release. */
 export interface StoredSession {

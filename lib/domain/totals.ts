@@ -1,18 +1,5 @@
 import type { Tenant } from '../config/tenant-schema.ts';
-import { percentOf, toMinor } from '../core/money.ts';
-
-/** The money of one line, in minor units. */
-export interface LineAmounts {
-  subTotal: number;
-  discount: number;
-  /** Exclusive taxes, added to the total. */
-  tax: number;
-  /** Inclusive taxes, reported only. */
-  taxIncluded: number;
-  total: number;
-  /** Each tax of the line by tax id, in minor units. */
-  taxes: Record<string, number>;
-}
+import { type LineAmounts, percentOf, toMinor } from '../core/money.ts';
 
 /** What a line's money is computed from. */
 export interface PricedLine {
