@@ -33,8 +33,8 @@ function wallClock(instant: number, timeZone: string): number {
 
 /**
  * Whether the instant's local wall-clock time happens only once. A time in the hour the clocks go back
- * happens twice, and readers disagree on which one a TZID time names (RFC 5545 3.3.5 says the first,
- * ical.js reads the second), so a run that starts or ends there is written in UTC.
+ * happens twice, and readers disagree on which one a TZID time names (RFC 5545 3.3.5 says the first;
+ * ical.js and node-ical read the second), so a run that starts or ends there is written in UTC.
  */
 function isLocallyWritable(instant: number, timeZone: string): boolean {
   const wall = wallClock(instant, timeZone);

@@ -355,6 +355,23 @@ describe('recurrences', () => {
     ]);
   });
 
+  it('takes an occurrence begun before the window that reaches into it, and one moved in from long before', () => {
+    const text = calendar(
+      ...allDay('20310101', '20310111', 'UID:s@test.example', 'RRULE:FREQ=MONTHLY;COUNT=6'),
+      ...allDay('20310310', '20310311', 'UID:s@test.example', 'RECURRENCE-ID;VALUE=DATE:20310101'),
+      ...allDay('20310201', '20310202', 'UID:s@test.example', 'RECURRENCE-ID;VALUE=DATE:20310201'),
+    );
+    expect(read(text, { from: '20310305', to: '20310331' }).taken).toEqual([
+      dates('20310301', '20310311'),
+      dates('20310310', '20310311'),
+    ]);
+  });
+
+  it('refuses a series that ends before it starts, even with every occurrence past', () => {
+    const text = calendar(...allDay('20300105', '20300103', 'RRULE:FREQ=DAILY;COUNT=3'));
+    expect(refusal(text)).toBe('event 1 ends before it starts');
+  });
+
   it('frees a cancelled occurrence, and all of a cancelled series', () => {
     const text = calendar(
       ...allDay('20310105', '20310106', 'UID:s@test.example', 'RRULE:FREQ=DAILY;COUNT=3'),
