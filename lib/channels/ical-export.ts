@@ -49,6 +49,7 @@ function isLocallyWritable(instant: number, timeZone: string): boolean {
 const uidOf = (run: ExportRun, itemId: number, uidDomain: string): string =>
   `item-${itemId}-${run.kind === 'dates' ? addDays(run.last, 1) : utcStamp(run.end)}@${uidDomain}`;
 
+/** Throws a RangeError for a run that cannot be written as itself. */
 function checkRun(run: ExportRun): void {
   if (run.kind === 'dates') {
     if (!isRealYmd(run.first) || !isRealYmd(run.last) || run.first > run.last)

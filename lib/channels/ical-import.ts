@@ -125,7 +125,8 @@ function missingZones(calendars: ICAL.Component[]): string[] {
       for (const property of vevent.getAllProperties()) {
         const tzid = property.getParameter('tzid');
         // get, not has: has answers false for UTC until the service has first been read.
-        if (typeof tzid !== 'string' || defined.has(tzid) || ICAL.TimezoneService.get(tzid)) continue;
+        if (typeof tzid !== 'string' || defined.has(tzid) || missing.has(tzid)) continue;
+        if (ICAL.TimezoneService.get(tzid)) continue;
         if (!isIanaZone(tzid)) throw new FeedParseError(`unknown time zone "${clip(tzid)}"`);
         missing.add(tzid);
       }

@@ -219,6 +219,15 @@ describe('the round trip', () => {
     }
   });
 
+  it('writes a calendar with no events for no runs, read back as an empty feed', () => {
+    const text = feedOf([]);
+    expect(text).not.toContain('BEGIN:VEVENT');
+    expect(readFeed(text, { timeZone: BERLIN, from: '20310101', to: '20311231' })).toEqual({
+      events: 0,
+      taken: [],
+    });
+  });
+
   it('reads back in a zone with no VTIMEZONE as the same runs', () => {
     const runs = [days('20310105', '20310107'), hours('2031-11-02T07:00Z', '2031-11-02T09:00Z')];
     const text = feedOf(runs, { timeZone: 'America/Ciudad_Juarez' });
