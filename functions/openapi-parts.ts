@@ -49,6 +49,7 @@ const ROUTE_ERRORS: Partial<ByRoute<ErrorId[]>> = {
   'booking.bookmark': ['busy'],
   'booking.note': ['busy'],
   'webhook.replay': ['invalid_status'],
+  'channel.sync': ['busy'],
   'webhook.enable': ['invalid_status'],
 };
 
@@ -98,6 +99,8 @@ export const SUMMARIES: ByRoute<string> = {
   'item.get': 'One item; rated for dates, with its SLIP, when dates are given',
   'item.cal': 'Availability calendars of items',
   'item.itemCal': "One item's availability calendar",
+  'item.ical':
+    "An item's channel feed (iCalendar): the dates it cannot be sold on, for Airbnb, Booking.com and the like",
   'session.write': 'Read the cart, add SLIPs (holding their stock) or alter its lines',
   'session.clear': 'Release every hold and keep the cart',
   'session.end': 'Release every hold and close the cart',
@@ -113,6 +116,7 @@ export const SUMMARIES: ByRoute<string> = {
   'booking.bookmark': "Set or clear the acting account's bookmark",
   'booking.note': 'Add a note to a booking',
   'booking.notes': 'Notes across bookings, newest first',
+  'booking.ical': 'The staff calendar feed (iCalendar): every active booking as an event',
   'customer.find': 'Find a customer by email, with bookings',
   'customer.get': 'One customer, with bookings',
   company: 'The company behind the API',
@@ -129,6 +133,8 @@ export const SUMMARIES: ByRoute<string> = {
   'webhook.deliveries': "An endpoint's recent deliveries, paged",
   'webhook.replay': 'Re-send what happened since a time, with the same event ids',
   'webhook.enable': 'Resume a disabled endpoint',
+  'channel.list': 'Imported channel feeds with their sync state and open conflicts',
+  'channel.sync': "Sync one channel's feed now",
 };
 
 /** What each resource (tag) of the API is. */
@@ -136,6 +142,8 @@ export const TAGS: Record<string, string> = {
   account: 'Staff accounts of the tenant.',
   booking: 'The session cart, bookings, their form, invoices, actions and notes.',
   category: 'Item categories with their item counts.',
+  channel:
+    'Channel sync: imported iCalendar feeds (Airbnb, Booking.com, Vrbo), their blocks and conflicts (staff).',
   company: 'The business behind the API: name, address, currency, time zone.',
   customer: 'Customers with their bookings (staff).',
   docs: 'This reference page and its files.',
@@ -152,6 +160,7 @@ export const SECURITY = {
   staff: [{ basicAuth: [] }, { bearerAuth: [] }, { accessToken: [] }],
   public: [{}, { basicAuth: [] }, { bearerAuth: [] }, { accessToken: [] }],
   token: [{ bookingToken: [] }, { basicAuth: [] }, { bearerAuth: [] }, { accessToken: [] }],
+  feed: [{ feedToken: [] }],
 };
 
 /** Parameter examples from a tenant file (the demo's), by parameter name as the document names it. */

@@ -43,8 +43,10 @@ const jsonSchemaOf = (schema: z.core.$ZodType, io: 'input' | 'output'): Json => 
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** The routes that answer something else than JSON: the reference page and its files. */
+/** The routes that answer something else than JSON: the reference page and its files, the calendar feeds. */
 export const RAW_RESPONSES: Record<RawRouteName, Record<string, Json>> = {
+  'item.ical': { 'text/calendar': { schema: { type: 'string' } } },
+  'booking.ical': { 'text/calendar': { schema: { type: 'string' } } },
   docs: { 'text/html': { schema: { type: 'string' } } },
   'docs.asset': {
     'application/javascript': { schema: { type: 'string' } },
@@ -277,6 +279,13 @@ export function buildOpenApiDocument(examples: Record<string, unknown> = {}): Js
           in: 'query',
           name: 'token',
           description: "The booking's own token, for its invoice.",
+        },
+        feedToken: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'token',
+          description:
+            'A calendar feed token from `npm run channels -- token`; a wrong or missing one answers 404, as an unknown item does.',
         },
       },
       parameters: {

@@ -14,6 +14,7 @@ import {
   updateSchema,
 } from './bookings/routes.ts';
 import { pagingSchema, replaySchema } from './bookings/webhooks.ts';
+import { feedQuerySchema } from './feed-answer.ts';
 import { calendarQuerySchema, itemQuerySchema } from './items/query.ts';
 import { eventListSchema } from './meta/events.ts';
 import { sessionSchema } from './session/input.ts';
@@ -27,6 +28,7 @@ export const REQUESTS: ByRoute<z.ZodMiniType> = {
   'item.get': itemQuerySchema,
   'item.cal': calendarQuerySchema,
   'item.itemCal': calendarQuerySchema,
+  'item.ical': feedQuerySchema,
   'session.write': sessionSchema,
   'session.clear': noParameters,
   'session.end': noParameters,
@@ -54,6 +56,9 @@ export const REQUESTS: ByRoute<z.ZodMiniType> = {
   'docs.asset': noParameters,
   'event.list': eventListSchema,
   'event.get': noParameters,
+  'booking.ical': feedQuerySchema,
+  'channel.list': noParameters,
+  'channel.sync': noParameters,
   'webhook.list': noParameters,
   'webhook.deliveries': pagingSchema,
   'webhook.replay': replaySchema,

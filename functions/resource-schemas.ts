@@ -239,3 +239,48 @@ export const deliverySchema = z.strictObject({
     }),
   ),
 });
+
+/** A channel date this service had already sold: recorded and emitted, taken when it frees up. */
+export const channelConflictSchema = z.strictObject({
+  /** The counter slot: a date `YYYYMMDD`, or an hourly item's UTC hour `YYYYMMDDTHHZ`. */
+  slot: z.string(),
+  units: int,
+  /** The codes of the bookings that held the slot when the conflict was found. */
+  bookings: z.array(z.string()),
+  opened_at: int,
+  event_id: z.string(),
+});
+
+/** An imported channel feed and its sync state (times are Unix seconds, 0 for never). */
+export const channelSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  item_id: int,
+  /** The feed's address without its query (channels put their secret there). */
+  url: z.string(),
+  units: int,
+  enabled: flag,
+  state: z.enum(['never_synced', 'ok', 'failing', 'disabled']),
+  last_fetch_at: int,
+  last_success_at: int,
+  failing_since: int,
+  last_error: z.string(),
+  /** Slots the feed listed at the last successful read, and slots blocked by it after the last sync. */
+  dates_listed: int,
+  dates_blocked: int,
+  conflicts: z.array(channelConflictSchema),
+});
+
+/** What one sync of a channel did. */
+export const channelSyncSchema = z.strictObject({
+  outcome: z.enum(['synced', 'unchanged', 'failed', 'waiting_empty']),
+  listed: int,
+  taken: int,
+  released: int,
+  conflicts_opened: int,
+  conflicts_closed: int,
+  blocked: int,
+  conflicts: int,
+  error: z.string(),
+  duration_ms: int,
+});

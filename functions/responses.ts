@@ -3,6 +3,8 @@ import type { RouteName } from '#lib/http/routes.ts';
 import {
   bookingRecordBody,
   calendarSchema,
+  channelSchema,
+  channelSyncSchema,
   createdSchema,
   customerSchema,
   deliverySchema,
@@ -88,14 +90,15 @@ export const SHARED_SCHEMAS: Record<string, z.ZodType> = {
   RateEvent: eventSchema,
   Note: noteSchema,
   Webhook: webhookSchema,
+  Channel: channelSchema,
   WebhookDelivery: deliverySchema,
 };
 
 /** `booking/form`'s policy: its text and its own fields (the terms checkbox). */
 const policySchema = z.looseObject({ body: z.string(), fields: keyed(formFieldSchema) });
 
-/** The routes that answer something else than JSON (the reference page and its files). */
-const RAW_ROUTES = ['docs', 'docs.asset'] as const;
+/** The routes that answer something else than JSON (the reference page and its files, the calendar feeds). */
+const RAW_ROUTES = ['docs', 'docs.asset', 'item.ical', 'booking.ical'] as const;
 export type RawRouteName = (typeof RAW_ROUTES)[number];
 
 export const isRawRoute = (name: RouteName): name is RawRouteName =>
@@ -178,6 +181,8 @@ export const RESPONSES: Record<Exclude<RouteName, RawRouteName>, z.ZodType> = {
     replay: z.strictObject({ since: int, events: int, truncated: flag, next_since: int.optional() }),
   }),
   'webhook.enable': envelope({ webhook: webhookSchema }),
+  'channel.list': envelope({ channels: keyed(channelSchema) }),
+  'channel.sync': envelope({ channel: channelSchema, sync: channelSyncSchema }),
   // The OpenAPI document itself (no envelope).
   openapi: z.looseObject({
     openapi: z.literal('3.1.0'),

@@ -8,7 +8,7 @@ import { TenantApi } from './constructs/api.ts';
 import { TenantDashboard } from './constructs/dashboard.ts';
 import { TenantFunctions } from './constructs/functions.ts';
 import { TenantAlarms } from './constructs/monitoring.ts';
-import { SweepSchedule } from './constructs/schedule.ts';
+import { ChannelSyncSchedule, SweepSchedule } from './constructs/schedule.ts';
 import { tenantSignals } from './constructs/signals.ts';
 import { TenantTable } from './constructs/table.ts';
 import { WebhookDispatch } from './constructs/webhooks.ts';
@@ -86,6 +86,7 @@ export class TenantStack extends Stack {
     // depend on the functions' configuration, so there is no cycle.
     for (const fn of Object.values(functions.byGroup)) fn.addEnvironment('PUBLIC_URL', http.api.apiEndpoint);
     new SweepSchedule(this, 'Sweep', { sweeper: functions.sweeper });
+    new ChannelSyncSchedule(this, 'ChannelSync', { channelSync: functions.channelSync });
     const webhooks = new WebhookDispatch(this, 'Webhooks', {
       table,
       dispatcher: functions.webhookDispatcher,

@@ -1,5 +1,8 @@
+import { fetchFeed } from '#lib/channels/fetch-feed.ts';
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
+import { createListChannels, createSyncChannel } from './channels.ts';
 import { createFindCustomer, createGetCustomer } from './customers.ts';
+import { createBookingsFeed } from './ical.ts';
 import { createListNotes } from './notes.ts';
 import {
   createBookingForm,
@@ -14,7 +17,10 @@ import {
 } from './routes.ts';
 import { createEnable, createListDeliveries, createListWebhooks, createReplay } from './webhooks.ts';
 
-/** The bookings group: the form, create, records, lists, invoices, actions, customers and webhooks. */
+/**
+ * The bookings group: the form, create, records, lists, invoices, actions, customers, webhooks, the staff
+ * calendar feed and channel sync.
+ */
 export const createBookingsHandler = (deps: ApiDeps) => {
   const routeDeps = { db: deps.db, slipKeys: slipKeysOf(deps) };
   const list = createListBookings(routeDeps);
@@ -41,6 +47,13 @@ export const createBookingsHandler = (deps: ApiDeps) => {
       'webhook.deliveries': createListDeliveries(routeDeps),
       'webhook.replay': createReplay(routeDeps),
       'webhook.enable': createEnable(routeDeps),
+      'booking.ical': createBookingsFeed(routeDeps),
+      'channel.list': createListChannels(routeDeps),
+      'channel.sync': createSyncChannel({
+        db: deps.db,
+        fetchFeed: deps.fetchFeed ?? fetchFeed,
+        policy: deps.feedPolicy ?? 'deployed',
+      }),
     },
   });
 };

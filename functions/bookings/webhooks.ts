@@ -52,10 +52,10 @@ const presentDelivery = (delivery: StoredDelivery) => ({
   })),
 });
 
-/** Webhooks are the whole tenant's: a partner's own credential may not see or steer them. */
-const assertNotPartner = (caller: Caller) => {
+/** Webhooks and channels are the whole tenant's: a partner's own credential may not see or steer them. */
+export const assertNotPartner = (caller: Caller, what: 'webhooks' | 'channels' = 'webhooks') => {
   if (caller.kind === 'staff' && caller.partnerOnly) {
-    throw new AccessError('forbidden', 'A partner credential may not manage webhooks');
+    throw new AccessError('forbidden', `A partner credential may not manage ${what}`);
   }
 };
 

@@ -8,6 +8,7 @@ const ACCESS = {
   public: 'public',
   staff: 'staff credentials',
   token: 'staff, or the booking token',
+  feed: 'the feed token',
 } as const;
 
 /** The endpoint table of the route table as a small HTML page: the service's own documentation. */

@@ -4,7 +4,7 @@ import { parseCounterId } from '#lib/db/stock-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 
 // Usage: npm run reconcile [-- --fix]
-// Checks, for every item-date, used = live session holds + active bookings <= capacity, and that every
+// Checks, for every item-date, used = live session holds + active bookings + channel blocks <= capacity, and that every
 // client's hold budget records agree with its open sessions.
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { fix: { type: 'boolean', default: false } } });
@@ -14,7 +14,7 @@ async function main(): Promise<number> {
   for (const entry of run.discrepancies) {
     const what =
       entry.kind === 'corrupt'
-        ? `used ${entry.used} but holds and bookings add up to ${entry.expected} (corrupt)`
+        ? `used ${entry.used} but holds, bookings and channel blocks add up to ${entry.expected} (corrupt)`
         : `used ${entry.used} is over capacity ${entry.capacity}: stock was lowered below what is held or booked`;
     say(`item ${entry.itemId} ${entry.slot}: ${what}`);
   }

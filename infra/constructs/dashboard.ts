@@ -112,7 +112,14 @@ export class TenantDashboard extends Construct {
           s.webhookDeadLetters,
         ]),
       ],
-      [graph('Webhook deliveries', [s.webhookSucceeded, s.webhookFailed, s.webhookPending])],
+      [
+        graph('Webhook deliveries', [s.webhookSucceeded, s.webhookFailed, s.webhookPending]),
+        graph('Channel sync: runs, conflicts and feeds failing over an hour', [
+          s.channelSyncRuns,
+          s.channelConflicts,
+          s.channelsFailing,
+        ]),
+      ],
     ];
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: Stack.of(this).stackName,

@@ -11,7 +11,7 @@ import { Construct } from 'constructs';
 import { META_FILES } from '#functions/meta/docs.ts';
 import { WIDGET_ASSETS_DIR } from '#functions/meta/widget.ts';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '#lib/core/metric-names.ts';
-import { ACCOUNT_PARTITION, RATE_PARTITION_PREFIX } from '#lib/db/keys.ts';
+import { ACCOUNT_PARTITION, FEED_TOKEN_PREFIX, RATE_PARTITION_PREFIX } from '#lib/db/keys.ts';
 import type { Group } from '#lib/http/routes.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -46,11 +46,12 @@ export interface TenantFunctionsProps {
   logRetention: RetentionDays;
 }
 
-/** The functions of a tenant: one per endpoint group, plus the sweeper and the webhook dispatcher. */
+/** The functions of a tenant: one per endpoint group, plus the sweeper, the webhook dispatcher and channel sync. */
 export class TenantFunctions extends Construct {
   readonly byGroup: Readonly<Record<Group, NodejsFunction>>;
   readonly sweeper: NodejsFunction;
   readonly webhookDispatcher: NodejsFunction;
+  readonly channelSync: NodejsFunction;
 
   /** Every function of the tenant, by its construct id (Items, Session, …, Webhooks). */
   readonly all: Readonly<Record<string, NodejsFunction>>;
@@ -147,18 +148,26 @@ export class TenantFunctions extends Construct {
       { WEBHOOK_SECRETS_ARN: props.webhookSecrets.secretArn },
       Duration.seconds(60),
     );
+    // A round fetches 8 feeds at once, each within 10 s, so 100 channels take about two minutes at worst:
+    // well inside both this timeout and the five-minute schedule.
+    this.channelSync = make('Channels', 'channels', {}, Duration.seconds(240));
     this.byGroup = { items, session, bookings, meta };
     this.all = all;
 
-    // Readers still record a credential's last use and its account's last sign-in, and count each
-    // client's requests (per-client limits): only those records.
+    // Readers still record a credential's last use and its account's last sign-in, count each client's
+    // requests (per-client limits), and stamp when a calendar feed's content changed: only those records.
     const recordSignIn = new PolicyStatement({
       effect: Effect.ALLOW,
       actions: ['dynamodb:UpdateItem'],
       resources: [props.table.tableArn],
       conditions: {
         'ForAllValues:StringLike': {
-          'dynamodb:LeadingKeys': [ACCOUNT_PARTITION, 'CREDENTIAL#*', `${RATE_PARTITION_PREFIX}*`],
+          'dynamodb:LeadingKeys': [
+            ACCOUNT_PARTITION,
+            'CREDENTIAL#*',
+            `${RATE_PARTITION_PREFIX}*`,
+            `${FEED_TOKEN_PREFIX}*`,
+          ],
         },
       },
     });
@@ -166,11 +175,12 @@ export class TenantFunctions extends Construct {
       props.table.grantReadData(reader);
       reader.addToRolePolicy(recordSignIn);
     }
-    for (const writer of [session, bookings, this.sweeper]) props.table.grantReadWriteData(writer);
+    for (const writer of [session, bookings, this.sweeper, this.channelSync])
+      props.table.grantReadWriteData(writer);
     // The table grants cover `<table>/index/*`: these functions query gsi1 to gsi3. Their actions are the
     // grant's explicit lists, never `dynamodb:*`.
     const tableId = Stack.of(this).getLogicalId(props.table.node.defaultChild as CfnElement);
-    for (const fn of [items, meta, session, bookings, this.sweeper]) {
+    for (const fn of [items, meta, session, bookings, this.sweeper, this.channelSync]) {
       Validations.of(fn.role ?? fn).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
         reason: "CDK's table read/write grant covers the table's indexes, which these functions query.",

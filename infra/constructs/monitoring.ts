@@ -221,6 +221,26 @@ function alarmSpecs(signals: TenantSignals, alerts: Alerts): AlarmSpec[] {
         'more. Look first at GET webhook/{id}/delivery, then re-enable it with webhook/{id}/enable.',
     },
     {
+      suffix: 'channel-conflict',
+      metric: signals.channelConflicts,
+      threshold: 1,
+      comparison: AT_LEAST,
+      description:
+        'A channel (Airbnb, Booking.com…) listed a date this service had already sold: the same unit is ' +
+        'sold twice. Look first at GET channel (the conflict names the bookings), then settle it with the ' +
+        'guest on one side; the block is taken as soon as the date frees up.',
+    },
+    {
+      suffix: 'channel-failing',
+      metric: signals.channelsFailing,
+      threshold: 1,
+      comparison: AT_LEAST,
+      description:
+        "A channel's feed has failed to fetch or parse for over an hour: its new sales are not blocked " +
+        'here (what it listed before stays blocked). Look first at GET channel (last_error), then the ' +
+        'feed URL in the tenant file.',
+    },
+    {
       suffix: 'webhook-dead-letters',
       metric: signals.webhookDeadLetters,
       threshold: 1,

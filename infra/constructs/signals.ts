@@ -65,6 +65,9 @@ export interface TenantSignals {
   webhookPending: IMetric;
   webhookEndpointsDisabled: IMetric;
   webhookDeadLetters: IMetric;
+  channelConflicts: IMetric;
+  channelsFailing: IMetric;
+  channelSyncRuns: IMetric;
 }
 
 // CDK labels its per-operation sums "across all operations"; these sum the operations above only.
@@ -127,6 +130,9 @@ export function tenantSignals(props: TenantSignalsProps): TenantSignals {
     webhookFailed: service(METRIC.webhookFailed, Stats.SUM, 'Delivery attempts failed'),
     webhookPending: service(METRIC.webhookPending, Stats.MAXIMUM, 'Deliveries due'),
     webhookEndpointsDisabled: service(METRIC.webhookEndpointsDisabled, Stats.SUM, 'Endpoints disabled'),
+    channelConflicts: service(METRIC.channelConflicts, Stats.SUM, 'Channel conflicts'),
+    channelsFailing: service(METRIC.channelsFailing, Stats.MAXIMUM, 'Channels failing over an hour'),
+    channelSyncRuns: service(METRIC.channelSyncRuns, Stats.SUM, 'Channel sync runs'),
     webhookDeadLetters: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
       statistic: Stats.MAXIMUM,
       period,

@@ -20,6 +20,8 @@ export const localSettings = () => ({
   adminSecret: process.env.ADMIN_API_SECRET || undefined,
   sweepIntervalMs: Number(process.env.SWEEP_INTERVAL_MS ?? 15_000),
   webhookIntervalMs: Number(process.env.WEBHOOK_INTERVAL_MS ?? 1_000),
+  // Channel feeds are polled as the stack's schedule does: every five minutes.
+  channelSyncIntervalMs: Number(process.env.CHANNEL_SYNC_INTERVAL_MS ?? 300_000),
   tableName: process.env.TABLE_NAME || undefined,
   trustedProxies: parseProxyList(process.env.TRUSTED_PROXIES),
   // Where guests reach this runner when it is not its own address (a tunnel, a proxy): the links' base.
@@ -81,6 +83,16 @@ export function connectForCli(): Db {
     tableName: settings.tableName,
     region: process.env.AWS_REGION,
   });
+}
+
+/**
+ * Whether the CLIs work on a local table (the running `npm start`, or DYNAMODB_ENDPOINT): outbound fetches
+ * then follow the local policy (http and loopback allowed), otherwise the deployed one.
+ */
+export function cliIsLocal(): boolean {
+  const settings = localSettings();
+  if (settings.dynamoEndpoint) return true;
+  return !settings.tableName && existsSync(connectionFile(settings.dataDir));
 }
 
 /**

@@ -9,10 +9,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { createChannelSync } from '#functions/channels/app.ts';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
 import { createDispatcher } from '#functions/webhooks/app.ts';
 import { CredentialAdminError, createCredential, ensureCredential } from '#lib/auth/credential-admin.ts';
+import { fetchFeed } from '#lib/channels/fetch-feed.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { createDb, type Db } from '#lib/db/client.ts';
 import { getCredential } from '#lib/db/credential-repository.ts';
@@ -275,6 +277,8 @@ async function main(): Promise<void> {
   const handlers = createAllHandlers({
     db: usage ? createDb({ endpoint, tableName, instrument: usage.instrument }) : db,
     provider: 'local',
+    // Feeds may be local files served over http here (a second runner, a test server).
+    feedPolicy: 'local',
     slipKeys: async () => slipKeys,
     trustedProxies: settings.trustedProxies,
     // Links (the invoice URL) are built on the runner's own address, known once it listens, never on
@@ -294,6 +298,13 @@ async function main(): Promise<void> {
     pages: { '/': demoPage(tenant) },
   });
   timers.push(every(settings.sweepIntervalMs, createSweeper({ db }), 'sweep'));
+  timers.push(
+    every(
+      settings.channelSyncIntervalMs,
+      createChannelSync({ db, fetchFeed, policy: 'local' }),
+      'channel sync',
+    ),
+  );
   timers.push(
     every(
       settings.webhookIntervalMs,

@@ -1,6 +1,6 @@
 import { TZDate } from '@date-fns/tz';
-import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import ical, { escape as escapeText, ICalEventTransparency } from 'ical-generator';
+import { tzlib_get_ical_block } from 'timezones-ical-library';
 import { addDays, isRealYmd, localParts, toIsoDate, type Ymd } from '../core/dates.ts';
 
 /**
@@ -64,6 +64,16 @@ function checkRun(run: ExportRun): void {
 }
 
 /**
+ * The VTIMEZONE of a zone, from timezones-ical-library (the zones' rules as data in the module, so a
+ * bundled function reads no file), or null when it has none under exactly that name.
+ */
+function vtimezoneOf(zone: string): string | null {
+  const block = tzlib_get_ical_block(zone);
+  const [component = '', tzid = ''] = Array.isArray(block) ? block : [];
+  return component.startsWith('BEGIN:VTIMEZONE') && tzid === `TZID=${zone}` ? component : null;
+}
+
+/**
  * Writes an item's channel feed (RFC 5545): one "Not available" event per run, all-day `VALUE=DATE` with
  * an exclusive DTEND for dates, timed in the tenant's zone (with its VTIMEZONE) for hours. Every event is
  * stamped with `stamp`, so the same input gives the same bytes.
@@ -91,9 +101,9 @@ export function writeFeed(feed: {
   });
   // The generator alone, no calendar zone: with one, ical-generator writes DTSTAMP as local time without
   // `Z` and all-day dates by the process's own zone, adding a TIMEZONE-ID property of no standard.
-  calendar.timezone({ name: null, generator: getVtimezoneComponent });
-  // A zone the VTIMEZONE package lacks (a few recent and alias names) would leave a TZID undefined.
-  const zoned = getVtimezoneComponent(timeZone) !== null;
+  calendar.timezone({ name: null, generator: vtimezoneOf });
+  // A zone the VTIMEZONE package knows by another name (an alias) would leave a TZID undefined.
+  const zoned = vtimezoneOf(timeZone) !== null;
   const stamp = new Date(feed.stamp);
   const uids = new Set<string>();
   for (const run of feed.runs) {

@@ -55,6 +55,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/item/{item_id}/ical': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An item's channel feed (iCalendar): the dates it cannot be sold on, for Airbnb, Booking.com and the like */
+    get: operations['itemIcal'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/item/{item_id}/cal': {
     parameters: {
       query?: never;
@@ -592,6 +609,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/booking/ical': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The staff calendar feed (iCalendar): every active booking as an event */
+    get: operations['bookingIcal'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/channel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Imported channel feeds with their sync state and open conflicts */
+    get: operations['channelList'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/channel/{channel_id}/sync': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Sync one channel's feed now */
+    get: operations['channelSyncGet'];
+    put?: never;
+    /** Sync one channel's feed now */
+    post: operations['channelSyncPost'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/booking/notes': {
     parameters: {
       query?: never;
@@ -916,6 +985,29 @@ export interface components {
       last_failure_at: number;
       consecutive_failures: number;
       in_file: 0 | 1;
+    };
+    Channel: {
+      id: string;
+      name: string;
+      item_id: number;
+      url: string;
+      units: number;
+      enabled: 0 | 1;
+      /** @enum {string} */
+      state: 'never_synced' | 'ok' | 'failing' | 'disabled';
+      last_fetch_at: number;
+      last_success_at: number;
+      failing_since: number;
+      last_error: string;
+      dates_listed: number;
+      dates_blocked: number;
+      conflicts: {
+        slot: string;
+        units: number;
+        bookings: string[];
+        opened_at: number;
+        event_id: string;
+      }[];
     };
     WebhookDelivery: {
       event_id: string;
@@ -1750,6 +1842,59 @@ export interface components {
           };
       webhook: components['schemas']['Webhook'];
     };
+    ChannelList: {
+      /** @constant */
+      version: '3.0';
+      account_id: number;
+      host_id: string;
+      name: string;
+      locale: {
+        id: string;
+        lang: string;
+        currency: string;
+      };
+      request: components['schemas']['Request'];
+      query:
+        | false
+        | {
+            [key: string]: unknown;
+          };
+      channels: {
+        [key: string]: components['schemas']['Channel'];
+      };
+    };
+    ChannelSync: {
+      /** @constant */
+      version: '3.0';
+      account_id: number;
+      host_id: string;
+      name: string;
+      locale: {
+        id: string;
+        lang: string;
+        currency: string;
+      };
+      request: components['schemas']['Request'];
+      query:
+        | false
+        | {
+            [key: string]: unknown;
+          };
+      channel: components['schemas']['Channel'];
+      sync: {
+        /** @enum {string} */
+        outcome: 'synced' | 'unchanged' | 'failed' | 'waiting_empty';
+        listed: number;
+        taken: number;
+        released: number;
+        conflicts_opened: number;
+        conflicts_closed: number;
+        blocked: number;
+        conflicts: number;
+        error: string;
+        duration_ms: number;
+      };
+    };
     BookingNotes: {
       /** @constant */
       version: '3.0';
@@ -2228,6 +2373,189 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ItemGet'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  itemIcal: {
+    parameters: {
+      query?: {
+        token?: string;
+      };
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path: {
+        /** @example 1 */
+        item_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/calendar': string;
         };
       };
       /** @description `validation_error`: Invalid request */
@@ -10471,6 +10799,731 @@ export interface operations {
               error?: {
                 /** @enum {unknown} */
                 id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  bookingIcal: {
+    parameters: {
+      query?: {
+        token?: string;
+      };
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/calendar': string;
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  channelList: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChannelList'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  channelSyncGet: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path: {
+        channel_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChannelSync'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+      /** @description `busy`: Busy, try again */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'busy';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  channelSyncPost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path: {
+        channel_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': Record<string, never>;
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChannelSync'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+      /** @description `busy`: Busy, try again */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'busy';
               };
             };
           };

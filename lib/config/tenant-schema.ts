@@ -7,6 +7,7 @@ import {
   itemSchema,
   taxSchema,
 } from './catalog-schema.ts';
+import { channelSchema, MAX_CHANNELS } from './channel-schema.ts';
 import { paramId, positiveId, text } from './schema-parts.ts';
 import { settingsSchema } from './settings-schema.ts';
 import { webhookSchema } from './webhook-schema.ts';
@@ -130,6 +131,7 @@ export const tenantSchema = z
       .default({ body: '', tos_required: false }),
     accounts: z.array(accountSchema).min(1).max(500),
     webhooks: z.array(webhookSchema).max(10).default([]),
+    channels: z.array(channelSchema).max(MAX_CHANNELS).default([]),
   })
   .superRefine((tenant, ctx) => {
     const problem = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -165,6 +167,17 @@ export const tenantSchema = z
     for (const id of duplicates(tenant.webhooks.map((webhook) => webhook.id))) {
       problem(['webhooks'], `webhook id ${id} appears more than once`);
     }
+    for (const id of duplicates(tenant.channels.map((channel) => channel.id))) {
+      problem(['channels'], `channel id ${id} appears more than once`);
+    }
+    tenant.channels.forEach((channel, index) => {
+      const item = itemsById.get(channel.item_id);
+      if (!item) problem(['channels', index, 'item_id'], `no item ${channel.item_id}`);
+      // A package takes its parts' stock and an unlimited item none: a block would have nothing to hold.
+      else if (item.package)
+        problem(['channels', index, 'item_id'], 'a channel blocks an item, not a package');
+      else if (item.unlimited) problem(['channels', index, 'item_id'], 'an unlimited item cannot be blocked');
+    });
     for (const id of duplicates(tenant.form.map((field) => field.field_id))) {
       problem(['form'], `field_id ${id} appears more than once`);
     }
@@ -272,6 +285,7 @@ export type TenantItem = Tenant['items'][number];
 export type TenantCategory = Tenant['categories'][number];
 export type TenantAccount = Tenant['accounts'][number];
 export type TenantWebhook = Tenant['webhooks'][number];
+export type TenantChannel = Tenant['channels'][number];
 
 /** One problem of a tenant file, located by its JSON path. */
 export interface TenantProblem {

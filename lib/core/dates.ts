@@ -220,3 +220,7 @@ export const utcHourKey = (instant: number): string => {
   const iso = new Date(instant).toISOString();
   return `${iso.slice(0, 10).replaceAll('-', '')}T${iso.slice(11, 13)}Z`;
 };
+
+/** The instant (ms) an hourly slot `YYYYMMDDTHHZ` starts. */
+export const hourKeyInstant = (key: string): number =>
+  Date.UTC(+key.slice(0, 4), +key.slice(4, 6) - 1, +key.slice(6, 8), +key.slice(9, 11));

@@ -45,6 +45,14 @@ export const METRIC = {
   webhookPending: 'WebhookDeliveriesPending',
   /** Webhook endpoints disabled (a 410, or the retry schedule spent). */
   webhookEndpointsDisabled: 'WebhookEndpointsDisabled',
+  /** Channel sync rounds (one per run, so a silent schedule shows as missing data). */
+  channelSyncRuns: 'ChannelSyncRuns',
+  /** Channel dates this service had already sold when the channel listed them (`channel.conflict`). */
+  channelConflicts: 'ChannelConflicts',
+  /** Channels whose feed has failed for more than an hour, at the end of a round. */
+  channelsFailing: 'ChannelsFailing',
+  /** Channel feeds that could not be fetched or read in a round. */
+  channelFetchFailures: 'ChannelFetchFailures',
 } as const;
 
 /** The name of one of the service's metrics. */

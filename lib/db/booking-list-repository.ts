@@ -260,3 +260,68 @@ export async function listAllBookingsOfCustomer(db: Db, customerId: number): Pro
   });
   return records.map((record) => stripKeys<StoredBooking>(record));
 }
+
+/**
+ * The codes of the bookings of the given statuses that hold any of the counters, by counter: one query per
+ * status (gsi2), filtered on the booking's `holds`. For the rare question "who sold this date", never a
+ * request path.
+ */
+export async function findBookingsHolding(
+  db: Db,
+  options: { statusIds: string[]; counterIds: string[] },
+): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>();
+  if (options.counterIds.length === 0) return found;
+  const names = Object.fromEntries(options.counterIds.map((id, index) => [`#c${index}`, id]));
+  const filter = Object.keys(names)
+    .map((name) => `attribute_exists(holds.${name})`)
+    .join(' OR ');
+  const pages = await Promise.all(
+    options.statusIds.map((statusId) =>
+      queryAll(db, {
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        FilterExpression: filter,
+        ExpressionAttributeNames: { ...names, '#code': 'code' },
+        ExpressionAttributeValues: { ':pk': bookingStatusPartition(statusId) },
+        ProjectionExpression: `#code, holds`,
+      }),
+    ),
+  );
+  for (const record of pages.flat()) {
+    const holds = (record.holds ?? {}) as Record<string, number>;
+    for (const id of options.counterIds) {
+      if (holds[id]) found.set(id, [...(found.get(id) ?? []), String(record.code)]);
+    }
+  }
+  return found;
+}
+
+/** What the staff calendar feed shows of a booking. */
+export type FeedBooking = Pick<
+  StoredBooking,
+  'booking_id' | 'code' | 'status_id' | 'start_date' | 'end_date' | 'form' | 'lines'
+>;
+
+/**
+ * The bookings of the given statuses whose stay ends at or after `endsFrom` (Unix seconds), for the staff
+ * calendar feed: one query per status (gsi2), filtered on the stay's end.
+ */
+export async function listBookingsEndingFrom(
+  db: Db,
+  options: { statusIds: string[]; endsFrom: number },
+): Promise<FeedBooking[]> {
+  const pages = await Promise.all(
+    options.statusIds.map((statusId) =>
+      queryAll(db, {
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        FilterExpression: 'end_at >= :from',
+        ExpressionAttributeNames: { '#code': 'code', '#form': 'form', '#lines': 'lines' },
+        ExpressionAttributeValues: { ':pk': bookingStatusPartition(statusId), ':from': options.endsFrom },
+        ProjectionExpression: 'booking_id, #code, status_id, start_date, end_date, #form, #lines',
+      }),
+    ),
+  );
+  return pages.flat() as unknown as FeedBooking[];
+}

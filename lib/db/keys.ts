@@ -230,3 +230,39 @@ export const webhookEventIndexKeys = (atMs: number, eventId: string) => ({
   gsi3pk: webhookEventMonthPartition(monthOf(unixSeconds(atMs))),
   gsi3sk: `${String(atMs).padStart(15, '0')}#${eventId}`,
 });
+
+/**
+ * A channel's partition: its sync state, the blocks it holds (one per item slot) and its open conflicts, so
+ * a sync reads everything it diffs against in one query. Its states are listed through gsi1.
+ */
+export const channelPartition = (channelId: string) => `CHANNEL#${channelId}`;
+export const channelStateKey = (channelId: string) => ({ pk: channelPartition(channelId), sk: 'STATE' });
+export const CHANNEL_LIST = 'CHANNELS';
+export const channelListKey = (channelId: string) => ({ gsi1pk: CHANNEL_LIST, gsi1sk: channelId });
+export const CHANNEL_BLOCK_PREFIX = 'BLOCK#';
+export const channelBlockKey = (channelId: string, slot: string) => ({
+  pk: channelPartition(channelId),
+  sk: `${CHANNEL_BLOCK_PREFIX}${slot}`,
+});
+export const CHANNEL_CONFLICT_PREFIX = 'CONFLICT#';
+export const channelConflictKey = (channelId: string, slot: string) => ({
+  pk: channelPartition(channelId),
+  sk: `${CHANNEL_CONFLICT_PREFIX}${slot}`,
+});
+
+/** A channel's audit trail (conflicts opened and closed, failures, recoveries), by time, apart from its blocks. */
+export const channelEventKey = (channelId: string, atMs: number, eventId: string) => ({
+  pk: `CHANNEL_EVENTS#${channelId}`,
+  sk: `EVENT#${String(atMs).padStart(15, '0')}#${eventId}`,
+});
+
+/** A calendar feed token, found by the hash of its value. */
+export const FEED_TOKEN_PREFIX = 'FEED_TOKEN#';
+export const feedTokenKey = (tokenHash: string) => ({
+  pk: `${FEED_TOKEN_PREFIX}${tokenHash}`,
+  sk: 'FEED_TOKEN',
+});
+/** What a feed token opens (`item#7`, `item#7#airbnb`, `bookings`): its current token, listed through gsi1. */
+export const feedScopeKey = (scope: string) => ({ pk: `FEED_SCOPE#${scope}`, sk: 'FEED_SCOPE' });
+export const FEED_SCOPE_LIST = 'FEED_SCOPES';
+export const feedScopeListKey = (scope: string) => ({ gsi1pk: FEED_SCOPE_LIST, gsi1sk: scope });

@@ -5,7 +5,7 @@ import { applyIfCondition } from './operations.ts';
 import type { SessionLine } from './session-repository.ts';
 import { COUNTER_FIELDS, counterValues } from './stock-repository.ts';
 
-/** Everything the invariant check reads: counters, holding sessions and bookings. */
+/** Everything the invariant check reads: counters, holding sessions, bookings and channel blocks. */
 export interface HoldingSnapshot {
   counters: { itemId: number; slot: string; used: number }[];
   sessions: {
@@ -26,6 +26,8 @@ export interface HoldingSnapshot {
     /** While unpaid: the client it counts against and the units it counts there. */
     budget?: { client: string; holds: Record<string, number> };
   }[];
+  /** The blocks channels hold, each of `units` of one counter. */
+  channelBlocks: { channelId: string; itemId: number; slot: string; units: number }[];
   /** What each client holds of each counter, by its budget records. */
   clientHolds: { client: string; counterId: string; held: number }[];
   /** Each client's recorded set of holding sessions. */
@@ -35,7 +37,7 @@ export interface HoldingSnapshot {
 }
 
 /**
- * Reads every counter, session and booking of the table. This is the one deliberate scan: an operator's
+ * Reads every counter, session, booking and channel block of the table. This is the one deliberate scan: an operator's
  * whole-table check, never a request path. Segments run in parallel.
  */
 export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapshot> {
@@ -43,6 +45,7 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
     counters: [],
     sessions: [],
     bookings: [],
+    channelBlocks: [],
     clientHolds: [],
     clientSessions: [],
     clientUnpaid: [],
@@ -58,7 +61,7 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
             TotalSegments: segments,
             ConsistentRead: true,
             FilterExpression:
-              'entity IN (:stock, :session, :booking, :clientHold, :clientSessions, :clientUnpaid)',
+              'entity IN (:stock, :session, :booking, :clientHold, :clientSessions, :clientUnpaid, :block)',
             ExpressionAttributeValues: {
               ':stock': 'stock',
               ':session': 'session',
@@ -66,6 +69,7 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
               ':clientHold': 'client_hold',
               ':clientSessions': 'client_sessions',
               ':clientUnpaid': 'client_unpaid',
+              ':block': 'channel_block',
             },
             ExclusiveStartKey: cursor,
           }),
@@ -85,6 +89,13 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
               holds: item.holds ?? {},
               ...(item.client ? { client: String(item.client) } : {}),
               ...(item.lines ? { lines: item.lines } : {}),
+            });
+          } else if (item.entity === 'channel_block') {
+            snapshot.channelBlocks.push({
+              channelId: String(item.channel_id),
+              itemId: Number(item.item_id),
+              slot: String(item.slot),
+              units: Number(item.units),
             });
           } else if (item.entity === 'client_hold') {
             snapshot.clientHolds.push({

@@ -37,6 +37,7 @@ export type StoredConfig = Pick<
   | 'taxes'
   | 'discounts'
   | 'webhooks'
+  | 'channels'
 > & {
   updated_at: number;
   /**
@@ -84,6 +85,7 @@ const withLaterSettings = (config: StoredConfig): StoredConfig => ({
     pow: { ...DEFAULT_POW, ...config.settings.pow },
   },
   webhooks: config.webhooks ?? [],
+  channels: config.channels ?? [],
 });
 
 /** Reads the tenant configuration, or undefined when no tenant has been loaded. */

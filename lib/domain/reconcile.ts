@@ -10,11 +10,11 @@ export interface Discrepancy {
   itemId: number;
   slot: string;
   used: number;
-  /** Units of live session holds plus active bookings. */
+  /** Units of live session holds plus active bookings plus channel blocks. */
   expected: number;
   capacity: number;
   /**
-   * `corrupt`: used differs from what holds and bookings add up to. `over_capacity`: they agree, but the
+   * `corrupt`: used differs from what holds, bookings and channel blocks add up to. `over_capacity`: they agree, but the
    * item's stock was lowered below what was already held or booked (no write went wrong).
    */
   kind: 'corrupt' | 'over_capacity';
@@ -56,7 +56,7 @@ export interface ReconcileReport {
 
 /**
  * Checks, for every item-date, that `used` equals the units of live session holds plus active bookings
- * and is at most the capacity. Sessions count while open (even past their time, until the sweeper
+ * plus channel blocks, and is at most the capacity. Sessions count while open (even past their time, until the sweeper
  * releases them); bookings while not VOID or CANCELLED.
  */
 export function reconcile(
@@ -73,6 +73,7 @@ export function reconcile(
   };
   for (const session of snapshot.sessions) if (session.status === 'open') add(session.holds);
   for (const booking of snapshot.bookings) if (!isInactive(booking.status_id)) add(booking.holds);
+  for (const block of snapshot.channelBlocks) add({ [counterId(block.itemId, block.slot)]: block.units });
 
   const used = new Map(
     snapshot.counters.map((counter) => [counterId(counter.itemId, counter.slot), counter.used]),

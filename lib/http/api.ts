@@ -4,9 +4,11 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Caller } from '../auth/access.ts';
+import type { FeedRequest, FeedResponse } from '../channels/fetch-feed.ts';
 import type { Db } from '../db/client.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import type { SlipKey } from '../slip/codec.ts';
+import type { DeliveryPolicy } from '../webhooks/address-guard.ts';
 import { buildEnvelope, type RouteResult } from './envelope.ts';
 import { envelopeContext } from './envelope-context.ts';
 import { ApiError } from './errors.ts';
@@ -55,6 +57,13 @@ export interface ApiDeps {
    * `DEFAULT_PUBLIC_URL`.
    */
   publicUrl?: () => string;
+  /**
+   * Where channel feeds may be fetched from (`POST channel/{id}/sync`): `deployed` (https to public
+   * addresses, the default, failing closed) or `local` (the runner: also http and loopback).
+   */
+  feedPolicy?: DeliveryPolicy;
+  /** Fetches a channel feed; tests inject one, the default is `fetchFeed`. */
+  fetchFeed?: (request: FeedRequest) => Promise<FeedResponse>;
   /** Proxies trusted besides the tenant's `settings.trusted_proxies` (the local runner's TRUSTED_PROXIES). */
   trustedProxies?: readonly string[];
   /** Where the answers' metrics go (deployed functions); none are kept without it. */

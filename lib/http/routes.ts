@@ -3,9 +3,11 @@ export type Group = 'items' | 'session' | 'bookings' | 'meta';
 
 /**
  * Who may call a route: `public` (the widget surface; `settings.public_api = false` makes it need
- * credentials), `staff` (staff credentials only), or `token` (staff, or anyone holding the booking's token).
+ * credentials), `staff` (staff credentials only), `token` (staff, or anyone holding the booking's token),
+ * or `feed` (a calendar feed: whoever holds its feed token, which the route checks itself, answering a
+ * wrong one as it answers an unknown item; calendar apps send no credentials).
  */
-export type Access = 'public' | 'staff' | 'token';
+export type Access = 'public' | 'staff' | 'token' | 'feed';
 
 /** The HTTP methods the API answers. */
 export type Method = 'GET' | 'POST';
@@ -82,6 +84,15 @@ export const ROUTES = [
     access: 'public',
     resource: 'item',
     id: '',
+  },
+  {
+    name: 'item.ical',
+    method: 'GET',
+    path: 'item/{item_id}/ical',
+    group: 'items',
+    access: 'feed',
+    resource: 'item',
+    id: 'ical',
   },
   {
     name: 'item.itemCal',
@@ -295,6 +306,32 @@ export const ROUTES = [
     group: 'bookings',
     access: 'staff',
     resource: 'webhook',
+    id: '',
+  }),
+  {
+    name: 'booking.ical',
+    method: 'GET',
+    path: 'booking/ical',
+    group: 'bookings',
+    access: 'feed',
+    resource: 'booking',
+    id: 'ical',
+  },
+  {
+    name: 'channel.list',
+    method: 'GET',
+    path: 'channel',
+    group: 'bookings',
+    access: 'staff',
+    resource: 'channel',
+    id: '',
+  },
+  ...both({
+    name: 'channel.sync',
+    path: 'channel/{channel_id}/sync',
+    group: 'bookings',
+    access: 'staff',
+    resource: 'channel',
     id: '',
   }),
   {

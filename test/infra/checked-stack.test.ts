@@ -31,7 +31,7 @@ const actionsOf = (statements: Statement[]) => statements.flatMap((statement) =>
 
 describe('traces and metrics', () => {
   it('traces every function actively, with Powertools told its service, namespace and no responses', () => {
-    expect(functions()).toHaveLength(6);
+    expect(functions()).toHaveLength(7);
     for (const [id, fn] of functions()) {
       expect(fn.Properties, id).toMatchObject({
         TracingConfig: { Mode: 'Active' },

@@ -23,7 +23,7 @@ interface AlarmProperties {
   Metrics: { Id: string; Expression?: string; MetricStat?: MetricStat; ReturnData: boolean }[];
 }
 
-const FUNCTIONS = ['items', 'session', 'bookings', 'meta', 'sweeper', 'webhooks'];
+const FUNCTIONS = ['items', 'session', 'bookings', 'meta', 'sweeper', 'webhooks', 'channels'];
 /** What lib/db sends (the operator's Scan aside) and the dispatcher's stream reads. */
 const TABLE_OPERATIONS = 'GetItem BatchGetItem Query PutItem UpdateItem TransactWriteItems GetRecords'.split(
   ' ',
@@ -85,6 +85,8 @@ describe('alarms', () => {
         'sweeper-not-running',
         'webhook-endpoints-disabled',
         'webhook-dead-letters',
+        'channel-conflict',
+        'channel-failing',
       ].sort(),
     );
     const topic = { Ref: logicalIdOf('AWS::SNS::Topic', /^AlarmsTopic/) };
@@ -228,6 +230,15 @@ describe('alarms', () => {
       Period: 300,
     });
     expect(dead).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
+  it('watches channel conflicts and channels failing for over an hour', () => {
+    const conflict = alarm('channel-conflict');
+    expect(onlyStat(conflict)).toEqual(serviceMetric(METRIC.channelConflicts, 'Sum'));
+    expect(conflict).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    const failing = alarm('channel-failing');
+    expect(onlyStat(failing)).toEqual(serviceMetric(METRIC.channelsFailing, 'Maximum'));
+    expect(failing).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
   it('reads the service metrics in one namespace with exactly the service and tenant dimensions', () => {

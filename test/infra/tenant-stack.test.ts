@@ -55,16 +55,16 @@ describe('TenantStack', () => {
     });
   });
 
-  it('runs one arm64 nodejs22.x function per group, the sweeper and the dispatcher, logs retained', () => {
+  it('runs one arm64 nodejs22.x function per group, the sweeper, the dispatcher and channel sync, logs retained', () => {
     const functions = Object.values(resources('AWS::Lambda::Function')).filter(
       (fn) => (fn as { Properties: { Runtime?: string } }).Properties.Runtime === 'nodejs22.x',
     );
-    expect(functions).toHaveLength(6);
+    expect(functions).toHaveLength(7);
     for (const fn of functions) {
       expect(fn).toMatchObject({ Properties: { Architectures: ['arm64'], Handler: 'index.handler' } });
     }
     // One log group per function, and the API's access log.
-    template.resourceCountIs('AWS::Logs::LogGroup', 7);
+    template.resourceCountIs('AWS::Logs::LogGroup', 8);
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
     synth('dev').allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
   });
@@ -235,7 +235,9 @@ describe('TenantStack', () => {
       expect(conditioned).toMatchObject({
         Action: 'dynamodb:UpdateItem',
         Condition: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ACCOUNT', 'CREDENTIAL#*', 'RATE#*'] },
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': ['ACCOUNT', 'CREDENTIAL#*', 'RATE#*', 'FEED_TOKEN#*'],
+          },
         },
       });
     }

@@ -23,6 +23,7 @@ describe('reconcile', () => {
           { id: 'a', status: 'open', expires_at: 2_000, holds: { '1|20270110': 1 } },
           { id: 'b', status: 'ended', expires_at: 2_000, holds: { '1|20270110': 5 } },
         ],
+        channelBlocks: [],
         clientHolds: [],
         clientSessions: [],
         clientUnpaid: [],
@@ -42,6 +43,22 @@ describe('reconcile', () => {
     });
   });
 
+  it('counts channel blocks as taken: used = holds + bookings + blocks, and a lost block is corruption', () => {
+    const snapshot = (used: number) => ({
+      counters: [{ itemId: 1, slot: '20270110', used }],
+      sessions: [{ id: 'a', status: 'open', expires_at: 2_000, holds: { '1|20270110': 1 } }],
+      channelBlocks: [{ channelId: 'airbnb', itemId: 1, slot: '20270110', units: 1 }],
+      clientHolds: [],
+      clientSessions: [],
+      clientUnpaid: [],
+      bookings: [{ id: 'x', status_id: 'PAID', holds: { '1|20270110': 1 } }],
+    });
+    expect(reconcile(snapshot(3), options).discrepancies).toEqual([]);
+    expect(reconcile(snapshot(2), options).discrepancies).toEqual([
+      { itemId: 1, slot: '20270110', used: 2, expected: 3, capacity: 3, kind: 'corrupt' },
+    ]);
+  });
+
   it('proves each client budget against its open sessions', () => {
     const holding = (id: string, client: string, holds: Record<string, number>, status = 'open') => ({
       id,
@@ -53,6 +70,7 @@ describe('reconcile', () => {
     const snapshot = {
       counters: [],
       bookings: [],
+      channelBlocks: [],
       sessions: [
         holding('a', 'c1', { '1|20270110': 1, '1|20270111': 1 }),
         holding('b', 'c1', { '1|20270110': 1 }),
@@ -92,6 +110,7 @@ describe('reconcile', () => {
             holds: { '1|20270110': 1, '1|20270111': 4, '1|20270112': 1 },
           },
         ],
+        channelBlocks: [],
         clientHolds: [],
         clientSessions: [],
         clientUnpaid: [],

@@ -1,0 +1,58 @@
+import { METRIC } from '#lib/core/metric-names.ts';
+import { getChannelStates } from '#lib/db/channel-repository.ts';
+import type { Db } from '#lib/db/client.ts';
+import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
+import { type ChannelRoundReport, type ChannelSyncDeps, syncChannels } from '#lib/domain/channel-sync.ts';
+import { logger } from '#lib/http/logger.ts';
+import type { Meter } from '#lib/http/observability.ts';
+
+/** A channel whose feed has failed this long raises the stack's alarm. */
+export const CHANNEL_FAILING_ALARM_MS = 3_600_000;
+
+/** A round's report, with how many channels have been failing for over an hour. */
+export type ChannelRound = ChannelRoundReport & { failingOverAnHour: string[] };
+
+/**
+ * The scheduled channel sync (every 5 minutes in AWS, the runner's timer locally): one round over every
+ * enabled channel of the tenant file, its metrics (a conflict count, failures, and the channels failing
+ * for over an hour, which the stack alarms on) and one log line per channel that did something.
+ */
+export const createChannelSync =
+  (options: Omit<ChannelSyncDeps, 'db'> & { db: Db; meter?: Meter; only?: string }) =>
+  async (): Promise<ChannelRound | undefined> => {
+    const clock = options.clock ?? Date.now;
+    const config = await getConfig(options.db);
+    options.meter?.count(METRIC.channelSyncRuns);
+    if (!config || config.channels.length === 0) return undefined;
+    const report = await syncChannels(options, {
+      config,
+      items: await listItems(options.db),
+      ...(options.only ? { only: options.only } : {}),
+    });
+    const states = await getChannelStates(
+      options.db,
+      config.channels.filter((channel) => channel.enabled).map((channel) => channel.id),
+    );
+    const now = clock();
+    const failingOverAnHour = [...states.values()]
+      .filter(
+        (state) => state.failing_since !== undefined && now - state.failing_since >= CHANNEL_FAILING_ALARM_MS,
+      )
+      .map((state) => state.channel_id);
+    options.meter?.count(
+      METRIC.channelConflicts,
+      report.channels.reduce((sum, result) => sum + result.conflicts_opened, 0),
+    );
+    options.meter?.count(
+      METRIC.channelFetchFailures,
+      report.channels.filter((result) => result.outcome === 'failed').length,
+    );
+    options.meter?.count(METRIC.channelsFailing, failingOverAnHour.length);
+    for (const result of report.channels) {
+      if (result.outcome === 'failed') logger.warn('channel sync failed', { ...result });
+      else if (result.taken || result.released || result.conflicts_opened || result.conflicts_closed)
+        logger.info('channel sync', { ...result });
+    }
+    if (report.retired.length) logger.info('channels retired', { channels: report.retired });
+    return { ...report, failingOverAnHour };
+  };

@@ -1,0 +1,27 @@
+import * as z from 'zod/mini';
+import type { FeedAnswer, FeedConditions } from '#lib/domain/channel-feeds.ts';
+import type { RouteResult } from '#lib/http/envelope.ts';
+
+/** The parameters of a calendar feed: its token (calendar apps add nothing else that is read). */
+export const feedQuerySchema = z.strictObject({ token: z.optional(z.string().check(z.maxLength(200))) });
+
+/** The caller's validators of a feed, from its request headers. */
+export const feedConditions = (headers: Record<string, string>): FeedConditions => ({
+  ...(headers['if-none-match'] ? { ifNoneMatch: headers['if-none-match'] } : {}),
+  ...(headers['if-modified-since'] ? { ifModifiedSince: headers['if-modified-since'] } : {}),
+});
+
+/**
+ * A feed as an HTTP answer: `text/calendar` with its ETag and Last-Modified, or a bodiless 304 when the
+ * caller's copy is current. Revalidated on every read (`no-cache`): a channel polls to learn of changes.
+ */
+export const feedResult = (answer: FeedAnswer): RouteResult => ({
+  body: {},
+  status: answer.notModified ? 304 : 200,
+  raw: { contentType: 'text/calendar; charset=utf-8', body: answer.body },
+  headers: {
+    etag: answer.etag,
+    'last-modified': new Date(answer.lastModified).toUTCString(),
+    'cache-control': 'private, no-cache',
+  },
+});
