@@ -50,6 +50,8 @@ const ROUTE_ERRORS: Partial<ByRoute<ErrorId[]>> = {
   'booking.note': ['busy'],
   'webhook.replay': ['invalid_status'],
   'channel.sync': ['busy'],
+  // A wrong or missing feed token is a 404, as a feed that is not there.
+  'booking.ical': ['not_found'],
   'webhook.enable': ['invalid_status'],
 };
 

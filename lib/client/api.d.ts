@@ -10877,6 +10877,27 @@ export interface operations {
           };
         };
       };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
       /** @description `payload_too_large`: Payload too large */
       413: {
         headers: {

@@ -1,7 +1,8 @@
-import ical, { type VEvent } from 'node-ical';
+import ical from 'node-ical';
 import { describe, expect, it, vi } from 'vitest';
 import { type ExportRun, writeFeed } from '#lib/channels/ical-export.ts';
 import { type FeedEvent, readFeed } from '#lib/channels/ical-import.ts';
+import { readByNodeIcal } from '#test/support/ical.ts';
 import { inProcessZone } from '#test/support/wall-clock.ts';
 
 // Writing an item's channel feed (lib/channels/ical-export.ts) with ical-generator, checked as text and
@@ -46,21 +47,6 @@ const readBackAs = (run: ExportRun): FeedEvent => {
     endExclusive: next.toISOString().slice(0, 10).replaceAll('-', ''),
   };
 };
-
-/** The events node-ical reads, as FeedEvents: an all-day date is its local midnight in the process's zone. */
-function readByNodeIcal(text: string): FeedEvent[] {
-  const localYmd = (date: Date) =>
-    `${date.getFullYear()}${String(date.getMonth() + 1).padStart(2, '0')}${String(date.getDate()).padStart(2, '0')}`;
-  return Object.values(ical.sync.parseICS(text))
-    .filter((component) => component?.type === 'VEVENT')
-    .map((component) => {
-      const event = component as VEvent;
-      const end = event.end ?? event.start;
-      return event.start.dateOnly
-        ? { kind: 'dates' as const, first: localYmd(event.start), endExclusive: localYmd(end) }
-        : { kind: 'instants' as const, start: event.start.getTime(), end: end.getTime() };
-    });
-}
 
 describe('writeFeed', () => {
   it('writes dates as all-day events with an exclusive DTEND, nothing but "Not available"', () => {
