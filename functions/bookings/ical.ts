@@ -19,7 +19,7 @@ export const createBookingsFeed =
     return feedResult(
       await bookingsFeed(deps.db, {
         config,
-        tokenHash: token.hash,
+        token,
         conditions: feedConditions(headers),
         now,
       }),

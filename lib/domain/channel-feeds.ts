@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { type BookingEntry, writeBookingsFeed } from '../channels/ical-bookings.ts';
 import { type ExportRun, writeFeed } from '../channels/ical-export.ts';
 import { addDays, localInstant, todayIn, type Ymd } from '../core/dates.ts';
@@ -14,6 +15,13 @@ import { slotRangeOf } from '../rating/calendar.ts';
 import { isInactive } from './booking.ts';
 import { mergeRanges, partsOf } from './catalog.ts';
 import { CHANNEL_HORIZON_DAYS, unsellableRuns } from './channel-slots.ts';
+
+/** A feed token as read for a request: its lookup hash and what its feed listed when it last changed. */
+export interface FeedTokenState {
+  hash: string;
+  feed_hash?: string;
+  feed_since?: number;
+}
 
 /** A feed as answered: its text, its validators, and whether the caller's copy is still current. */
 export interface FeedAnswer {
@@ -55,25 +63,42 @@ const lastFeedDate = (item: StoredItem, today: Ymd): Ymd =>
 async function answerFeed(
   db: Db,
   options: {
-    tokenHash: string;
+    token: FeedTokenState;
     feedHash: string;
     now: number;
     conditions: FeedConditions;
     write: (stamp: number) => string;
   },
 ): Promise<FeedAnswer> {
-  const lastModified = await stampFeed(db, {
-    tokenHash: options.tokenHash,
-    feedHash: options.feedHash,
-    now: options.now,
-  });
+  const { token } = options;
+  // Unchanged since the token's record was read: no write. Changed: the first reader to see it stamps it.
+  const lastModified =
+    token.feed_hash === options.feedHash && token.feed_since !== undefined
+      ? token.feed_since
+      : await stampFeed(db, { tokenHash: token.hash, feedHash: options.feedHash, now: options.now });
   const etag = `"${options.feedHash}"`;
   if (isNotModified(options.conditions, etag, lastModified)) {
     return { body: '', etag, lastModified, notModified: true };
   }
-  // DTSTAMP is when the content last changed, so the same content is the same text.
-  return { body: options.write(lastModified), etag, lastModified, notModified: false };
+  // DTSTAMP is when the content last changed, so the same content is the same text: written once, kept.
+  const key = `${options.feedHash}@${lastModified}`;
+  let body = writtenFeeds.get(key);
+  if (body === undefined) {
+    body = options.write(lastModified);
+    writtenFeeds.set(key, body);
+  }
+  return { body, etag, lastModified, notModified: false };
 }
+
+/**
+ * Feeds as written, by their content's hash and stamp: ical-generator takes some 0.15 ms an event, and a
+ * channel polls the same feed every few minutes, mostly without a validator. What a feed lists (the
+ * hash) includes everything its text shows, so a kept text is never stale; 8 MB of them at most.
+ */
+const writtenFeeds = new LRUCache<string, string>({
+  maxSize: 8_000_000,
+  sizeCalculation: (text) => text.length || 1,
+});
 
 const hashOf = (value: unknown): string =>
   createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 32);
@@ -90,7 +115,7 @@ export async function itemFeed(
     item: StoredItem;
     all: StoredItem[];
     config: StoredConfig;
-    token: { hash: string; channel_id?: string };
+    token: FeedTokenState & { channel_id?: string };
     conditions: FeedConditions;
     uidDomain: string;
     now: number;
@@ -115,14 +140,14 @@ export async function itemFeed(
     used(itemId, slot) - (itemId === item.item_id ? (own.get(slot) ?? 0) : 0);
   const runs: ExportRun[] = unsellableRuns({ item, parts, first, last, timeZone, stock });
   return answerFeed(db, {
-    tokenHash: options.token.hash,
-    feedHash: hashOf([item.item_id, item.name, timeZone, runs]),
+    token: options.token,
+    feedHash: hashOf([item.item_id, item.name, timeZone, config.company.name, config.company.host_id, runs]),
     now: options.now,
     conditions: options.conditions,
     write: (stamp) =>
       writeFeed({
         name: item.name,
-        prodId: { company: config.company.name || config.tenant, product: 'Booking API 3.0 channel feed' },
+        prodId: { company: config.company.name, product: 'Booking API 3.0 channel feed' },
         uidDomain: options.uidDomain,
         itemId: item.item_id,
         timeZone,
@@ -142,7 +167,7 @@ export const BOOKINGS_FEED_PAST_DAYS = 30;
  */
 export async function bookingsFeed(
   db: Db,
-  options: { config: StoredConfig; tokenHash: string; conditions: FeedConditions; now: number },
+  options: { config: StoredConfig; token: FeedTokenState; conditions: FeedConditions; now: number },
 ): Promise<FeedAnswer> {
   const { config } = options;
   const timeZone = config.company.timezone;
@@ -172,14 +197,14 @@ export async function bookingsFeed(
       };
     });
   return answerFeed(db, {
-    tokenHash: options.tokenHash,
-    feedHash: hashOf([timeZone, bookings]),
+    token: options.token,
+    feedHash: hashOf([timeZone, config.company.name, config.company.host_id, bookings]),
     now: options.now,
     conditions: options.conditions,
     write: (stamp) =>
       writeBookingsFeed({
         name: `${config.company.name} bookings`,
-        prodId: { company: config.company.name || config.tenant, product: 'Booking API 3.0 staff calendar' },
+        prodId: { company: config.company.name, product: 'Booking API 3.0 staff calendar' },
         uidDomain: config.company.host_id,
         bookings,
         stamp,

@@ -29,6 +29,8 @@ export function measureBundles(): BundleResult[] {
     AWS_REGION: 'us-east-1',
     SLIP_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
     WEBHOOK_SECRETS_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-webhooks',
+    // The API groups check it at cold start (lib/http/runtime.ts); the stack gives each its endpoint.
+    PUBLIC_URL: 'https://bench.example.com',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   return Object.entries(template.Resources)

@@ -24,6 +24,7 @@ function kindOf(method: string, url: string): FloorRequest {
   const [path = '', query = ''] = url.split('?');
   if (method === 'POST') return path.endsWith('/booking/create') ? 'create' : 'addSlip';
   if (path.endsWith('/cal')) return 'calendar';
+  if (path.endsWith('/ical')) return 'channelFeed';
   if (/\/item\/\d+$/.test(path)) return 'ratedItem';
   return query.includes('start_date') ? 'ratedList' : 'unratedList';
 }
@@ -33,7 +34,8 @@ const server = createServer((request, response) => {
   request.on('end', async () => {
     const kind = kindOf(request.method ?? 'GET', request.url ?? '');
     await requests[kind]();
-    response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    const type = kind === 'channelFeed' ? 'text/calendar' : 'application/json';
+    response.writeHead(200, { 'content-type': `${type}; charset=utf-8` });
     response.end(bodies[kind]);
   });
 });

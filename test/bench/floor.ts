@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { addDays, type Ymd } from '#lib/core/dates.ts';
+import { addDays, todayIn, type Ymd } from '#lib/core/dates.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
 import {
@@ -10,6 +10,7 @@ import {
   keepClientUnitsAction,
 } from '#lib/db/client-hold-repository.ts';
 import { getCustomerIdByEmail } from '#lib/db/customer-repository.ts';
+import { getFeedToken } from '#lib/db/feed-token-repository.ts';
 import { nextId } from '#lib/db/id-counter-repository.ts';
 import { sessionKey } from '#lib/db/keys.ts';
 import { countRequestInWindow } from '#lib/db/rate-limit-repository.ts';
@@ -23,6 +24,7 @@ import {
 } from '#lib/db/stock-repository.ts';
 import { type TransactItem, transact } from '#lib/db/transact.ts';
 import { nthStart } from './scenarios.ts';
+import { FEED_DAYS, FEED_ITEM } from './tenant.ts';
 
 /**
  * Filler bytes of the floor's records that stand for the service's session (one line of 7 nights), booking,
@@ -102,7 +104,14 @@ export async function warmUntilSettled(
 }
 
 /** The bare DynamoDB calls of one kind of request. */
-export type FloorRequest = 'unratedList' | 'ratedList' | 'ratedItem' | 'calendar' | 'addSlip' | 'create';
+export type FloorRequest =
+  | 'unratedList'
+  | 'ratedList'
+  | 'ratedItem'
+  | 'calendar'
+  | 'channelFeed'
+  | 'addSlip'
+  | 'create';
 
 /**
  * The bare DynamoDB calls each request cannot avoid (`requests`), and each scenario's, by scenario name,
@@ -110,7 +119,7 @@ export type FloorRequest = 'unratedList' | 'ratedList' | 'ratedItem' | 'calendar
  */
 export function floorCalls(
   db: Db,
-  options: { size: number; start: Ymd; end: Ymd },
+  options: { size: number; start: Ymd; end: Ymd; feedTokenHash: string },
 ): {
   requests: Record<FloorRequest, () => Promise<unknown>>;
   scenarios: Record<string, () => Promise<unknown>>;
@@ -286,6 +295,14 @@ export function floorCalls(
     // One item, rated or its calendar: the item comes from the kept catalogue too.
     ratedItem: counted(() => queryStock(1)),
     calendar: counted(() => queryStock(1, addDays(start, 89))),
+    // A channel feed: its token, and the item's counters over the 365 days it lists, in one query.
+    channelFeed: counted(() => {
+      const today = todayIn('America/Toronto', Date.now());
+      return Promise.all([
+        getFeedToken(db, options.feedTokenHash),
+        queryStockRange(db, { itemId: FEED_ITEM, first: today, last: addDays(today, FEED_DAYS) }),
+      ]);
+    }),
     // An add: the item comes from the session function's kept catalogue.
     addSlip,
     create,
@@ -298,6 +315,7 @@ export function floorCalls(
       'rated list, 7 nights, new dates': counted(() => Promise.all(queryListStock(nthStart(start, lists++)))),
       'rated item, 7 nights': requests.ratedItem,
       'calendar, 90 days': requests.calendar,
+      'channel feed, 365 days': requests.channelFeed,
       'add a SLIP': requests.addSlip,
       'full flow (rate, add, create)': async () => {
         // The add step reads the item as the add-a-SLIP scenario's does.

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { BundleResult } from './bundles.ts';
+import type { ChannelRound } from './channels.ts';
 import {
   type CostPer1k,
   DYNAMODB_RRU_USD,
@@ -128,7 +129,14 @@ export function bundleTable(bundles: BundleResult[]): string[] {
 /** Writes bench-results.json: the run's settings, the prices the costs use, every row and the bundles. */
 export function writeResults(
   file: string,
-  results: { date: string; quick: boolean; seconds: number; rows: Row[]; bundles: BundleResult[] },
+  results: {
+    date: string;
+    quick: boolean;
+    seconds: number;
+    rows: Row[];
+    bundles: BundleResult[];
+    channelRounds: ChannelRound[];
+  },
 ): void {
   const prices = {
     source: 'AWS on-demand list prices, us-east-1, 2025 (test/bench/cost.ts)',

@@ -5,26 +5,30 @@ import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { countDbUsage, emptyDbUsage } from '#infra/local/db-usage.ts';
 import { freePort, type LocalDynamo, startLocalDynamo } from '#infra/local/dynamodb.ts';
+import { rotateFeedToken } from '#lib/auth/feed-tokens.ts';
+import { hashToken } from '#lib/auth/secrets.ts';
 import { addDays, todayIn, type Ymd } from '#lib/core/dates.ts';
 import { createDb } from '#lib/db/client.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { type BundleResult, measureBundles } from './bundles.ts';
+import { type ChannelRound, channelTable, measureChannelRounds } from './channels.ts';
 import { costPer1kRequests } from './cost.ts';
 import { startCpuMeter } from './cpu.ts';
 import { floorCalls, measureFloor, warmUntilSettled } from './floor.ts';
 import { bundleTable, cpuTable, type Row, scenarioTable, writeResults } from './report.ts';
 import { loadScenarios, raceFor, serviceBodies } from './scenarios.ts';
 import { startServer, stopServer } from './server.ts';
-import { benchTenant, CONTENDED_ITEM, CONTENDED_STOCK } from './tenant.ts';
+import { benchTenant, CONTENDED_ITEM, CONTENDED_STOCK, FEED_ITEM } from './tenant.ts';
 import { settledUsage, type UsageSnapshot, usageBetween } from './usage.ts';
 
 // npm run bench: HTTP load against the local stack (the same handlers as in AWS), each scenario beside
 // the bare DynamoDB Local calls it cannot avoid, its DynamoDB calls and capacity per request as the
 // runner counted them, its on-demand cost, and the size and import time of each function bundle.
 // Knobs: BENCH_SIZES (20,200), BENCH_CONCURRENCY (8), BENCH_SECONDS (8), DYNAMODB_ENDPOINT, BENCH_CPU_PROF
-// (a directory: the runner writes a CPU profile there), BENCH_ONLY (scenarios whose name contains it; no race).
+// (a directory: the runner writes a CPU profile there), BENCH_ONLY (scenarios whose name contains it; no race,
+// no channel rounds). After the sizes, one round of channel sync at 50 channels × 365 days (test/bench/channels.ts).
 // `npm run bench -- --quick`: a smoke check in under a minute (20 items, 2 s a scenario, 1 s floors, no bundles,
 // no ceiling unless `--ceiling`).
 
@@ -99,6 +103,11 @@ async function benchSize(options: {
       return body.item.rate.slip;
     };
     const slip = await slipOf(1, rated);
+    const feedToken = await rotateFeedToken(db, {
+      scope: { kind: 'item', itemId: FEED_ITEM },
+      now: Date.now(),
+    });
+    const feed = `/item/${FEED_ITEM}/ical?token=${feedToken}`;
     // The floor's calls carry what the runner's do under DYNAMODB_USAGE_FILE (ReturnConsumedCapacity):
     // the same calls with the same parameters, so the instrument costs both sides alike.
     const floorDb = createDb({
@@ -106,9 +115,9 @@ async function benchSize(options: {
       tableName,
       instrument: countDbUsage(emptyDbUsage()),
     });
-    const floors = floorCalls(floorDb, { size, start, end }).scenarios;
+    const floors = floorCalls(floorDb, { size, start, end, feedTokenHash: hashToken(feedToken) }).scenarios;
     const rows: Row[] = [];
-    const selected = loadScenarios({ base, rated, start, slip, seconds: WARM_UP_SECONDS }).filter(
+    const selected = loadScenarios({ base, rated, start, slip, feed, seconds: WARM_UP_SECONDS }).filter(
       (scenario) => !ONLY || scenario.name.includes(ONLY),
     );
     const warmed = await warmUntilSettled(
@@ -127,7 +136,7 @@ async function benchSize(options: {
     // slower than the next. (The floors were warmed above.)
     for (const scenario of selected) await scenario.run(Math.max(...CONCURRENCY));
     for (const connections of CONCURRENCY) {
-      const scenarios = loadScenarios({ base, rated, start, slip, seconds: SECONDS });
+      const scenarios = loadScenarios({ base, rated, start, slip, feed, seconds: SECONDS });
       for (const scenario of scenarios.filter((one) => !ONLY || one.name.includes(ONLY))) {
         const before = await settledUsage(usageFile);
         const cpu = startCpuMeter({ server: server.child.pid, dynamoDb: options.dynamoPid });
@@ -164,7 +173,7 @@ async function benchSize(options: {
     }
 
     if (CEILING) {
-      const bodies = await serviceBodies({ base, rated, start, slip });
+      const bodies = await serviceBodies({ base, rated, start, slip, feed });
       await measureCeilings(rows, {
         dir,
         dynamoPid: options.dynamoPid,
@@ -176,6 +185,8 @@ async function benchSize(options: {
         bodies,
         rated,
         slip,
+        feed,
+        feedTokenHash: hashToken(feedToken),
       });
     }
     if (ONLY) return rows;
@@ -220,16 +231,18 @@ async function measureCeilings(
     bodies: Record<string, string>;
     rated: string;
     slip: string;
+    feed: string;
+    feedTokenHash: string;
     dynamoPid?: number;
   },
 ) {
-  const { dir, size, start, rated, slip } = options;
+  const { dir, size, start, rated, slip, feed } = options;
   const file = join(dir, 'ceiling.json');
   writeFileSync(file, JSON.stringify(options));
   const server = await startServer({ CEILING_FILE: file }, 'test/bench/ceiling-server.ts');
   try {
     for (const connections of CONCURRENCY) {
-      const scenarios = loadScenarios({ base: server.base, rated, start, slip, seconds: SECONDS });
+      const scenarios = loadScenarios({ base: server.base, rated, start, slip, feed, seconds: SECONDS });
       for (const scenario of scenarios) {
         const row = rows.find(
           (entry) => entry.scenario === scenario.name && entry.concurrency === connections,
@@ -260,6 +273,12 @@ async function main() {
       say(`benchmarking ${size} items`);
       rows.push(...(await benchSize({ size, endpoint, dynamoPid: dynamo?.process.pid })));
     }
+    // One round of channel sync at 50 channels × 365 days (issue 30): its own table, the same DynamoDB Local.
+    let channelRounds: ChannelRound[] = [];
+    if (!ONLY) {
+      say('measuring channel sync rounds');
+      channelRounds = await measureChannelRounds(endpoint);
+    }
     let bundles: BundleResult[] = [];
     if (!QUICK) {
       say('measuring function bundles');
@@ -272,11 +291,22 @@ async function main() {
     for (const line of scenarioTable(rows)) say(line);
     say('');
     for (const line of cpuTable(rows)) say(line);
+    if (channelRounds.length) {
+      say('');
+      for (const line of channelTable(channelRounds)) say(line);
+    }
     if (bundles.length) {
       say('');
       for (const line of bundleTable(bundles)) say(line);
     }
-    writeResults('bench-results.json', { date, quick: QUICK, seconds: SECONDS, rows, bundles });
+    writeResults('bench-results.json', {
+      date,
+      quick: QUICK,
+      seconds: SECONDS,
+      rows,
+      bundles,
+      channelRounds,
+    });
     say('\nwrote bench-results.json');
   } finally {
     await dynamo?.stop();

@@ -29,9 +29,11 @@ export function loadScenarios(options: {
   start: Ymd;
   /** A SLIP of item 1 over the rated dates, for adding to sessions. */
   slip: string;
+  /** The path of the feed item's channel feed, with its token. */
+  feed: string;
   seconds: number;
 }): Scenario[] {
-  const { base, rated, start, slip, seconds: duration } = options;
+  const { base, rated, start, slip, feed, seconds: duration } = options;
   const get = (path: string) => (connections: number) =>
     autocannon({ url: `${base}${path}`, connections, duration, ...asClients() });
   return [
@@ -69,6 +71,8 @@ export function loadScenarios(options: {
       name: 'calendar, 90 days',
       run: get(`/item/1/cal?start_date=${start}&end_date=${addDays(start, 89)}`),
     },
+    // What Airbnb or Booking.com polls: one item's channel feed over the 365 days it sells.
+    { name: 'channel feed, 365 days', run: get(feed) },
     {
       name: 'add a SLIP',
       run: (connections) =>
@@ -141,8 +145,9 @@ export async function serviceBodies(options: {
   rated: string;
   start: Ymd;
   slip: string;
+  feed: string;
 }): Promise<Record<FloorRequest, string>> {
-  const { base, rated, start, slip } = options;
+  const { base, rated, start, slip, feed } = options;
   const text = async (path: string, init?: RequestInit) => (await fetch(`${base}${path}`, init)).text();
   const post = (path: string, body: string) =>
     text(path, { method: 'POST', headers: { 'content-type': form }, body });
@@ -153,6 +158,7 @@ export async function serviceBodies(options: {
     ratedList: await text(`/item?${rated}`),
     ratedItem: await text(`/item/1?${rated}`),
     calendar: await text(`/item/1/cal?start_date=${start}&end_date=${addDays(start, 89)}`),
+    channelFeed: await text(feed),
     addSlip: added,
     create: await post(
       '/booking/create',

@@ -5,6 +5,10 @@ import { makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 export const CONTENDED_ITEM = 9_999;
 /** How many units the contention scenario races for. */
 export const CONTENDED_STOCK = 10;
+/** The item whose channel feed the feed scenario reads: a year ahead, closed on Sundays. */
+export const FEED_ITEM = 9_998;
+/** How far ahead the feed item sells, so its feed lists 365 days. */
+export const FEED_DAYS = 365;
 
 /**
  * A generated tenant of `size` nightly items with two parameters (adults, children), a season of rates
@@ -55,6 +59,7 @@ export function benchTenant(size: number, firstDate: Ymd) {
       items: [
         ...Array.from({ length: size }, (_, index) => item(index + 1, 100_000)),
         item(CONTENDED_ITEM, CONTENDED_STOCK, 'P'),
+        { ...item(FEED_ITEM, 1, 'P'), rules: { closed_dow: [0], advance_days: FEED_DAYS } },
       ],
       taxes: [{ tax_id: 'vat', name: 'VAT', rate: 13 }],
     }),

@@ -1,10 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
+import { rotateFeedToken } from '#lib/auth/feed-tokens.ts';
+import { hashToken } from '#lib/auth/secrets.ts';
 import { addDays, daysBetween, todayIn, type Ymd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { type FloorRequest, floorCalls } from '#test/bench/floor.ts';
-import { benchTenant } from '#test/bench/tenant.ts';
+import { benchTenant, FEED_ITEM } from '#test/bench/tenant.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb, watchCommands } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
@@ -70,6 +72,7 @@ describe('the benchmark floor', () => {
   let start: Ymd;
   let rated: string;
   let client = 0;
+  let feedToken: string;
 
   beforeAll(async () => {
     const db = await createTestDb('floor');
@@ -80,7 +83,8 @@ describe('the benchmark floor', () => {
     floor = recordShapes(db);
     // As the benchmark's runner: the configuration and catalogue kept between requests.
     handlers = createAllHandlers({ ...testDeps(service.db), configTtlMs: 60_000 });
-    requests = floorCalls(floor.db, { size: 20, start, end }).requests;
+    feedToken = await rotateFeedToken(db, { scope: { kind: 'item', itemId: FEED_ITEM }, now: Date.now() });
+    requests = floorCalls(floor.db, { size: 20, start, end, feedTokenHash: hashToken(feedToken) }).requests;
     rated = `start_date=${start}&end_date=${end}&param[adults]=2&param[children]=1`;
   });
 
@@ -106,13 +110,16 @@ describe('the benchmark floor', () => {
     ['ratedList', 'item', 'rated'],
     ['ratedItem', 'item/1', 'rated'],
     ['calendar', 'item/1/cal', 'calendar'],
+    ['channelFeed', `item/${FEED_ITEM}/ical`, 'feed'],
   ] as const)('reads as the service does: %s', async (request, path, query) => {
     const search =
       query === 'rated'
         ? rated
         : query === 'calendar'
           ? `start_date=${start}&end_date=${addDays(start, 89)}`
-          : '';
+          : query === 'feed'
+            ? `token=${feedToken}`
+            : '';
     await serviceShapes(get(path, search));
     const expected = await serviceShapes(get(path, search));
     expect((await floorShapes(request)).sort(byCall)).toEqual(expected.sort(byCall));

@@ -1,10 +1,13 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
+import { fetchFeed } from '#lib/channels/fetch-feed.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import { listChannelEvents, readChannel } from '#lib/db/channel-repository.ts';
 import type { Db } from '#lib/db/client.ts';
 import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
-import { type ChannelSyncDeps, syncChannels } from '#lib/domain/channel-sync.ts';
+import { type ChannelSyncDeps, syncChannel, syncChannels } from '#lib/domain/channel-sync.ts';
 import { channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { readUsed, recordCommands } from '#test/support/dynamo.ts';
@@ -198,6 +201,45 @@ describe('failures keep what is known', () => {
   });
 });
 
+describe('feeds the fetcher refuses', () => {
+  /** Syncs an ad-hoc channel of item 2 through the real fetcher, after blocking a date for it. */
+  const refusedSync = async (id: string, url: string, policy: 'deployed' | 'local') => {
+    const config = await getConfig(db);
+    if (!config) throw new Error('no config');
+    const channel = { id, item_id: 2, url, name: id, units: 1, enabled: true };
+    const items = await listItems(db);
+    const real = { db, fetchFeed, policy };
+    // First a feed that lists a date, through the fake channels, so there is something to keep.
+    channels.serve(`${url}#first`, { body: channelFeed([[d(400), d(401)]]) });
+    await syncChannel({ ...deps }, { channel: { ...channel, url: `${url}#first` }, config, items });
+    expect(await blockedSlots(id)).toEqual([d(400)]);
+    return syncChannel(real, { channel, config, items });
+  };
+
+  it('a feed on a private address is refused before any connection, and releases nothing', async () => {
+    const result = await refusedSync('private', 'https://10.1.2.3/calendar.ics', 'deployed');
+    expect(result).toMatchObject({ outcome: 'failed', error: 'host resolves to a private address' });
+    expect(await blockedSlots('private')).toEqual([d(400)]);
+  });
+
+  it('a feed over the 2 MB cap fails, and releases nothing', async () => {
+    const huge = `${channelFeed([[d(400), d(401)]]).replace('END:VCALENDAR', `X-PAD:${'x'.repeat(70)}\r\n`.repeat(32_000))}END:VCALENDAR\r\n`;
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/calendar' });
+      response.end(huge);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const result = await refusedSync('huge', `http://127.0.0.1:${port}/feed.ics`, 'local');
+      expect(result).toMatchObject({ outcome: 'failed', error: 'over 2 MB' });
+      expect(await blockedSlots('huge')).toEqual([d(400)]);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('conflicts are never silent', () => {
   it('a date already sold here is recorded once with its booking, then taken when it frees up', async () => {
     const booking = await bookNights(1, d(40), d(42));
@@ -267,7 +309,8 @@ describe('operating it', () => {
       config: { ...config, channels: config.channels.filter((channel) => channel.id !== 'booking') },
       items: await listItems(db),
     });
-    expect(round.retired).toEqual(['booking']);
+    // With the ad-hoc channels of the refused feeds above, which are not in the file either.
+    expect(round.retired.sort()).toEqual(['booking', 'huge', 'private']);
     expect(await readUsed(db, 2, d(200))).toBe(0);
     expect(await blockedSlots('booking')).toEqual([]);
   });
