@@ -315,6 +315,24 @@ describe('operating it', () => {
     expect(await blockedSlots('booking')).toEqual([]);
   });
 
+  it('one channel whose sync throws does not stop the round for the others', async () => {
+    channels.serve(AIRBNB, { body: channelFeed([[d(250), d(251)]]) });
+    const broken: ChannelSyncDeps = {
+      ...deps,
+      fetchFeed: (request) =>
+        request.url === BOOKING ? Promise.reject(new Error('socket hang up')) : channels.fetchFeed(request),
+    };
+    const round = await syncNow(broken);
+    expect(round.channels.find((result) => result.channel_id === 'booking')).toMatchObject({
+      outcome: 'failed',
+      error: 'sync error: Error',
+    });
+    expect(round.channels.find((result) => result.channel_id === 'airbnb')).toMatchObject({
+      outcome: 'synced',
+    });
+    expect(await readUsed(db, 1, d(250))).toBe(1);
+  });
+
   it('POST channel/{id}/sync syncs now; an unknown channel is a 404; customers get 401', async () => {
     channels.serve(AIRBNB, { body: channelFeed([[d(300), d(301)]]) });
     const withFeeds = createAllHandlers({ ...testDeps(db), fetchFeed: channels.fetchFeed });
