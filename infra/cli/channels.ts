@@ -94,6 +94,7 @@ async function main(): Promise<number> {
       return round.channels.some((result) => result.outcome === 'failed') ? 1 : 0;
     }
     case 'status': {
+      if (config.channels.length === 0) say('no channel in the tenant file');
       for (const { channel, state, conflicts } of await listChannels(db, config)) {
         say(
           `${channel.id} (item ${channel.item_id}${channel.enabled ? '' : ', disabled'}): last fetch ${iso(state?.last_fetch_at)}, ` +
