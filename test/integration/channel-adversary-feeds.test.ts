@@ -2,7 +2,9 @@ import ICAL from 'ical.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
 import { rotateFeedToken } from '#lib/auth/feed-tokens.ts';
+import { readFeed } from '#lib/channels/ical-import.ts';
 import { addDays, localInstant, todayIn, utcHourKey } from '#lib/core/dates.ts';
+import { slotsOfDate } from '#lib/rating/calendar.ts';
 import { readChannel } from '#lib/db/channel-repository.ts';
 import type { Db } from '#lib/db/client.ts';
 import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
@@ -58,6 +60,15 @@ beforeAll(async () => {
         makeItem({ item_id: 4, sku: 'old', name: 'Old Cabin', unit: 'N', stock: 1 }),
         makeItem({ item_id: 5, sku: 'leap', name: 'Leap Cabin', unit: 'N', stock: 1 }),
         makeItem({ item_id: 6, sku: 'kayak', name: 'Kayak', unit: 'D', stock: 1 }),
+        makeItem({
+          item_id: 7,
+          sku: 'night-boat',
+          name: 'Night Boat',
+          unit: 'H',
+          stock: 1,
+          hours: { open: '01:00', close: '04:00' },
+        }),
+        makeItem({ item_id: 8, sku: 'canoe', name: 'Canoe', unit: 'D', stock: 1 }),
       ],
       channels: [
         { id: 'hourly', item_id: 1, url: HOURLY, name: 'Google hourly', enabled: false },
@@ -216,6 +227,70 @@ describe('export validators', () => {
     clock = Date.now();
     await setUsed(db, 6, d(9), 0);
     expect(poll.status).toBe(200);
+  });
+});
+
+describe('export stability and DST', () => {
+  // Issue item 1: "UIDs that stay the same while a run stays the same (a channel must not see churn)". The
+  // UID is the run's end; a run that goes past the feed's last date is cut there, so while it straddles the
+  // horizon its UID changes every day (a delete and a create for the channel, daily, for weeks).
+  it('keeps the UID of a sold-out stretch that runs past the feed horizon', async () => {
+    const token = await rotateFeedToken(db, { scope: { kind: 'item', itemId: 8 }, now: Date.now() });
+    for (let day = 720; day <= 745; day += 1) await setUsed(db, 8, d(day), 1);
+    const uidsAt = async (at: number) => {
+      clock = at;
+      const response = await invoke(handlers.items, { path: 'item/8/ical', query: `token=${token}` });
+      return response.text.match(/^UID:.*$/gm) ?? [];
+    };
+    const now = Date.now();
+    const first = await uidsAt(now);
+    const next = await uidsAt(now + 86_400_000);
+    clock = Date.now();
+    expect(first).toHaveLength(1);
+    expect(next).toEqual(first);
+  });
+
+  // Issue item 1: hourly items "export their unsellable hours as timed events in the tenant's zone
+  // (VTIMEZONE included)", read alike by two parsers. On the night Auckland's clocks go back, the hour
+  // 02:00 happens twice: exported hours must read back as exactly the sold hours in both parsers.
+  it('exports the repeated hour of the autumn change exactly, in both parsers', async () => {
+    let fallBack = '';
+    for (let day = 1; day < 400 && !fallBack; day += 1)
+      if (localInstant(d(day + 1), 0, ZONE) - localInstant(d(day), 0, ZONE) === 25 * 3_600_000) fallBack = d(day);
+    const slots = slotsOfDate(
+      { unit: 'H', hours: { open: '01:00', close: '04:00' } } as Parameters<typeof slotsOfDate>[0],
+      fallBack,
+      ZONE,
+    ).map((slot) => slot.key);
+    expect(slots).toHaveLength(4);
+    const token = await rotateFeedToken(db, { scope: { kind: 'item', itemId: 7 }, now: Date.now() });
+    const check = async (sold: string[]) => {
+      for (const slot of slots) await setUsed(db, 7, slot, sold.includes(slot) ? 1 : 0);
+      clock = Date.now();
+      const response = await invoke(handlers.items, { path: 'item/7/ical', query: `token=${token}` });
+      const hour = (key: string) =>
+        Date.UTC(+key.slice(0, 4), +key.slice(4, 6) - 1, +key.slice(6, 8), +key.slice(9, 11));
+      const soldHours = sold.map(hour).sort();
+      const hoursOf = (events: { kind: string; start?: number; end?: number }[]) =>
+        events
+          .filter((event) => event.kind === 'instants')
+          .flatMap((event) => {
+            const hours: number[] = [];
+            for (let at = event.start ?? 0; at < (event.end ?? 0); at += 3_600_000) hours.push(at);
+            return hours;
+          })
+          .filter((at) => at >= hour(slots[0] ?? '') && at <= hour(slots.at(-1) ?? ''))
+          .sort();
+      const icalJs = readFeed(response.text, { timeZone: ZONE, from: today, to: d(730) }).taken;
+      return { nodeIcal: hoursOf(readByNodeIcal(response.text)), icalJs: hoursOf(icalJs), expected: soldHours };
+    };
+    for (const sold of [[slots[1] ?? ''], [slots[2] ?? ''], [slots[1] ?? '', slots[2] ?? ''], slots]) {
+      const seen = await check(sold);
+      expect({ nodeIcal: seen.nodeIcal, icalJs: seen.icalJs }, sold.join(',')).toEqual({
+        nodeIcal: seen.expected,
+        icalJs: seen.expected,
+      });
+    }
   });
 });
 
