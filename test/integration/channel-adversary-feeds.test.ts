@@ -307,6 +307,55 @@ describe('feed tokens', () => {
 });
 
 describe('the staff calendar feed', () => {
+  // Issue item 2: "every active booking"; docs: not VOID or CANCELLED. An item token must not open it.
+  it('drops a booking once voided or cancelled, and answers 404 to an item token', async () => {
+    clock = Date.now();
+    const staff = await staffBasic(db);
+    const token = await rotateFeedToken(db, { scope: { kind: 'bookings' }, now: Date.now() });
+    const itemToken = await rotateFeedToken(db, { scope: { kind: 'item', itemId: 6 }, now: Date.now() });
+    const book = async (date: string) => {
+      const slip = (
+        await invoke(handlers.items, { path: 'item/6', query: `date=${date}&param[qty]=1`, headers: { authorization: staff } })
+      ).json.item.rate.slip;
+      const created = await invoke(handlers.bookings, {
+        method: 'POST',
+        path: 'booking/create',
+        body: formBody({ 'slip[]': [slip], 'form[customer_name]': 'Zed', 'form[customer_email]': 'z@example.com' }),
+        contentType: 'application/x-www-form-urlencoded',
+        headers: { authorization: staff },
+      });
+      expect(created.status, JSON.stringify(created.json.request)).toBe(200);
+      return created.json.booking.id as string;
+    };
+    const voided = await book(d(40));
+    const cancelled = await book(d(41));
+    const before = await invoke(handlers.bookings, { path: 'booking/ical', query: `token=${token}` });
+    expect(before.text).toContain(voided);
+    expect(before.text).toContain(cancelled);
+    for (const [code, status] of [
+      [voided, 'VOID'],
+      [cancelled, 'CANCELLED'],
+    ] as const) {
+      const updated = await invoke(handlers.bookings, {
+        method: 'POST',
+        path: `booking/${code}/update`,
+        body: formBody({ status_id: status }),
+        contentType: 'application/x-www-form-urlencoded',
+        headers: { authorization: staff },
+      });
+      expect(updated.status, JSON.stringify(updated.json.request)).toBe(200);
+    }
+    const after = await invoke(handlers.bookings, {
+      path: 'booking/ical',
+      query: `token=${token}`,
+      headers: { 'if-none-match': before.headers.etag ?? '' },
+    });
+    expect(after.status).toBe(200);
+    expect(after.text).not.toContain(voided);
+    expect(after.text).not.toContain(cancelled);
+    expect((await invoke(handlers.bookings, { path: 'booking/ical', query: `token=${itemToken}` })).status).toBe(404);
+  });
+
   // Issue item 2 with item 1's "valid RFC 5545 ... escapes text". The item feed escapes the calendar name
   // and PRODID itself (ical-generator writes them raw); the staff feed does not, so a company name with a
   // comma is written unescaped and one with a line break (the tenant schema allows it) ends the line
