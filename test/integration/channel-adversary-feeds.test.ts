@@ -4,12 +4,12 @@ import type { createAllHandlers } from '#functions/index.ts';
 import { rotateFeedToken } from '#lib/auth/feed-tokens.ts';
 import { readFeed } from '#lib/channels/ical-import.ts';
 import { addDays, localInstant, todayIn, utcHourKey } from '#lib/core/dates.ts';
-import { slotsOfDate } from '#lib/rating/calendar.ts';
 import { readChannel } from '#lib/db/channel-repository.ts';
 import type { Db } from '#lib/db/client.ts';
 import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
 import { type ChannelSyncDeps, syncChannels } from '#lib/domain/channel-sync.ts';
-import { channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
+import { slotsOfDate } from '#lib/rating/calendar.ts';
+import { channelFeed, fakeChannels } from '#test/support/channel-world.ts';
 import { readUsed, setUsed } from '#test/support/dynamo.ts';
 import { formBody, invoke, staffBasic } from '#test/support/events.ts';
 import { readByNodeIcal } from '#test/support/ical.ts';
@@ -17,7 +17,8 @@ import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
 import { loadTenant } from '#test/support/tenant-table.ts';
 
 // Adversarial tests of channel sync and feeds (issue 30), on a tenant east of UTC (Pacific/Auckland).
-// Each test asserts what the issue promises; a failing test is a finding.
+// Each test asserts what the issue promises; a failing test is a finding (the comment above each says what
+// it shows), a passing one is an attack that held. The tests share one table and run in order.
 
 const ZONE = 'Pacific/Auckland';
 const today = todayIn(ZONE, Date.now());
@@ -110,7 +111,9 @@ async function syncOne(channelId: string, at?: number) {
   if (!config) throw new Error('no config');
   const enabled = {
     ...config,
-    channels: config.channels.map((channel) => (channel.id === channelId ? { ...channel, enabled: true } : channel)),
+    channels: config.channels.map((channel) =>
+      channel.id === channelId ? { ...channel, enabled: true } : channel,
+    ),
   };
   const round = await syncChannels(
     { ...deps, ...(at === undefined ? {} : { clock: () => at }) },
@@ -180,7 +183,10 @@ describe('odd but valid recurrences', () => {
       ]),
     });
     const result = await syncOne('old');
-    expect({ outcome: result?.outcome, error: result?.error }).toEqual({ outcome: 'synced', error: undefined });
+    expect({ outcome: result?.outcome, error: result?.error }).toEqual({
+      outcome: 'synced',
+      error: undefined,
+    });
     expect(await blockedSlots('old')).toEqual([d(7)]);
   });
 
@@ -190,7 +196,11 @@ describe('odd but valid recurrences', () => {
     const leapStart = '20240229';
     channels.serve(LEAP, {
       body: calendar([
-        [`DTSTART;VALUE=DATE:${leapStart}`, 'DTEND;VALUE=DATE:20240301', 'RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29'],
+        [
+          `DTSTART;VALUE=DATE:${leapStart}`,
+          'DTEND;VALUE=DATE:20240301',
+          'RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29',
+        ],
       ]),
     });
     await syncOne('leap');
@@ -253,10 +263,12 @@ describe('export stability and DST', () => {
   // Issue item 1: hourly items "export their unsellable hours as timed events in the tenant's zone
   // (VTIMEZONE included)", read alike by two parsers. On the night Auckland's clocks go back, the hour
   // 02:00 happens twice: exported hours must read back as exactly the sold hours in both parsers.
+  // (Held: passes.)
   it('exports the repeated hour of the autumn change exactly, in both parsers', async () => {
     let fallBack = '';
     for (let day = 1; day < 400 && !fallBack; day += 1)
-      if (localInstant(d(day + 1), 0, ZONE) - localInstant(d(day), 0, ZONE) === 25 * 3_600_000) fallBack = d(day);
+      if (localInstant(d(day + 1), 0, ZONE) - localInstant(d(day), 0, ZONE) === 25 * 3_600_000)
+        fallBack = d(day);
     const slots = slotsOfDate(
       { unit: 'H', hours: { open: '01:00', close: '04:00' } } as Parameters<typeof slotsOfDate>[0],
       fallBack,
@@ -282,7 +294,11 @@ describe('export stability and DST', () => {
           .filter((at) => at >= hour(slots[0] ?? '') && at <= hour(slots.at(-1) ?? ''))
           .sort();
       const icalJs = readFeed(response.text, { timeZone: ZONE, from: today, to: d(730) }).taken;
-      return { nodeIcal: hoursOf(readByNodeIcal(response.text)), icalJs: hoursOf(icalJs), expected: soldHours };
+      return {
+        nodeIcal: hoursOf(readByNodeIcal(response.text)),
+        icalJs: hoursOf(icalJs),
+        expected: soldHours,
+      };
     };
     for (const sold of [[slots[1] ?? ''], [slots[2] ?? ''], [slots[1] ?? '', slots[2] ?? ''], slots]) {
       const seen = await check(sold);
@@ -291,6 +307,34 @@ describe('export stability and DST', () => {
         icalJs: seen.expected,
       });
     }
+  });
+});
+
+describe("a channel's token on another item", () => {
+  // Issue item 1: one event per run of dates the item "cannot be sold" on; the per-channel token leaves out
+  // that channel's own blocks. The blocks left out are read by channel and slot only, whatever item they
+  // block: a token for cabin 3 made with --channel good (good blocks cabin 2; the CLI accepts any channel
+  // of the file, and a channel moved to another item keeps its old blocks) subtracts good's cabin-2 blocks
+  // from cabin 3's counters. Cabin 3 is sold out here on day 20, yet its feed says nothing: the channel
+  // sells it again.
+  it("never hides the item's own sold-out dates", async () => {
+    clock = Date.now();
+    channels.serve(GOOD, { body: channelFeed([[d(20), d(21)]]) });
+    await syncOne('good');
+    expect(await readUsed(db, 2, d(20))).toBe(1);
+    await setUsed(db, 3, d(20), 1);
+    const token = await rotateFeedToken(db, {
+      scope: { kind: 'item', itemId: 3, channelId: 'good' },
+      now: Date.now(),
+    });
+    const response = await invoke(handlers.items, { path: 'item/3/ical', query: `token=${token}` });
+    const plainToken = await rotateFeedToken(db, { scope: { kind: 'item', itemId: 3 }, now: Date.now() });
+    const plain = await invoke(handlers.items, { path: 'item/3/ical', query: `token=${plainToken}` });
+    await setUsed(db, 3, d(20), 0);
+    // The control: the same item's feed for any reader lists the night.
+    expect(plain.text).toContain(`DTSTART;VALUE=DATE:${d(20)}`);
+    expect(response.status).toBe(200);
+    expect(response.text).toContain(`DTSTART;VALUE=DATE:${d(20)}`);
   });
 });
 
@@ -308,6 +352,7 @@ describe('feed tokens', () => {
 
 describe('the staff calendar feed', () => {
   // Issue item 2: "every active booking"; docs: not VOID or CANCELLED. An item token must not open it.
+  // (Held: passes.)
   it('drops a booking once voided or cancelled, and answers 404 to an item token', async () => {
     clock = Date.now();
     const staff = await staffBasic(db);
@@ -315,12 +360,20 @@ describe('the staff calendar feed', () => {
     const itemToken = await rotateFeedToken(db, { scope: { kind: 'item', itemId: 6 }, now: Date.now() });
     const book = async (date: string) => {
       const slip = (
-        await invoke(handlers.items, { path: 'item/6', query: `date=${date}&param[qty]=1`, headers: { authorization: staff } })
+        await invoke(handlers.items, {
+          path: 'item/6',
+          query: `date=${date}&param[qty]=1`,
+          headers: { authorization: staff },
+        })
       ).json.item.rate.slip;
       const created = await invoke(handlers.bookings, {
         method: 'POST',
         path: 'booking/create',
-        body: formBody({ 'slip[]': [slip], 'form[customer_name]': 'Zed', 'form[customer_email]': 'z@example.com' }),
+        body: formBody({
+          'slip[]': [slip],
+          'form[customer_name]': 'Zed',
+          'form[customer_email]': 'z@example.com',
+        }),
         contentType: 'application/x-www-form-urlencoded',
         headers: { authorization: staff },
       });
@@ -353,7 +406,9 @@ describe('the staff calendar feed', () => {
     expect(after.status).toBe(200);
     expect(after.text).not.toContain(voided);
     expect(after.text).not.toContain(cancelled);
-    expect((await invoke(handlers.bookings, { path: 'booking/ical', query: `token=${itemToken}` })).status).toBe(404);
+    expect(
+      (await invoke(handlers.bookings, { path: 'booking/ical', query: `token=${itemToken}` })).status,
+    ).toBe(404);
   });
 
   // Issue item 2 with item 1's "valid RFC 5545 ... escapes text". The item feed escapes the calendar name
@@ -406,7 +461,9 @@ describe('the staff calendar feed', () => {
     };
     expect({
       unescapedComma: /^(NAME|X-WR-CALNAME|PRODID):.*[^\\],/m.test(response.text),
-      icalJs: attempt(() => new ICAL.Component(ICAL.parse(response.text)).getAllSubcomponents('vevent').length),
+      icalJs: attempt(
+        () => new ICAL.Component(ICAL.parse(response.text)).getAllSubcomponents('vevent').length,
+      ),
       nodeIcal: attempt(() => readByNodeIcal(response.text).length),
     }).toEqual({ unescapedComma: false, icalJs: 1, nodeIcal: 1 });
   });
