@@ -2,8 +2,11 @@ import * as z from 'zod/mini';
 import type { FeedAnswer, FeedConditions } from '#lib/domain/channel-feeds.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
 
-/** The parameters of a calendar feed: its token (calendar apps add nothing else that is read). */
-export const feedQuerySchema = z.strictObject({ token: z.optional(z.string().check(z.maxLength(200))) });
+/**
+ * The parameters of a calendar feed: its token (calendar apps add nothing else that is read). A token of
+ * any length up to the limit of a query is looked up, so a long wrong one is the same 404 as a short one.
+ */
+export const feedQuerySchema = z.strictObject({ token: z.optional(z.string().check(z.maxLength(4096))) });
 
 /** The caller's validators of a feed, from its request headers. */
 export const feedConditions = (headers: Record<string, string>): FeedConditions => ({

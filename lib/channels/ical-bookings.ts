@@ -1,5 +1,5 @@
-import ical from 'ical-generator';
 import type { Ymd } from '../core/dates.ts';
+import { newCalendar } from './ical-export.ts';
 
 /** One booking as a staff calendar shows it: an all-day event over the days it takes. */
 export interface BookingEntry {
@@ -27,7 +27,7 @@ export function writeBookingsFeed(feed: {
   bookings: BookingEntry[];
   stamp: number;
 }): string {
-  const calendar = ical({ name: feed.name, prodId: feed.prodId });
+  const calendar = newCalendar(feed);
   for (const booking of feed.bookings) {
     calendar.createEvent({
       id: `booking-${booking.code}@${feed.uidDomain}`,

@@ -5,11 +5,13 @@ import { addDays, isRealYmd, localParts, toIsoDate, type Ymd } from '../core/dat
 
 /**
  * A stretch an item cannot be sold: local dates, both included (written as an all-day event with an
- * exclusive end), or an instant span in ms, end excluded (written as a timed event).
+ * exclusive end), or an instant span in ms, end excluded (written as a timed event). `open` marks the run
+ * that reaches the feed's last date and may go on past it: its end moves with the feed's, not with it.
  */
-export type ExportRun =
+export type ExportRun = (
   | { kind: 'dates'; first: Ymd; last: Ymd }
-  | { kind: 'hours'; start: number; end: number };
+  | { kind: 'hours'; start: number; end: number }
+) & { open?: boolean };
 
 const SUMMARY = 'Not available';
 
@@ -47,7 +49,7 @@ function isLocallyWritable(instant: number, timeZone: string): boolean {
 
 /** The UID of a run: the item and the run's exclusive end, so it holds while the run's start moves on. */
 const uidOf = (run: ExportRun, itemId: number, uidDomain: string): string =>
-  `item-${itemId}-${run.kind === 'dates' ? addDays(run.last, 1) : utcStamp(run.end)}@${uidDomain}`;
+  `item-${itemId}-${run.open ? 'open' : run.kind === 'dates' ? addDays(run.last, 1) : utcStamp(run.end)}@${uidDomain}`;
 
 /** Throws a RangeError for a run that cannot be written as itself. */
 function checkRun(run: ExportRun): void {
@@ -62,6 +64,19 @@ function checkRun(run: ExportRun): void {
   if (run.start % 1000 !== 0 || run.end % 1000 !== 0)
     throw new RangeError('an hours run starts and ends on whole seconds');
 }
+
+/**
+ * A calendar with its name and PRODID escaped: ical-generator writes both raw, so a line break in a name
+ * would start a property of its own.
+ */
+export const newCalendar = (feed: { name: string; prodId: { company: string; product: string } }) =>
+  ical({
+    name: escapeText(feed.name, false),
+    prodId: {
+      company: escapeText(feed.prodId.company, false),
+      product: escapeText(feed.prodId.product, false),
+    },
+  });
 
 /**
  * The VTIMEZONE of a zone, from timezones-ical-library (the zones' rules as data in the module, so a
@@ -92,13 +107,7 @@ export function writeFeed(feed: {
   if (!UID_DOMAIN.test(uidDomain)) throw new RangeError('uidDomain is a host name');
   // ical-generator writes the calendar's NAME, X-WR-CALNAME and PRODID as given: a comma or a line break in
   // an item's name would end the value there, so they go through its own TEXT escaping.
-  const calendar = ical({
-    name: escapeText(feed.name, false),
-    prodId: {
-      company: escapeText(feed.prodId.company, false),
-      product: escapeText(feed.prodId.product, false),
-    },
-  });
+  const calendar = newCalendar(feed);
   // The generator alone, no calendar zone: with one, ical-generator writes DTSTAMP as local time without
   // `Z` and all-day dates by the process's own zone, adding a TIMEZONE-ID property of no standard.
   calendar.timezone({ name: null, generator: vtimezoneOf });

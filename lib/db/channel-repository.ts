@@ -37,6 +37,8 @@ export interface ChannelState {
   last_modified?: string;
   /** The slots the feed listed at its last successful read: what a 304 still stands for. */
   taken?: string[];
+  /** The last date of the window that read covered (today's horizon then). */
+  read_until?: string;
   /** When the feed was first seen empty while blocks were held (an empty feed releases only an hour later). */
   empty_since?: number;
   /** Blocks held and conflicts open after the last sync. */
@@ -120,10 +122,13 @@ export async function readChannel(db: Db, channelId: string): Promise<ChannelHol
   return holdings;
 }
 
-/** The units a channel blocks of each slot of its item from `first` on: the export leaves them out for it. */
+/**
+ * The units a channel blocks of each slot of one item from `first` to `last`: the export leaves them out
+ * for it. Blocks of another item (the channel named another before) are not this item's.
+ */
 export async function readChannelBlocks(
   db: Db,
-  options: { channelId: string; first: string; last: string },
+  options: { channelId: string; itemId: number; first: string; last: string },
 ): Promise<Map<string, number>> {
   const records = await queryAll(db, {
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
@@ -132,10 +137,12 @@ export async function readChannelBlocks(
       ':first': `${CHANNEL_BLOCK_PREFIX}${options.first}`,
       ':last': `${CHANNEL_BLOCK_PREFIX}${options.last}~`,
     },
-    ProjectionExpression: 'sk, units',
+    ProjectionExpression: 'sk, units, item_id',
   });
   return new Map(
-    records.map((record) => [String(record.sk).slice(CHANNEL_BLOCK_PREFIX.length), Number(record.units)]),
+    records
+      .filter((record) => Number(record.item_id) === options.itemId)
+      .map((record) => [String(record.sk).slice(CHANNEL_BLOCK_PREFIX.length), Number(record.units)]),
   );
 }
 
@@ -206,6 +213,33 @@ export function takeBlockActions(
           taken_at: options.now,
         },
         ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+}
+
+/**
+ * Changes a block's units in place: the counter moves by the difference only (more is held on the very
+ * condition of a hold, less is released), and only if the block still holds what was read. A block never
+ * lets go of what it holds while its date stays listed.
+ */
+export function resizeBlockActions(
+  db: Db,
+  options: { channelId: string; itemId: number; slot: string; from: number; to: number; capacity: number },
+): TransactItem[] {
+  const counter =
+    options.to > options.from
+      ? holdStockAction(db, { ...options, units: options.to - options.from })
+      : releaseStockAction(db, { ...options, units: options.from - options.to });
+  return [
+    counter,
+    {
+      Update: {
+        TableName: db.tableName,
+        Key: channelBlockKey(options.channelId, options.slot),
+        UpdateExpression: 'SET units = :to',
+        ConditionExpression: 'units = :from',
+        ExpressionAttributeValues: { ':to': options.to, ':from': options.from },
       },
     },
   ];
@@ -296,7 +330,15 @@ export function saveStateAction(
   values[':entity'] = 'channel_state';
   values[':listPk'] = list.gsi1pk;
   values[':listSk'] = list.gsi1sk;
-  const optional = ['last_fetch_at', 'last_success_at', 'last_error', 'etag', 'last_modified', 'empty_since'];
+  const optional = [
+    'last_fetch_at',
+    'last_success_at',
+    'last_error',
+    'etag',
+    'last_modified',
+    'empty_since',
+    'read_until',
+  ];
   for (const [name, value] of Object.entries({ ...fields, ...(taken ? { taken: packSlots(taken) } : {}) })) {
     if (value === undefined) continue;
     sets.push(`${name} = :${name}`);

@@ -103,12 +103,12 @@ export async function listFeedScopes(db: Db): Promise<FeedScopeSummary[]> {
 }
 
 /**
- * Records that a token's feed now lists what `feedHash` stands for, since `now`, unless it already did;
+ * Records that a token's feed now lists what `feedHash` stands for, since `since`, unless it already did;
  * answers the feed's Last-Modified (ms). Two readers that see the same change keep the first one's time.
  */
 export async function stampFeed(
   db: Db,
-  options: { tokenHash: string; feedHash: string; now: number },
+  options: { tokenHash: string; feedHash: string; since: number },
 ): Promise<number> {
   const changed = await applyIfCondition(() =>
     db.client.send(
@@ -118,11 +118,11 @@ export async function stampFeed(
         UpdateExpression: 'SET feed_hash = :hash, feed_since = :now',
         ConditionExpression:
           'attribute_exists(pk) AND (attribute_not_exists(feed_hash) OR feed_hash <> :hash)',
-        ExpressionAttributeValues: { ':hash': options.feedHash, ':now': options.now },
+        ExpressionAttributeValues: { ':hash': options.feedHash, ':now': options.since },
       }),
     ),
   );
-  if (changed) return options.now;
+  if (changed) return options.since;
   const stored = await getFeedToken(db, options.tokenHash);
-  return stored?.feed_hash === options.feedHash ? (stored.feed_since ?? options.now) : options.now;
+  return stored?.feed_hash === options.feedHash ? (stored.feed_since ?? options.since) : options.since;
 }

@@ -14,9 +14,10 @@ export type UsedBySlot = Map<string, number>;
  */
 export async function queryStockRange(
   db: Db,
-  options: { itemId: number; first: string; last: string },
+  options: { itemId: number; first: string; last: string; consistent?: boolean },
 ): Promise<UsedBySlot> {
   const records = await queryAll(db, {
+    ...(options.consistent ? { ConsistentRead: true } : {}),
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
     ExpressionAttributeValues: {
       ':pk': stockPartition(options.itemId),

@@ -75,7 +75,15 @@ async function answerFeed(
   const lastModified =
     token.feed_hash === options.feedHash && token.feed_since !== undefined
       ? token.feed_since
-      : await stampFeed(db, { tokenHash: token.hash, feedHash: options.feedHash, now: options.now });
+      : await stampFeed(db, {
+          tokenHash: token.hash,
+          feedHash: options.feedHash,
+          // Later than the last content's second, so If-Modified-Since tells the two apart.
+          since:
+            token.feed_since === undefined
+              ? options.now
+              : Math.max(options.now, (Math.floor(token.feed_since / 1000) + 1) * 1000),
+        });
   const etag = `"${options.feedHash}"`;
   if (isNotModified(options.conditions, etag, lastModified)) {
     return { body: '', etag, lastModified, notModified: true };
@@ -134,7 +142,7 @@ export async function itemFeed(
     readStock(db, mergeRanges(ranges), { spanIndex: config.stock_index === STOCK_INDEX_LAYOUT }),
     options.token.channel_id === undefined
       ? new Map<string, number>()
-      : readChannelBlocks(db, { channelId: options.token.channel_id, ...ownRange }),
+      : readChannelBlocks(db, { channelId: options.token.channel_id, itemId: item.item_id, ...ownRange }),
   ]);
   const stock = (itemId: number, slot: string) =>
     used(itemId, slot) - (itemId === item.item_id ? (own.get(slot) ?? 0) : 0);

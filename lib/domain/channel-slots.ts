@@ -105,7 +105,8 @@ export function unsellableRuns(input: {
       } else if (open) open.last = date;
       else open = { first: date, last: date };
     }
-    if (open) runs.push({ kind: 'dates', ...open });
+    // The last run reaches the feed's end: the item may be sold out past it, and its end moves with the feed's.
+    if (open) runs.push({ kind: 'dates', ...open, open: true });
     return runs;
   }
   // An hourly item: each hour it sells, unsellable when closed or when it (or a required part) has no unit left.
@@ -131,5 +132,10 @@ export function unsellableRuns(input: {
       else runs.push({ kind: 'hours', start, end: start + HOUR_MS });
     }
   }
+  // A run that ends with the feed's last hour reaches its end, as above.
+  const lastHour = slotsOfDate(item, input.last, timeZone).at(-1);
+  const last = runs.at(-1);
+  if (last?.kind === 'hours' && lastHour && last.end === hourKeyInstant(lastHour.key) + HOUR_MS)
+    last.open = true;
   return runs;
 }

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { FeedRequest, FeedResponse } from '../channels/fetch-feed.ts';
 import { FeedParseError, readFeed } from '../channels/ical-import.ts';
 import type { TenantChannel } from '../config/tenant-schema.ts';
-import { addDays, todayIn, type Ymd } from '../core/dates.ts';
+import { addDays, localInstant, todayIn, utcHourKey, type Ymd } from '../core/dates.ts';
 import { findBookingsHolding } from '../db/booking-list-repository.ts';
 import {
+  type ChannelBlock,
   type ChannelConflict,
   type ChannelEvent,
   type ChannelHoldings,
@@ -17,11 +18,12 @@ import {
   readChannel,
   recordFailure,
   releaseBlockActions,
+  resizeBlockActions,
   saveStateAction,
   takeBlockActions,
 } from '../db/channel-repository.ts';
 import type { Db } from '../db/client.ts';
-import { counterId } from '../db/stock-repository.ts';
+import { counterId, queryStockRange } from '../db/stock-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
 import { ConditionsFailedError, type TransactItem, transact } from '../db/transact.ts';
 import { webhookEventActions } from '../db/webhook-outbox.ts';
@@ -107,7 +109,8 @@ async function applyInGroups<S>(
   options: {
     actionsOf: (slot: S) => TransactItem[];
     onApplied: (slot: S) => void;
-    onRefused: (slot: S, actionIndex: number) => void;
+    /** Which of the slot's actions (by index) failed their conditions. */
+    onRefused: (slot: S, failed: number[]) => void;
   },
 ): Promise<void> {
   for (let start = 0; start < slots.length; start += SLOTS_PER_TRANSACTION) {
@@ -126,13 +129,12 @@ async function applyInGroups<S>(
         break;
       } catch (error) {
         if (!(error instanceof ConditionsFailedError)) throw error;
-        const refused = new Set<S>();
+        const refused = new Map<S, number[]>();
         for (const failed of error.failed) {
           const owner = owners[failed];
-          if (!owner || refused.has(owner.slot)) continue;
-          refused.add(owner.slot);
-          options.onRefused(owner.slot, owner.index);
+          if (owner) refused.set(owner.slot, [...(refused.get(owner.slot) ?? []), owner.index]);
         }
+        for (const [slot, failed] of refused) options.onRefused(slot, failed);
         group = group.filter((slot) => !refused.has(slot));
       }
     }
@@ -141,7 +143,15 @@ async function applyInGroups<S>(
 
 /** The feed's slots as last read, from a fresh body or (on a 304) from the state the last read left. */
 type FeedRead =
-  | { ok: true; slots: string[]; etag?: string; lastModified?: string; unchanged: boolean }
+  | {
+      ok: true;
+      slots: string[];
+      /** The last date of the window the slots were read over. */
+      readUntil: Ymd;
+      etag?: string;
+      lastModified?: string;
+      unchanged: boolean;
+    }
   | { ok: false; error: string };
 
 async function readChannelFeed(
@@ -155,30 +165,38 @@ async function readChannelFeed(
   },
 ): Promise<FeedRead> {
   const { state } = options.holdings;
-  // Validators only when the slots they stand for are kept: a 304 must have something to mean.
-  const validators = state?.taken
-    ? {
-        ...(state.etag ? { etag: state.etag } : {}),
-        ...(state.last_modified ? { lastModified: state.last_modified } : {}),
-      }
-    : {};
+  const window = { first: options.today, last: addDays(options.today, CHANNEL_HORIZON_DAYS) };
+  // Validators only when the slots they stand for are kept and were read up to today's horizon: a 304
+  // must have something to mean, and a window that moved on since has dates no earlier read covered.
+  const validators =
+    state?.taken && state.read_until === window.last
+      ? {
+          ...(state.etag ? { etag: state.etag } : {}),
+          ...(state.last_modified ? { lastModified: state.last_modified } : {}),
+        }
+      : {};
   const response = await deps.fetchFeed({
     url: options.channel.url,
     policy: deps.policy,
     ...validators,
     ...(deps.feedTimeoutMs ? { timeoutMs: deps.feedTimeoutMs } : {}),
   });
-  const window = { first: options.today, last: addDays(options.today, CHANNEL_HORIZON_DAYS) };
   if (response.outcome === 'failed') return { ok: false, error: response.error };
   if (response.outcome === 'unchanged') {
-    const kept = (state?.taken ?? []).filter((slot) => slot.slice(0, 8) >= window.first);
-    return { ok: true, slots: kept, ...validators, unchanged: true };
+    const fromToday = firstSlotOf(options.item, options.today, options.timeZone);
+    const kept = (state?.taken ?? []).filter((slot) => slot >= fromToday);
+    return { ok: true, slots: kept, readUntil: window.last, ...validators, unchanged: true };
   }
   try {
-    const feed = readFeed(response.body, { timeZone: options.timeZone, from: window.first, to: window.last });
+    const feed = readFeed(response.body, {
+      timeZone: options.timeZone,
+      from: window.first,
+      to: window.last,
+    });
     return {
       ok: true,
       slots: slotsTaken(feed.taken, { item: options.item, timeZone: options.timeZone, ...window }),
+      readUntil: window.last,
       ...(response.etag ? { etag: response.etag } : {}),
       ...(response.lastModified ? { lastModified: response.lastModified } : {}),
       unchanged: false,
@@ -266,22 +284,44 @@ export async function syncChannel(
     return done('failed', error);
   }
   result.listed = read.slots.length;
-
-  // Blocks from today on are the feed's to keep or release; older ones are history, left as they are.
-  const current = [...holdings.blocks.values()].filter((block) => block.slot.slice(0, 8) >= today);
+  const fromToday = firstSlotOf(item, today, timeZone);
   const state = holdings.state;
-  const emptyWhileHolding = read.slots.length === 0 && current.length > 0;
-  const emptySince = emptyWhileHolding ? (state?.empty_since ?? now) : undefined;
-  const waiting = emptySince !== undefined && now - emptySince < EMPTY_FEED_GRACE_MS;
 
+  // Blocks and conflicts from today on are the feed's to keep or release; older ones are history.
+  const current = [...holdings.blocks.values()].filter((block) => block.slot >= fromToday);
+  const conflictsFromToday = [...holdings.conflicts.values()].filter(
+    (conflict) => conflict.slot >= fromToday,
+  );
+  const holding = current.length > 0 || conflictsFromToday.length > 0;
+  const emptySince = read.slots.length === 0 && holding ? (state?.empty_since ?? now) : undefined;
+  const waiting = emptySince !== undefined && now - emptySince < EMPTY_FEED_GRACE_MS;
   // While an empty feed waits out its hour, everything held and in conflict stays as it is.
   const wanted = new Set(
-    waiting ? [...current.map((block) => block.slot), ...holdings.conflicts.keys()] : read.slots,
+    waiting
+      ? [...current.map((block) => block.slot), ...conflictsFromToday.map((conflict) => conflict.slot)]
+      : read.slots,
   );
-  const toRelease = current.filter((block) => !wanted.has(block.slot) || block.units !== channel.units);
-  const releasing = new Set(toRelease.map((block) => block.slot));
-  const toTake = [...wanted].filter((slot) => !holdings.blocks.has(slot) || releasing.has(slot));
-  const toClose = [...holdings.conflicts.values()].filter((conflict) => !wanted.has(conflict.slot));
+
+  const ours = (block: ChannelBlock) => block.item_id === item.item_id;
+  // Released: dates that left the feed, and blocks of the item the channel named before (moved to another).
+  const toRelease = current.filter((block) => !wanted.has(block.slot) || !ours(block));
+  // Resized in place: the channel's units changed, so the counter moves by the difference only.
+  const toResize = current.filter(
+    (block) => wanted.has(block.slot) && ours(block) && block.units !== channel.units,
+  );
+  const heldHere = new Set(current.filter(ours).map((block) => block.slot));
+  const toTake = [...wanted].filter((slot) => !heldHere.has(slot));
+  const toClose = [...holdings.conflicts.values()].filter(
+    (conflict) =>
+      !wanted.has(conflict.slot) || conflict.item_id !== item.item_id || conflict.slot < fromToday,
+  );
+  const closing = (slot: string, taken: boolean) => [
+    closeConflictAction(db, channel.id, slot),
+    channelEventAction(
+      db,
+      channelEvent(channel, 'channel.conflict_closed', now, { item_id: item.item_id, slot, taken }),
+    ),
+  ];
 
   await applyInGroups(db, toRelease, {
     actionsOf: (block) =>
@@ -299,97 +339,86 @@ export async function syncChannel(
   });
 
   const shortOf: string[] = [];
-  await applyInGroups(db, toTake, {
-    actionsOf: (slot) => {
-      const conflict = holdings.conflicts.get(slot);
-      return [
-        ...takeBlockActions(db, {
-          channelId: channel.id,
-          itemId: item.item_id,
-          slot,
-          units: channel.units,
-          capacity: capacityOf(item, slot, timeZone),
-          now,
-        }),
-        ...(conflict
-          ? [
-              closeConflictAction(db, channel.id, slot),
-              channelEventAction(
-                db,
-                channelEvent(channel, 'channel.conflict_closed', now, {
-                  item_id: item.item_id,
-                  slot,
-                  taken: true,
-                }),
-              ),
-            ]
-          : []),
-      ];
+  await applyInGroups(db, toResize, {
+    actionsOf: (block) => [
+      ...resizeBlockActions(db, {
+        channelId: channel.id,
+        itemId: item.item_id,
+        slot: block.slot,
+        from: block.units,
+        to: channel.units,
+        capacity: capacityOf(item, block.slot, timeZone),
+      }),
+      ...(holdings.conflicts.has(block.slot) ? closing(block.slot, true) : []),
+    ],
+    onApplied: (block) => {
+      if (holdings.conflicts.delete(block.slot)) result.conflicts_closed += 1;
     },
+    // 0: no room for the extra units (the block keeps what it held, the rest is a conflict); else changed
+    // meanwhile by another run.
+    onRefused: (block, failed) => {
+      if (failed.includes(0) && !failed.includes(1)) shortOf.push(block.slot);
+    },
+  });
+
+  await applyInGroups(db, toTake, {
+    actionsOf: (slot) => [
+      ...takeBlockActions(db, {
+        channelId: channel.id,
+        itemId: item.item_id,
+        slot,
+        units: channel.units,
+        capacity: capacityOf(item, slot, timeZone),
+        now,
+      }),
+      ...(holdings.conflicts.has(slot) ? closing(slot, true) : []),
+    ],
     onApplied: (slot) => {
       result.taken += 1;
       if (holdings.conflicts.delete(slot)) result.conflicts_closed += 1;
     },
-    onRefused: (slot, actionIndex) => {
-      // 0: the counter has no room (sold here); 1: the channel holds the slot already; 2: the conflict is gone.
-      if (actionIndex === 0) shortOf.push(slot);
-      else if (actionIndex === 2) holdings.conflicts.delete(slot);
+    onRefused: (slot, failed) => {
+      // 1: the channel holds the slot already (another run took it), whatever else failed with it;
+      // 0 alone: the counter has no room, sold here; 2 alone: the conflict was closed meanwhile.
+      if (failed.includes(1)) return;
+      if (failed.includes(0)) shortOf.push(slot);
+      else holdings.conflicts.delete(slot);
     },
   });
 
-  const toOpen = shortOf.filter((slot) => !holdings.conflicts.has(slot));
-  if (toOpen.length) {
-    const holders = new Map<string, string[]>();
-    const statusIds = config.statuses.map((status) => status.status_id).filter((id) => !isInactive(id));
-    for (let start = 0; start < toOpen.length; start += HOLDER_QUERY_COUNTERS) {
-      const counters = toOpen
-        .slice(start, start + HOLDER_QUERY_COUNTERS)
-        .map((slot) => counterId(item.item_id, slot));
-      for (const [id, codes] of await findBookingsHolding(db, { statusIds, counterIds: counters }))
-        holders.set(id, codes);
-    }
-    for (const slot of toOpen) {
-      const bookings = holders.get(counterId(item.item_id, slot)) ?? [];
-      const event = channelEvent(channel, 'channel.conflict', now, {
-        item_id: item.item_id,
-        slot,
-        units: channel.units,
-        bookings,
-        channel_name: channel.name,
-      });
-      const conflict: ChannelConflict = {
-        channel_id: channel.id,
-        item_id: item.item_id,
-        slot,
-        units: channel.units,
-        opened_at: now,
-        bookings,
-        event_id: event.event_id,
-      };
-      try {
-        await transact(db, [openConflictAction(db, conflict), ...eventActions(db, config, event)]);
-        holdings.conflicts.set(slot, conflict);
-        result.conflicts_opened += 1;
-      } catch (error) {
-        // Opened by another run of this channel's sync: emitted once, by that run.
-        if (!(error instanceof ConditionsFailedError)) throw error;
-      }
-    }
+  // What the counters and this channel's blocks are now decides the conflicts. A slot another run of the
+  // sync took meanwhile is no conflict; a slot the channel holds in full on a counter over capacity (the
+  // item's stock was lowered under its block and a sale here) is one; a conflict on a slot held in full on a
+  // counter within capacity is over.
+  const fresh = await readChannel(db, channel.id);
+  const held = [...fresh.blocks.values()]
+    .filter((block) => ours(block) && block.slot >= fromToday && block.units >= channel.units)
+    .map((block) => block.slot)
+    .sort();
+  const used = held.length
+    ? await queryStockRange(db, {
+        itemId: item.item_id,
+        first: held[0] as string,
+        last: held.at(-1) as string,
+        consistent: true,
+      })
+    : new Map<string, number>();
+  const heldInFull = new Set(held);
+  const overCapacity = (slot: string) => (used.get(slot) ?? 0) > capacityOf(item, slot, timeZone);
+  const toOpen = [
+    ...shortOf.filter((slot) => !heldInFull.has(slot)),
+    ...held.filter((slot) => wanted.has(slot) && overCapacity(slot)),
+  ].filter((slot) => !fresh.conflicts.has(slot));
+  result.conflicts_opened = await openConflicts(deps, { channel, config, item, slots: toOpen, now });
+  for (const slot of toOpen) holdings.conflicts.set(slot, { slot } as ChannelConflict);
+  for (const conflict of fresh.conflicts.values()) {
+    const settled = heldInFull.has(conflict.slot) && !overCapacity(conflict.slot);
+    if (settled && !toClose.some((entry) => entry.slot === conflict.slot)) toClose.push(conflict);
   }
 
   for (const conflict of toClose) {
     try {
-      await transact(db, [
-        closeConflictAction(db, channel.id, conflict.slot),
-        channelEventAction(
-          db,
-          channelEvent(channel, 'channel.conflict_closed', now, {
-            item_id: conflict.item_id,
-            slot: conflict.slot,
-            taken: false,
-          }),
-        ),
-      ]);
+      await transact(db, closing(conflict.slot, false));
       result.conflicts_closed += 1;
     } catch (error) {
       if (!(error instanceof ConditionsFailedError)) throw error;
@@ -398,7 +427,7 @@ export async function syncChannel(
   }
 
   result.blocked = current.length - result.released + result.taken;
-  result.conflicts = holdings.conflicts.size;
+  result.conflicts = [...holdings.conflicts.keys()].filter((slot) => slot >= fromToday).length;
   const recovered = state?.failing_since !== undefined;
   await transact(db, [
     saveStateAction(db, {
@@ -409,6 +438,7 @@ export async function syncChannel(
       ...(read.etag ? { etag: read.etag } : {}),
       ...(read.lastModified ? { last_modified: read.lastModified } : {}),
       taken: read.slots,
+      read_until: read.readUntil,
       ...(emptySince !== undefined ? { empty_since: emptySince } : {}),
       blocked: result.blocked,
       conflicts: result.conflicts,
@@ -426,6 +456,60 @@ export async function syncChannel(
   return done(waiting ? 'waiting_empty' : read.unchanged ? 'unchanged' : 'synced');
 }
 
+/**
+ * Records each slot as a conflict, once, with the bookings holding it (a conditional put in the same
+ * transaction as its `channel.conflict` event), and answers how many this run opened.
+ */
+async function openConflicts(
+  deps: ChannelSyncDeps,
+  options: { channel: TenantChannel; config: StoredConfig; item: StoredItem; slots: string[]; now: number },
+): Promise<number> {
+  const { db } = deps;
+  const { channel, config, item, now } = options;
+  if (options.slots.length === 0) return 0;
+  const holders = new Map<string, string[]>();
+  const statusIds = config.statuses.map((status) => status.status_id).filter((id) => !isInactive(id));
+  for (let start = 0; start < options.slots.length; start += HOLDER_QUERY_COUNTERS) {
+    const counters = options.slots
+      .slice(start, start + HOLDER_QUERY_COUNTERS)
+      .map((slot) => counterId(item.item_id, slot));
+    for (const [id, codes] of await findBookingsHolding(db, { statusIds, counterIds: counters }))
+      holders.set(id, codes);
+  }
+  let opened = 0;
+  for (const slot of options.slots) {
+    const bookings = holders.get(counterId(item.item_id, slot)) ?? [];
+    const event = channelEvent(channel, 'channel.conflict', now, {
+      item_id: item.item_id,
+      slot,
+      units: channel.units,
+      bookings,
+      channel_name: channel.name,
+    });
+    const conflict: ChannelConflict = {
+      channel_id: channel.id,
+      item_id: item.item_id,
+      slot,
+      units: channel.units,
+      opened_at: now,
+      bookings,
+      event_id: event.event_id,
+    };
+    try {
+      await transact(db, [openConflictAction(db, conflict), ...eventActions(db, config, event)]);
+      opened += 1;
+    } catch (error) {
+      // Opened by another run of this channel's sync: emitted once, by that run.
+      if (!(error instanceof ConditionsFailedError)) throw error;
+    }
+  }
+  return opened;
+}
+
+/** The first slot of an item that is not past: today's date, or the UTC hour key of today's local midnight. */
+const firstSlotOf = (item: StoredItem, today: Ymd, timeZone: string): string =>
+  item.unit === 'H' ? utcHourKey(localInstant(today, 0, timeZone)) : today;
+
 /** What one round of channel sync did. */
 export interface ChannelRoundReport {
   channels: ChannelSyncResult[];
@@ -438,9 +522,9 @@ export interface ChannelRoundReport {
 const CHANNELS_AT_ONCE = 8;
 
 /**
- * One round: every enabled channel of the tenant file (or only `only`), several at once, each on its own,
- * so one bad feed never delays or fails the others; then the blocks of channels removed from the file are
- * released. A disabled channel keeps its blocks as they are until it is enabled again or removed.
+ * One round: first the blocks of channels removed from the file are released, then every enabled channel
+ * of the tenant file (or only `only`) is synced, several at once, each on its own, so one bad feed never
+ * delays or fails the others. A disabled channel keeps its blocks as they are until it is enabled again or removed.
  */
 export async function syncChannels(
   deps: ChannelSyncDeps,
@@ -451,6 +535,9 @@ export async function syncChannels(
   const channels = options.config.channels.filter(
     (channel) => channel.enabled && (options.only === undefined || channel.id === options.only),
   );
+  // Channels gone from the file first: a channel renamed there would otherwise find its dates still held
+  // by its old id, as conflicts, and leave them unblocked until the next round.
+  const retired = options.only === undefined ? await retireRemovedChannels(deps, options.config) : [];
   const results: ChannelSyncResult[] = [];
   let next = 0;
   const worker = async () => {
@@ -477,7 +564,6 @@ export async function syncChannels(
     }
   };
   await Promise.all(Array.from({ length: Math.min(CHANNELS_AT_ONCE, channels.length) }, worker));
-  const retired = options.only === undefined ? await retireRemovedChannels(deps, options.config) : [];
   return { channels: results, retired, duration_ms: clock() - started };
 }
 

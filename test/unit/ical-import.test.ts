@@ -407,14 +407,49 @@ describe('recurrences', () => {
     expect(read(text).taken).toEqual([dates('20310106', '20310107')]);
   });
 
-  it('refuses a recurrence that needs more than 5000 occurrences to reach the window', () => {
+  it('refuses a recurrence that needs more than 20000 occurrences to reach the window', () => {
     const hourly = calendar(
       ...vevent('DTSTART:20310101T000000Z', 'DTEND:20310101T010000Z', 'RRULE:FREQ=HOURLY'),
     );
     expect(read(hourly, { from: '20310101', to: '20310102' }).taken).toHaveLength(47);
-    expect(() => read(hourly, { from: '20310801', to: '20310801' })).toThrow(
-      new FeedParseError('event 1 repeats over 5000 times before the window ends'),
+    expect(() => read(hourly, { from: '20340101', to: '20340101' })).toThrow(
+      new FeedParseError('event 1 repeats over 20000 times before the window ends'),
     );
+  });
+
+  it('reads past a finished series without walking it, and past a daily one begun decades ago', () => {
+    const finished = calendar(
+      ...vevent(
+        'DTSTART;VALUE=DATE:19900101',
+        'DTEND;VALUE=DATE:19900102',
+        'RRULE:FREQ=HOURLY;UNTIL=20240101T000000Z',
+      ),
+      ...vevent('DTSTART;VALUE=DATE:20310105', 'DTEND;VALUE=DATE:20310106'),
+    );
+    expect(read(finished, { from: '20310101', to: '20310110' }).taken).toEqual([
+      { kind: 'dates', first: '20310105', endExclusive: '20310106' },
+    ]);
+    const daily = calendar(
+      ...vevent('DTSTART;VALUE=DATE:19900101', 'DTEND;VALUE=DATE:19900102', 'RRULE:FREQ=DAILY'),
+    );
+    expect(read(daily, { from: '20310101', to: '20310102' }).taken).toHaveLength(2);
+  });
+
+  it('refuses a property with hundreds of thousands of parameters before ical.js reads it', () => {
+    const crowded = calendar(
+      ...vevent(`DTSTART;VALUE=DATE;${'X=a;'.repeat(100_000)}X=a:20310105`, 'DTEND;VALUE=DATE:20310106'),
+    );
+    expect(refusal(crowded)).toMatch(/^line \d+ has over 100 parameters$/);
+    // Quoted ';' and ':' are a parameter's value, and a value may hold any number of ';'.
+    const fine = calendar(
+      ...vevent(
+        'DTSTART;VALUE=DATE:20310105',
+        'DTEND;VALUE=DATE:20310106',
+        'ATTENDEE;CN="Smith; Jones: guests":mailto:a@example.com',
+        `DESCRIPTION:${'a;'.repeat(500)}`,
+      ),
+    );
+    expect(read(fine, { from: '20310101', to: '20310110' }).taken).toHaveLength(1);
   });
 
   it('refuses a rule no date satisfies, on which ical.js would spin for ever, within its time budget', () => {
