@@ -8,9 +8,10 @@ import { listChannelEvents, readChannel } from '#lib/db/channel-repository.ts';
 import type { Db } from '#lib/db/client.ts';
 import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
 import { type ChannelSyncDeps, syncChannel, syncChannels } from '#lib/domain/channel-sync.ts';
+import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
 import { testDeps } from '#test/support/deps.ts';
-import { readUsed, recordCommands } from '#test/support/dynamo.ts';
+import { readUsed, recordCommands, setUsed } from '#test/support/dynamo.ts';
 import { formBody, invoke, staffBasic } from '#test/support/events.ts';
 import { expectInvariant, sessionClient, sessionOf } from '#test/support/session.ts';
 import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
@@ -313,6 +314,19 @@ describe('operating it', () => {
     expect(round.retired.sort()).toEqual(['booking', 'huge', 'private']);
     expect(await readUsed(db, 2, d(200))).toBe(0);
     expect(await blockedSlots('booking')).toEqual([]);
+  });
+
+  it('reconcile counts blocks, and --fix puts a lost block back on its counter', async () => {
+    channels.serve(AIRBNB, { body: channelFeed([[d(260), d(262)]]) });
+    await syncNow(deps, 'airbnb');
+    expect(await readUsed(db, 1, d(260))).toBe(1);
+    await setUsed(db, 1, d(260), 0);
+    const found = await runReconcile(db, { fix: true, now: Date.now() });
+    expect(found.discrepancies).toEqual([
+      expect.objectContaining({ itemId: 1, slot: d(260), used: 0, expected: 1, kind: 'corrupt' }),
+    ]);
+    expect(found.fixed).toBe(1);
+    expect(await readUsed(db, 1, d(260))).toBe(1);
   });
 
   it('one channel whose sync throws does not stop the round for the others', async () => {
