@@ -85,13 +85,16 @@ function startWatchdog(pid: number | undefined): ChildProcess | undefined {
 }
 
 /**
- * Starts DynamoDB Local on a free loopback port, in memory or persisting under `dataDir`, and waits until
+ * Starts DynamoDB Local on a free loopback port (or `port`), in memory or persisting under `dataDir`, and waits until
  * it answers. `stop` ends the Java process and waits for it to exit; Java also ends when this process
  * dies without calling `stop` (see WATCHDOG).
  */
-export async function startLocalDynamo(options: { dataDir?: string } = {}): Promise<LocalDynamo> {
+export async function startLocalDynamo(
+  options: { dataDir?: string; port?: number } = {},
+): Promise<LocalDynamo> {
   if (!hasJava()) throw new Error(JAVA_MISSING);
-  const port = await freePort();
+  // A given port: the soak restarts DynamoDB Local where the running service still looks for it.
+  const port = options.port ?? (await freePort());
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
   const child = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'ignore' });

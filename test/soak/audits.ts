@@ -1,0 +1,188 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { Tenant } from '#lib/config/tenant-schema.ts';
+import { formatAmount } from '#lib/core/money.ts';
+import type { Db } from '#lib/db/client.ts';
+import { counterId } from '#lib/db/stock-repository.ts';
+import { isInactive } from '#lib/domain/booking.ts';
+import { runReconcile } from '#lib/domain/reconcile-run.ts';
+import { capacityOf } from '#lib/domain/stock.ts';
+import type { Ledger } from './traffic.ts';
+
+// The soak's audits, each from committed data (the table's records) or received data (the webhook
+// receiver's log), never from the service's own counts; each answers its problems by name.
+
+/** One audit's verdict. */
+export interface AuditResult {
+  name: string;
+  ok: boolean;
+  /** What was checked, in numbers. */
+  checked: Record<string, number>;
+  /** Each problem, naming what broke (at most 50, then a count of the rest). */
+  problems: string[];
+}
+
+const capped = (problems: string[]): string[] =>
+  problems.length > 50 ? [...problems.slice(0, 50), `…and ${problems.length - 50} more`] : problems;
+
+/** Every record of some entities, by a paged parallel scan: an audit's read of the whole table. */
+export async function scanEntities(db: Db, entities: string[]): Promise<Record<string, any>[]> {
+  const records: Record<string, any>[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await db.client.send(
+      new ScanCommand({
+        TableName: db.tableName,
+        ConsistentRead: true,
+        FilterExpression: `entity IN (${entities.map((_, index) => `:e${index}`).join(', ')})`,
+        ExpressionAttributeValues: Object.fromEntries(
+          entities.map((entity, index) => [`:e${index}`, entity]),
+        ),
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    records.push(...(page.Items ?? []));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return records;
+}
+
+/**
+ * Every booking a client was told about exists, once for its Idempotency-Key, with the total and (unless
+ * staff changed it since) the status it was told, and its lines' items; and every booking in the table
+ * comes from a session a client asked to book.
+ */
+export function auditBookings(bookings: Record<string, any>[], ledger: Ledger, tenant: Tenant): AuditResult {
+  const problems: string[] = [];
+  const byCode = new Map(bookings.map((booking) => [String(booking.code), booking]));
+  const byKey = new Map<string, string>();
+  for (const told of ledger.acknowledged) {
+    const earlier = byKey.get(told.key);
+    if (earlier && earlier !== told.code)
+      problems.push(`idempotency key ${told.key} answered two bookings: ${earlier} and ${told.code}`);
+    byKey.set(told.key, told.code);
+    const stored = byCode.get(told.code);
+    if (!stored) {
+      problems.push(`booking ${told.code} was acknowledged to a client and does not exist`);
+      continue;
+    }
+    if (Number(stored.booking_id) !== told.bookingId)
+      problems.push(`booking ${told.code}: told id ${told.bookingId}, stored ${stored.booking_id}`);
+    const total = formatAmount(Number(stored.totals?.total ?? Number.NaN), tenant.locale.decimals);
+    if (total !== told.total)
+      problems.push(`booking ${told.code}: told total ${told.total}, stored ${total}`);
+    if (!ledger.restatused.has(told.code) && stored.status_id !== told.statusId)
+      problems.push(`booking ${told.code}: told status ${told.statusId}, stored ${stored.status_id}`);
+    const items = Object.values((stored.lines ?? {}) as Record<string, { item_id: number; qty: number }>)
+      .map((line) => `${line.item_id}x${line.qty}`)
+      .sort();
+    const toldItems = told.lines.map((line) => `${line.itemId}x${line.qty}`).sort();
+    if (items.join(',') !== toldItems.join(','))
+      problems.push(`booking ${told.code}: told lines ${toldItems.join(',')}, stored ${items.join(',')}`);
+  }
+  const acknowledged = new Set(ledger.acknowledged.map((told) => told.code));
+  for (const booking of bookings) {
+    if (!ledger.attempted.has(String(booking.session_id)))
+      problems.push(`booking ${booking.code} exists but no client asked to book its session`);
+    else if (!acknowledged.has(String(booking.code)))
+      problems.push(`booking ${booking.code} exists but its client was never told (gave up retrying)`);
+  }
+  return {
+    name: 'bookings: every acknowledged booking exactly once, as told',
+    ok: problems.length === 0,
+    checked: { acknowledged: ledger.acknowledged.length, stored: bookings.length },
+    problems: capped(problems),
+  };
+}
+
+/**
+ * No unit sold twice: per item-date, the units of active bookings and channel blocks, summed from the
+ * bookings and blocks themselves, are within capacity; and the stock invariant holds (npm run reconcile).
+ */
+export async function auditUnits(
+  db: Db,
+  records: { bookings: Record<string, any>[]; blocks: Record<string, any>[] },
+  tenant: Tenant,
+): Promise<AuditResult> {
+  const problems: string[] = [];
+  const sold = new Map<string, number>();
+  const add = (id: string, units: number) => sold.set(id, (sold.get(id) ?? 0) + units);
+  for (const booking of records.bookings)
+    if (!isInactive(String(booking.status_id)))
+      for (const [id, units] of Object.entries((booking.holds ?? {}) as Record<string, number>))
+        add(id, units);
+  for (const block of records.blocks)
+    add(counterId(Number(block.item_id), String(block.slot)), Number(block.units));
+  for (const [id, units] of sold) {
+    const [itemId = '', slot = ''] = id.split('|');
+    const item = tenant.items.find((entry) => entry.item_id === Number(itemId));
+    if (!item) continue;
+    const capacity = capacityOf({ ...item, category_name: '' }, slot, tenant.company.timezone);
+    if (units > capacity) problems.push(`item ${itemId} ${slot}: ${units} units sold of ${capacity}`);
+  }
+  const reconcile = await runReconcile(db, { fix: false, now: Date.now() });
+  for (const entry of reconcile.discrepancies)
+    problems.push(
+      `reconcile: item ${entry.itemId} ${entry.slot} used ${entry.used}, holders ${entry.expected} (${entry.kind})`,
+    );
+  for (const entry of reconcile.clientDiscrepancies)
+    problems.push(`reconcile: client budget ${JSON.stringify(entry)}`);
+  return {
+    name: 'units: none sold twice, and every counter equals its holders',
+    ok: problems.length === 0,
+    checked: { counters: reconcile.counters, soldSlots: sold.size },
+    problems: capped(problems),
+  };
+}
+
+/** Nothing leaked: once drained, no open session that expired still holds stock. */
+export function auditLeaks(sessions: Record<string, any>[], now: number): AuditResult {
+  const nowSeconds = Math.floor(now / 1000);
+  const leaking = sessions.filter(
+    (session) =>
+      session.status === 'open' &&
+      Object.keys((session.holds ?? {}) as object).length > 0 &&
+      Number(session.expires_at) <= nowSeconds,
+  );
+  return {
+    name: 'holds: every expired hold given back',
+    ok: leaking.length === 0,
+    checked: { sessions: sessions.length },
+    problems: capped(
+      leaking.map(
+        (session) =>
+          `session ${session.id} expired ${nowSeconds - Number(session.expires_at)} s ago still holding`,
+      ),
+    ),
+  };
+}
+
+/** A fault and its window: from its start until the service answered well again. */
+export interface FaultWindow {
+  name: string;
+  startedAt: number;
+  recoveredAt: number;
+}
+
+/** No 5xx or network error outside the fault windows; inside them, every call that failed succeeded on retry. */
+export function auditAnswers(ledger: Ledger, windows: FaultWindow[], graceMs = 15_000): AuditResult {
+  const problems: string[] = [];
+  const inWindow = (at: number) =>
+    windows.some((window) => at >= window.startedAt && at <= window.recoveredAt + graceMs);
+  for (const entry of ledger.calls) {
+    for (const at of entry.failedAt)
+      if (!inWindow(at))
+        problems.push(
+          `${entry.route}: a 5xx or network error at ${new Date(at).toISOString()}, outside any fault`,
+        );
+    if (!entry.ok) problems.push(`${entry.route}: never succeeded (${entry.statuses.join(' ')})`);
+  }
+  return {
+    name: 'answers: no 5xx outside faults; every refused call succeeded on retry',
+    ok: problems.length === 0,
+    checked: {
+      calls: ledger.calls.length,
+      retried: ledger.calls.filter((entry) => entry.statuses.length > 1).length,
+    },
+    problems: capped(problems),
+  };
+}

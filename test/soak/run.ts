@@ -1,0 +1,347 @@
+import { randomInt } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { bookingKey, sessionKey, stockKey } from '#lib/db/keys.ts';
+import { auditWebhooks } from './audit-webhooks.ts';
+import {
+  type AuditResult,
+  auditAnswers,
+  auditBookings,
+  auditLeaks,
+  auditUnits,
+  type FaultWindow,
+  scanEntities,
+} from './audits.ts';
+import { readRecordedEvents } from './read-recorded-events.ts';
+import { startSoakReceiver } from './receiver.ts';
+import { soakTenant } from './tenant.ts';
+import { call, emptyLedger, guest, type Ledger, seeded, staff } from './traffic.ts';
+import { type SoakWorld, startWorld } from './world.ts';
+
+// npm run soak: mixed traffic against the local runner for --minutes (10 by default; --quick about 90 s),
+// with faults on a schedule (the runner and DynamoDB Local killed and restarted, the webhook receiver down
+// then hanging, the sweeper stopped past a hold, a burst over the client limits), then a drain and the
+// audits of the committed data. --control plants one failure of each kind the audits look for, and the run
+// passes only if every audit names its plant. --seed replays a run's traffic. Writes soak-results.json.
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    control: { type: 'boolean', default: false },
+    seed: { type: 'string' },
+    concurrency: { type: 'string', default: '6' },
+    // Traffic and audits alone: the control test's short run, where only the plants matter.
+    'no-faults': { type: 'boolean', default: false },
+  },
+});
+const QUICK = values.quick;
+const SECONDS = values.minutes ? Number(values.minutes) * 60 : QUICK ? 90 : 600;
+const SEED = values.seed ? Number(values.seed) : randomInt(1, 2 ** 31);
+const CONCURRENCY = Number(values.concurrency);
+// A hold lasts 15 s in a quick run, a minute otherwise: long enough to book, short enough to expire often.
+const HOLD_MINUTES = QUICK ? 0.25 : 1;
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
+
+/** Waits until a staff read (which reads the table) answers 200, and answers when it did. */
+async function firstGoodAnswer(world: SoakWorld, ledger: Ledger): Promise<number> {
+  for (;;) {
+    const answer = await call(ledger, {
+      base: world.base,
+      route: 'probe',
+      path: 'booking?limit=1',
+      headers: {
+        authorization: `Basic ${Buffer.from('soak-admin:soak-admin-secret-0123456789').toString('base64')}`,
+      },
+      patienceMs: 0,
+    });
+    if (answer.status === 200) return Date.now();
+    await sleep(200);
+  }
+}
+
+async function main(): Promise<number> {
+  say(`soak: seed ${SEED}, ${SECONDS} s, concurrency ${CONCURRENCY}${values.control ? ', control run' : ''}`);
+  const dir = mkdtempSync(join(tmpdir(), 'soak-'));
+  const receiver = await startSoakReceiver();
+  const tenant = soakTenant(receiver.url);
+  tenant.settings.hold_minutes = HOLD_MINUTES;
+  const world = await startWorld({ dir, tenant });
+  const ledger = emptyLedger();
+  const probes = emptyLedger();
+  const windows: FaultWindow[] = [];
+  const random = seeded(SEED);
+  const started = Date.now();
+  const endsAt = started + SECONDS * 1000;
+  let longestPastExpiry = 0;
+  try {
+    // The traffic: CONCURRENCY actors, each a guest (most of the time) or staff, from many addresses.
+    const actor = async (index: number) => {
+      const own = seeded(SEED + index);
+      while (Date.now() < endsAt) {
+        const address = `203.0.113.${1 + own.int(250)}`;
+        if (own.chance(0.85)) await guest(ledger, world.base, own, address);
+        else await staff(ledger, world.base, own);
+      }
+    };
+    // The faults, each at its share of the run.
+    const at = (share: number) => started + SECONDS * 1000 * share;
+    const until = async (time: number) => {
+      const wait = time - Date.now();
+      if (wait > 0) await sleep(wait);
+    };
+    const fault = async (name: string, share: number, inject: () => Promise<void>) => {
+      await until(at(share));
+      const startedAt = Date.now();
+      say(`  fault at ${Math.round((startedAt - started) / 1000)} s: ${name}`);
+      await inject();
+      const recoveredAt = await firstGoodAnswer(world, probes);
+      windows.push({ name, startedAt, recoveredAt });
+      say(`    recovered in ${((recoveredAt - startedAt) / 1000).toFixed(1)} s`);
+    };
+    const receiverDown = QUICK ? 15_000 : 120_000;
+    const sweeperStopped = (HOLD_MINUTES * 60 + 20) * 1000;
+    const faults = async () => {
+      await fault('runner killed (SIGKILL) and restarted', 0.15, async () => {
+        world.killRunner();
+        await sleep(1_000);
+        await world.startRunner();
+      });
+      await fault('DynamoDB Local killed (SIGKILL) and restarted on its files', 0.3, async () => {
+        await world.killDynamo();
+        await sleep(2_000);
+        await world.startDynamo();
+      });
+      await until(at(0.42));
+      say(
+        `  fault at ${Math.round((Date.now() - started) / 1000)} s: webhook receiver answers 503, then hangs`,
+      );
+      const receiverFrom = Date.now();
+      receiver.setMode('unavailable');
+      await sleep(receiverDown);
+      receiver.setMode('hang');
+      await sleep(15_000);
+      receiver.setMode('ok');
+      windows.push({
+        name: 'webhook receiver 503, then hanging',
+        startedAt: receiverFrom,
+        recoveredAt: receiverFrom,
+      });
+      await fault('sweeper stopped for longer than a hold, then resumed', 0.6, async () => {
+        await world.stopRunner();
+        await world.startRunner({ SWEEP_INTERVAL_MS: String(3_600_000) });
+      });
+      await sleep(sweeperStopped);
+      await fault('sweeper resumed (the runner restarted with it)', 0, async () => {
+        await world.stopRunner();
+        await world.startRunner();
+      });
+      await until(at(0.85));
+      const burstFrom = Date.now();
+      say(`  fault at ${Math.round((burstFrom - started) / 1000)} s: a burst over the client limits`);
+      const burst = await Promise.all(
+        Array.from({ length: 300 }, () =>
+          fetch(`${world.base}/item`, { headers: { 'x-forwarded-for': '198.51.100.7' } }).then(
+            (response) => response.status,
+            () => 0,
+          ),
+        ),
+      );
+      const refused = burst.filter((status) => status === 429).length;
+      const failed = burst.filter((status) => status === 0 || status >= 500).length;
+      say(`    ${refused} of 300 refused with 429, ${failed} 5xx or network errors`);
+      if (failed) windows.push({ name: `burst: ${failed} failures`, startedAt: 0, recoveredAt: 0 });
+    };
+    // The longest any expired cart kept its stock, sampled every 5 s from the table.
+    const sampler = async () => {
+      while (Date.now() < endsAt) {
+        await sleep(5_000);
+        try {
+          const now = Math.floor(Date.now() / 1000);
+          for (const session of await scanEntities(world.db, ['session']))
+            if (session.status === 'open' && Object.keys(session.holds ?? {}).length > 0)
+              longestPastExpiry = Math.max(longestPastExpiry, now - Number(session.expires_at));
+        } catch {
+          // DynamoDB Local is down: a fault window.
+        }
+      }
+    };
+    await Promise.all([
+      ...Array.from({ length: CONCURRENCY }, (_, index) => actor(index)),
+      values['no-faults'] ? Promise.resolve() : faults(),
+      sampler(),
+    ]);
+
+    // The drain: carts expire and are swept, deliveries are retried until the receiver has them all.
+    const drainUntil = Date.now() + (HOLD_MINUTES * 60 + 30) * 1000;
+    say(`  draining for ${Math.round((drainUntil - Date.now()) / 1000)} s`);
+    await until(drainUntil);
+    let recorded = await readRecordedEvents(world.db);
+    for (let waited = 0; waited < 120_000; waited += 2_000) {
+      const delivered = new Set(
+        receiver.arrivals.filter((arrival) => arrival.answered === 200).map((arrival) => arrival.id),
+      );
+      if (recorded.every((event) => delivered.has(event.event_id))) break;
+      await sleep(2_000);
+      recorded = await readRecordedEvents(world.db);
+    }
+
+    const planted = values.control ? await plant(world, ledger, receiver.arrivals) : [];
+    const [bookings, sessions, blocks] = [
+      await scanEntities(world.db, ['booking']),
+      await scanEntities(world.db, ['session']),
+      await scanEntities(world.db, ['channel_block']),
+    ];
+    const secrets = JSON.parse(readFileSync(join(world.dataDir, 'webhook-secrets.json'), 'utf8')) as Record<
+      string,
+      { current: string }
+    >;
+    const webhooks = auditWebhooks({
+      recorded: await readRecordedEvents(world.db),
+      arrivals: receiver.arrivals,
+      secret: secrets.soak?.current ?? '',
+    });
+    const audits: AuditResult[] = [
+      auditBookings(bookings, ledger, tenant),
+      await auditUnits(world.db, { bookings, blocks }, tenant),
+      auditLeaks(sessions, Date.now()),
+      {
+        name: 'webhooks: every event delivered, signed, in order',
+        ok: webhooks.ok,
+        checked: { events: webhooks.events, delivered: webhooks.delivered },
+        problems: webhooks.problems,
+      },
+      auditAnswers(ledger, windows),
+    ];
+    for (const audit of audits) {
+      say(`${audit.ok ? 'ok  ' : 'FAIL'} ${audit.name} ${JSON.stringify(audit.checked)}`);
+      for (const problem of audit.problems) say(`       ${problem}`);
+    }
+    const results = {
+      date: new Date(started).toISOString(),
+      seed: SEED,
+      seconds: SECONDS,
+      control: values.control,
+      machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+      requests: ledger.calls.reduce((sum, entry) => sum + entry.statuses.length, 0),
+      calls: ledger.calls.length,
+      bookings: bookings.length,
+      acknowledged: ledger.acknowledged.length,
+      holds: ledger.calls.filter((entry) => entry.route === 'session.add' && entry.ok).length,
+      faults: windows.map((window) => ({
+        name: window.name,
+        atSeconds: Math.round((window.startedAt - started) / 1000),
+        recoverySeconds: Math.round((window.recoveredAt - window.startedAt) / 100) / 10,
+      })),
+      longestHoldPastExpirySeconds: longestPastExpiry,
+      webhookArrivals: receiver.arrivals.length,
+      audits,
+      planted,
+    };
+    writeFileSync(
+      values.control ? 'soak-control-results.json' : 'soak-results.json',
+      `${JSON.stringify(results, null, 2)}\n`,
+    );
+    if (values.control) return controlVerdict(planted, audits);
+    return audits.every((audit) => audit.ok) ? 0 : 1;
+  } finally {
+    await world.stop();
+    await receiver.stop();
+    rmSync(dir, { recursive: true, force: true });
+    say(`soak: seed ${SEED} (npm run soak -- --seed ${SEED} replays its traffic)`);
+  }
+}
+
+/** A planted failure, and the text its audit must name. */
+interface Plant {
+  what: string;
+  audit: string;
+  names: string;
+}
+
+/**
+ * Plants one failure of each kind the audits look for, through the harness's own access to the table and
+ * the receiver's log (never through a handler): a counter bumped without its condition, an acknowledged
+ * booking deleted, a delivery dropped, a hold left behind where the sweeper cannot find it.
+ */
+async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: string }[]): Promise<Plant[]> {
+  const planted: Plant[] = [];
+  const bookings = await scanEntities(world.db, ['booking']);
+  const active = bookings.find((booking) => Object.keys(booking.holds ?? {}).length > 0);
+  const [counter = ''] = Object.keys(active?.holds ?? {});
+  const [itemId = '', slot = ''] = counter.split('|');
+  if (counter) {
+    await world.db.client.send(
+      new UpdateCommand({
+        TableName: world.db.tableName,
+        Key: stockKey(Number(itemId), slot),
+        UpdateExpression: 'SET used = used + :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+    planted.push({
+      what: 'a counter bumped without its condition',
+      audit: 'units',
+      names: `item ${itemId} ${slot}`,
+    });
+  }
+  const told = ledger.acknowledged.at(-1);
+  if (told) {
+    await world.db.client.send(
+      new DeleteCommand({ TableName: world.db.tableName, Key: bookingKey(told.bookingId) }),
+    );
+    planted.push({ what: 'an acknowledged booking deleted', audit: 'bookings', names: told.code });
+  }
+  const dropped = arrivals.find((arrival) => arrival.id);
+  if (dropped) {
+    const id = dropped.id;
+    for (let index = arrivals.length - 1; index >= 0; index -= 1)
+      if (arrivals[index]?.id === id) arrivals.splice(index, 1);
+    planted.push({ what: 'a webhook delivery dropped', audit: 'webhooks', names: id });
+  }
+  const sessionId = `soak-planted-${Date.now()}`;
+  const leakSlot = slot || '20991231';
+  await world.db.client.send(
+    new PutCommand({
+      TableName: world.db.tableName,
+      Item: {
+        ...sessionKey(sessionId),
+        entity: 'session',
+        id: sessionId,
+        status: 'open',
+        holds: { [counterOfLeak(itemId, leakSlot)]: 1 },
+        lines: {},
+        expires_at: Math.floor(Date.now() / 1000) - 600,
+        created_at: Math.floor(Date.now() / 1000) - 700,
+      },
+    }),
+  );
+  planted.push({ what: 'a hold left behind', audit: 'holds', names: sessionId });
+  return planted;
+}
+
+const counterOfLeak = (itemId: string, slot: string) => `${itemId || '1'}|${slot}`;
+
+/** A control run passes when every audit named its plant. */
+function controlVerdict(planted: Plant[], audits: AuditResult[]): number {
+  let missed = 0;
+  for (const plant of planted) {
+    const audit = audits.find((entry) => entry.name.startsWith(plant.audit));
+    const named = audit?.problems.some((problem) => problem.includes(plant.names)) ?? false;
+    say(`${named ? 'seen  ' : 'MISSED'} ${plant.what} (${plant.names}) by the ${plant.audit} audit`);
+    if (!named) missed += 1;
+  }
+  return missed === 0 && planted.length === 4 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`soak failed: ${(error as Error).stack}\n`);
+    process.exit(1);
+  },
+);
