@@ -15,6 +15,7 @@ import {
   type FaultWindow,
   scanEntities,
 } from './audits.ts';
+import { startChannelFeeds } from './channel-feeds.ts';
 import { readRecordedEvents } from './read-recorded-events.ts';
 import { startSoakReceiver } from './receiver.ts';
 import { soakTenant } from './tenant.ts';
@@ -22,6 +23,7 @@ import { call, emptyLedger, guest, type Ledger, seeded, staff } from './traffic.
 import { type SoakWorld, startWorld } from './world.ts';
 
 // npm run soak: mixed traffic against the local runner for --minutes (10 by default; --quick about 90 s),
+// channel feeds that change as it runs,
 // with faults on a schedule (the runner and DynamoDB Local killed and restarted, the webhook receiver down
 // then hanging, the sweeper stopped past a hold, a burst over the client limits), then a drain and the
 // audits of the committed data. --control plants one failure of each kind the audits look for, and the run
@@ -68,13 +70,13 @@ async function main(): Promise<number> {
   say(`soak: seed ${SEED}, ${SECONDS} s, concurrency ${CONCURRENCY}${values.control ? ', control run' : ''}`);
   const dir = mkdtempSync(join(tmpdir(), 'soak-'));
   const receiver = await startSoakReceiver();
-  const tenant = soakTenant(receiver.url);
+  const feeds = await startChannelFeeds(seeded(SEED - 1));
+  const tenant = soakTenant(receiver.url, feeds.base);
   tenant.settings.hold_minutes = HOLD_MINUTES;
   const world = await startWorld({ dir, tenant });
   const ledger = emptyLedger();
   const probes = emptyLedger();
   const windows: FaultWindow[] = [];
-  const random = seeded(SEED);
   const started = Date.now();
   const endsAt = started + SECONDS * 1000;
   let longestPastExpiry = 0;
@@ -154,7 +156,19 @@ async function main(): Promise<number> {
       const refused = burst.filter((status) => status === 429).length;
       const failed = burst.filter((status) => status === 0 || status >= 500).length;
       say(`    ${refused} of 300 refused with 429, ${failed} 5xx or network errors`);
-      if (failed) windows.push({ name: `burst: ${failed} failures`, startedAt: 0, recoveredAt: 0 });
+      // A burst is refused with 429, never a 5xx: its calls go to the answers audit as they are.
+      const seenAt = Date.now();
+      for (const status of burst) {
+        const broken = status === 0 || status >= 500;
+        ledger.calls.push({
+          route: 'burst',
+          startedAt: burstFrom,
+          endedAt: seenAt,
+          statuses: [status],
+          failedAt: broken ? [seenAt] : [],
+          ok: !broken,
+        });
+      }
     };
     // The longest any expired cart kept its stock, sampled every 5 s from the table.
     const sampler = async () => {
@@ -170,8 +184,16 @@ async function main(): Promise<number> {
         }
       }
     };
+    // The channels' feeds change every 10 s; the runner syncs them every 5 s.
+    const channels = async () => {
+      while (Date.now() < endsAt) {
+        await sleep(10_000);
+        feeds.change();
+      }
+    };
     await Promise.all([
       ...Array.from({ length: CONCURRENCY }, (_, index) => actor(index)),
+      channels(),
       values['no-faults'] ? Promise.resolve() : faults(),
       sampler(),
     ]);
@@ -251,6 +273,7 @@ async function main(): Promise<number> {
   } finally {
     await world.stop();
     await receiver.stop();
+    await feeds.stop();
     rmSync(dir, { recursive: true, force: true });
     say(`soak: seed ${SEED} (npm run soak -- --seed ${SEED} replays its traffic)`);
   }

@@ -10,10 +10,10 @@ export const SOAK_ITEMS = [
 
 /**
  * The soak's tenant: a one-minute hold (so carts expire and the sweeper works all run long), client limits
- * that the steady traffic stays under but a burst goes over, and one webhook endpoint, the soak's receiver,
- * subscribed to every booking event.
+ * that the steady traffic stays under but a burst goes over, one webhook endpoint, the soak's receiver,
+ * subscribed to every booking event, and two channels whose feeds the soak changes as it runs.
  */
-export function soakTenant(receiverUrl: string): Tenant {
+export function soakTenant(receiverUrl: string, feedBase: string): Tenant {
   return makeTenant(
     makeTenantJson({
       tenant: 'soak',
@@ -34,6 +34,11 @@ export function soakTenant(receiverUrl: string): Tenant {
       },
       items: SOAK_ITEMS.map((item) => makeItem({ ...item })),
       webhooks: [{ id: 'soak', url: receiverUrl, events: ['booking.*'] }],
+      // Two channels whose feeds change while the soak runs: their blocks share the counters with guests.
+      channels: [
+        { id: 'airbnb', item_id: 1, url: `${feedBase}/airbnb.ics`, name: 'Airbnb' },
+        { id: 'booking', item_id: 2, url: `${feedBase}/booking.ics`, name: 'Booking.com' },
+      ],
     }),
   );
 }

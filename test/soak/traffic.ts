@@ -33,7 +33,7 @@ export interface Call {
   startedAt: number;
   endedAt: number;
   statuses: number[];
-  /** When each attempt that failed (5xx or network) was made. */
+  /** When each attempt that failed (5xx or network) was seen to fail. */
   failedAt: number[];
   ok: boolean;
 }
@@ -110,7 +110,6 @@ export async function call(
     : undefined;
   const deadline = Date.now() + (options.patienceMs ?? 90_000);
   for (let attempt = 0; ; attempt += 1) {
-    const at = Date.now();
     let answer: Answer;
     try {
       const response = await fetch(`${options.base}/${options.path}`, {
@@ -136,7 +135,8 @@ export async function call(
     record.statuses.push(answer.status);
     const inProgress = answer.status === 409 && answer.json?.request?.error?.id === 'in_progress';
     const retry = answer.status === 0 || answer.status >= 500 || inProgress;
-    if (answer.status === 0 || answer.status >= 500) record.failedAt.push(at);
+    // When the failure was seen: a call in flight when a process is killed fails at that moment.
+    if (answer.status === 0 || answer.status >= 500) record.failedAt.push(Date.now());
     if (!retry || Date.now() > deadline) {
       record.endedAt = Date.now();
       record.ok = !retry;

@@ -48,6 +48,7 @@ export async function startWorld(options: { dir: string; tenant: Tenant }): Prom
     ADMIN_API_SECRET: ADMIN.secret,
     SWEEP_INTERVAL_MS: '5000',
     WEBHOOK_INTERVAL_MS: '500',
+    CHANNEL_SYNC_INTERVAL_MS: '5000',
     // Every guest comes through this proxy with an address of its own in X-Forwarded-For.
     TRUSTED_PROXIES: '127.0.0.1',
   };

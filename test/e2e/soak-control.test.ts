@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+// Issue 31, item 4: the soak's audits cannot be vacuous. A short control run (30 s of traffic, no faults)
+// plants a counter bumped without its condition, an acknowledged booking deleted, a webhook delivery
+// dropped and a hold left behind, and must fail each audit naming its plant; the harness then exits 0.
+
+const run = promisify(execFile);
+
+describe('npm run soak -- --control', () => {
+  it('names every planted failure in its audit', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'test/soak/run.ts',
+        '--quick',
+        '--minutes',
+        '0.5',
+        '--no-faults',
+        '--control',
+        '--seed',
+        '31',
+      ],
+      {
+        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    ).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`the control run failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+    });
+    const seen = stdout.split('\n').filter((line) => /^(seen|MISSED)/.test(line));
+    expect(seen, stdout).toEqual([
+      expect.stringMatching(/^seen {3}a counter bumped without its condition/),
+      expect.stringMatching(/^seen {3}an acknowledged booking deleted/),
+      expect.stringMatching(/^seen {3}a webhook delivery dropped/),
+      expect.stringMatching(/^seen {3}a hold left behind/),
+    ]);
+    // And the audits did fail: a control run whose audits all pass would have seen nothing.
+    expect(stdout).toMatch(/^FAIL bookings/m);
+    expect(stdout).toMatch(/^FAIL holds/m);
+  }, 300_000);
+});
