@@ -166,14 +166,24 @@ const ownUrl = (host: string, port: number): string => {
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 };
 
+/** How long requests in flight may take to finish once the runner is told to stop. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
 /** Stops serving, the sweeper and DynamoDB Local (no Java process is left behind), then exits. */
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   for (const timer of timers) clearInterval(timer);
-  await new Promise<void>((done) =>
+  const closed = new Promise<void>((done) =>
     server.current?.listening ? server.current.close(() => done()) : done(),
   );
+  // Clients that keep sending on kept-alive connections would hold close() open for as long as they
+  // send (the soak saw a busy runner take minutes to stop): idle ones go now, and requests in flight get a
+  // moment to finish before every connection is closed.
+  server.current?.closeIdleConnections();
+  const grace = setTimeout(() => server.current?.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  await closed;
+  clearTimeout(grace);
   server.current?.closeAllConnections();
   await dynamo?.stop();
   // Only the holder of DATA_DIR's lock owns its files: a start refused for want of it touches nothing.
