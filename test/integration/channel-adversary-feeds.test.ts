@@ -4,12 +4,11 @@ import type { createAllHandlers } from '#functions/index.ts';
 import { rotateFeedToken } from '#lib/auth/feed-tokens.ts';
 import { readFeed } from '#lib/channels/ical-import.ts';
 import { addDays, localInstant, todayIn, utcHourKey } from '#lib/core/dates.ts';
-import { readChannel } from '#lib/db/channel-repository.ts';
 import type { Db } from '#lib/db/client.ts';
 import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
 import { type ChannelSyncDeps, syncChannels } from '#lib/domain/channel-sync.ts';
 import { slotsOfDate } from '#lib/rating/calendar.ts';
-import { channelFeed, fakeChannels } from '#test/support/channel-world.ts';
+import { blockedSlots, channelFeed, fakeChannels, staffBooks } from '#test/support/channel-world.ts';
 import { readUsed, setUsed } from '#test/support/dynamo.ts';
 import { formBody, invoke, staffBasic } from '#test/support/events.ts';
 import { readByNodeIcal } from '#test/support/ical.ts';
@@ -84,9 +83,6 @@ beforeAll(async () => {
   deps = { db, fetchFeed: channels.fetchFeed, policy: 'deployed' };
 });
 
-const blockedSlots = async (channelId: string) =>
-  [...(await readChannel(db, channelId)).blocks.keys()].sort();
-
 /** A timed event in UTC, as Google Calendar writes one. */
 const utc = (instant: number) => `${new Date(instant).toISOString().slice(0, 19).replace(/[-:]/g, '')}Z`;
 const calendar = (events: string[][]) =>
@@ -135,7 +131,7 @@ describe('an hourly item east of UTC', () => {
     const hourEvent = (start: number) => [`DTSTART:${utc(start)}`, `DTEND:${utc(start + 3_600_000)}`];
     channels.serve(HOURLY, { body: calendar([hourEvent(tenOClock), hourEvent(tomorrowTen)]) });
     await syncOne('hourly', at);
-    expect(await blockedSlots('hourly')).toEqual([utcHourKey(tenOClock), utcHourKey(tomorrowTen)]);
+    expect(await blockedSlots(db, 'hourly')).toEqual([utcHourKey(tenOClock), utcHourKey(tomorrowTen)]);
     // The channel's guest for this morning cancels; tomorrow's stays.
     channels.serve(HOURLY, { body: calendar([hourEvent(tomorrowTen)]) });
     const result = await syncOne('hourly', at + 60_000);
@@ -186,7 +182,7 @@ describe('odd but valid recurrences', () => {
       outcome: 'synced',
       error: undefined,
     });
-    expect(await blockedSlots('old')).toEqual([d(7)]);
+    expect(await blockedSlots(db, 'old')).toEqual([d(7)]);
   });
 
   // Feeds must block exactly their dates: a yearly event on 29 February blocks 29 February of leap years
@@ -203,7 +199,7 @@ describe('odd but valid recurrences', () => {
       ]),
     });
     await syncOne('leap');
-    const blocked = await blockedSlots('leap');
+    const blocked = await blockedSlots(db, 'leap');
     expect(blocked.filter((slot) => slot.slice(4) !== '0229')).toEqual([]);
   });
 });
@@ -357,28 +353,13 @@ describe('the staff calendar feed', () => {
     const staff = await staffBasic(db);
     const token = await rotateFeedToken(db, { scope: { kind: 'bookings' }, now: Date.now() });
     const itemToken = await rotateFeedToken(db, { scope: { kind: 'item', itemId: 6 }, now: Date.now() });
-    const book = async (date: string) => {
-      const slip = (
-        await invoke(handlers.items, {
-          path: 'item/6',
-          query: `date=${date}&param[qty]=1`,
-          headers: { authorization: staff },
-        })
-      ).json.item.rate.slip;
-      const created = await invoke(handlers.bookings, {
-        method: 'POST',
-        path: 'booking/create',
-        body: formBody({
-          'slip[]': [slip],
-          'form[customer_name]': 'Zed',
-          'form[customer_email]': 'z@example.com',
-        }),
-        contentType: 'application/x-www-form-urlencoded',
-        headers: { authorization: staff },
+    const book = (date: string) =>
+      staffBooks(handlers, staff, {
+        itemId: 6,
+        query: `date=${date}&param[qty]=1`,
+        guest: 'Zed',
+        email: 'z@example.com',
       });
-      expect(created.status, JSON.stringify(created.json.request)).toBe(200);
-      return created.json.booking.id as string;
-    };
     const voided = await book(d(40));
     const cancelled = await book(d(41));
     const before = await invoke(handlers.bookings, { path: 'booking/ical', query: `token=${token}` });
@@ -429,25 +410,12 @@ describe('the staff calendar feed', () => {
       }),
     );
     const staff = await staffBasic(other);
-    const slip = (
-      await invoke(otherHandlers.items, {
-        path: 'item/1',
-        query: `date=${addDays(todayIn('America/Toronto', Date.now()), 5)}&param[qty]=1`,
-        headers: { authorization: staff },
-      })
-    ).json.item.rate.slip;
-    const created = await invoke(otherHandlers.bookings, {
-      method: 'POST',
-      path: 'booking/create',
-      body: formBody({
-        'slip[]': [slip],
-        'form[customer_name]': 'Grace',
-        'form[customer_email]': 'grace@example.com',
-      }),
-      contentType: 'application/x-www-form-urlencoded',
-      headers: { authorization: staff },
+    await staffBooks(otherHandlers, staff, {
+      itemId: 1,
+      query: `date=${addDays(todayIn('America/Toronto', Date.now()), 5)}&param[qty]=1`,
+      guest: 'Grace',
+      email: 'grace@example.com',
     });
-    expect(created.status, JSON.stringify(created.json.request)).toBe(200);
     const token = await rotateFeedToken(other, { scope: { kind: 'bookings' }, now: Date.now() });
     const response = await invoke(otherHandlers.bookings, { path: 'booking/ical', query: `token=${token}` });
     expect(response.status).toBe(200);

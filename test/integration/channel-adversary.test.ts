@@ -7,11 +7,10 @@ import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
 import { type ChannelSyncDeps, syncChannel, syncChannels } from '#lib/domain/channel-sync.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
-import { channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
+import { blockedSlots, bookNights, channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { readUsed } from '#test/support/dynamo.ts';
-import { formBody, invoke, staffBasic } from '#test/support/events.ts';
-import { sessionClient, sessionOf } from '#test/support/session.ts';
+import { invoke, staffBasic } from '#test/support/events.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 import { loadTenant } from '#test/support/tenant-table.ts';
 
@@ -86,24 +85,6 @@ beforeAll(async () => {
   deps = { db, fetchFeed: channels.fetchFeed, policy: 'deployed' };
 });
 
-const bookNights = async (itemId: number, first: string, endExclusive: string) => {
-  const client = sessionClient(handlers);
-  const slip = await client.slip(itemId, `start_date=${first}&end_date=${endExclusive}&param[qty]=1`);
-  const sessionId = sessionOf(await client.add([slip])).id as string;
-  const created = await invoke(handlers.bookings, {
-    method: 'POST',
-    path: 'booking/create',
-    body: formBody({
-      session_id: sessionId,
-      'form[customer_name]': 'Ada',
-      'form[customer_email]': 'ada@example.com',
-    }),
-    contentType: 'application/x-www-form-urlencoded',
-  });
-  expect(created.status, JSON.stringify(created.json.request)).toBe(200);
-  return created.json.booking as { id: string; booking_id: number };
-};
-
 /**
  * A fetcher that holds every fetch until `count` of them have started: the overlapping syncs have then all
  * read the channel's holdings (which happens before the fetch), as when the schedule and a sync-now overlap.
@@ -125,9 +106,6 @@ const conflictEvents = async (channelId: string) =>
     (event) => event.type === 'channel.conflict',
   );
 
-const blockedSlots = async (channelId: string) =>
-  [...(await readChannel(db, channelId)).blocks.keys()].sort();
-
 describe('two syncs of the same channel at once (the schedule and a sync-now)', () => {
   // docs/channels.md: "Channel syncs of the same channel may overlap (the schedule and a sync-now): the
   // block record's condition makes each date taken once." Issue item 4: a conflict is a date this service
@@ -143,7 +121,7 @@ describe('two syncs of the same channel at once (the schedule and a sync-now)', 
       syncNow(overlapping, 'race'),
     ]);
     const opened = runs.reduce((sum, run) => sum + (run.channels[0]?.conflicts_opened ?? 0), 0);
-    expect(await blockedSlots('race')).toEqual(nights);
+    expect(await blockedSlots(db, 'race')).toEqual(nights);
     for (const night of nights) expect(await readUsed(db, 1, night)).toBe(1);
     const events = await listChannelEvents(db, { channelId: 'race', limit: 100 });
     const emitted = events.filter((event) => event.type === 'channel.conflict');
@@ -224,7 +202,7 @@ describe('conflicts are emitted once and never closed while the double sale stan
   // only a conflict. A five-minute empty glitch of its feed closes that conflict at once (the empty-feed
   // grace only looks at blocks), and when the feed comes back the same double sale is emitted again.
   it('an empty glitch neither closes the conflict nor emits it a second time', async () => {
-    await bookNights(5, d(60), d(61));
+    await bookNights(handlers, 5, d(60), d(61));
     const now = Date.now();
     const at = (minutes: number): ChannelSyncDeps => ({ ...deps, clock: () => now + minutes * 60_000 });
     channels.serve(GLITCH, { body: channelFeed([[d(60), d(61)]]) });
@@ -249,7 +227,7 @@ describe('an item whose stock is lowered by a tenant reload', () => {
   it('reports the channel night now over capacity as a conflict', async () => {
     channels.serve(LOWERED, { body: channelFeed([[d(70), d(71)]]) });
     await syncNow(deps, 'lowered');
-    await bookNights(6, d(70), d(71));
+    await bookNights(handlers, 6, d(70), d(71));
     expect(await readUsed(db, 6, d(70))).toBe(2);
     await writeTenant(db, makeTenant(tenantJson(1)), Date.now());
     const result = (await syncNow(deps, 'lowered')).channels[0];
@@ -269,7 +247,7 @@ describe('a package booking holding the blocked item', () => {
   // package whose part is the channel's item holds the part's counter through the package booking.
   // (Held: passes.)
   it('names the package booking in the conflict', async () => {
-    const booking = await bookNights(11, d(80), d(81));
+    const booking = await bookNights(handlers, 11, d(80), d(81));
     expect(await readUsed(db, 10, d(80))).toBe(1);
     channels.serve(PKG, { body: channelFeed([[d(80), d(81)]]) });
     const result = (await syncNow(deps, 'pkg')).channels[0];
@@ -289,7 +267,7 @@ describe('a channel whose units change between syncs', () => {
   it('never frees the unit the channel already held while the night stays in its feed', async () => {
     channels.serve(UNITS, { body: channelFeed([[d(90), d(91)]], 'booking.com') });
     await syncNow(deps, 'units');
-    await bookNights(7, d(90), d(91));
+    await bookNights(handlers, 7, d(90), d(91));
     expect(await readUsed(db, 7, d(90))).toBe(2);
     const config = await getConfig(db);
     if (!config) throw new Error('no config');
@@ -328,13 +306,13 @@ describe('a 304 for days on end', () => {
       ),
     });
     await syncNow(deps, 'edge');
-    expect(await blockedSlots('edge')).toEqual([d(5)]);
+    expect(await blockedSlots(db, 'edge')).toEqual([d(5)]);
     const later = { ...deps, clock: () => now + 2 * 86_400_000 };
     const before = channels.requests.length;
     await syncNow(later, 'edge');
     // The window moved on since the last read: the feed is asked for in full, not revalidated.
     expect(channels.requests[before]?.etag).toBeUndefined();
-    expect(await blockedSlots('edge')).toContain(far);
+    expect(await blockedSlots(db, 'edge')).toContain(far);
   });
 });
 
@@ -395,7 +373,7 @@ describe('a channel renamed in the tenant file', () => {
     expect({
       conflictsOpened: renamed?.conflicts_opened,
       emitted: (await conflictEvents('airbnb-new')).length,
-      blocked: await blockedSlots('airbnb-new'),
+      blocked: await blockedSlots(db, 'airbnb-new'),
     }).toEqual({ conflictsOpened: 0, emitted: 0, blocked: [d(140), d(141), d(142)] });
   });
 });

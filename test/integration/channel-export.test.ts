@@ -5,10 +5,10 @@ import { rotateFeedToken } from '#lib/auth/feed-tokens.ts';
 import { readFeed } from '#lib/channels/ical-import.ts';
 import { addDays, dayOfWeek, localInstant, todayIn, utcHourKey } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
-import { channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
+import { channelFeed, fakeChannels, staffBooks, syncNow } from '#test/support/channel-world.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { readUsed, recordCommands, setUsed } from '#test/support/dynamo.ts';
-import { formBody, invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
+import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
 import { readByNodeIcal } from '#test/support/ical.ts';
 import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
 import { loadTenant } from '#test/support/tenant-table.ts';
@@ -216,27 +216,12 @@ describe('GET item/{id}/ical', () => {
 describe('GET booking/ical', () => {
   it("lists active bookings with code, guest and items for the tenant's staff token, and 404s any other", async () => {
     const staff = await staffBasic(db);
-    const created = await invoke(handlers.bookings, {
-      method: 'POST',
-      path: 'booking/create',
-      body: formBody({
-        'slip[]': [
-          (
-            await invoke(handlers.items, {
-              path: 'item/8',
-              query: `date=${d(20)}&param[qty]=1`,
-              headers: { authorization: staff },
-            })
-          ).json.item.rate.slip,
-        ],
-        'form[customer_name]': 'Grace Hopper',
-        'form[customer_email]': 'grace@example.com',
-      }),
-      contentType: 'application/x-www-form-urlencoded',
-      headers: { authorization: staff },
+    const code = await staffBooks(handlers, staff, {
+      itemId: 8,
+      query: `date=${d(20)}&param[qty]=1`,
+      guest: 'Grace Hopper',
+      email: 'grace@example.com',
     });
-    expect(created.status, JSON.stringify(created.json.request)).toBe(200);
-    const code = created.json.booking.id as string;
     const token = await rotateFeedToken(db, { scope: { kind: 'bookings' }, now: Date.now() });
     const response = await invoke(handlers.bookings, { path: 'booking/ical', query: `token=${token}` });
     expect(response.status).toBe(200);

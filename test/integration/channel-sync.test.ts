@@ -4,12 +4,12 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { fetchFeed } from '#lib/channels/fetch-feed.ts';
 import { addDays, todayIn } from '#lib/core/dates.ts';
-import { listChannelEvents, readChannel } from '#lib/db/channel-repository.ts';
+import { listChannelEvents } from '#lib/db/channel-repository.ts';
 import type { Db } from '#lib/db/client.ts';
 import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
 import { type ChannelSyncDeps, syncChannel, syncChannels } from '#lib/domain/channel-sync.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
-import { channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
+import { blockedSlots, bookNights, channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { readUsed, recordCommands, setUsed } from '#test/support/dynamo.ts';
 import { formBody, invoke, staffBasic } from '#test/support/events.ts';
@@ -54,27 +54,6 @@ afterEach(async () => {
   await expectInvariant(db);
 });
 
-const blockedSlots = async (channelId: string) =>
-  [...(await readChannel(db, channelId)).blocks.keys()].sort();
-
-const bookNights = async (itemId: number, first: string, endExclusive: string) => {
-  const client = sessionClient(handlers);
-  const slip = await client.slip(itemId, `start_date=${first}&end_date=${endExclusive}&param[qty]=1`);
-  const sessionId = sessionOf(await client.add([slip])).id as string;
-  const created = await invoke(handlers.bookings, {
-    method: 'POST',
-    path: 'booking/create',
-    body: formBody({
-      session_id: sessionId,
-      'form[customer_name]': 'Ada',
-      'form[customer_email]': 'ada@example.com',
-    }),
-    contentType: 'application/x-www-form-urlencoded',
-  });
-  expect(created.status, JSON.stringify(created.json.request)).toBe(200);
-  return created.json.booking as { id: string; booking_id: number };
-};
-
 describe('a feed shaped as the channels publish it', () => {
   it('blocks exactly its dates (exclusive ends), and the calendar and rating count them as taken', async () => {
     channels.serve(AIRBNB, {
@@ -91,7 +70,7 @@ describe('a feed shaped as the channels publish it', () => {
       released: 0,
       conflicts_opened: 0,
     });
-    expect(await blockedSlots('airbnb')).toEqual([d(10), d(11), d(12), d(20)]);
+    expect(await blockedSlots(db, 'airbnb')).toEqual([d(10), d(11), d(12), d(20)]);
     for (const date of [d(10), d(11), d(12), d(20)]) expect(await readUsed(db, 1, date)).toBe(1);
     expect(await readUsed(db, 1, d(13))).toBe(0);
 
@@ -114,7 +93,7 @@ describe('a feed shaped as the channels publish it', () => {
     const [result] = (await syncNow(deps, 'airbnb')).channels;
     expect(channels.requests[before]?.etag).toMatch(/^"/);
     expect(result).toMatchObject({ outcome: 'unchanged', listed: 4, taken: 0, released: 0 });
-    expect(await blockedSlots('airbnb')).toEqual([d(10), d(11), d(12), d(20)]);
+    expect(await blockedSlots(db, 'airbnb')).toEqual([d(10), d(11), d(12), d(20)]);
   });
 
   it('applies only the edges of a rolling window', async () => {
@@ -135,7 +114,7 @@ describe('a feed shaped as the channels publish it', () => {
 
 describe('failures keep what is known', () => {
   it('a feed that cannot be fetched or read releases nothing and emits channel.failed once', async () => {
-    const held = await blockedSlots('airbnb');
+    const held = await blockedSlots(db, 'airbnb');
     channels.serve(AIRBNB, { fail: 'HTTP 503' });
     expect((await syncNow(deps, 'airbnb')).channels[0]).toMatchObject({
       outcome: 'failed',
@@ -144,7 +123,7 @@ describe('failures keep what is known', () => {
     channels.serve(AIRBNB, { body: '<html><body>Service unavailable</body></html>' });
     expect((await syncNow(deps, 'airbnb')).channels[0]).toMatchObject({ outcome: 'failed' });
     expect((await syncNow(deps, 'airbnb')).channels[0]?.error).toMatch(/^unreadable feed/);
-    expect(await blockedSlots('airbnb')).toEqual(held);
+    expect(await blockedSlots(db, 'airbnb')).toEqual(held);
     const events = await listChannelEvents(db, { channelId: 'airbnb', limit: 20 });
     expect(events.filter((event) => event.type === 'channel.failed')).toHaveLength(1);
 
@@ -180,7 +159,7 @@ describe('failures keep what is known', () => {
       outcome: 'waiting_empty',
       released: 0,
     });
-    expect(await blockedSlots('airbnb')).toHaveLength(4);
+    expect(await blockedSlots(db, 'airbnb')).toHaveLength(4);
     // The feed comes back with its events: the clock starts again.
     channels.serve(AIRBNB, {
       body: channelFeed([
@@ -197,7 +176,7 @@ describe('failures keep what is known', () => {
       outcome: 'unchanged',
       released: 4,
     });
-    expect(await blockedSlots('airbnb')).toEqual([]);
+    expect(await blockedSlots(db, 'airbnb')).toEqual([]);
     expect(await readUsed(db, 1, d(10))).toBe(0);
   });
 });
@@ -213,14 +192,14 @@ describe('feeds the fetcher refuses', () => {
     // First a feed that lists a date, through the fake channels, so there is something to keep.
     channels.serve(`${url}#first`, { body: channelFeed([[d(400), d(401)]]) });
     await syncChannel({ ...deps }, { channel: { ...channel, url: `${url}#first` }, config, items });
-    expect(await blockedSlots(id)).toEqual([d(400)]);
+    expect(await blockedSlots(db, id)).toEqual([d(400)]);
     return syncChannel(real, { channel, config, items });
   };
 
   it('a feed on a private address is refused before any connection, and releases nothing', async () => {
     const result = await refusedSync('private', 'https://10.1.2.3/calendar.ics', 'deployed');
     expect(result).toMatchObject({ outcome: 'failed', error: 'host resolves to a private address' });
-    expect(await blockedSlots('private')).toEqual([d(400)]);
+    expect(await blockedSlots(db, 'private')).toEqual([d(400)]);
   });
 
   it('a feed over the 2 MB cap fails, and releases nothing', async () => {
@@ -234,7 +213,7 @@ describe('feeds the fetcher refuses', () => {
       const { port } = server.address() as AddressInfo;
       const result = await refusedSync('huge', `http://127.0.0.1:${port}/feed.ics`, 'local');
       expect(result).toMatchObject({ outcome: 'failed', error: 'over 2 MB' });
-      expect(await blockedSlots('huge')).toEqual([d(400)]);
+      expect(await blockedSlots(db, 'huge')).toEqual([d(400)]);
     } finally {
       server.close();
     }
@@ -243,7 +222,7 @@ describe('feeds the fetcher refuses', () => {
 
 describe('conflicts are never silent', () => {
   it('a date already sold here is recorded once with its booking, then taken when it frees up', async () => {
-    const booking = await bookNights(1, d(40), d(42));
+    const booking = await bookNights(handlers, 1, d(40), d(42));
     channels.serve(AIRBNB, { body: channelFeed([[d(41), d(43)]]) });
     const [first] = (await syncNow(deps, 'airbnb')).channels;
     expect(first).toMatchObject({ taken: 1, conflicts_opened: 1, conflicts: 1 });
@@ -290,7 +269,7 @@ describe('conflicts are never silent', () => {
       channels.serve(AIRBNB, { body: channelFeed([[night, d(101 + round)]]) });
       const [guest, sync] = await Promise.all([client.add([slip]), syncNow(deps, 'airbnb')]);
       const guestWon = guest.status === 200;
-      const blockWon = (await blockedSlots('airbnb')).includes(night);
+      const blockWon = (await blockedSlots(db, 'airbnb')).includes(night);
       expect(guestWon !== blockWon, `round ${round}: guest ${guest.status}, block ${blockWon}`).toBe(true);
       expect(await readUsed(db, 1, night)).toBe(1);
       if (guestWon) expect(sync.channels[0]?.conflicts_opened).toBe(1);
@@ -313,7 +292,7 @@ describe('operating it', () => {
     // With the ad-hoc channels of the refused feeds above, which are not in the file either.
     expect(round.retired.sort()).toEqual(['booking', 'huge', 'private']);
     expect(await readUsed(db, 2, d(200))).toBe(0);
-    expect(await blockedSlots('booking')).toEqual([]);
+    expect(await blockedSlots(db, 'booking')).toEqual([]);
   });
 
   it('reconcile counts blocks, and --fix puts a lost block back on its counter', async () => {

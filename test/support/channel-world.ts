@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
+import { expect } from 'vitest';
+import type { createAllHandlers } from '#functions/index.ts';
 import type { FeedRequest, FeedResponse } from '#lib/channels/fetch-feed.ts';
+import { readChannel } from '#lib/db/channel-repository.ts';
+import type { Db } from '#lib/db/client.ts';
 import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
 import { type ChannelSyncDeps, syncChannel, syncChannels } from '#lib/domain/channel-sync.ts';
+import { formBody, invoke } from './events.ts';
+import { sessionClient, sessionOf } from './session.ts';
 
 /**
  * An iCalendar feed as a channel publishes it (literal lines, CRLF, as Airbnb and Booking.com send them):
@@ -65,4 +71,55 @@ export async function syncNow(deps: ChannelSyncDeps, channelId?: string) {
   const channel = config.channels.find((entry) => entry.id === channelId);
   if (!channel) throw new Error(`no channel ${channelId}`);
   return { channels: [await syncChannel(deps, { channel, config, items })], retired: [], duration_ms: 0 };
+}
+
+/** The slots a channel blocks now, sorted. */
+export const blockedSlots = async (db: Db, channelId: string): Promise<string[]> =>
+  [...(await readChannel(db, channelId)).blocks.keys()].sort();
+
+type Handlers = ReturnType<typeof createAllHandlers>;
+
+/** A guest's booking of an item's nights through the cart, as the widget makes it. */
+export async function bookNights(handlers: Handlers, itemId: number, first: string, endExclusive: string) {
+  const client = sessionClient(handlers);
+  const slip = await client.slip(itemId, `start_date=${first}&end_date=${endExclusive}&param[qty]=1`);
+  const sessionId = sessionOf(await client.add([slip])).id as string;
+  const created = await invoke(handlers.bookings, {
+    method: 'POST',
+    path: 'booking/create',
+    body: formBody({
+      session_id: sessionId,
+      'form[customer_name]': 'Ada',
+      'form[customer_email]': 'ada@example.com',
+    }),
+    contentType: 'application/x-www-form-urlencoded',
+  });
+  expect(created.status, JSON.stringify(created.json.request)).toBe(200);
+  return created.json.booking as { id: string; booking_id: number };
+}
+
+/** A staff booking of an item rated by `query`, made with the SLIP directly; answers its code. */
+export async function staffBooks(
+  handlers: Handlers,
+  staff: string,
+  options: { itemId: number; query: string; guest: string; email: string },
+): Promise<string> {
+  const rated = await invoke(handlers.items, {
+    path: `item/${options.itemId}`,
+    query: options.query,
+    headers: { authorization: staff },
+  });
+  const created = await invoke(handlers.bookings, {
+    method: 'POST',
+    path: 'booking/create',
+    body: formBody({
+      'slip[]': [rated.json.item.rate.slip],
+      'form[customer_name]': options.guest,
+      'form[customer_email]': options.email,
+    }),
+    contentType: 'application/x-www-form-urlencoded',
+    headers: { authorization: staff },
+  });
+  expect(created.status, JSON.stringify(created.json.request)).toBe(200);
+  return created.json.booking.id as string;
 }
