@@ -1,4 +1,12 @@
-import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  SecretValue,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -8,7 +16,7 @@ import { TenantApi } from './constructs/api.ts';
 import { TenantDashboard } from './constructs/dashboard.ts';
 import { TenantFunctions } from './constructs/functions.ts';
 import { TenantAlarms } from './constructs/monitoring.ts';
-import { ChannelSyncSchedule, SweepSchedule } from './constructs/schedule.ts';
+import { FunctionSchedule } from './constructs/schedule.ts';
 import { tenantSignals } from './constructs/signals.ts';
 import { TenantTable } from './constructs/table.ts';
 import { WebhookDispatch } from './constructs/webhooks.ts';
@@ -85,8 +93,16 @@ export class TenantStack extends Stack {
     // never the Host or X-Forwarded-* headers of a request. Set after the API exists; the API does not
     // depend on the functions' configuration, so there is no cycle.
     for (const fn of Object.values(functions.byGroup)) fn.addEnvironment('PUBLIC_URL', http.api.apiEndpoint);
-    new SweepSchedule(this, 'Sweep', { sweeper: functions.sweeper });
-    new ChannelSyncSchedule(this, 'ChannelSync', { channelSync: functions.channelSync });
+    new FunctionSchedule(this, 'Sweep', {
+      fn: functions.sweeper,
+      every: Duration.minutes(1),
+      ruleId: 'EveryMinute',
+    });
+    new FunctionSchedule(this, 'ChannelSync', {
+      fn: functions.channelSync,
+      every: Duration.minutes(5),
+      ruleId: 'EveryFiveMinutes',
+    });
     const webhooks = new WebhookDispatch(this, 'Webhooks', {
       table,
       dispatcher: functions.webhookDispatcher,

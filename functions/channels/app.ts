@@ -1,8 +1,9 @@
 import { METRIC } from '#lib/core/metric-names.ts';
-import { getChannelStates } from '#lib/db/channel-repository.ts';
+import { getChannelStates } from '#lib/db/channel-state-repository.ts';
 import type { Db } from '#lib/db/client.ts';
 import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
-import { type ChannelRoundReport, type ChannelSyncDeps, syncChannels } from '#lib/domain/channel-sync.ts';
+import { type ChannelRoundReport, syncChannels } from '#lib/domain/channel-round.ts';
+import type { ChannelSyncDeps } from '#lib/domain/channel-sync.ts';
 import { logger } from '#lib/http/logger.ts';
 import type { Meter } from '#lib/http/observability.ts';
 

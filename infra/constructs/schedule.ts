@@ -1,41 +1,29 @@
-import { Duration } from 'aws-cdk-lib';
+import type { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 
-/** Props of the channel sync schedule. */
-export interface ChannelSyncScheduleProps {
-  channelSync: IFunction;
+/** Props of a function's schedule: the function, how often, and the rule's construct id. */
+export interface FunctionScheduleProps {
+  fn: IFunction;
+  every: Duration;
+  /** The rule's id (`EveryMinute`, `EveryFiveMinutes`): part of its logical id, so kept as deployed. */
+  ruleId: string;
 }
 
-/** Runs channel sync every five minutes, within the range channels themselves poll at. */
-export class ChannelSyncSchedule extends Construct {
+/**
+ * Runs a function at a fixed rate, never retried by EventBridge (the next run takes over): the sweeper
+ * every minute, channel sync every five minutes (within the range channels themselves poll at).
+ */
+export class FunctionSchedule extends Construct {
   readonly rule: Rule;
 
-  constructor(scope: Construct, id: string, props: ChannelSyncScheduleProps) {
+  constructor(scope: Construct, id: string, props: FunctionScheduleProps) {
     super(scope, id);
-    this.rule = new Rule(this, 'EveryFiveMinutes', {
-      schedule: Schedule.rate(Duration.minutes(5)),
-      targets: [new LambdaFunction(props.channelSync, { retryAttempts: 0 })],
-    });
-  }
-}
-
-/** Props of the sweeper schedule. */
-export interface SweepScheduleProps {
-  sweeper: IFunction;
-}
-
-/** Runs the session sweeper every minute. */
-export class SweepSchedule extends Construct {
-  readonly rule: Rule;
-
-  constructor(scope: Construct, id: string, props: SweepScheduleProps) {
-    super(scope, id);
-    this.rule = new Rule(this, 'EveryMinute', {
-      schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(props.sweeper, { retryAttempts: 0 })],
+    this.rule = new Rule(this, props.ruleId, {
+      schedule: Schedule.rate(props.every),
+      targets: [new LambdaFunction(props.fn, { retryAttempts: 0 })],
     });
   }
 }

@@ -1,6 +1,7 @@
 import { createContext, Script } from 'node:vm';
 import ICAL from 'ical.js';
 import { addDays, isRealYmd, localInstant, type Ymd } from '../core/dates.ts';
+import { crowdedLine, MAX_PARAMETERS } from './ical-lines.ts';
 
 /**
  * A stretch a channel's feed marks as taken: an all-day event's dates (end excluded), or a timed event's
@@ -28,12 +29,6 @@ export class FeedParseError extends Error {
  */
 const MAX_OCCURRENCES = 20_000;
 
-/**
- * Parameters one property may carry. Real feeds use a handful (`VALUE`, `TZID`, `CN`…); ical.js reads each
- * by scanning the rest of the line, so a line of half a million parameters (still under 2 MB) takes it
- * seconds, during which every other channel of the round waits. Checked before parsing, in one pass.
- */
-const MAX_PARAMETERS = 100;
 /**
  * Wall-clock time a feed may take to read. ical.js's recurrence iterator can spin forever inside a single
  * step on a rule no date satisfies (`FREQ=DAILY;INTERVAL=7;BYDAY=TU` from a Monday), out of reach of any
@@ -93,35 +88,6 @@ function malformedReason(error: unknown, text: string): string {
   const quoted = /(?:\) "|in ')([\s\S]*)["']$/.exec(message)?.[1];
   const index = quoted === undefined ? -1 : text.split(/\r\n|\n|\r/).indexOf(quoted);
   return index >= 0 ? `malformed line ${index + 1}` : 'malformed feed';
-}
-
-/**
- * The number of the first content line (folded lines joined) whose name carries more than MAX_PARAMETERS
- * parameters (`;` before the first `:` outside quotes), or 0 when none does. One pass over the text.
- */
-function crowdedLine(body: string): number {
-  let line = 1;
-  let parameters = 0;
-  let inValue = false;
-  let quoted = false;
-  for (let index = 0; index < body.length; index += 1) {
-    const char = body.charCodeAt(index);
-    if (char === 10) {
-      // A line break followed by a space or tab folds the next line into this one.
-      const next = body.charCodeAt(index + 1);
-      if (next === 32 || next === 9) continue;
-      line += 1;
-      parameters = 0;
-      inValue = false;
-      quoted = false;
-      continue;
-    }
-    if (inValue || char === 13) continue;
-    if (char === 34) quoted = !quoted;
-    else if (!quoted && char === 58) inValue = true;
-    else if (!quoted && char === 59 && ++parameters > MAX_PARAMETERS) return line;
-  }
-  return 0;
 }
 
 /** The feed's VCALENDARs, parsed by ical.js. */

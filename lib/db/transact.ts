@@ -121,3 +121,47 @@ export async function commitWithRetry<T, R>(
     }
   }
 }
+
+/**
+ * Runs transactions over groups of `size` entries, each entry some actions; a group refused for a failed
+ * condition loses the entries whose conditions failed (`onRefused` is told which of an entry's actions
+ * failed) and is retried with the rest, so one refused entry never holds back the others.
+ */
+export async function transactInGroups<S>(
+  db: Db,
+  slots: S[],
+  options: {
+    size: number;
+    actionsOf: (slot: S) => TransactItem[];
+    onApplied: (slot: S) => void;
+    /** Which of the slot's actions (by index) failed their conditions. */
+    onRefused: (slot: S, failed: number[]) => void;
+  },
+): Promise<void> {
+  for (let start = 0; start < slots.length; start += options.size) {
+    let group = slots.slice(start, start + options.size);
+    while (group.length) {
+      const owners: { slot: S; index: number }[] = [];
+      const actions = group.flatMap((slot) =>
+        options.actionsOf(slot).map((action, index) => {
+          owners.push({ slot, index });
+          return action;
+        }),
+      );
+      try {
+        await transact(db, actions);
+        for (const slot of group) options.onApplied(slot);
+        break;
+      } catch (error) {
+        if (!(error instanceof ConditionsFailedError)) throw error;
+        const refused = new Map<S, number[]>();
+        for (const failed of error.failed) {
+          const owner = owners[failed];
+          if (owner) refused.set(owner.slot, [...(refused.get(owner.slot) ?? []), owner.index]);
+        }
+        for (const [slot, failed] of refused) options.onRefused(slot, failed);
+        group = group.filter((slot) => !refused.has(slot));
+      }
+    }
+  }
+}

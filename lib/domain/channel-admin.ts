@@ -1,10 +1,6 @@
 import type { TenantChannel } from '../config/tenant-schema.ts';
-import {
-  type ChannelConflict,
-  type ChannelState,
-  getChannelStates,
-  listConflicts,
-} from '../db/channel-repository.ts';
+import { type ChannelConflict, listConflicts } from '../db/channel-repository.ts';
+import { type ChannelState, getChannelStates } from '../db/channel-state-repository.ts';
 import type { Db } from '../db/client.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
 import { type ChannelSyncDeps, type ChannelSyncResult, syncChannel } from './channel-sync.ts';

@@ -1,45 +1,28 @@
-import { randomUUID } from 'node:crypto';
-import type { FeedRequest, FeedResponse } from '../channels/fetch-feed.ts';
-import { FeedParseError, readFeed } from '../channels/ical-import.ts';
 import type { TenantChannel } from '../config/tenant-schema.ts';
-import { addDays, localInstant, todayIn, utcHourKey, type Ymd } from '../core/dates.ts';
-import { findBookingsHolding } from '../db/booking-list-repository.ts';
+import { todayIn } from '../core/dates.ts';
 import {
   type ChannelBlock,
   type ChannelConflict,
-  type ChannelEvent,
   type ChannelHoldings,
   channelEventAction,
   closeConflictAction,
-  failingAction,
-  forgetChannel,
-  listChannelIds,
-  openConflictAction,
   readChannel,
-  recordFailure,
   releaseBlockActions,
   resizeBlockActions,
-  saveStateAction,
   takeBlockActions,
 } from '../db/channel-repository.ts';
+import { failingAction, recordFailure, saveStateAction } from '../db/channel-state-repository.ts';
 import type { Db } from '../db/client.ts';
-import { counterId, queryStockRange } from '../db/stock-repository.ts';
+import { queryStockRange } from '../db/stock-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
-import { ConditionsFailedError, type TransactItem, transact } from '../db/transact.ts';
-import { webhookEventActions } from '../db/webhook-outbox.ts';
-import type { DeliveryPolicy } from '../webhooks/address-guard.ts';
-import { isInactive } from './booking.ts';
-import { CHANNEL_HORIZON_DAYS, slotsTaken } from './channel-slots.ts';
+import { ConditionsFailedError, transact, transactInGroups } from '../db/transact.ts';
+import { channelEvent, eventActions, openConflicts } from './channel-events.ts';
+import { type FeedFetching, type FeedRead, firstSlotOf, readChannelFeed } from './channel-read.ts';
 import { capacityOf } from './stock.ts';
-import { subscribersOf } from './webhooks.ts';
 
 /** What channel sync needs from outside: the table, how feeds are fetched, and the clock. */
-export interface ChannelSyncDeps {
+export interface ChannelSyncDeps extends FeedFetching {
   db: Db;
-  fetchFeed: (request: FeedRequest) => Promise<FeedResponse>;
-  policy: DeliveryPolicy;
-  /** The budget of one feed's fetch (10 s by default); a request's sync-now passes what its deadline leaves. */
-  feedTimeoutMs?: number;
   clock?: () => number;
 }
 
@@ -64,148 +47,7 @@ export interface ChannelSyncResult {
 export const EMPTY_FEED_GRACE_MS = 3_600_000;
 
 /** Blocks taken or released in one transaction (each is 2 to 4 writes; DynamoDB takes 100). */
-const SLOTS_PER_TRANSACTION = 24;
-
-/** Counters asked about in one "who holds it" query (the filter expression stays small). */
-const HOLDER_QUERY_COUNTERS = 40;
-
-const channelEvent = (
-  channel: TenantChannel,
-  type: string,
-  at: number,
-  data: Record<string, unknown>,
-): ChannelEvent => ({ event_id: randomUUID(), type, at, channel_id: channel.id, data });
-
-/** The audit entry of a channel event and, for the endpoints that subscribe to it, its webhook deliveries. */
-function eventActions(db: Db, config: StoredConfig, event: ChannelEvent): TransactItem[] {
-  return [
-    channelEventAction(db, event),
-    ...webhookEventActions(db, {
-      event: {
-        event: {
-          event_id: event.event_id,
-          type: event.type,
-          at: event.at,
-          account_id: 0,
-          data: { channel_id: event.channel_id, ...event.data },
-        },
-        booking_id: 0,
-        sequence: 0,
-      },
-      endpointIds: subscribersOf(config, event.type),
-      retentionDays: config.settings.webhooks.retention_days,
-    }),
-  ];
-}
-
-/**
- * Runs transactions over groups of slots; a group refused for a failed condition loses the slots whose
- * conditions failed (`onRefused` says what that slot's failure means) and is retried with the rest, so
- * one sold-out date never holds back the others.
- */
-async function applyInGroups<S>(
-  db: Db,
-  slots: S[],
-  options: {
-    actionsOf: (slot: S) => TransactItem[];
-    onApplied: (slot: S) => void;
-    /** Which of the slot's actions (by index) failed their conditions. */
-    onRefused: (slot: S, failed: number[]) => void;
-  },
-): Promise<void> {
-  for (let start = 0; start < slots.length; start += SLOTS_PER_TRANSACTION) {
-    let group = slots.slice(start, start + SLOTS_PER_TRANSACTION);
-    while (group.length) {
-      const owners: { slot: S; index: number }[] = [];
-      const actions = group.flatMap((slot) =>
-        options.actionsOf(slot).map((action, index) => {
-          owners.push({ slot, index });
-          return action;
-        }),
-      );
-      try {
-        await transact(db, actions);
-        for (const slot of group) options.onApplied(slot);
-        break;
-      } catch (error) {
-        if (!(error instanceof ConditionsFailedError)) throw error;
-        const refused = new Map<S, number[]>();
-        for (const failed of error.failed) {
-          const owner = owners[failed];
-          if (owner) refused.set(owner.slot, [...(refused.get(owner.slot) ?? []), owner.index]);
-        }
-        for (const [slot, failed] of refused) options.onRefused(slot, failed);
-        group = group.filter((slot) => !refused.has(slot));
-      }
-    }
-  }
-}
-
-/** The feed's slots as last read, from a fresh body or (on a 304) from the state the last read left. */
-type FeedRead =
-  | {
-      ok: true;
-      slots: string[];
-      /** The last date of the window the slots were read over. */
-      readUntil: Ymd;
-      etag?: string;
-      lastModified?: string;
-      unchanged: boolean;
-    }
-  | { ok: false; error: string };
-
-async function readChannelFeed(
-  deps: ChannelSyncDeps,
-  options: {
-    channel: TenantChannel;
-    item: StoredItem;
-    holdings: ChannelHoldings;
-    timeZone: string;
-    today: Ymd;
-  },
-): Promise<FeedRead> {
-  const { state } = options.holdings;
-  const window = { first: options.today, last: addDays(options.today, CHANNEL_HORIZON_DAYS) };
-  // Validators only when the slots they stand for are kept and were read up to today's horizon: a 304
-  // must have something to mean, and a window that moved on since has dates no earlier read covered.
-  const validators =
-    state?.taken && state.read_until === window.last
-      ? {
-          ...(state.etag ? { etag: state.etag } : {}),
-          ...(state.last_modified ? { lastModified: state.last_modified } : {}),
-        }
-      : {};
-  const response = await deps.fetchFeed({
-    url: options.channel.url,
-    policy: deps.policy,
-    ...validators,
-    ...(deps.feedTimeoutMs ? { timeoutMs: deps.feedTimeoutMs } : {}),
-  });
-  if (response.outcome === 'failed') return { ok: false, error: response.error };
-  if (response.outcome === 'unchanged') {
-    const fromToday = firstSlotOf(options.item, options.today, options.timeZone);
-    const kept = (state?.taken ?? []).filter((slot) => slot >= fromToday);
-    return { ok: true, slots: kept, readUntil: window.last, ...validators, unchanged: true };
-  }
-  try {
-    const feed = readFeed(response.body, {
-      timeZone: options.timeZone,
-      from: window.first,
-      to: window.last,
-    });
-    return {
-      ok: true,
-      slots: slotsTaken(feed.taken, { item: options.item, timeZone: options.timeZone, ...window }),
-      readUntil: window.last,
-      ...(response.etag ? { etag: response.etag } : {}),
-      ...(response.lastModified ? { lastModified: response.lastModified } : {}),
-      unchanged: false,
-    };
-  } catch (error) {
-    if (error instanceof FeedParseError) return { ok: false, error: `unreadable feed: ${error.reason}` };
-    throw error;
-  }
-}
+export const SLOTS_PER_TRANSACTION = 24;
 
 /** Records a failed read: nothing is released; the first failure of a run emits `channel.failed`. */
 async function fail(
@@ -323,7 +165,8 @@ export async function syncChannel(
     ),
   ];
 
-  await applyInGroups(db, toRelease, {
+  await transactInGroups(db, toRelease, {
+    size: SLOTS_PER_TRANSACTION,
     actionsOf: (block) =>
       releaseBlockActions(db, {
         channelId: channel.id,
@@ -339,7 +182,8 @@ export async function syncChannel(
   });
 
   const shortOf: string[] = [];
-  await applyInGroups(db, toResize, {
+  await transactInGroups(db, toResize, {
+    size: SLOTS_PER_TRANSACTION,
     actionsOf: (block) => [
       ...resizeBlockActions(db, {
         channelId: channel.id,
@@ -361,7 +205,8 @@ export async function syncChannel(
     },
   });
 
-  await applyInGroups(db, toTake, {
+  await transactInGroups(db, toTake, {
+    size: SLOTS_PER_TRANSACTION,
     actionsOf: (slot) => [
       ...takeBlockActions(db, {
         channelId: channel.id,
@@ -454,143 +299,4 @@ export async function syncChannel(
       : []),
   ]);
   return done(waiting ? 'waiting_empty' : read.unchanged ? 'unchanged' : 'synced');
-}
-
-/**
- * Records each slot as a conflict, once, with the bookings holding it (a conditional put in the same
- * transaction as its `channel.conflict` event), and answers how many this run opened.
- */
-async function openConflicts(
-  deps: ChannelSyncDeps,
-  options: { channel: TenantChannel; config: StoredConfig; item: StoredItem; slots: string[]; now: number },
-): Promise<number> {
-  const { db } = deps;
-  const { channel, config, item, now } = options;
-  if (options.slots.length === 0) return 0;
-  const holders = new Map<string, string[]>();
-  const statusIds = config.statuses.map((status) => status.status_id).filter((id) => !isInactive(id));
-  for (let start = 0; start < options.slots.length; start += HOLDER_QUERY_COUNTERS) {
-    const counters = options.slots
-      .slice(start, start + HOLDER_QUERY_COUNTERS)
-      .map((slot) => counterId(item.item_id, slot));
-    for (const [id, codes] of await findBookingsHolding(db, { statusIds, counterIds: counters }))
-      holders.set(id, codes);
-  }
-  let opened = 0;
-  for (const slot of options.slots) {
-    const bookings = holders.get(counterId(item.item_id, slot)) ?? [];
-    const event = channelEvent(channel, 'channel.conflict', now, {
-      item_id: item.item_id,
-      slot,
-      units: channel.units,
-      bookings,
-      channel_name: channel.name,
-    });
-    const conflict: ChannelConflict = {
-      channel_id: channel.id,
-      item_id: item.item_id,
-      slot,
-      units: channel.units,
-      opened_at: now,
-      bookings,
-      event_id: event.event_id,
-    };
-    try {
-      await transact(db, [openConflictAction(db, conflict), ...eventActions(db, config, event)]);
-      opened += 1;
-    } catch (error) {
-      // Opened by another run of this channel's sync: emitted once, by that run.
-      if (!(error instanceof ConditionsFailedError)) throw error;
-    }
-  }
-  return opened;
-}
-
-/** The first slot of an item that is not past: today's date, or the UTC hour key of today's local midnight. */
-const firstSlotOf = (item: StoredItem, today: Ymd, timeZone: string): string =>
-  item.unit === 'H' ? utcHourKey(localInstant(today, 0, timeZone)) : today;
-
-/** What one round of channel sync did. */
-export interface ChannelRoundReport {
-  channels: ChannelSyncResult[];
-  /** Channels no longer in the tenant file whose blocks were released. */
-  retired: string[];
-  duration_ms: number;
-}
-
-/** Channels synced at once: a slow feed (up to its 10 s timeout) never holds back the others. */
-const CHANNELS_AT_ONCE = 8;
-
-/**
- * One round: first the blocks of channels removed from the file are released, then every enabled channel
- * of the tenant file (or only `only`) is synced, several at once, each on its own, so one bad feed never
- * delays or fails the others. A disabled channel keeps its blocks as they are until it is enabled again or removed.
- */
-export async function syncChannels(
-  deps: ChannelSyncDeps,
-  options: { config: StoredConfig; items: StoredItem[]; only?: string },
-): Promise<ChannelRoundReport> {
-  const clock = deps.clock ?? Date.now;
-  const started = clock();
-  const channels = options.config.channels.filter(
-    (channel) => channel.enabled && (options.only === undefined || channel.id === options.only),
-  );
-  // Channels gone from the file first: a channel renamed there would otherwise find its dates still held
-  // by its old id, as conflicts, and leave them unblocked until the next round.
-  const retired = options.only === undefined ? await retireRemovedChannels(deps, options.config) : [];
-  const results: ChannelSyncResult[] = [];
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < channels.length; index = next++) {
-      const channel = channels[index] as TenantChannel;
-      try {
-        results.push(await syncChannel(deps, { channel, config: options.config, items: options.items }));
-      } catch (error) {
-        // A write that kept conflicting, a table error: this channel's round is lost, the next one retries.
-        results.push({
-          channel_id: channel.id,
-          outcome: 'failed',
-          listed: 0,
-          taken: 0,
-          released: 0,
-          conflicts_opened: 0,
-          conflicts_closed: 0,
-          blocked: 0,
-          conflicts: 0,
-          error: `sync error: ${(error as Error).name}`,
-          duration_ms: 0,
-        });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CHANNELS_AT_ONCE, channels.length) }, worker));
-  return { channels: results, retired, duration_ms: clock() - started };
-}
-
-/** Releases every block of the channels that have a state but are no longer in the tenant file. */
-async function retireRemovedChannels(deps: ChannelSyncDeps, config: StoredConfig): Promise<string[]> {
-  const listed = new Set(config.channels.map((channel) => channel.id));
-  const gone = (await listChannelIds(deps.db)).filter((id) => !listed.has(id));
-  for (const channelId of gone) {
-    const holdings = await readChannel(deps.db, channelId);
-    await applyInGroups(deps.db, [...holdings.blocks.values()], {
-      actionsOf: (block) =>
-        releaseBlockActions(deps.db, {
-          channelId,
-          itemId: block.item_id,
-          slot: block.slot,
-          units: block.units,
-        }),
-      onApplied: () => undefined,
-      onRefused: () => undefined,
-    });
-    await applyInGroups(deps.db, [...holdings.conflicts.values()], {
-      actionsOf: (conflict) => [closeConflictAction(deps.db, channelId, conflict.slot)],
-      onApplied: () => undefined,
-      onRefused: () => undefined,
-    });
-    // Forgotten only once nothing is left, so a release that failed is tried again next round.
-    if ((await readChannel(deps.db, channelId)).blocks.size === 0) await forgetChannel(deps.db, channelId);
-  }
-  return gone;
 }

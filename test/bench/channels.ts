@@ -7,7 +7,7 @@ import { createDb } from '#lib/db/client.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
-import { syncChannels } from '#lib/domain/channel-sync.ts';
+import { syncChannels } from '#lib/domain/channel-round.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { channelFeed } from '#test/support/channel-world.ts';
 import { benchTenant } from './tenant.ts';

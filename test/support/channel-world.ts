@@ -5,7 +5,8 @@ import type { FeedRequest, FeedResponse } from '#lib/channels/fetch-feed.ts';
 import { readChannel } from '#lib/db/channel-repository.ts';
 import type { Db } from '#lib/db/client.ts';
 import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
-import { type ChannelSyncDeps, syncChannel, syncChannels } from '#lib/domain/channel-sync.ts';
+import { syncChannels } from '#lib/domain/channel-round.ts';
+import { type ChannelSyncDeps, syncChannel } from '#lib/domain/channel-sync.ts';
 import { formBody, invoke } from './events.ts';
 import { sessionClient, sessionOf } from './session.ts';
 

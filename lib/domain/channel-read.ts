@@ -1,0 +1,88 @@
+import type { FeedRequest, FeedResponse } from '../channels/fetch-feed.ts';
+import { FeedParseError, readFeed } from '../channels/ical-import.ts';
+import type { TenantChannel } from '../config/tenant-schema.ts';
+import { addDays, localInstant, utcHourKey, type Ymd } from '../core/dates.ts';
+import type { ChannelHoldings } from '../db/channel-repository.ts';
+import type { StoredItem } from '../db/tenant-repository.ts';
+import type { DeliveryPolicy } from '../webhooks/address-guard.ts';
+import { CHANNEL_HORIZON_DAYS, slotsTaken } from './channel-slots.ts';
+
+// Reading a channel's feed for a sync: a conditional GET, and the item's slots its events take.
+
+/** How feeds are fetched: the fetcher, its address policy, and the budget of one fetch. */
+export interface FeedFetching {
+  fetchFeed: (request: FeedRequest) => Promise<FeedResponse>;
+  policy: DeliveryPolicy;
+  /** The budget of one feed's fetch (10 s by default); a request's sync-now passes what its deadline leaves. */
+  feedTimeoutMs?: number;
+}
+
+/** The feed's slots as last read, from a fresh body or (on a 304) from the state the last read left. */
+export type FeedRead =
+  | {
+      ok: true;
+      slots: string[];
+      /** The last date of the window the slots were read over. */
+      readUntil: Ymd;
+      etag?: string;
+      lastModified?: string;
+      unchanged: boolean;
+    }
+  | { ok: false; error: string };
+
+export async function readChannelFeed(
+  deps: FeedFetching,
+  options: {
+    channel: TenantChannel;
+    item: StoredItem;
+    holdings: ChannelHoldings;
+    timeZone: string;
+    today: Ymd;
+  },
+): Promise<FeedRead> {
+  const { state } = options.holdings;
+  const window = { first: options.today, last: addDays(options.today, CHANNEL_HORIZON_DAYS) };
+  // Validators only when the slots they stand for are kept and were read up to today's horizon: a 304
+  // must have something to mean, and a window that moved on since has dates no earlier read covered.
+  const validators =
+    state?.taken && state.read_until === window.last
+      ? {
+          ...(state.etag ? { etag: state.etag } : {}),
+          ...(state.last_modified ? { lastModified: state.last_modified } : {}),
+        }
+      : {};
+  const response = await deps.fetchFeed({
+    url: options.channel.url,
+    policy: deps.policy,
+    ...validators,
+    ...(deps.feedTimeoutMs ? { timeoutMs: deps.feedTimeoutMs } : {}),
+  });
+  if (response.outcome === 'failed') return { ok: false, error: response.error };
+  if (response.outcome === 'unchanged') {
+    const fromToday = firstSlotOf(options.item, options.today, options.timeZone);
+    const kept = (state?.taken ?? []).filter((slot) => slot >= fromToday);
+    return { ok: true, slots: kept, readUntil: window.last, ...validators, unchanged: true };
+  }
+  try {
+    const feed = readFeed(response.body, {
+      timeZone: options.timeZone,
+      from: window.first,
+      to: window.last,
+    });
+    return {
+      ok: true,
+      slots: slotsTaken(feed.taken, { item: options.item, timeZone: options.timeZone, ...window }),
+      readUntil: window.last,
+      ...(response.etag ? { etag: response.etag } : {}),
+      ...(response.lastModified ? { lastModified: response.lastModified } : {}),
+      unchanged: false,
+    };
+  } catch (error) {
+    if (error instanceof FeedParseError) return { ok: false, error: `unreadable feed: ${error.reason}` };
+    throw error;
+  }
+}
+
+/** The first slot of an item that is not past: today's date, or the UTC hour key of today's local midnight. */
+export const firstSlotOf = (item: StoredItem, today: Ymd, timeZone: string): string =>
+  item.unit === 'H' ? utcHourKey(localInstant(today, 0, timeZone)) : today;
