@@ -327,7 +327,8 @@ async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: string }[
     planted.push({ what: 'a webhook delivery dropped', audit: 'webhooks', names: id });
   }
   const sessionId = `soak-planted-${Date.now()}`;
-  const leakSlot = slot || '20991231';
+  // On a counter no other plant touches: on the bumped one, its hold would make the bump look accounted for.
+  const leakCounter = '3|20991231';
   await world.db.client.send(
     new PutCommand({
       TableName: world.db.tableName,
@@ -336,7 +337,7 @@ async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: string }[
         entity: 'session',
         id: sessionId,
         status: 'open',
-        holds: { [counterOfLeak(itemId, leakSlot)]: 1 },
+        holds: { [leakCounter]: 1 },
         lines: {},
         expires_at: Math.floor(Date.now() / 1000) - 600,
         created_at: Math.floor(Date.now() / 1000) - 700,
@@ -346,8 +347,6 @@ async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: string }[
   planted.push({ what: 'a hold left behind', audit: 'holds', names: sessionId });
   return planted;
 }
-
-const counterOfLeak = (itemId: string, slot: string) => `${itemId || '1'}|${slot}`;
 
 /** A control run passes when every audit named its plant. */
 function controlVerdict(planted: Plant[], audits: AuditResult[]): number {
