@@ -34,7 +34,7 @@ export const itemSchema = z.looseObject({
   category_id: int,
   rated: flag,
   stock: int,
-  /** A JSON string: `{"param": {<id>: {"MIN": "0", "MAX": "99"}}, "fixed": {"start_time": ""}}`. */
+  /** A JSON string: `{"param": {<id>: {"MIN": "0", "MAX": "99"}}, "fixed": {"start_time": ""}}` (an hourly item adds `end_time`). */
   rules: z.string(),
   param: keyed(
     z.looseObject({

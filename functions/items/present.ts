@@ -98,7 +98,7 @@ export const presentItem = keptFor(
 
 /**
  * `item.rules` as the API 3.0 service's sample items carry it: a JSON string with each parameter's bounds
- * (`MIN`, `MAX`, as strings) and the fixed rules (`start_time` of an hourly item), which integrations read
+ * (`MIN`, `MAX`, as strings) and the fixed rules (`start_time` and `end_time` of an hourly item), which integrations read
  * an item's parameters from.
  */
 function rulesText(item: StoredItem): string {
@@ -109,7 +109,11 @@ function rulesText(item: StoredItem): string {
         { MIN: String(param.min), MAX: String(param.max) },
       ]),
     ),
-    fixed: { start_time: item.unit === 'H' ? (item.hours?.open ?? '') : '' },
+    // An hourly item's closing time beside its opening one, so a client can offer its hours as slots.
+    fixed:
+      item.unit === 'H'
+        ? { start_time: item.hours?.open ?? '', end_time: item.hours?.close ?? '' }
+        : { start_time: '' },
   });
 }
 

@@ -62,7 +62,11 @@ describe('GET item (unrated)', () => {
       fixed: { start_time: '' },
     };
     expect(JSON.parse(json.items['1'].rules)).toEqual(rules);
-    expect(JSON.parse(json.items['5'].rules).fixed.start_time).toMatch(/^\d{2}:\d{2}$/);
+    // An hourly item's opening hours, so a client can offer them as slots.
+    expect(JSON.parse(json.items['5'].rules).fixed).toEqual({
+      start_time: expect.stringMatching(/^\d{2}:\d{2}$/),
+      end_time: expect.stringMatching(/^\d{2}:\d{2}$/),
+    });
     // Rated, the same parameters add the price and the quantity asked.
     const rated = await items(`start_date=${day}&end_date=${addDays(day, 2)}&param[adults]=3`);
     expect(JSON.parse(rated.json.items['1'].rules)).toEqual(rules);
