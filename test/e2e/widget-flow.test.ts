@@ -13,8 +13,11 @@ import {
 import { expectFormMatchesApi, expectServerErrorBeside } from '#test/support/widget-form.ts';
 import {
   bookingForm,
+  calendarOf,
   cartLine,
   cartOf,
+  dayButton,
+  dayName,
   formatMoney,
   refusalShown,
   resultItem,
@@ -22,6 +25,7 @@ import {
   searchArea,
   setLineQuantity,
   setValue,
+  showMonth,
   textOf,
 } from '#test/support/widget-page.ts';
 import { staffGet } from '#test/support/widget-service.ts';
@@ -46,15 +50,22 @@ describe.each([1280, 375])('the booking widget at %i px wide', (width) => {
     const { page, traffic, widget } = guest;
     await audit(page, 'start');
 
-    // Dates and the tenant's booking parameters, by their labels.
+    // The widget opens on availability: a month whose days name their date, whether they are open and,
+    // for nightly items, the price a night; and the tenant's booking parameters, by their labels.
+    const grid = calendarOf(page).getByRole('grid');
+    expect(
+      await grid.getByRole('button').count(),
+      'a button for each day of the month',
+    ).toBeGreaterThanOrEqual(28);
+    await showMonth(page, start);
+    const firstDay = await dayButton(page, start).getAttribute('aria-label');
+    expect(firstDay, 'a day says its date, that it is open and its price a night').toMatch(
+      new RegExp(`^${dayName(page, start)}, available, from \\$\\d+ a night$`),
+    );
+    expect
+      .soft(await widget.getByLabel(/start date|end date|start time|end time/i).count(), 'no date fields')
+      .toBe(0);
     const area = await searchArea(page);
-    for (const label of ['Start date', 'End date']) {
-      const control = area.getByLabel(label);
-      expect(await control.count(), `one control labelled "${label}"`).toBe(1);
-      expect(await control.evaluate((element: any) => element.getAttribute('type') ?? 'text')).toMatch(
-        /^(date|text)$/,
-      );
-    }
     for (const param of Object.values(tenant.params) as { lbl: string }[]) {
       expect.soft(await area.getByLabel(param.lbl).count(), `a quantity labelled "${param.lbl}"`).toBe(1);
     }

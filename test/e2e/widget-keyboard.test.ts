@@ -1,14 +1,17 @@
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
-import { describeFocus, focusIndicator, focusIsIn, tabTo, typeDate } from '#test/support/focus.ts';
+import { describeFocus, focusIndicator, focusIsIn, tabTo } from '#test/support/focus.ts';
 import { expectCleanTraffic } from '#test/support/traffic.ts';
 import { lastSession, mainLines, softPoll } from '#test/support/widget-checks.ts';
 import { spoilOnce } from '#test/support/widget-form.ts';
 import {
   bookingForm,
+  calendarOf,
   cartLine,
   cartOf,
+  dayButton,
+  dayName,
   resultItem,
   STEP_TIMEOUT,
   searchArea,
@@ -39,13 +42,43 @@ describe('the booking widget by keyboard alone', () => {
     const focusLands = (probe: () => Promise<boolean>, step: string) =>
       softPoll(probe, true, async () => `${step} (on ${await describeFocus(page)})`);
 
-    await focus(area.getByLabel('Start date'));
-    await typeDate(page, area.getByLabel('Start date'), '2027-01-24');
-    await focus(area.getByLabel('End date'));
-    await typeDate(page, area.getByLabel('End date'), '2027-01-26');
-    expect(await area.getByLabel('Start date').inputValue()).toBe('2027-01-24');
-    expect(await area.getByLabel('End date').inputValue()).toBe('2027-01-26');
-    await focus(area.getByRole('button', { name: 'Search' }));
+    // The calendar by keyboard (WAI-ARIA APG date picker grid): Tab reaches one day, PageDown turns the
+    // month, the arrows move a day or a week, Home and End go to the week's ends, Enter chooses.
+    expect(await area.getByLabel('Adults').count(), 'the quantities are there').toBe(1);
+    const focusedDay = () =>
+      page.evaluate(() => (globalThis as any).__e2e.deepActive()?.getAttribute('aria-label') ?? '');
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Toronto' }).format(new Date());
+    await focus(dayButton(page, today));
+    const month = calendarOf(page).getByRole('heading', { level: 3 });
+    for (let presses = 0; presses < 24 && (await month.innerText()) !== 'January 2027'; presses++)
+      await page.keyboard.press('PageDown');
+    expect(await month.innerText(), 'PageDown turns to January 2027').toBe('January 2027');
+    await calendarOf(page).and(page.locator('[aria-busy="false"]')).waitFor({ timeout: STEP_TIMEOUT });
+    const moveTo = async (date: string) => {
+      let at = new Date(`${(await focusedDay()).split(', ').slice(1, 3).join(', ')} 12:00`);
+      const target = new Date(`${date}T12:00:00`);
+      for (let guard = 0; guard < 40 && at.getTime() !== target.getTime(); guard++) {
+        const days = Math.round((target.getTime() - at.getTime()) / 86_400_000);
+        await page.keyboard.press(
+          Math.abs(days) >= 7 ? (days > 0 ? 'ArrowDown' : 'ArrowUp') : days > 0 ? 'ArrowRight' : 'ArrowLeft',
+        );
+        at = new Date(`${(await focusedDay()).split(', ').slice(1, 3).join(', ')} 12:00`);
+      }
+      expect(await focusedDay(), `the arrows move the focus to ${date}`).toMatch(
+        new RegExp(`^${dayName(page, date)}`),
+      );
+    };
+    await moveTo('2027-01-20');
+    await page.keyboard.press('End');
+    expect(await focusedDay(), 'End goes to the end of the week').toMatch(/^Saturday, January 23, 2027/);
+    await page.keyboard.press('Home');
+    expect(await focusedDay(), 'Home goes to the start of the week').toMatch(/^Sunday, January 17, 2027/);
+    await moveTo('2027-01-24');
+    await page.keyboard.press('Enter');
+    await expect.poll(focusedDay, { timeout: STEP_TIMEOUT }).toMatch(/your first date/);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    expect(await focusedDay()).toMatch(/^Tuesday, January 26, 2027/);
     await page.keyboard.press('Enter');
     const kayak = resultItem(page, 'Touring Kayak');
     await kayak.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
@@ -53,7 +86,7 @@ describe('the booking widget by keyboard alone', () => {
       .getByRole('list')
       .filter({ has: page.getByRole('heading', { name: 'Touring Kayak', exact: true }) })
       .last();
-    await focusLands(() => focusIsIn(results), 'after Search the focus is in the results');
+    await focusLands(() => focusIsIn(results), 'after the last date the focus is in the results');
 
     await focus(kayak.getByRole('button', { name: 'Add to cart' }));
     await page.keyboard.press('Enter');

@@ -44,7 +44,7 @@ export interface Guest {
 
 /**
  * Opens a page in a fresh browser context of the given width, with the page helpers installed and its
- * traffic watched, and waits for the widget's Search button.
+ * traffic watched, and waits until the widget's calendar has its month and the items.
  */
 export async function openGuest(
   browser: Browser,
@@ -56,7 +56,7 @@ export async function openGuest(
     blockCookies?: boolean;
     /** Runs before the page loads (routes, clocks). */
     prepare?: (page: Page) => Promise<unknown>;
-    /** Whether to wait for the Search button (default true). */
+    /** Whether to wait for the calendar (default true). */
     waitForWidget?: boolean;
   },
 ): Promise<Guest> {
@@ -84,9 +84,10 @@ export async function openGuest(
   }
   const widget = widgetOf(page);
   if (options.waitForWidget !== false) {
+    // The calendar is drawn at once; it is usable when its month and the items are in.
     await widget
-      .getByRole('button', { name: 'Search' })
-      .first()
+      .getByRole('region', { name: 'Choose your dates' })
+      .and(page.locator('[aria-busy="false"]'))
       .waitFor({ state: 'visible', timeout: 30_000 });
   }
   return { context, page, traffic, widget };

@@ -5,11 +5,27 @@ import { cartOf, normalize, resultItem, STEP_TIMEOUT, search, textOf } from './w
 
 // Checks shared by the widget tests: what the widget shows, held against the API's answers.
 
-/** Rated items of the API answers recorded from `from` on (the widget's own search), keyed by name. */
-export function ratedItems(traffic: Traffic, from = 0): Map<string, any> {
+/**
+ * Rated items of the API answers recorded from `from` on (the widget's own search), keyed by name; with a
+ * span (YYYY-MM-DD), only items rated for exactly those dates (not a month's prices, not an hour).
+ */
+export function ratedItems(
+  traffic: Traffic,
+  from = 0,
+  span?: { start: string; end: string },
+): Map<string, any> {
   const items = new Map<string, any>();
+  const compact = (date: string) => date.replaceAll('-', '');
   for (const exchange of traffic.api.slice(from)) {
     if (exchange.status !== 200 || !/^item(\/\d+)?$/.test(exchange.path)) continue;
+    const query = exchange.json?.query;
+    if (
+      span &&
+      (compact(String(query?.start_date ?? '')) !== compact(span.start) ||
+        compact(String(query?.end_date ?? '')) !== compact(span.end) ||
+        query?.start_time)
+    )
+      continue;
     const found = exchange.json?.items ? Object.values(exchange.json.items) : [exchange.json?.item];
     for (const item of found as any[]) if (item?.rate) items.set(item.name, item);
   }
@@ -110,11 +126,25 @@ export async function expectResultsMatchApi(
     for (const line of String(item.summary ?? '').split('\n')) {
       if (line.trim()) expect.soft(text, `"${name}" shows its summary`).toContain(normalize(line));
     }
-    if (isBookable(item)) {
-      expect.soft(text, `"${name}" shows its total in the tenant's locale`).toContain(money(item.rate.total));
+    if (item.unit === 'H') {
+      // An hourly item offers its hours as buttons (its times), and no price until one is chosen.
+      const slots = await entry.getByRole('group').getByRole('button').count();
+      const unavailable = await entry.getByText(/No times are free/).count();
       expect
-        .soft(text, `"${name}" shows what is left (${item.rate.available})`)
-        .toMatch(leftPattern(item.rate.available));
+        .soft(slots + unavailable, `"${name}" (hourly) offers its hours as buttons, or says none is free`)
+        .toBeGreaterThan(0);
+      const fields = entry.getByRole('textbox').or(entry.getByLabel(/start time|end time/i));
+      expect.soft(await fields.count(), `"${name}" (hourly) has no date or time fields`).toBe(0);
+    } else if (isBookable(item)) {
+      const span = `${unitWords(item.unit, item.days)} · ${money(item.rate.total)}`;
+      expect.soft(text, `"${name}" shows its nights or days and its total ("${span}")`).toContain(span);
+      const few = item.rate.available <= FEW_LEFT;
+      expect
+        .soft(
+          leftPattern(item.rate.available).test(text),
+          `"${name}" says what is left (${item.rate.available}) only when few are`,
+        )
+        .toBe(few);
       expect.soft(buttons, `"${name}" has one "Add to cart" button`).toBe(1);
     } else {
       if (item.rate.error) {
@@ -144,7 +174,14 @@ export async function expectResultsMatchApi(
   }
 }
 
-/** Searches and waits for the list items of the results; returns the items the API rated. */
+/** "3 nights", "1 day": how the widget counts a rated item's span (the rule it is held to here). */
+export const unitWords = (unit: 'N' | 'D' | 'H', count: number): string =>
+  `${count} ${{ N: 'night', D: 'day', H: 'hour' }[unit]}${count === 1 ? '' : 's'}`;
+
+/** At most this many left, an item says so ("Only 2 left"): the widget's threshold (docs/decisions.md). */
+export const FEW_LEFT = 3;
+
+/** Chooses dates on the calendar and waits for the list items of the results; returns the items the API rated. */
 export async function searchAndRead(
   page: Page,
   traffic: Traffic,
@@ -162,7 +199,7 @@ export async function searchAndRead(
     .poll(
       async () => {
         await traffic.settle();
-        items = ratedItems(traffic, from);
+        items = ratedItems(traffic, from, { start, end });
         return items.size;
       },
       { timeout: STEP_TIMEOUT, message: "the search's rated items are recorded" },

@@ -18,12 +18,90 @@ export const formatMoney = (amount: string | number, localeId: string, currency:
     new Intl.NumberFormat(localeId.replace('_', '-'), { style: 'currency', currency }).format(Number(amount)),
   );
 
-/** The part of the widget holding the Search button: its form, else the whole widget. */
+/** The tenant locale each page's widget writes dates in (BCP 47), as the suite that opened it set it. */
+const pageLocales = new WeakMap<Page, string>();
+
+/** Records the tenant locale a page's widget writes in (`en_CA` → `en-CA`). */
+export const setPageLocale = (page: Page, localeId: string): void => {
+  pageLocales.set(page, localeId.replace('_', '-'));
+};
+
+/** A date (YYYY-MM-DD) as the widget names its day in the calendar: "Monday, January 4, 2027". */
+export const dayName = (page: Page, date: string): string =>
+  new Intl.DateTimeFormat(pageLocales.get(page) ?? 'en-CA', {
+    weekday: 'long',
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+  }).format(new Date(`${date}T12:00:00`));
+
+const monthName = (page: Page, date: string): string =>
+  new Intl.DateTimeFormat(pageLocales.get(page) ?? 'en-CA', { month: 'long', year: 'numeric' }).format(
+    new Date(`${date}T12:00:00`),
+  );
+
+/** The calendar (the region "Choose your dates"). */
+export const calendarOf = (page: Page): Locator =>
+  widgetOf(page).getByRole('region', { name: 'Choose your dates' });
+
+/** The calendar's button for a day, found by the full date its name starts with. */
+export const dayButton = (page: Page, date: string): Locator =>
+  calendarOf(page)
+    .getByRole('grid')
+    .getByRole('button', {
+      name: new RegExp(`^${dayName(page, date).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    });
+
+/** Pages the calendar with its month buttons until it shows the month of `date` (and that month is in). */
+export async function showMonth(
+  page: Page,
+  date: string,
+  press: (button: Locator) => Promise<void> = (button) => button.click(),
+): Promise<void> {
+  const calendar = calendarOf(page);
+  const heading = calendar.getByRole('heading', { level: 3 });
+  const wanted = monthName(page, date);
+  for (let step = 0; step < 24; step++) {
+    const shown = normalize(await heading.innerText({ timeout: STEP_TIMEOUT }));
+    if (shown === wanted) break;
+    const shownDate = new Date(`${shown} 15`);
+    const forward = Number.isNaN(shownDate.getTime()) || new Date(`${date}T12:00:00`) > shownDate;
+    const button = calendar.getByRole('button', { name: forward ? 'Next month' : 'Previous month' });
+    await press(button);
+    await expect
+      .poll(async () => normalize(await heading.innerText()), { timeout: STEP_TIMEOUT })
+      .not.toBe(shown);
+  }
+  await expect(normalize(await heading.innerText()), 'the calendar shows the month').toBe(wanted);
+  await calendar.and(page.locator('[aria-busy="false"]')).waitFor({ timeout: STEP_TIMEOUT });
+}
+
+/** Chooses dates on the calendar as a guest does (the month, then the first and the last day). */
+export async function pickDates(
+  page: Page,
+  start: string,
+  end: string,
+  options: { press?: (button: Locator) => Promise<void>; single?: boolean } = {},
+): Promise<void> {
+  const press = options.press ?? ((button: Locator) => button.click());
+  await showMonth(page, start, press);
+  await press(dayButton(page, start));
+  await expect
+    .poll(() => dayButton(page, start).getAttribute('aria-label'), {
+      timeout: STEP_TIMEOUT,
+      message: `${start} is chosen as the first date`,
+    })
+    .toMatch(/your first date/);
+  // An hourly item needs one date: the first runs the search.
+  if (options.single) return;
+  await showMonth(page, end, press);
+  await press(dayButton(page, end));
+}
+
+/** The part of the widget holding the quantities ("Who is coming"), else the whole widget. */
 export async function searchArea(page: Page): Promise<Locator> {
-  const form = widgetOf(page)
-    .locator('form')
-    .filter({ has: page.getByRole('button', { name: 'Search' }) });
-  return (await form.count()) === 1 ? form : widgetOf(page);
+  const area = widgetOf(page).getByRole('region', { name: 'Who is coming' });
+  return (await area.count()) === 1 ? area : widgetOf(page);
 }
 
 /** The booking form (the form holding "Confirm booking"), else the whole widget. */
@@ -85,12 +163,9 @@ export async function setLineQuantity(
   }
 }
 
-/** Fills the search dates by their labels and clicks Search. */
+/** Chooses the dates on the calendar, which runs the search. */
 export async function search(page: Page, start: string, end: string): Promise<void> {
-  const area = await searchArea(page);
-  await area.getByLabel('Start date').fill(start);
-  await area.getByLabel('End date').fill(end);
-  await area.getByRole('button', { name: 'Search' }).click();
+  await pickDates(page, start, end);
 }
 
 /**

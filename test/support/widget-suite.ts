@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type RawTenant, writeTenantFile } from '#test/fixtures/widget-tenants.ts';
 import { type Guest, launchChromium, openGuest } from './chromium.ts';
 import { type RunningService, stopService } from './local-runner.ts';
+import { setPageLocale } from './widget-page.ts';
 import { startWidgetService } from './widget-service.ts';
 
 /** What the tests of one widget test file share: the service they book on and the guests' windows. */
@@ -73,6 +75,7 @@ export function setUpWidgetSuite(options: { name: string } & WidgetSuiteTenant):
         width,
         ...openOptions,
       });
+      setPageLocale(guest.page, localeOf(options));
       guests.push(guest);
       return guest;
     },
@@ -81,3 +84,9 @@ export function setUpWidgetSuite(options: { name: string } & WidgetSuiteTenant):
 
 const tenantOf = ({ tenant }: { tenant: RawTenant | (() => RawTenant) }): RawTenant =>
   typeof tenant === 'function' ? tenant() : tenant;
+
+/** The tenant's locale id (`en_CA`), which the widget writes its dates in. */
+const localeOf = (options: WidgetSuiteTenant): string =>
+  'tenantFile' in options
+    ? JSON.parse(readFileSync(options.tenantFile, 'utf8')).locale.id
+    : tenantOf(options).locale.id;

@@ -8,6 +8,7 @@ import type {
   Confirmation,
   FormField,
   Locale,
+  Rate,
   ResultItem,
   Session,
 } from './types.ts';
@@ -86,6 +87,14 @@ export interface Filters {
 const byPosition = <T extends { pos: number; item_id: number }>(items: T[]): T[] =>
   items.sort((a, b) => a.pos - b.pos || a.item_id - b.item_id);
 
+/** The query of a rated call: dates, times for hourly items, and the quantities. */
+const rated = (query: SearchQuery) => ({
+  start_date: query.start,
+  end_date: query.end,
+  ...(query.startTime && query.endTime ? { start_time: query.startTime, end_time: query.endTime } : {}),
+  param: Object.fromEntries(Object.entries(query.params).map(([id, qty]) => [id, String(qty)])),
+});
+
 const filterQuery = (filters: Filters) => ({
   ...(filters.category ? { category_id: filters.category } : {}),
   ...(filters.items?.length ? { 'item_id[]': filters.items } : {}),
@@ -101,40 +110,47 @@ export function createWidgetApi(base: string) {
     fetch: (input, init) => fetch(input, { ...init, credentials: 'omit' }),
   });
   return {
-    async catalogue(filters: Filters): Promise<{ items: CatalogueItem[]; locale: Locale }> {
-      const body = await unwrap(client.GET('/item', { params: { query: filterQuery(filters) } }));
-      // Asked without dates, the service rates nothing: every item is unrated (`rated` 0).
-      const items = Object.values(body.items).flatMap((item) => (item.rated === 0 ? [item] : []));
+    /**
+     * The offered items rated over a month (`start` to the first of the next month): the catalogue (names,
+     * units, booking parameters, images) and each date's price at the default party, in one call.
+     */
+    async month(filters: Filters, span: { start: string; end: string }) {
+      const body = await unwrap(
+        client.GET('/item', {
+          params: { query: { ...filterQuery(filters), start_date: span.start, end_date: span.end } },
+        }),
+      );
+      // Rated, each item still carries its parameters' labels, defaults and bounds (as the catalogue does).
+      const items = Object.values(body.items) as unknown as Array<CatalogueItem & { rate?: Rate }>;
       return { items: byPosition(items), locale: body.locale };
+    },
+
+    /** Which dates of a span each offered item can be booked on (`item/cal`: 1 or 0 per date). */
+    async openDates(filters: Filters, span: { start: string; end: string }) {
+      const body = await unwrap(
+        client.GET('/item/cal', {
+          params: { query: { ...filterQuery(filters), start_date: span.start, end_date: span.end } },
+        }),
+      );
+      return body.items as Record<string, Record<string, number>>;
     },
 
     async search(query: SearchQuery, filters: Filters): Promise<{ items: ResultItem[]; locale: Locale }> {
       const body = await unwrap(
-        client.GET('/item', {
-          params: {
-            query: {
-              ...filterQuery(filters),
-              start_date: query.start,
-              end_date: query.end,
-              ...(query.startTime && query.endTime
-                ? { start_time: query.startTime, end_time: query.endTime }
-                : {}),
-              param: Object.fromEntries(Object.entries(query.params).map(([id, qty]) => [id, String(qty)])),
-            },
-          },
-        }),
+        client.GET('/item', { params: { query: { ...filterQuery(filters), ...rated(query) } } }),
       );
       const items: ResultItem[] = Object.values(body.items);
       return { items: byPosition(items), locale: body.locale };
     },
 
-    async calendar(itemId: number, start: string, end: string): Promise<Record<string, number>> {
+    /** One item rated (an hourly item over its hours, or one of its slots). */
+    async rateItem(itemId: number, query: SearchQuery): Promise<ResultItem> {
       const body = await unwrap(
-        client.GET('/item/{item_id}/cal', {
-          params: { path: { item_id: String(itemId) }, query: { start_date: start, end_date: end } },
+        client.GET('/item/{item_id}', {
+          params: { path: { item_id: String(itemId) }, query: rated(query) },
         }),
       );
-      return body.item.cal;
+      return body.item as ResultItem;
     },
 
     async readSession(sessionId: string): Promise<Session> {

@@ -7,28 +7,35 @@ import {
   sessionStore,
   type WidgetApi,
 } from './api.ts';
+import { Availability, type AvailabilityHost } from './availability.ts';
 import { Calls, type CallsHost, type Notice, type RunOptions } from './calls.ts';
 import { Checkout, type CheckoutHost, type WidgetView } from './checkout.ts';
-import { isoDate } from './format.ts';
+import { formatDates, isoDate, plural } from './format.ts';
 import { HoldClock, type HoldClockHost } from './hold-clock.ts';
+import { type StayLine, stayLinesOf } from './ics.ts';
+import { addToCart, alterLine } from './shop.ts';
+import { Slots, type SlotsHost } from './slots.ts';
 import { styles } from './styles.ts';
 import type { CatalogueItem, Locale, ParamDefinition, ResultItem, Session } from './types.ts';
-import type { CalendarView } from './views/calendar.ts';
+import { type CalendarHost, renderCalendar } from './views/calendar.ts';
 import { type CartHost, renderCart } from './views/cart.ts';
 import { type CheckoutViewHost, renderCheckout, renderConfirmation } from './views/checkout.ts';
 import { type NoticeHost, renderNotice } from './views/notice.ts';
 import { type ResultsHost, renderResults } from './views/results.ts';
-import { type DateMode, renderSearch, type SearchHost } from './views/search.ts';
+import { checkSearch, renderSearch, type SearchHost } from './views/search.ts';
 
 /**
- * `<booking-widget api="https://lodge.example.com/api/3.0">`: a guest picks dates, sees prices and
- * availability, holds items in a cart and books, all through the public Booking API 3.0.
- * Attributes: `api` (required), `category` (a category id), `item` (item ids, comma-separated),
- * `start-date` and `end-date` (YYYY-MM-DD: searched at once).
+ * `<booking-widget api="https://lodge.example.com/api/3.0">`: a guest sees which dates are open (and the
+ * price a night), picks dates, sees prices, holds items in a cart and books, all through the public
+ * Booking API 3.0. Attributes: `api` (required), `category` (a category id), `item` (item ids,
+ * comma-separated), `start-date` and `end-date` (YYYY-MM-DD: searched at once).
  */
 export class BookingWidget
   extends LitElement
   implements
+    AvailabilityHost,
+    CalendarHost,
+    SlotsHost,
     CallsHost,
     CheckoutHost,
     HoldClockHost,
@@ -55,7 +62,6 @@ export class BookingWidget
     notice: { state: true },
     announcement: { state: true },
     pending: { state: true },
-    calendars: { state: true },
     searchProblems: { state: true },
     ready: { state: true },
   };
@@ -79,7 +85,6 @@ export class BookingWidget
   declare notice: Notice | undefined;
   declare announcement: string;
   declare pending: boolean;
-  declare calendars: Map<number, CalendarView>;
   /** The search form's problems found before calling (field id → message). */
   declare searchProblems: Record<string, string>;
   /** Whether the catalogue is loaded (the search form needs its parameters). */
@@ -90,10 +95,17 @@ export class BookingWidget
   readonly checkout = new Checkout(this);
   /** The countdown of the cart's hold. */
   readonly hold = new HoldClock(this);
+  /** The calendar: the month shown, its open dates and prices, the dates chosen. */
+  readonly availability = new Availability(this);
+  /** The hours of hourly items in the results. */
+  readonly slots = new Slots(this);
+  /** The hours chosen for hourly lines, by SLIP (the cart's lines carry only their date). */
+  readonly hours = new Map<string, { start: string; end: string }>();
   private readonly calls = new Calls(this);
   client: WidgetApi | undefined;
   private store = sessionStore('');
-  private refreshes = 0;
+  /** The quiet refreshes of the results started (only the latest is shown). */
+  refreshes = 0;
 
   constructor() {
     super();
@@ -105,10 +117,9 @@ export class BookingWidget
     this.view = 'shop';
     this.announcement = '';
     this.pending = false;
-    this.calendars = new Map();
     this.searchProblems = {};
     this.ready = false;
-    this.query = { start: isoDate(new Date(), 1), end: isoDate(new Date(), 2), params: {} };
+    this.query = { start: isoDate(new Date()), end: isoDate(new Date()), params: {} };
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -136,25 +147,40 @@ export class BookingWidget
     return [...seen];
   }
 
-  /** Which kinds of dates the search asks for: start and end, and times when items are hourly. */
-  get dateMode(): DateMode {
-    const hourly = this.catalogue.filter((item) => item.unit === 'H').length;
-    return { hourlyOnly: hourly > 0 && hourly === this.catalogue.length, hasHourly: hourly > 0 };
+  /** Whether the calendar has an item open on a date (undefined when it does not know). */
+  openFor(itemId: number, date: string): boolean | undefined {
+    return this.availability.openFor(itemId, date);
+  }
+
+  /** The item the calendar is for ('' for everything offered). */
+  get chosenItem(): string {
+    return this.availability.chosen;
+  }
+
+  /** The calendar is for another item (or everything): the dates and results start afresh. */
+  chooseItem(itemId: string): void {
+    this.availability.chosen = itemId;
+    this.availability.clear();
+    this.searched = undefined;
+    this.results = [];
   }
 
   private async start(): Promise<void> {
     const base = new URL(this.api, document.baseURI).href.replace(/\/$/, '');
     this.client = createWidgetApi(base);
     this.store = sessionStore(base);
+    const preset = this.startDate && this.endDate && this.endDate >= this.startDate;
+    if (preset) this.availability.preset(this.startDate as string, this.endDate as string);
     await this.run(async () => {
       const client = this.client as WidgetApi;
-      const catalogue = await client.catalogue(this.filters);
-      this.catalogue = catalogue.items;
-      this.locale = catalogue.locale;
+      // The first month's two calls bring the catalogue too: the calendar is drawn from the first paint.
+      const loaded = await this.availability.load();
+      if (loaded) {
+        this.catalogue = loaded.items;
+        this.locale = loaded.locale;
+      }
       this.ready = true;
       for (const [id, param] of this.params) this.query.params[id] ??= param.def;
-      if (this.startDate) this.query.start = this.startDate;
-      if (this.endDate) this.query.end = this.endDate;
       const saved = this.store.get();
       if (saved) {
         try {
@@ -165,7 +191,11 @@ export class BookingWidget
           this.store.set(undefined);
         }
       }
-      if (this.startDate && this.endDate) await this.search({ focus: false });
+      if (preset) {
+        this.query.start = this.startDate as string;
+        this.query.end = this.endDate as string;
+        await this.search({ focus: false });
+      }
     }, 'start');
   }
 
@@ -174,83 +204,48 @@ export class BookingWidget
     return this.calls.run(action, key, options);
   }
 
-  /** Rates the offered items for the search form's dates and quantities. */
+  /** Rates the chosen dates with the quantities, once they are whole numbers in bounds. */
+  async searchDates(): Promise<void> {
+    this.searchProblems = checkSearch(this);
+    const first = Object.keys(this.searchProblems)[0];
+    if (first) {
+      await this.updateComplete;
+      this.focusPart(`search-${first}`);
+      return;
+    }
+    await this.run(() => this.search(), 'search');
+  }
+
+  /** Rates the offered items for the chosen dates and quantities (and the hours of hourly items). */
   async search(options: { focus: boolean } = { focus: true }): Promise<void> {
     const client = this.client;
     if (!client) return;
     const query = { ...this.query, params: { ...this.query.params } };
-    if (this.dateMode.hourlyOnly) query.end = query.start;
     const found = await client.search(query, this.filters);
     this.results = found.items;
     this.locale = found.locale;
     this.searched = query;
-    this.calendars = new Map();
+    await this.slots.load(found.items, query);
     if (options.focus) {
-      this.announce(`${found.items.length} results for your dates.`);
+      const shown = this.chosenItem
+        ? found.items.filter((item) => String(item.item_id) === this.chosenItem).length
+        : found.items.length;
+      this.announce(
+        `${plural(shown, 'option', 'options')} for ${formatDates(query.start, query.end, this.locale)}.`,
+      );
       await this.updateComplete;
       this.focusPart('results-heading');
     }
   }
 
-  /** Holds an item: its SLIP goes into the cart (a new one when there is none). */
-  async add(item: ResultItem): Promise<void> {
-    const slip = item.rate?.slip;
-    const client = this.client;
-    if (!slip || !client) return;
-    const added = await this.run(async () => {
-      const session = await client.writeSession({ sessionId: this.cart?.id, slip });
-      this.showCart(session);
-      this.announce(`${item.name} added to your cart.`);
-      await this.updateComplete;
-      this.focusPart('cart-heading');
-    }, `add:${item.item_id}`);
-    if (added) void this.refreshResults();
+  /** Holds an item (an hourly one for its hours): its SLIP goes into the cart (a new one when there is none). */
+  add(item: ResultItem, hours?: { start: string; end: string }): Promise<void> {
+    return addToCart(this, item, hours);
   }
 
   /** Changes a cart line: a quantity, `remove`, or a package part's `optin` / `optout`. */
-  async alter(lineId: string, change: string | number, what: string): Promise<void> {
-    const client = this.client;
-    const cart = this.cart;
-    if (!client || !cart) return;
-    const quantity = typeof change === 'number';
-    const altered = await this.run(
-      async () => {
-        const session = await client.writeSession({ sessionId: cart.id, alter: { [lineId]: change } });
-        this.showCart(session);
-        this.announce(what);
-        if (change === 'remove') {
-          await this.updateComplete;
-          this.focusPart('cart-heading');
-        }
-      },
-      `alter:${lineId}:${change}`,
-      // A quantity refused asks for more than is left now; a retry asks again (others' holds expire).
-      quantity
-        ? {
-            messages: {
-              unavailable: `Not enough left for ${change} right now: the quantity stays as it was.`,
-            },
-          }
-        : {},
-    );
-    // Refused or not, the cart shows what the API holds (a refused quantity goes back in its field).
-    this.requestUpdate();
-    if (altered) void this.refreshResults();
-  }
-
-  /**
-   * Re-rates the last search quietly, beside the guest's calls, so what is left matches what the cart now
-   * holds; only the latest refresh is shown.
-   */
-  private async refreshResults(): Promise<void> {
-    if (!this.searched || !this.client) return;
-    const mine = ++this.refreshes;
-    try {
-      const found = await this.client.search(this.searched, this.filters);
-      if (mine === this.refreshes) this.results = found.items;
-    } catch {
-      // The cart changed; the list is only a little stale, and the next search refreshes it.
-    }
+  alter(lineId: string, change: string | number, what: string): Promise<void> {
+    return alterLine(this, { lineId, change, what });
   }
 
   showCart(session: Session): void {
@@ -261,6 +256,16 @@ export class BookingWidget
     this.now = Date.now();
     if (lines) this.hold.start();
     else this.hold.stop();
+  }
+
+  /** The cart's lines (not a package's parts) with their dates, and the hours of hourly ones. */
+  stayLines(cart: Session): StayLine[] {
+    return stayLinesOf(cart, (slip) => this.hoursOf(slip));
+  }
+
+  /** The hours the guest chose for an hourly line, by its SLIP. */
+  hoursOf(slip: string | undefined): { start: string; end: string } | undefined {
+    return slip ? this.hours.get(slip) : undefined;
   }
 
   /** The cart became a booking: nothing is held any more. */
@@ -305,12 +310,10 @@ export class BookingWidget
         ? renderConfirmation(this)
         : this.view === 'checkout'
           ? renderCheckout(this)
-          : this.ready
-            ? html`<div class="layout">
-                <div class="shop">${renderSearch(this)} ${renderResults(this)}</div>
-                ${renderCart(this)}
-              </div>`
-            : html`<p class="muted">${this.notice ? 'The booking service is not available.' : 'Loading…'}</p>`;
+          : html`<div class="layout">
+              <div class="shop">${renderCalendar(this)} ${renderSearch(this)} ${renderResults(this)}</div>
+              ${renderCart(this)}
+            </div>`;
     return html`<div part="widget" class="widget" aria-busy=${this.pending ? 'true' : 'false'}>
       ${renderNotice(this)} ${main}
       <div class="visually-hidden" role="status" aria-live="polite">${this.announcement}</div>

@@ -2,6 +2,7 @@ import type { ReactiveControllerHost } from 'lit';
 import { CallError, type WidgetApi } from './api.ts';
 import type { Calls } from './calls.ts';
 import { checkForm, serverProblems } from './form-rules.ts';
+import { bookingCalendar, type StayLine } from './ics.ts';
 import type { CheckoutForm, Confirmation, Session } from './types.ts';
 
 /** What the widget shows: the shop (search, results and cart), the booking form, or the booking made. */
@@ -15,6 +16,8 @@ export interface CheckoutHost extends ReactiveControllerHost {
   run: Calls['run'];
   /** The cart became a booking: nothing is held any more. */
   forgetCart(): void;
+  /** The cart's lines as a calendar file shows them. */
+  stayLines(cart: Session): StayLine[];
   announce(text: string): void;
   focusPart(id: string): void;
 }
@@ -36,6 +39,8 @@ export class Checkout {
   /** Server problems with no field on the form to show them beside. */
   other: string[] = [];
   confirmation: Confirmation | undefined;
+  /** The booking's calendar file ("Add to your calendar"), as a blob URL of this page. */
+  calendarUrl: string | undefined;
   private key = '';
   private keyFor = '';
 
@@ -93,6 +98,8 @@ export class Checkout {
         refused = true;
         return;
       }
+      const file = bookingCalendar(this.confirmation.code, this.host.stayLines(cart));
+      this.calendarUrl = URL.createObjectURL(new Blob([file], { type: 'text/calendar' }));
       this.host.forgetCart();
       this.host.view = 'done';
       this.host.announce(`Booking ${this.confirmation.code} confirmed.`);
@@ -113,5 +120,7 @@ export class Checkout {
     this.problems = {};
     this.other = [];
     this.confirmation = undefined;
+    if (this.calendarUrl) URL.revokeObjectURL(this.calendarUrl);
+    this.calendarUrl = undefined;
   }
 }

@@ -1,10 +1,11 @@
 import { css } from 'lit';
+import { calendarStyles } from './calendar-styles.ts';
 
 /**
  * The widget's own styles, scoped to its shadow root. A business restyles it with the `--bw-*` custom
  * properties and the `::part()`s named in docs/widget.md; the defaults meet WCAG 2.2 AA contrast on white.
  */
-export const styles = css`
+const base = css`
   :host {
     --bw-font-family: inherit;
     --bw-text: #1b1f24;
@@ -17,9 +18,12 @@ export const styles = css`
     --bw-danger: #b3261e;
     --bw-free: #dff3e4;
     --bw-taken: #eceef1;
+    --bw-between: #d7e3fb;
     --bw-radius: 8px;
     --bw-gap: 1rem;
     display: block;
+    /* The calendar, drawn from the first paint, is most of this: the page below does not jump. */
+    min-height: 36rem;
     container-type: inline-size;
     font-family: var(--bw-font-family);
     color: var(--bw-text);
@@ -75,7 +79,7 @@ export const styles = css`
       align-items: start;
     }
   }
-  .search,
+  .panel,
   .cart,
   .checkout,
   .confirmation,
@@ -87,7 +91,7 @@ export const styles = css`
   }
   .fields {
     display: grid;
-    grid-template-columns: repeat(auto-fill, minmax(9.5rem, 1fr));
+    grid-template-columns: repeat(auto-fill, minmax(8rem, 1fr));
     gap: 0.75rem;
     margin-bottom: 0.75rem;
   }
@@ -129,7 +133,7 @@ export const styles = css`
   select,
   textarea {
     width: 100%;
-    min-height: 2.5rem;
+    min-height: 2.75rem;
     padding: 0.4rem 0.5rem;
     border: 1px solid var(--bw-border);
     border-radius: calc(var(--bw-radius) / 2);
@@ -150,9 +154,10 @@ export const styles = css`
     color: var(--bw-danger);
     font-weight: 600;
   }
+  /* Every control a guest taps is at least 44 × 44 CSS px (WCAG 2.5.5; see docs/decisions.md). */
   button {
-    min-height: 2.5rem;
-    min-width: 2.5rem;
+    min-height: 2.75rem;
+    min-width: 2.75rem;
     padding: 0.4rem 0.9rem;
     border: 1px solid var(--bw-border);
     border-radius: calc(var(--bw-radius) / 2);
@@ -168,12 +173,17 @@ export const styles = css`
   button.link {
     border: 0;
     background: none;
-    padding: 0.4rem 0;
+    padding: 0.4rem 0.25rem;
     color: var(--bw-accent);
     text-decoration: underline;
   }
   a {
     color: var(--bw-accent);
+  }
+  a[part='link'] {
+    display: inline-flex;
+    align-items: center;
+    min-height: 2.75rem;
   }
   [aria-busy='true'] button {
     cursor: progress;
@@ -193,15 +203,22 @@ export const styles = css`
   }
   @container (min-width: 36rem) {
     .item:has(> .item-image:not([hidden])) {
-      grid-template-columns: 10rem minmax(0, 1fr);
+      grid-template-columns: 12rem minmax(0, 1fr);
     }
   }
+  /* A 4:3 box from the start (width and height attributes give the ratio too): nothing moves as it loads. */
   .item-image {
+    display: block;
     width: 100%;
     max-width: 20rem;
+    height: auto;
     aspect-ratio: 4 / 3;
     object-fit: cover;
     border-radius: var(--bw-radius);
+    background: var(--bw-taken);
+  }
+  .item-image[hidden] {
+    display: none;
   }
   .summary,
   .policy {
@@ -282,37 +299,7 @@ export const styles = css`
     font-size: 1.3rem;
     letter-spacing: 0.05em;
   }
-  .calendar table {
-    border-collapse: collapse;
-    width: 100%;
-    max-width: 22rem;
-    text-align: center;
-  }
-  .calendar caption {
-    font-weight: 600;
-    text-align: left;
-  }
-  .calendar td {
-    padding: 0.2rem;
-    border: 2px solid var(--bw-surface);
-  }
-  .calendar-nav {
-    display: flex;
-    gap: 0.25rem;
-  }
-  .free {
-    background: var(--bw-free);
-  }
-  .taken {
-    background: var(--bw-taken);
-    color: var(--bw-muted);
-    text-decoration: line-through;
-  }
-  .key {
-    display: inline-block;
-    width: 1rem;
-    height: 1rem;
-    vertical-align: middle;
-    text-decoration: none;
-  }
 `;
+
+/** All of the widget's styles. */
+export const styles = [base, calendarStyles];

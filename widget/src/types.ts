@@ -12,8 +12,8 @@ export type Locale = Schemas['ItemList']['locale'];
 /** A booking parameter of an unrated item (`adults`, `qty`): its label, default and bounds. */
 export type ParamDefinition = NonNullable<Schemas['Item']['param']>[string];
 
-/** An image of an item. */
-export type ItemImage = Schemas['Item']['image'][string];
+/** An image of an item; `width` and `height` (px of `src`) when the API knows them. */
+export type ItemImage = Schemas['Item']['image'][string] & { width?: number; height?: number };
 
 /** An item of the catalogue (`GET item` without dates, so unrated): its unit and booking parameters. */
 export type CatalogueItem = Schemas['Item'];
@@ -23,11 +23,20 @@ export type Rate = Schemas['Rate'] & {
   total?: string;
   error?: string;
   summary: { date?: string };
+  /** An hourly item's hours (keyed by their local ISO start), each with its status and what is left. */
+  times?: Record<string, { status: string; stock: { A: number } }>;
 };
 
 /** An item of a search's results (`GET item` with dates): rated, or unrated when it could not be. */
-export type ResultItem = Pick<Schemas['RatedItem'], 'item_id' | 'name' | 'pos' | 'summary' | 'image'> & {
+export type ResultItem = Pick<
+  Schemas['RatedItem'],
+  'item_id' | 'name' | 'pos' | 'summary' | 'image' | 'unit' | 'rules'
+> & {
   rate?: Rate;
+  /** The nights, days or hours rated (0 or absent when it could not be). */
+  days?: number;
+  /** The hours a rated hourly item spans (local ISO starts, `2027-07-05T10:00-04:00`). */
+  times?: string[] | null;
 };
 
 /** A line of the cart, keyed by its line id; package parts (`1.2`) name their parent and their opt-in. */

@@ -1,93 +1,186 @@
-import { html } from 'lit';
-import type { SearchQuery, WidgetApi } from '../api.ts';
-import type { Calls } from '../calls.ts';
-import { isoDate, languageTag, monthSpan } from '../format.ts';
-import type { Locale, ResultItem } from '../types.ts';
+import { html, nothing } from 'lit';
+import type { Availability } from '../availability.ts';
+import { dateOf, formatDate, formatDates, formatMoney, formatStay, isoDate, monthSpan } from '../format.ts';
+import type { CatalogueItem, Locale } from '../types.ts';
 
-/** One item's month calendar, shown on demand. */
-export interface CalendarView {
-  month: string;
-  days?: Record<string, number>;
-  failed?: boolean;
-}
-
-/** What the items' calendars need of the element: the calendars shown, the searched dates, the calls. */
+/** What the calendar needs of the element: its state, the offered items, whether they are loaded. */
 export interface CalendarHost {
-  calendars: Map<number, CalendarView>;
-  readonly searched: SearchQuery | undefined;
+  readonly availability: Availability;
+  readonly catalogue: CatalogueItem[];
   readonly locale: Locale | undefined;
-  readonly client: WidgetApi | undefined;
-  run: Calls['run'];
+  readonly ready: boolean;
+  /** The item the calendar is for changed ('' for everything). */
+  chooseItem(itemId: string): void;
 }
 
-/** Loads an item's month (`item/{id}/cal`) and shows it, or hides it when shown. */
-export async function toggleCalendar(host: CalendarHost, item: ResultItem, month?: string): Promise<void> {
-  const calendars = new Map(host.calendars);
-  if (!month && calendars.has(item.item_id)) {
-    calendars.delete(item.item_id);
-    host.calendars = calendars;
-    return;
+const FULL: Intl.DateTimeFormatOptions = { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' };
+
+/** The six weeks of a month (always six, so the calendar keeps its height from month to month). */
+function weeksOf(month: string): Array<Array<string | undefined>> {
+  const { first } = monthSpan(month);
+  const days = new Date(first.getFullYear(), first.getMonth() + 1, 0).getDate();
+  const cells: Array<string | undefined> = Array.from({ length: first.getDay() }, () => undefined);
+  for (let day = 1; day <= days; day += 1)
+    cells.push(isoDate(new Date(first.getFullYear(), first.getMonth(), day)));
+  while (cells.length < 42) cells.push(undefined);
+  return Array.from({ length: 6 }, (_, week) => cells.slice(week * 7, week * 7 + 7));
+}
+
+/** The day a key moves to (WAI-ARIA APG date picker grid), or undefined for other keys. */
+function dayAfterKey(key: string, shift: boolean, from: string): string | undefined {
+  const date = dateOf(from);
+  const [y, m, d] = [date.getFullYear(), date.getMonth(), date.getDate()];
+  const sameDayIn = (year: number, month: number) =>
+    isoDate(new Date(year, month, Math.min(d, new Date(year, month + 1, 0).getDate())));
+  switch (key) {
+    case 'ArrowLeft':
+      return isoDate(date, -1);
+    case 'ArrowRight':
+      return isoDate(date, 1);
+    case 'ArrowUp':
+      return isoDate(date, -7);
+    case 'ArrowDown':
+      return isoDate(date, 7);
+    case 'Home':
+      return isoDate(date, -date.getDay());
+    case 'End':
+      return isoDate(date, 6 - date.getDay());
+    case 'PageUp':
+      return shift ? sameDayIn(y - 1, m) : sameDayIn(y, m - 1);
+    case 'PageDown':
+      return shift ? sameDayIn(y + 1, m) : sameDayIn(y, m + 1);
+    default:
+      return undefined;
   }
-  const span = monthSpan(month ?? host.searched?.start ?? isoDate(new Date()));
-  calendars.set(item.item_id, { month: span.start });
-  host.calendars = calendars;
-  const client = host.client;
-  if (!client) return;
-  const loaded = await host.run(async () => {
-    const days = await client.calendar(item.item_id, span.start, span.end);
-    host.calendars = new Map(host.calendars).set(item.item_id, { month: span.start, days });
-  }, `calendar:${item.item_id}`);
-  if (!loaded)
-    host.calendars = new Map(host.calendars).set(item.item_id, { month: span.start, failed: true });
 }
 
-/** A month as a table: one row a week, each day saying whether the item can be booked. */
-export function renderCalendar(host: CalendarHost, item: ResultItem, view: CalendarView) {
-  const { first } = monthSpan(view.month);
-  const language = languageTag(host.locale);
-  const title = new Intl.DateTimeFormat(language, { month: 'long', year: 'numeric' }).format(first);
-  const weekday = new Intl.DateTimeFormat(language, { weekday: 'short' });
-  const weekdayLong = new Intl.DateTimeFormat(language, { weekday: 'long' });
-  const daysInMonth = new Date(first.getFullYear(), first.getMonth() + 1, 0).getDate();
-  const cells: Array<Date | undefined> = Array.from({ length: first.getDay() }, () => undefined);
-  for (let day = 1; day <= daysInMonth; day += 1)
-    cells.push(new Date(first.getFullYear(), first.getMonth(), day));
-  while (cells.length % 7) cells.push(undefined);
-  const weeks = Array.from({ length: cells.length / 7 }, (_, week) => cells.slice(week * 7, week * 7 + 7));
-  const header = weeks[0]?.map((_, index) => new Date(2023, 0, 1 + index));
-  const dayCell = (date: Date | undefined) => {
-    if (!date) return html`<td></td>`;
-    const free = (view.days?.[isoDate(date).replaceAll('-', '')] ?? 0) > 0;
-    return html`<td class=${free ? 'free' : 'taken'}>
-      ${date.getDate()}<span class="visually-hidden">${free ? ', available' : ', not available'}</span>
-    </td>`;
-  };
-  const move = (offset: number) => toggleCalendar(host, item, monthSpan(view.month, offset).start);
-  return html`<div part="calendar" class="calendar">
-    <div class="calendar-nav">
-      <button type="button" part="button" @click=${() => move(-1)} aria-label="Previous month">‹</button>
-      <button type="button" part="button" @click=${() => move(1)} aria-label="Next month">›</button>
-    </div>
+function renderDay(host: CalendarHost, date: string | undefined) {
+  if (!date) return html`<td role="gridcell"></td>`;
+  const { availability } = host;
+  const state = availability.day(date);
+  const { start, end } = availability;
+  const isStart = date === start;
+  const isEnd = date === end && end !== start;
+  const between = start !== undefined && end !== undefined && date > start && date < end;
+  const choosingEnd = start !== undefined && end === undefined && date > start;
+  const usable = !state.past && (state.open !== false || choosingEnd);
+  const money = state.price ? formatMoney(state.price, host.locale, { whole: true }) : '';
+  const nightly = availability.unit !== 'H' && availability.unit !== 'D';
+  const label = [
+    formatDate(dateOf(date), host.locale, FULL),
+    state.past ? 'past' : state.open === undefined ? 'checking' : state.open ? 'available' : 'not available',
+    money && nightly ? `from ${money} a night` : '',
+    isStart ? 'your first date' : isEnd ? 'your last date' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const kind = state.past ? 'past' : state.open === undefined ? 'unknown' : state.open ? 'free' : 'taken';
+  return html`<td role="gridcell" aria-selected=${isStart || isEnd || between ? 'true' : 'false'}>
+    <button
+      type="button"
+      id="day-${date}"
+      class="day ${kind} ${isStart ? 'start' : ''} ${isEnd ? 'end' : ''} ${between ? 'between' : ''}"
+      tabindex=${date === availability.focused ? '0' : '-1'}
+      aria-label=${label}
+      aria-disabled=${usable ? 'false' : 'true'}
+      @click=${() => availability.pick(date)}
+    >
+      <span class="num">${dateOf(date).getDate()}</span>
+    </button>
+    <span class="from" aria-hidden="true">${money && nightly ? money : ''}</span>
+  </td>`;
+}
+
+function onKey(host: CalendarHost, event: KeyboardEvent): void {
+  const next = dayAfterKey(event.key, event.shiftKey, host.availability.focused);
+  if (!next) return;
+  event.preventDefault();
+  host.availability.moveTo(next, true);
+}
+
+/** Which item the calendar is for: a select when several are offered, else the one item's name. */
+function renderChooser(host: CalendarHost) {
+  const items = host.catalogue;
+  if (host.ready && items.length === 1)
+    return html`<p class="chooser">Dates for <strong>${items[0]?.name}</strong></p>`;
+  return html`<div class="chooser field" part="field">
+    <label for="search-item">Show dates for</label>
+    <select id="search-item" ?disabled=${!host.ready}
+      @change=${(event: Event) => host.chooseItem((event.target as HTMLSelectElement).value)}>
+      <option value="" ?selected=${host.availability.chosen === ''}>Everything</option>
+      ${items.map(
+        (item) =>
+          html`<option value=${item.item_id} ?selected=${host.availability.chosen === String(item.item_id)}>${item.name}</option>`,
+      )}
+    </select>
+  </div>`;
+}
+
+/** The dates chosen so far, in words, or what to do next; always one line, so nothing moves. */
+function renderChoice(host: CalendarHost) {
+  const { availability } = host;
+  const { start, end } = availability;
+  const unit = availability.unit ?? 'D';
+  const status = availability.status;
+  const text =
+    status === 'failed'
+      ? 'The calendar could not be loaded.'
+      : start && end
+        ? availability.unit === 'N' || availability.unit === 'D'
+          ? formatStay(availability.unit, { start, end }, host.locale)
+          : formatDates(start, end, host.locale)
+        : start
+          ? `${formatDate(dateOf(start), host.locale, { weekday: 'short', month: 'short', day: 'numeric' })} – ${unit === 'N' ? 'now choose your check-out date' : 'now choose your last day'}`
+          : !host.ready || status === 'loading'
+            ? 'Loading availability…'
+            : unit === 'H'
+              ? 'Choose a date on the calendar.'
+              : 'Choose your first and last dates on the calendar.';
+  return html`<div class="choice">
+    <p id="calendar-choice">${text}</p>
     ${
-      view.failed
-        ? html`<p class="unavailable">The calendar could not be loaded.</p>`
-        : view.days
-          ? html`<table>
-              <caption>${item.name}: ${title}</caption>
-              <thead>
-                <tr>
-                  ${header?.map(
-                    (day) =>
-                      html`<th scope="col"><abbr title=${weekdayLong.format(day)}>${weekday.format(day)}</abbr></th>`,
-                  )}
-                </tr>
-              </thead>
-              <tbody>
-                ${weeks.map((week) => html`<tr>${week.map(dayCell)}</tr>`)}
-              </tbody>
-            </table>
-            <p class="muted legend"><span class="key free"></span> available <span class="key taken"></span> not available</p>`
-          : html`<p class="muted">Loading ${title}…</p>`
+      status === 'failed'
+        ? html`<button type="button" part="button" @click=${() => availability.retry()}>Try again</button>`
+        : start
+          ? html`<button type="button" part="button" @click=${() => availability.clear()}>Clear dates</button>`
+          : nothing
     }
   </div>`;
+}
+
+/** The availability calendar (WAI-ARIA APG date picker grid): open days, prices a night, the dates chosen. */
+export function renderCalendar(host: CalendarHost) {
+  const { availability } = host;
+  const { first } = monthSpan(availability.month);
+  const title = formatDate(first, host.locale, { month: 'long', year: 'numeric' });
+  const weekday = (index: number, style: 'short' | 'long') =>
+    formatDate(new Date(2023, 0, 1 + index), host.locale, { weekday: style });
+  return html`<section part="calendar" class="panel availability" aria-labelledby="search-heading"
+    aria-busy=${availability.status === 'loading' || !host.ready ? 'true' : 'false'}>
+    <h2 id="search-heading" tabindex="-1">Choose your dates</h2>
+    ${renderChooser(host)}
+    <div class="month-nav">
+      <button type="button" part="button" aria-label="Previous month" @click=${() => availability.showMonth(-1)}>‹</button>
+      <h3 id="calendar-month" aria-live="polite">${title}</h3>
+      <button type="button" part="button" aria-label="Next month" @click=${() => availability.showMonth(1)}>›</button>
+    </div>
+    <table role="grid" class="grid" aria-labelledby="calendar-month" aria-describedby="calendar-choice"
+      @keydown=${(event: KeyboardEvent) => onKey(host, event)}>
+      <thead>
+        <tr>
+          ${[0, 1, 2, 3, 4, 5, 6].map(
+            (index) =>
+              html`<th scope="col"><span class="visually-hidden">${weekday(index, 'long')}</span><span aria-hidden="true">${weekday(index, 'short')}</span></th>`,
+          )}
+        </tr>
+      </thead>
+      <tbody>
+        ${weeksOf(availability.month).map((week) => html`<tr>${week.map((date) => renderDay(host, date))}</tr>`)}
+      </tbody>
+    </table>
+    <p class="legend muted" aria-hidden="true">
+      <span class="key free"></span> Available <span class="key taken"></span> Not available
+    </p>
+    ${renderChoice(host)}
+  </section>`;
 }

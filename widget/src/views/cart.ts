@@ -1,7 +1,7 @@
 import { html, nothing } from 'lit';
 import { live } from 'lit/directives/live.js';
 import type { Checkout } from '../checkout.ts';
-import { formatMoney } from '../format.ts';
+import { formatDates, formatMoney, formatStay, formatTime } from '../format.ts';
 import type { HoldClock } from '../hold-clock.ts';
 import type { Locale, Session, SessionLine } from '../types.ts';
 
@@ -14,6 +14,22 @@ export interface CartHost {
   readonly checkout: Pick<Checkout, 'open'>;
   /** Changes a cart line: a quantity, `remove`, or a package part's `optin` / `optout`. */
   alter(lineId: string, change: string | number, what: string): Promise<void>;
+  /** The hours the guest chose for an hourly line, by its SLIP. */
+  hoursOf(slip: string | undefined): { start: string; end: string } | undefined;
+}
+
+/** A line's dates in the widget's words: "Mon, Jan 4 – Thu, Jan 7 · 3 nights", or a date and its hours. */
+function lineDates(host: CartHost, line: SessionLine): string {
+  const start = line.date?.start_date;
+  const end = line.date?.end_date;
+  if (!start || !end) return '';
+  const unit = (line as { unit?: 'N' | 'D' | 'H' }).unit ?? 'D';
+  if (unit !== 'H') return formatStay(unit, { start, end }, host.locale);
+  const hours = host.hoursOf(line.slip);
+  const day = formatDates(start, start, host.locale);
+  return hours
+    ? `${day} · ${formatTime(hours.start.slice(11, 16), host.locale)} – ${formatTime(hours.end.slice(11, 16), host.locale)}`
+    : day;
 }
 
 function renderPart(host: CartHost, partId: string, part: SessionLine) {
@@ -23,6 +39,7 @@ function renderPart(host: CartHost, partId: string, part: SessionLine) {
   return html`<li class="part">
     <input
       type="checkbox"
+      class="optin"
       id=${id}
       .checked=${opted}
       @change=${(event: Event) => {
@@ -48,7 +65,7 @@ function renderLine(host: CartHost, cart: Session, lineId: string, line: Session
       : host.alter(lineId, next, `Quantity of ${line.name} is now ${next}.`);
   return html`<li part="cart-line" class="line">
     <p class="line-name">${line.name}</p>
-    ${line.date?.summary ? html`<p class="muted">${line.date.summary}</p>` : nothing}
+    ${lineDates(host, line) ? html`<p class="muted">${lineDates(host, line)}</p>` : nothing}
     ${parts.length ? html`<ul class="parts" role="list">${parts.map(([partId, part]) => renderPart(host, partId, part))}</ul>` : nothing}
     <div class="line-controls">
       <div class="stepper">

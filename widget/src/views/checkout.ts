@@ -125,6 +125,11 @@ export function renderConfirmation(host: CheckoutViewHost) {
     <p>Your booking code is <strong class="code">${done.code}</strong>.</p>
     <p>Total: <strong>${formatMoney(done.total, host.locale)}</strong></p>
     ${invoice ? html`<p><a part="link" href=${invoice} target="_blank" rel="noopener">View your invoice<span class="visually-hidden"> (opens in a new tab)</span></a></p>` : nothing}
+    ${
+      host.checkout.calendarUrl
+        ? html`<p><a part="link" class="file-link" href=${host.checkout.calendarUrl} download="booking-${done.code}.ics">Add to your calendar<span class="visually-hidden"> (downloads a calendar file)</span></a></p>`
+        : nothing
+    }
     <button type="button" part="button" @click=${() => host.startOver()}>Make another booking</button>
   </section>`;
 }

@@ -1,88 +1,134 @@
 import { html, nothing } from 'lit';
-import { formatMoney } from '../format.ts';
-import type { ResultItem } from '../types.ts';
-import { type CalendarHost, renderCalendar, toggleCalendar } from './calendar.ts';
+import type { SearchQuery } from '../api.ts';
+import { formatDates, formatMoney, formatTime, plural, spanCount, unitWords } from '../format.ts';
+import type { Slots, SlotView } from '../slots.ts';
+import type { ItemImage, Locale, ResultItem } from '../types.ts';
 
-/** What the results need of the element: the rated items, their calendars, and "Add to cart". */
-export interface ResultsHost extends CalendarHost {
+/** "Only 3 left" shows at this many or fewer: below it a guest should know, above it the count is noise. */
+export const FEW_LEFT = 3;
+
+/** What the results need of the element: the rated items, the hourly slots, and "Add to cart". */
+export interface ResultsHost {
   readonly results: ResultItem[];
+  readonly searched: SearchQuery | undefined;
+  readonly locale: Locale | undefined;
+  readonly slots: Slots;
+  /** The item the calendar is for ('' for everything). */
+  readonly chosenItem: string;
   /** Holds an item: its SLIP goes into the cart. */
-  add(item: ResultItem): Promise<void>;
+  add(item: ResultItem, hours?: { start: string; end: string }): Promise<void>;
 }
 
-const firstImage = (item: ResultItem) => Object.values(item.image ?? {})[0];
+const firstImage = (item: ResultItem): ItemImage | undefined => Object.values(item.image ?? {})[0];
+
+/** The item's first image: lazy, sized (its width and height when known, else a 4:3 box), 2x when given. */
+function renderImage(item: ResultItem) {
+  const image = firstImage(item);
+  if (!image?.src) return nothing;
+  const double = image['src@2x'];
+  return html`<img
+    part="item-image"
+    class="item-image"
+    src=${image.src}
+    srcset=${double ? `${image.src} 1x, ${double} 2x` : nothing}
+    width=${image.width ?? 400}
+    height=${image.height ?? 300}
+    alt=${image.title || item.name}
+    loading="lazy"
+    decoding="async"
+    referrerpolicy="no-referrer"
+    @error=${(event: Event) => {
+      (event.target as HTMLElement).hidden = true;
+    }}
+  />`;
+}
+
+/** The price line: "3 nights · $360.00" (or the hour of a slot), and "Only 2 left" when few are. */
+function renderPrice(host: ResultsHost, item: ResultItem, span: string) {
+  const rate = item.rate;
+  const left = rate?.available ?? 0;
+  return html`<p class="price" part="price">${span} · ${formatMoney(rate?.total, host.locale)}</p>
+    ${left > 0 && left <= FEW_LEFT ? html`<p class="left">Only ${left} left</p>` : nothing}`;
+}
+
+function renderAdd(
+  host: ResultsHost,
+  item: ResultItem,
+  nameId: string,
+  hours?: { start: string; end: string },
+) {
+  return html`<button type="button" part="button primary-button" class="primary" aria-describedby=${nameId}
+    @click=${() => host.add(item, hours)}>Add to cart</button>`;
+}
+
+const bookable = (item: ResultItem | undefined) =>
+  item?.rate?.status === 'AVAILABLE' && Boolean(item.rate.slip);
+
+/** An hourly item: its hours on the date as buttons, then the hour chosen with its price. */
+function renderSlots(host: ResultsHost, item: ResultItem, view: SlotView | undefined, nameId: string) {
+  const date = host.searched?.start ?? '';
+  if (!view) return html`<p class="muted">Loading times…</p>`;
+  if (view.failed || !view.hours.some((hour) => hour.left > 0))
+    return html`<p class="unavailable" part="item-error">No times are free on ${formatDates(date, date, host.locale)}.</p>`;
+  const { chosen, rated } = view;
+  return html`<fieldset class="slots">
+      <legend>Choose a start time on ${formatDates(date, date, host.locale)}</legend>
+      <div class="slot-list">
+        ${view.hours.map(
+          (hour) => html`<button type="button" part="button" class="slot"
+            aria-pressed=${chosen?.time === hour.time ? 'true' : 'false'}
+            aria-disabled=${hour.left > 0 ? 'false' : 'true'}
+            @click=${() => (hour.left > 0 ? host.slots.choose(item, hour) : undefined)}>
+            ${formatTime(hour.time, host.locale)}${hour.left > 0 ? nothing : html`<span class="visually-hidden">, full</span>`}
+          </button>`,
+        )}
+      </div>
+    </fieldset>
+    ${
+      chosen && rated
+        ? bookable(rated)
+          ? html`${renderPrice(host, rated, `${formatTime(chosen.time, host.locale)} · ${unitWords('H', 1)}`)}
+            ${renderAdd(host, rated, nameId, host.slots.spanOf(chosen))}`
+          : html`<p class="unavailable" part="item-error">${rated.rate?.error || 'Not available at this time'}</p>`
+        : nothing
+    }`;
+}
 
 function renderItem(host: ResultsHost, item: ResultItem) {
   const rate = item.rate;
-  const image = firstImage(item);
   const nameId = `item-${item.item_id}-name`;
-  const bookable = rate?.status === 'AVAILABLE' && Boolean(rate.slip);
-  const calendar = host.calendars.get(item.item_id);
+  const query = host.searched;
+  const count = item.days || (query ? spanCount(item.unit, query.start, query.end) : 1);
   return html`<li part="item" class="item">
-    ${
-      image
-        ? html`<img
-          part="item-image"
-          class="item-image"
-          src=${image.src}
-          alt=${image.title || item.name}
-          loading="lazy"
-          referrerpolicy="no-referrer"
-          @error=${(event: Event) => {
-            (event.target as HTMLElement).hidden = true;
-          }}
-        />`
-        : nothing
-    }
+    ${renderImage(item)}
     <div class="item-body">
       <h3 id=${nameId}>${item.name}</h3>
       ${item.summary ? html`<p class="summary">${item.summary}</p>` : nothing}
-      ${rate?.summary.date ? html`<p class="muted">${rate.summary.date}</p>` : nothing}
       ${
-        bookable && rate
-          ? html`<p class="price" part="price">
-              <span class="visually-hidden">Total price: </span>${formatMoney(rate.total, host.locale)}
-            </p>
-            <p class="left">${rate.available} left</p>
-            <button
-              type="button"
-              part="button primary-button"
-              class="primary"
-              aria-describedby=${nameId}
-              @click=${() => host.add(item)}
-            >
-              Add to cart
-            </button>`
-          : html`<p class="unavailable" part="item-error">
-              ${rate?.error || rate?.summary.title || 'Not available for these dates'}
-            </p>`
+        item.unit === 'H'
+          ? renderSlots(host, item, host.slots.views.get(item.item_id), nameId)
+          : bookable(item)
+            ? html`${renderPrice(host, item, unitWords(item.unit, count))} ${renderAdd(host, item, nameId)}`
+            : html`<p class="unavailable" part="item-error">
+                ${rate?.error || 'Not available for these dates'}
+              </p>`
       }
-      <button
-        type="button"
-        part="button"
-        class="link"
-        aria-expanded=${calendar ? 'true' : 'false'}
-        aria-controls="calendar-${item.item_id}"
-        aria-describedby=${nameId}
-        @click=${() => toggleCalendar(host, item)}
-      >
-        ${calendar ? 'Hide availability' : 'Show availability'}
-      </button>
-      <div id="calendar-${item.item_id}">${calendar ? renderCalendar(host, item, calendar) : nothing}</div>
     </div>
   </li>`;
 }
 
 /** The rated items of the last search, each with its price, what is left and "Add to cart". */
 export function renderResults(host: ResultsHost) {
-  if (!host.searched) return nothing;
+  const query = host.searched;
+  if (!query) return nothing;
+  const shown = host.chosenItem
+    ? host.results.filter((item) => String(item.item_id) === host.chosenItem)
+    : host.results;
   return html`<section part="results" class="results" aria-labelledby="results-heading">
     <h2 id="results-heading" tabindex="-1">Results</h2>
-    <p class="muted">
-      ${host.results.length === 1 ? '1 item' : `${host.results.length} items`} for these dates
-    </p>
+    <p class="muted">${plural(shown.length, 'option', 'options')} for ${formatDates(query.start, query.end, host.locale)}</p>
     <ul class="items" role="list">
-      ${host.results.map((item) => renderItem(host, item))}
+      ${shown.map((item) => renderItem(host, item))}
     </ul>
   </section>`;
 }
