@@ -56,7 +56,7 @@ export const calendarStyles = css`
   }
   /* The price sits on the day's button (a tap goes through it to the button) but is not its name's text:
      the name says it in words ("from $150 a night"). */
-  .from {
+  .night-price {
     position: absolute;
     left: 0;
     right: 0;
@@ -66,8 +66,8 @@ export const calendarStyles = css`
     text-align: center;
     pointer-events: none;
   }
-  .grid td:has(.start) .from,
-  .grid td:has(.end) .from {
+  .grid td:has(.start) .night-price,
+  .grid td:has(.end) .night-price {
     color: var(--bw-accent-text);
   }
   .day.past,

@@ -87,7 +87,7 @@ function renderDay(host: CalendarHost, date: string | undefined) {
     >
       <span class="num">${dateOf(date).getDate()}</span>
     </button>
-    <span class="from" aria-hidden="true">${money && nightly ? money : ''}</span>
+    <span class="night-price" aria-hidden="true">${money && nightly ? money : ''}</span>
   </td>`;
 }
 
