@@ -12,6 +12,7 @@ import {
   calendarOf,
   cartLine,
   cartOf,
+  fromToday,
   normalize,
   pickDates,
   resultItem,
@@ -32,14 +33,6 @@ const suite = setUpWidgetSuite({ tenant, name: 'touch' });
 
 /** The smallest target this widget gives a control a guest taps, in CSS px (each side). */
 const TARGET = 44;
-
-/** A date `days` after today in Toronto (the browser's zone), as YYYY-MM-DD. */
-const fromToday = (days: number): string => {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Toronto' }).format(new Date());
-  const date = new Date(`${today}T12:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + days);
-  return date.toISOString().slice(0, 10);
-};
 
 /** Taps a control after checking it is a touch-sized target; records what was tapped. */
 function tapper(tapped: string[]) {

@@ -40,6 +40,14 @@ const monthName = (page: Page, date: string): string =>
     new Date(`${date}T12:00:00`),
   );
 
+/** A date `days` after today in Toronto (the guests' browsers' zone), as YYYY-MM-DD. */
+export const fromToday = (days: number): string => {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Toronto' }).format(new Date());
+  const date = new Date(`${today}T12:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + days);
+  return date.toISOString().slice(0, 10);
+};
+
 /** The calendar (the region "Choose your dates"). */
 export const calendarOf = (page: Page): Locator =>
   widgetOf(page).getByRole('region', { name: 'Choose your dates' });
