@@ -13,6 +13,7 @@ import {
   resultItem,
   STEP_TIMEOUT,
   search,
+  showMonth,
   textOf,
 } from '#test/support/widget-page.ts';
 import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
@@ -170,6 +171,8 @@ describe('the answers 409 and 429 in the booking widget', () => {
   it('shows a clear message with a retry when a search is rate limited (429)', async () => {
     const guest = await open(1280);
     const { page } = guest;
+    // The month is in first: the refused call is the search the last date runs, not the month's prices.
+    await showMonth(page, '2027-03-10');
     await answer429Once(
       page,
       (url, method) => method === 'GET' && /\/api\/3\.0\/item(\/\d+)?\/?$/.test(url.pathname),

@@ -12,6 +12,7 @@ import { expectCleanTraffic } from '#test/support/traffic.ts';
 import { cartMatchesApi, mainLines, searchAndRead, softPoll } from '#test/support/widget-checks.ts';
 import {
   becomesVisible,
+  calendarOf,
   cartLine,
   formatMoney,
   resultItem,
@@ -59,15 +60,16 @@ const unreachable = /could not be reached|not available/i;
 
 /**
  * Whether a guest can search: the widget's script ran (a module script runs before the load event that
- * page.goto waits for, or never when the browser refuses it to the site) and the widget drew the Search
- * button rather than its notice that the API cannot be reached.
+ * page.goto waits for, or never when the browser refuses it to the site) and the widget's calendar is
+ * usable rather than its notice that the API cannot be reached.
  */
 async function canSearch({ page, widget }: Guest): Promise<boolean> {
   if (!(await page.evaluate(() => (globalThis as any).customElements.get('booking-widget') !== undefined)))
     return false;
-  const button = widget.getByRole('button', { name: 'Search' });
-  await becomesVisible(button.or(widget.getByRole('alert').filter({ hasText: unreachable })), 15_000);
-  return button.isVisible();
+  // The calendar is usable once its month and the items are in (busy until then, and for good when not).
+  const usable = calendarOf(page).and(page.locator('[aria-busy="false"]'));
+  await becomesVisible(usable.or(widget.getByRole('alert').filter({ hasText: unreachable })), 15_000);
+  return usable.isVisible();
 }
 
 /** Searches, then waits for what must follow: the results, or the notice that the call was refused. */
@@ -166,7 +168,9 @@ describe('the booking widget on a third-party page', () => {
     // Back on the page after booking: a fresh cart, not the ended session's error.
     const afterFrom = traffic.api.length;
     await page.reload();
-    await widget.getByRole('button', { name: 'Search' }).waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    await calendarOf(page)
+      .and(page.locator('[aria-busy="false"]'))
+      .waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
     // Started: the catalogue is in and whatever the widget keeps has been read.
     await widgetIdle(page);
     await expect
