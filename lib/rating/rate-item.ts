@@ -284,7 +284,11 @@ export function rateItem(input: RateItemInput): RatedItem {
   const ruleErrors: string[] = [];
   if (request.rules !== 'off') ruleErrors.push(...paramRuleErrors(item, quantities, input.labels));
   if (request.rules === 'on') ruleErrors.push(...dateRuleErrors(item, span, words));
-  if (units <= 0) ruleErrors.push(nothingChosen(item, input.labels, words.locale));
+  if (units <= 0) {
+    // A required parameter that counts may already have said it in the same words.
+    const reason = nothingChosen(item, input.labels, words.locale);
+    if (!ruleErrors.includes(reason)) ruleErrors.push(reason);
+  }
 
   const partRates = (input.parts ?? []).map((part) => {
     const included = !part.optional || (request.optIn ?? []).includes(part.item.item_id);
