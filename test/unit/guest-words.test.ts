@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { countOf, datesInWords, localeTag, unitCount, waitOf } from '#lib/core/guest-words.ts';
+import type { SessionLine } from '#lib/db/session-repository.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { addLines, sessionActorOf } from '#lib/domain/cart-lines.ts';
 import { partsOf, ratingTenant } from '#lib/domain/catalog.ts';
+import { coolingDown, holdLimitCounter, unavailableCounter } from '#lib/domain/hold-refusals.ts';
 import { rateItem } from '#lib/rating/rate-item.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { cabin, kayak, makeTenantItem, rate } from '#test/support/rating.ts';
@@ -198,5 +200,48 @@ describe('a package on the demo tenant', () => {
         data: expect.objectContaining({ reason: text }),
       }),
     );
+  });
+});
+
+describe('hold refusals on the demo tenant', () => {
+  const demo = makeTenant(demoTenantJson());
+  const config = { ...demo, updated_at: 0 } as unknown as StoredConfig;
+  const now = Date.UTC(2026, 10, 1, 17);
+  // Line 1 is the package (its cabin is a part), line 2 the paddleboard by the hour.
+  const at = {
+    owners: { '1|20261224': '1', '5|20261115T15Z': '2' },
+    lines: {
+      '1': {
+        item_id: 8,
+        name: 'Cabin & Breakfast Getaway',
+        parts: { '1': { item_id: 1, name: 'Lakeside Cabin' } },
+      },
+      '2': { item_id: 5, name: 'Stand-up Paddleboard', parts: {} },
+    } as unknown as Record<string, SessionLine>,
+    config,
+    now,
+  };
+
+  it.each([
+    [
+      () => unavailableCounter('1|20261224', at),
+      'Not enough of Lakeside Cabin is left on Thursday, December 24; choose fewer or other dates',
+    ],
+    [
+      () => holdLimitCounter('5|20261115T15Z', at, { allowance: 2 }),
+      'You can hold at most 2 of Stand-up Paddleboard on Sunday, November 15 at 10:00; choose fewer',
+    ],
+    [
+      () => holdLimitCounter('1|20261224', at, { sessions: 1 }),
+      'You already have 1 cart holding items; book or empty one first',
+    ],
+    [
+      () => coolingDown('1|20261224', at, { until: 1_000_090, now: 1_000_000 }),
+      'You let Lakeside Cabin on Thursday, December 24 go unbooked a moment ago; you can hold it again in 2 minutes',
+    ],
+  ])('words a refusal for the guest (%#)', (refuse, text) => {
+    const refusal = refuse();
+    expect(refusal.message).toBe(text);
+    expect(refusal.data).toMatchObject({ line: expect.any(String), date: expect.stringMatching(/^\d{8}$/) });
   });
 });
