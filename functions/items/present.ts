@@ -1,4 +1,5 @@
 import { describeDates, toLocalDate, type Ymd } from '#lib/core/dates.ts';
+import { joinReasons } from '#lib/core/guest-words.ts';
 import { formatAmount, formatDisplay } from '#lib/core/money.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { describeLength, escapeHtml, unitWord } from '#lib/domain/text.ts';
@@ -226,7 +227,7 @@ export function presentRated(
     status: rated.status,
     available: rated.available,
     ...(context.slip ? { slip: context.slip } : {}),
-    ...(errors.length ? { error: errors.join('; ') } : {}),
+    ...(errors.length ? { error: joinReasons(errors) } : {}),
     summary: {
       title: statusTitle(rated),
       details: `<p>${escapeHtml(item.name)}${spanDesc ? `, ${escapeHtml(spanDesc)}` : ''}</p>`,
