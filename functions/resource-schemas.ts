@@ -29,7 +29,14 @@ export const itemSchema = z.looseObject({
   unlimited: flag,
   video: z.object({ id: z.string(), start: int }),
   image: keyed(
-    z.looseObject({ src: z.string(), 'src@2x': z.string(), title: z.union([z.string(), z.literal(false)]) }),
+    z.looseObject({
+      src: z.string(),
+      'src@2x': z.string(),
+      title: z.union([z.string(), z.literal(false)]),
+      /** The size of `src` in pixels, when the tenant gave it: a page reserves the picture's space. */
+      width: int.optional(),
+      height: int.optional(),
+    }),
   ),
   category_id: int,
   rated: flag,

@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { WIDGET_DIST, WIDGET_FILE } from './files.ts';
+import { DEMO_IMAGES, DEMO_IMAGES_SOURCE, WIDGET_DIST, WIDGET_FILE } from './files.ts';
 
 export { WIDGET_DIST, WIDGET_FILE, WIDGET_MAX_GZIP_BYTES } from './files.ts';
 
@@ -14,7 +14,10 @@ export interface WidgetBuild {
   gzipBytes: number;
 }
 
-/** Bundles the widget (Lit and the typed client included) into one minified ES module. */
+/**
+ * Bundles the widget (Lit and the typed client included) into one minified ES module, and puts the demo
+ * tenant's pictures beside it (served with it under `/widget/`).
+ */
 export async function buildWidget(outdir: string = WIDGET_DIST): Promise<WidgetBuild> {
   mkdirSync(outdir, { recursive: true });
   const file = join(outdir, WIDGET_FILE);
@@ -29,6 +32,8 @@ export async function buildWidget(outdir: string = WIDGET_DIST): Promise<WidgetB
     legalComments: 'none',
     logLevel: 'warning',
   });
+  for (const { file: picture, file2x } of DEMO_IMAGES)
+    for (const name of [picture, file2x]) copyFileSync(join(DEMO_IMAGES_SOURCE, name), join(outdir, name));
   const code = readFileSync(file);
   return { file, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
 }

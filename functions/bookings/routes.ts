@@ -10,7 +10,7 @@ import { createBooking } from '#lib/domain/booking-create.ts';
 import { unknownFormFields } from '#lib/domain/booking-form.ts';
 import { listBookings } from '#lib/domain/booking-list.ts';
 import { changeStatus } from '#lib/domain/booking-status.ts';
-import { DomainError } from '#lib/domain/errors.ts';
+import { DomainError, NO_SUCH_SESSION } from '#lib/domain/errors.ts';
 import { MAX_POW_PAYLOAD } from '#lib/domain/pow.ts';
 import { isSessionId } from '#lib/domain/session.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
@@ -85,7 +85,7 @@ export const createCreateBooking =
       unknownFormFields(request.config, parsed.form, request.caller.kind === 'staff' ? 'staff' : 'customer'),
     );
     if (sessionId && !isSessionId(sessionId)) {
-      throw new DomainError('not_found', 'No such session', { session_id: sessionId.slice(0, 64) });
+      throw new DomainError('not_found', NO_SUCH_SESSION, { session_id: sessionId.slice(0, 64) });
     }
     if (source === 'cookie' && request.caller.kind === 'customer' && !request.caller.credentialKey) {
       assertNotCrossSite(request.headers, request.config.settings.cors_origins);

@@ -1,4 +1,5 @@
 import { describeDates, toLocalDate, type Ymd } from '#lib/core/dates.ts';
+import { joinReasons } from '#lib/core/guest-words.ts';
 import { formatAmount, formatDisplay } from '#lib/core/money.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import { describeLength, escapeHtml, unitWord } from '#lib/domain/text.ts';
@@ -52,6 +53,10 @@ const paramDefinitions = keptFor(new WeakMap(), (item, config) =>
   ),
 );
 
+/** An image's URL: a path on this service (`/widget/…`) becomes a URL on its public address. */
+const imageUrl = (src: string, config: StoredConfig): string =>
+  src.startsWith('/') && !src.startsWith('//') && config.service_url ? `${config.service_url}${src}` : src;
+
 /** The unrated wire fields of an item (reference §2.2, the wire notes' common extras, its parameters). */
 export const presentItem = keptFor(
   new WeakMap(),
@@ -69,18 +74,22 @@ export const presentItem = keptFor(
     unlimited: item.unlimited ? 1 : 0,
     video: { id: item.video?.id ?? '', start: item.video?.start ?? 0 },
     image: Object.fromEntries(
-      item.images.map((image, index) => [
-        String(index + 1),
-        {
-          date: 0,
-          title: image.title ?? false,
-          src: image.src,
-          'src@2x': image.src2x ?? image.src,
-          url: image.src,
-          url_medium: image.src,
-          url_small: image.src,
-        },
-      ]),
+      item.images.map((image, index) => {
+        const src = imageUrl(image.src, config);
+        return [
+          String(index + 1),
+          {
+            date: 0,
+            title: image.title ?? false,
+            src,
+            'src@2x': image.src2x ? imageUrl(image.src2x, config) : src,
+            url: src,
+            url_medium: src,
+            url_small: src,
+            ...(image.width && image.height ? { width: image.width, height: image.height } : {}),
+          },
+        ];
+      }),
     ),
     category_id: item.category_id,
     category: item.category_name ?? '',
@@ -222,7 +231,7 @@ export function presentRated(
     status: rated.status,
     available: rated.available,
     ...(context.slip ? { slip: context.slip } : {}),
-    ...(errors.length ? { error: errors.join('; ') } : {}),
+    ...(errors.length ? { error: joinReasons(errors) } : {}),
     summary: {
       title: statusTitle(rated),
       details: `<p>${escapeHtml(item.name)}${spanDesc ? `, ${escapeHtml(spanDesc)}` : ''}</p>`,

@@ -37,7 +37,7 @@ export const widgetFileOf = (method: string, rawPath: string): string | undefine
 };
 
 /** Whether a client takes gzip (`Accept-Encoding`, honouring `q=0`). */
-const acceptsGzip = (header: string | undefined): boolean =>
+export const acceptsGzip = (header: string | undefined): boolean =>
   (header ?? '').split(',').some((part) => {
     const [coding = '', ...params] = part
       .toLowerCase()
@@ -91,7 +91,10 @@ export function createWidgetFiles(dir?: string) {
       logger.warn('widget not built', { request_id: requestId, file: name });
       return undefined;
     }
-    const gzip = acceptsGzip(event.headers?.['accept-encoding']);
+    const type = WIDGET_FILES[name] as string;
+    // A picture is compressed already: gzip would only cost time. Pictures change with their names.
+    const picture = type.startsWith('image/');
+    const gzip = !picture && acceptsGzip(event.headers?.['accept-encoding']);
     logger.info('request', {
       request_id: requestId,
       route: 'widget',
@@ -101,13 +104,13 @@ export function createWidgetFiles(dir?: string) {
     return {
       statusCode: 200,
       headers: {
-        'content-type': WIDGET_FILES[name] as string,
-        'cache-control': 'public, max-age=300',
+        'content-type': type,
+        'cache-control': picture ? 'public, max-age=86400' : 'public, max-age=300',
         'x-content-type-options': 'nosniff',
         'x-request-id': requestId,
         // API Gateway does not compress: the widget's size budget is what it weighs gzipped.
         ...(gzip ? { 'content-encoding': 'gzip' } : {}),
-        vary: 'accept-encoding',
+        ...(picture ? {} : { vary: 'accept-encoding' }),
       },
       body: (gzip ? file.gzipped : file.plain).toString('base64'),
       isBase64Encoded: true,

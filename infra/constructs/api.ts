@@ -13,6 +13,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { BOOK_ROUTE } from '#functions/meta/book-page.ts';
 import { WIDGET_ROUTE } from '#functions/meta/widget.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
 import { fullPath, type Group, ROUTES } from '#lib/http/routes.ts';
@@ -111,6 +112,11 @@ export class TenantApi extends Construct {
       routeKey: HttpRouteKey.with(WIDGET_ROUTE.path, HttpMethod[WIDGET_ROUTE.method]),
       integration: integrations.meta,
     });
+    new HttpRoute(this, 'GET_book', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.with(BOOK_ROUTE.path, HttpMethod[BOOK_ROUTE.method]),
+      integration: integrations.meta,
+    });
     // Access control is the service's own (Basic, Bearer, partners, per-client limits in lib/auth and
     // lib/http), inside the functions; most routes are public by the interface's design.
     Validations.of(this).acknowledge({
@@ -120,5 +126,6 @@ export class TenantApi extends Construct {
         'token against the tenant table); an API Gateway authorizer would duplicate that check.',
     });
     new CfnOutput(this, 'Url', { value: `${stage.url}api/3.0` });
+    new CfnOutput(this, 'BookingPage', { value: `${stage.url}book` });
   }
 }

@@ -1,3 +1,4 @@
+import { contactLines, PAGE_STYLE } from '#functions/meta/book-page.ts';
 import { widgetSnippet } from '#functions/meta/widget.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { escapeHtml } from '#lib/domain/text.ts';
@@ -21,16 +22,8 @@ export const DEMO_PAGE_CSP = [
 /** The two lines a business pastes, here with the widget and the API on the page's own origin. */
 export const DEMO_SNIPPET = widgetSnippet('');
 
-const STYLE = `
-:root { color-scheme: light; --ink: #1d2a24; --muted: #4a5a52; --accent: #1f6f54; --paper: #f7f5ef; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 1rem/1.6 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink);
-  background: var(--paper); }
+const STYLE = `${PAGE_STYLE}
 .wrap { max-width: 60rem; margin: 0 auto; padding: 0 1rem; }
-.skip { position: absolute; left: -999px; }
-.skip:focus { left: 1rem; top: 1rem; padding: .5rem 1rem; background: #fff; color: var(--accent); z-index: 1; }
-a { color: var(--accent); }
-a:focus-visible { outline: 3px solid #f2b632; outline-offset: 2px; }
 header.site { background: #fff; border-bottom: 1px solid #dcd8cc; }
 header.site .wrap { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between;
   gap: .5rem; padding-block: .75rem; }
@@ -55,15 +48,7 @@ export function renderDemoPage(tenant: Tenant): string {
   const { company, locale } = tenant;
   const name = escapeHtml(company.name);
   const place = escapeHtml(line(company.city, company.region));
-  const contact = [
-    `<strong>${name}</strong>`,
-    escapeHtml(company.address),
-    escapeHtml(line(company.city, company.region, company.postal_zip)),
-    company.phone
-      ? `<a href="tel:${escapeHtml(company.phone.replace(/[^\d+]/g, ''))}">${escapeHtml(company.phone)}</a>`
-      : '',
-    `<a href="mailto:${escapeHtml(company.email)}">${escapeHtml(company.email)}</a>`,
-  ].filter((part) => part !== '');
+  const contact = [`<strong>${name}</strong>`, ...contactLines(company)];
   return [
     '<!doctype html>',
     `<html lang="${escapeHtml(locale.lang)}">`,
@@ -80,7 +65,7 @@ export function renderDemoPage(tenant: Tenant): string {
     // Inside the banner, so every part of the page is in a landmark (axe "region").
     '<header class="site"><a class="skip" href="#book">Skip to booking</a><div class="wrap">',
     `<a class="brand" href="/">${name}</a>`,
-    '<nav aria-label="Site"><ul><li><a href="#book">Book</a></li><li><a href="#contact">Contact</a></li></ul></nav>',
+    '<nav aria-label="Site"><ul><li><a href="#book">Book</a></li><li><a href="/book">Booking page</a></li><li><a href="#contact">Contact</a></li></ul></nav>',
     '</div></header>',
     '<main>',
     '<section class="hero" aria-labelledby="welcome"><div class="wrap">',

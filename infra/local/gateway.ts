@@ -8,6 +8,7 @@ import {
   validateHeaderValue,
 } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { BOOK_ROUTE } from '#functions/meta/book-page.ts';
 import { WIDGET_ROUTE } from '#functions/meta/widget.ts';
 import { logger } from '#lib/http/logger.ts';
 import { REQUEST_LIMITS } from '#lib/http/parse.ts';
@@ -52,6 +53,8 @@ export function resolveGroup(
       pathParameters: { file },
     };
   }
+  if (method.toUpperCase() === BOOK_ROUTE.method && path === BOOK_ROUTE.path)
+    return { group: 'meta', routeKey: `${BOOK_ROUTE.method} ${BOOK_ROUTE.path}` };
   const match = matchRoute(method, path);
   if (match.kind !== 'route') return { group: 'meta', routeKey: '$default' };
   return {

@@ -732,6 +732,8 @@ export interface components {
           src: string;
           'src@2x': string;
           title: string | false;
+          width?: number;
+          height?: number;
         } & {
           [key: string]: unknown;
         };
@@ -815,6 +817,8 @@ export interface components {
           src: string;
           'src@2x': string;
           title: string | false;
+          width?: number;
+          height?: number;
         } & {
           [key: string]: unknown;
         };

@@ -50,11 +50,17 @@ const rulesSchema = z.strictObject({
   closed_dow: z.array(dow).max(7).default([]),
 });
 
-/** An item image. */
+/**
+ * An item image: a URL, or a path on this service (`/widget/demo-cabin.webp`, served beside the widget),
+ * which the API answers as a URL on its public address. `width` and `height` (of `src`, in pixels) let a
+ * page reserve the picture's space before it loads.
+ */
 const imageSchema = z.strictObject({
   src: text(2000).min(1),
   src2x: text(2000).optional(),
   title: text(200).optional(),
+  width: z.number().int().positive().max(20_000).optional(),
+  height: z.number().int().positive().max(20_000).optional(),
 });
 
 /** An item of the catalogue: its stock, prices, rates, rules and package contents. */

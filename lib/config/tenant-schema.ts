@@ -127,7 +127,15 @@ export const tenantSchema = z
     statuses: z.array(statusSchema).min(1).max(30).default(DEFAULT_STATUSES),
     form: z.array(formFieldSchema).min(2).max(100),
     policy: z
-      .strictObject({ body: text(20_000).default(''), tos_required: z.boolean().default(false) })
+      .strictObject({
+        body: text(20_000).default(''),
+        tos_required: z.boolean().default(false),
+        /** The business's full terms, linked from the booking page (`/book`) beside the policy. */
+        terms_url: z
+          .url({ protocol: /^https?$/ })
+          .max(2000)
+          .optional(),
+      })
       .default({ body: '', tos_required: false }),
     accounts: z.array(accountSchema).min(1).max(500),
     webhooks: z.array(webhookSchema).max(10).default([]),

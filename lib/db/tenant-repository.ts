@@ -45,6 +45,11 @@ export type StoredConfig = Pick<
    * lists then read every item's counters by month. Absent (or an earlier layout): lists read by item.
    */
   stock_index?: string;
+  /**
+   * The service's public URL (`PUBLIC_URL`), added by the function that read the configuration, never
+   * stored: an item image given as a path on this service is answered as a URL under it.
+   */
+  service_url?: string;
 };
 
 /** An item as stored (with its category's name, so listing needs one query); removed items stay, disabled. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { countOf } from '../core/guest-words.ts';
 import { unixSeconds } from '../core/time.ts';
 import {
   createBookingActions,
@@ -21,9 +22,9 @@ import { type Audience, validateForm } from './booking-form.ts';
 import { newBookingCode, newBookingRecord, sessionMoney } from './booking-record.ts';
 import { type Caller, hasGrant, isPartnerOnly } from './caller.ts';
 import { sessionActorOf } from './cart-lines.ts';
-import { DomainError } from './errors.ts';
+import { DomainError, NO_LONGER_OFFERED, NO_SUCH_SESSION, SESSION_EXPIRED } from './errors.ts';
 import { checkGiftcert, spendableGiftcert } from './giftcert.ts';
-import { holdLimitCounter, unavailableCounter } from './hold-refusals.ts';
+import { holdLimitCounter, type RefusalAt, unavailableCounter } from './hold-refusals.ts';
 import { addSlips, endSession, isExpired, loadOpenSession, verifySlips } from './session.ts';
 import {
   capacityOf,
@@ -144,7 +145,7 @@ async function bookSession(
   let newCustomerId: number | undefined;
   let code = newBookingCode(ctx.config.settings.booking_code_prefix);
   type Role = 'session' | 'booking' | 'code' | 'other' | 'unpaid' | `stock ${string}` | `client ${string}`;
-  let owners: Record<string, string> = {};
+  let refusalAt: RefusalAt = { owners: {}, lines: {}, config: ctx.config, now: ctx.now };
   const allowances: Record<string, number> = {};
   return commitWithRetry<MadeBooking, Role>(ctx.db, {
     ...(ctx.retry ? { retry: ctx.retry } : {}),
@@ -153,17 +154,17 @@ async function bookSession(
     onFailed: (failed) => {
       if (failed.includes('code')) code = newBookingCode(ctx.config.settings.booking_code_prefix);
       const stock = failed.find((role) => role.startsWith('stock '));
-      if (stock) throw unavailableCounter(stock.slice('stock '.length), owners);
+      if (stock) throw unavailableCounter(stock.slice('stock '.length), refusalAt);
       const share = failed.find((role) => role.startsWith('client '));
       if (share) {
         const id = share.slice('client '.length);
-        throw holdLimitCounter(id, owners, { allowance: allowances[id] ?? 0 });
+        throw holdLimitCounter(id, refusalAt, { allowance: allowances[id] ?? 0 });
       }
       if (failed.includes('unpaid')) {
         const max = ctx.config.settings.limits.unpaid_bookings_per_client;
         throw new DomainError(
           'hold_limit',
-          `This client already has ${max} unpaid bookings; pay one, or wait for one to be confirmed, first`,
+          `You already have ${countOf(max, 'unpaid booking')}; pay one, or wait for one to be confirmed, first`,
           { unpaid_bookings: max },
         );
       }
@@ -174,18 +175,20 @@ async function bookSession(
         getSession(ctx.db, sessionId),
         email ? getCustomerIdByEmail(ctx.db, email) : undefined,
       ]);
-      if (!session) throw new DomainError('not_found', 'No such session', { session_id: sessionId });
+      if (!session) throw new DomainError('not_found', NO_SUCH_SESSION, { session_id: sessionId });
       if (session.status === 'booked' && session.booking_id) {
         const record = await getBookingRecord(ctx.db, session.booking_id);
         if (record) return { done: { booking: record.booking, existing: true } };
       }
       if (isExpired(session, ctx.now)) {
-        throw new DomainError('session_expired', 'The session has expired or ended; start a new one', {
+        throw new DomainError('session_expired', SESSION_EXPIRED, {
           session_id: sessionId,
         });
       }
       if (Object.keys(session.lines).length === 0) {
-        throw new DomainError('session_empty', 'The session has nothing to book', { session_id: sessionId });
+        throw new DomainError('session_empty', 'Your cart is empty; add something to book first', {
+          session_id: sessionId,
+        });
       }
       const giftcertCode = options.giftcert ? await options.giftcert() : undefined;
 
@@ -197,7 +200,7 @@ async function bookSession(
       for (const line of stale) {
         const item = all.find((entry) => entry.item_id === line.item_id && entry.enabled);
         if (!item || (item.visibility === 'S' && !hasGrant(ctx.caller, 'staff_items'))) {
-          throw new DomainError('unavailable', 'This item is no longer offered', {
+          throw new DomainError('unavailable', NO_LONGER_OFFERED, {
             line: line.line_id,
             item_id: line.item_id,
           });
@@ -206,7 +209,7 @@ async function bookSession(
       const caughtUp = stale.length
         ? catchUpLines(session.lines, { config: ctx.config, all, now: ctx.now })
         : { lines: session.lines, extra: {}, owners: {} };
-      owners = caughtUp.owners;
+      refusalAt = { owners: caughtUp.owners, lines: caughtUp.lines, config: ctx.config, now: ctx.now };
       const holds = { ...session.holds };
       for (const [id, units] of Object.entries(caughtUp.extra)) holds[id] = (holds[id] ?? 0) + units;
 
@@ -254,7 +257,7 @@ async function bookSession(
           const { itemId, slot } = parseCounterId(id);
           const item = all.find((entry) => entry.item_id === itemId);
           const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
-          if (units > capacity) throw unavailableCounter(id, owners);
+          if (units > capacity) throw unavailableCounter(id, refusalAt);
           return {
             role: `stock ${id}` as const,
             action: holdStockAction(ctx.db, { itemId, slot, units, capacity }),
@@ -273,7 +276,7 @@ async function bookSession(
           const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
           const allowance = clientAllowance(capacity, ctx.config.settings.limits.client_hold_share);
           allowances[id] = allowance;
-          if (units > allowance) throw holdLimitCounter(id, owners, { allowance });
+          if (units > allowance) throw holdLimitCounter(id, refusalAt, { allowance });
           named.push({
             role: `client ${id}`,
             action: holdClientUnitsAction(ctx.db, {

@@ -80,11 +80,12 @@ export function validateForm(config: StoredConfig, raw: unknown, audience: Audie
     );
   }
   if (Object.keys(problems).length) {
-    throw new DomainError(
-      'validation_error',
-      `Invalid fields: ${Object.keys(problems).join(', ')}`,
-      problems,
+    // The guest reads the fields by their labels; `data` keeps the `form[<id>]` names a widget maps back.
+    const labels = new Map(fields.map((field) => [`form[${field.field_id}]`, field.lbl]));
+    const named = Object.entries(problems).map(
+      ([name, problem]) => `${labels.get(name) ?? name} (${problem})`,
     );
+    throw new DomainError('validation_error', `Check these fields: ${named.join(', ')}`, problems);
   }
   return { values };
 }

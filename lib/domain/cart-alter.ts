@@ -41,10 +41,14 @@ function grownLine(
   offeredItem(ctx, { itemId: line.item_id, all, where, adding: false });
   const holdsNow = holdsNowOf(line, { config: ctx.config, all, now: ctx.now });
   if (!holdsNow) {
-    throw new DomainError('unavailable', 'This line no longer fits its item; remove it and add it again', {
-      ...where,
-      item_id: line.item_id,
-    });
+    throw new DomainError(
+      'unavailable',
+      `${line.name} has changed since it was added; remove it and add it again`,
+      {
+        ...where,
+        item_id: line.item_id,
+      },
+    );
   }
   return { ...line, qty: options.qty, holds_per_qty: holdsNow, items_stamp: ctx.config.updated_at };
 }

@@ -1,3 +1,4 @@
+import { joinReasons } from '../core/guest-words.ts';
 import { unixSeconds } from '../core/time.ts';
 import type { SessionLine, StoredSession } from '../db/session-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
@@ -5,7 +6,7 @@ import { type RatedItem, rateItem } from '../rating/rate-item.ts';
 import type { SlipPayload } from '../slip/codec.ts';
 import { type Caller, hasGrant, isPartnerOnly } from './caller.ts';
 import { paramLabels, partsOf, ratingTenant } from './catalog.ts';
-import { DomainError } from './errors.ts';
+import { DomainError, NO_LONGER_OFFERED } from './errors.ts';
 import { requestOf } from './slip-contents.ts';
 import { holdsOf, totalHolds } from './stock.ts';
 
@@ -84,7 +85,7 @@ export function offeredItem(
     });
   }
   if (!item || hidden)
-    throw new DomainError('unavailable', 'This item is no longer offered', {
+    throw new DomainError('unavailable', NO_LONGER_OFFERED, {
       ...options.where,
       item_id: options.itemId,
     });
@@ -110,11 +111,9 @@ function rateLine(
     now: ctx.now,
   });
   if (rated.status !== 'AVAILABLE' || !rated.span) {
-    throw new DomainError('unavailable', rated.errors.join('; ') || 'Not available', {
-      ...where,
-      item_id: item.item_id,
-      reason: rated.errors.join('; '),
-    });
+    const reason =
+      joinReasons(rated.errors) || `${item.name} is not available for these dates; try other dates`;
+    throw new DomainError('unavailable', reason, { ...where, item_id: item.item_id, reason });
   }
   return { item, rated };
 }
@@ -186,7 +185,7 @@ export const withHolds = (session: StoredSession, ctx: LineContext): StoredSessi
   if (Object.keys(holds).length > SESSION_LIMITS.countersPerSession) {
     throw new DomainError(
       'validation_error',
-      `A session holds at most ${SESSION_LIMITS.countersPerSession} item-dates`,
+      `Your cart is full: it holds at most ${SESSION_LIMITS.countersPerSession} days, nights or hours in all; book what it holds first`,
       {
         slip: `more than ${SESSION_LIMITS.countersPerSession} item-dates in one session`,
       },
@@ -240,7 +239,7 @@ export function addLines(
   if (Object.keys(lines).length > SESSION_LIMITS.linesPerSession) {
     throw new DomainError(
       'validation_error',
-      `A session has at most ${SESSION_LIMITS.linesPerSession} lines`,
+      `Your cart is full: it holds at most ${SESSION_LIMITS.linesPerSession} items; book what it holds first`,
       {
         slip: `at most ${SESSION_LIMITS.linesPerSession} lines per session`,
       },

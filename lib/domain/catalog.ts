@@ -1,4 +1,5 @@
 import { todayIn, type Ymd } from '../core/dates.ts';
+import { localeTag } from '../core/guest-words.ts';
 import type { Db } from '../db/client.ts';
 import { STOCK_INDEX_LAYOUT } from '../db/keys.ts';
 import { readStock } from '../db/stock-repository.ts';
@@ -87,6 +88,7 @@ export const ratingTenant = (config: StoredConfig): RatingTenant => ({
   decimals: config.locale.decimals,
   discounts: config.discounts,
   allowFreeBookings: config.settings.allow_free_bookings === true,
+  locale: localeTag(config.locale.id),
 });
 
 /** Labels of the booking parameters by id. */

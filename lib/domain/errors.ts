@@ -41,3 +41,12 @@ export class BudgetSpentError extends DomainError {
     this.retryAfter = options.retryAfter;
   }
 }
+
+/** The words of `session_expired`, wherever a cart is found ended, booked, swept or timed out. */
+export const SESSION_EXPIRED = 'Your cart has expired or was closed; add your choices again';
+
+/** The words of a `not_found` cart: an unknown id (or one swept away long ago). */
+export const NO_SUCH_SESSION = 'This cart no longer exists; add your choices again';
+
+/** The words of `unavailable` for an item withdrawn (or made staff-only) since it was rated. */
+export const NO_LONGER_OFFERED = 'This item is no longer offered; choose another';

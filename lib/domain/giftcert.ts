@@ -1,4 +1,5 @@
 import { todayIn } from '../core/dates.ts';
+import { waitOf } from '../core/guest-words.ts';
 import { unixSeconds } from '../core/time.ts';
 import { getGiftcert } from '../db/giftcert-repository.ts';
 import { returnGiftcertAttempt, takeGiftcertAttempt } from '../db/rate-limit-repository.ts';
@@ -79,7 +80,7 @@ export async function checkGiftcert(ctx: BookingContext, rawCode: string): Promi
   if (!taken.admitted) {
     const retryAfter = windowStart + GIFTCERT_WINDOW_SECONDS - nowSeconds;
     throw new BudgetSpentError(
-      `Too many gift certificate codes tried from this client; retry in ${retryAfter} s`,
+      `Too many gift certificate codes tried in a short time; try again in ${waitOf(retryAfter)}`,
       {
         limit: budget,
         retryAfter,

@@ -3,6 +3,7 @@ import { type Challenge, createChallenge, randomInt, type Solution, verifySoluti
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import type { SlipKey } from '../slip/codec.ts';
 import { DomainError } from './errors.ts';
+import { counterInWords, type RefusalAt } from './hold-refusals.ts';
 
 /** The ALTCHA (v2) algorithm of every challenge: PBKDF2/SHA-256, which browsers run natively. */
 const POW_ALGORITHM = 'PBKDF2/SHA-256';
@@ -72,20 +73,22 @@ export async function challengeRequired(options: {
   settings: PowSettings;
   binding: PowBinding;
   counters: string[];
-  owners: Record<string, string>;
+  /** Where the first counter is named from, for the guest's words. */
+  at: RefusalAt;
   now: number;
   reason: 'pressure' | 'invalid' | 'expired' | 'foreign' | 'spent' | 'other_dates';
 }): Promise<DomainError> {
   const [first = ''] = options.counters;
   const [item = '', slot = ''] = first.split('|');
   const challenge = await issueChallenge(options);
+  const { name, when } = counterInWords(first, options.at);
   return new DomainError(
     'challenge_required',
     options.reason === 'pressure'
-      ? `Few of item ${item} on ${slot.slice(0, 8)} are left: solve the challenge and send it as altcha`
-      : 'The altcha solution cannot be used here; solve this challenge instead',
+      ? `Few of ${name} are left ${when}; complete the quick check to hold it`
+      : 'The quick check could not be used; complete the new one to go on',
     {
-      line: options.owners[first] ?? '',
+      line: options.at.owners[first] ?? '',
       item_id: Number(item),
       date: slot.slice(0, 8),
       reason: options.reason,

@@ -84,6 +84,7 @@ function holdActions(
     named.push({ action, role });
   };
   const cooldown = reholdCooldownSeconds(ctx.config.settings);
+  const refusalAt = { owners: options.owners, lines: after.lines, config: ctx.config, now: ctx.now };
   const counters = new Set([...Object.keys(before.holds), ...Object.keys(after.holds)]);
   for (const id of counters) {
     const delta = (after.holds[id] ?? 0) - (before.holds[id] ?? 0);
@@ -114,7 +115,7 @@ function holdActions(
     }
     const item = options.all.find((entry) => entry.item_id === itemId);
     const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
-    if (delta > capacity) throw unavailableCounter(id, options.owners);
+    if (delta > capacity) throw unavailableCounter(id, refusalAt);
     // Under a proof-of-work gate, a hold without a solution may not eat into the reserve: its condition
     // leaves that much free, so the gate is decided in the same condition as the stock itself.
     const reserve = client && item?.pow ? powReserve(capacity, item.pow.below_share) : 0;
@@ -133,7 +134,7 @@ function holdActions(
     }
     if (client) {
       const allowance = clientAllowance(capacity, ctx.config.settings.limits.client_hold_share);
-      if (delta > allowance) throw holdLimitCounter(id, options.owners, { allowance });
+      if (delta > allowance) throw holdLimitCounter(id, refusalAt, { allowance });
       push(
         holdClientUnitsAction(ctx.db, {
           client,
@@ -212,7 +213,12 @@ export async function commitSession(
       settings: ctx.config.settings.pow,
       binding,
       counters: pow.gated,
-      owners: (written as Change).owners,
+      at: {
+        owners: (written as Change).owners,
+        lines: (written as Change).next.lines,
+        config: ctx.config,
+        now: ctx.now,
+      },
       now: ctx.now,
       reason: refused ?? (pow.solved ? (reason === 'pressure' ? 'other_dates' : reason) : reason),
     });
@@ -252,7 +258,12 @@ export async function commitSession(
       if (blocked) {
         throw (await fitsWithoutReserve(blocked.counter, blocked))
           ? await needChallenge('pressure')
-          : unavailableCounter(blocked.counter, owners);
+          : unavailableCounter(blocked.counter, {
+              owners,
+              lines: next.lines,
+              config: ctx.config,
+              now: ctx.now,
+            });
       }
       if (pow.spends && pow.solved) {
         write.push({
@@ -287,6 +298,7 @@ export async function commitSession(
       // Someone changed (or expired) the session since we read it: read again and re-apply.
       if (failed.some((role) => role.kind === 'session')) return;
       const { next, owners } = written as Change;
+      const refusalAt = { owners, lines: next.lines, config: ctx.config, now: ctx.now };
       if (failed.some((role) => role.kind === 'challenge')) throw await needChallenge('spent');
       // The client's own carts that expired before the sweeper came still take stock, its share and its
       // slots: release them once (recording their cooldown) and try again before refusing.
@@ -300,7 +312,7 @@ export async function commitSession(
         if (stock.gated && (await fitsWithoutReserve(stock.counter, stock.gated))) {
           throw await needChallenge('pressure');
         }
-        throw unavailableCounter(stock.counter, owners);
+        throw unavailableCounter(stock.counter, refusalAt);
       }
       const budget = failed.find((role) => role.kind === 'client');
       if (budget?.kind === 'client') {
@@ -311,12 +323,12 @@ export async function commitSession(
         });
         const now = unixSeconds(ctx.now);
         if (cooldown && cooldown.until > now && cooldown.sessionId !== next.id) {
-          throw coolingDown(budget.counter, owners, { until: cooldown.until, now });
+          throw coolingDown(budget.counter, refusalAt, { until: cooldown.until, now });
         }
-        throw holdLimitCounter(budget.counter, owners, { allowance: budget.allowance });
+        throw holdLimitCounter(budget.counter, refusalAt, { allowance: budget.allowance });
       }
       if (failed.some((role) => role.kind === 'sessions')) {
-        throw holdLimitCounter(Object.keys(next.holds)[0] ?? '', owners, {
+        throw holdLimitCounter(Object.keys(next.holds)[0] ?? '', refusalAt, {
           sessions: ctx.config.settings.limits.open_sessions_per_client,
         });
       }

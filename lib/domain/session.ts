@@ -10,7 +10,7 @@ import { SlipError, type SlipPayload, verifySlip } from '../slip/codec.ts';
 import { type AlterChange, applyAlters } from './cart-alter.ts';
 import { addLines, SESSION_LIMITS, sessionExpiryOf, withHolds } from './cart-lines.ts';
 import { mergeRanges, paramLabels, partsOf, type Range, ratingTenant } from './catalog.ts';
-import { DomainError } from './errors.ts';
+import { DomainError, NO_SUCH_SESSION, SESSION_EXPIRED } from './errors.ts';
 import { commitSession, type SessionContext } from './session-commit.ts';
 import { requestOf } from './slip-contents.ts';
 
@@ -32,9 +32,9 @@ export const isExpired = (session: StoredSession, now: number): boolean =>
  */
 export async function loadOpenSession(db: Db, id: string, now: number): Promise<StoredSession> {
   const session = SESSION_ID.test(id) ? await getSession(db, id) : undefined;
-  if (!session) throw new DomainError('not_found', 'No such session', { session_id: id });
+  if (!session) throw new DomainError('not_found', NO_SUCH_SESSION, { session_id: id });
   if (isExpired(session, now)) {
-    throw new DomainError('session_expired', 'The session has expired or ended; start a new one', {
+    throw new DomainError('session_expired', SESSION_EXPIRED, {
       session_id: id,
       status: session.status === 'open' ? 'expired' : session.status,
     });

@@ -135,11 +135,11 @@ export function createApiHandler<G extends Group>(options: {
   const { group, deps } = options;
   const routes: Partial<Record<RouteName, RouteHandler>> = options.routes;
   const clock = deps.clock ?? Date.now;
-  const loadConfig = createConfigCache({ db: deps.db, ttlMs: deps.configTtlMs });
+  const publicUrl = deps.publicUrl ?? (() => DEFAULT_PUBLIC_URL);
+  const loadConfig = createConfigCache({ db: deps.db, ttlMs: deps.configTtlMs, publicUrl });
   const trustedOf = createTrustedCache(deps.trustedProxies ?? []);
   const store = accessStore(deps.db);
   const meter = meterOf(deps.metrics);
-  const publicUrl = deps.publicUrl ?? (() => DEFAULT_PUBLIC_URL);
 
   /** The route's implementation called with what the pipeline learnt, its result as the answer. */
   const answer =

@@ -1,4 +1,5 @@
 import type { Caller } from '../auth/access.ts';
+import { waitOf } from '../core/guest-words.ts';
 import { unixSeconds } from '../core/time.ts';
 import type { Db } from '../db/client.ts';
 import { countRequestInWindow, type WindowBudgets } from '../db/rate-limit-repository.ts';
@@ -73,7 +74,7 @@ export async function enforceRateLimit(
   };
   if (!count.admitted) {
     throw new ApiError('rate_limited', {
-      details: `Too many ${count.exceeded === 'requests' ? 'requests' : 'changes'} from this client; retry in ${reset} s`,
+      details: `Too many ${count.exceeded === 'requests' ? 'requests' : 'changes'} in a short time; try again in ${waitOf(Number(reset))}`,
       data: { limit: tighter.limit, retry_after: Number(reset) },
       headers: { ...headers, 'retry-after': reset },
     });

@@ -17,14 +17,22 @@ export const envelopeTenant = (config: StoredConfig | undefined): EnvelopeTenant
       }
     : UNKNOWN_TENANT;
 
-/** Caches the tenant configuration for a short time, so most requests read nothing for the envelope. */
-export function createConfigCache(options: { db: Db; ttlMs?: number | undefined }) {
+/**
+ * Caches the tenant configuration for a short time, so most requests read nothing for the envelope. With
+ * `publicUrl`, the configuration carries it as `service_url`.
+ */
+export function createConfigCache(options: {
+  db: Db;
+  ttlMs?: number | undefined;
+  publicUrl?: (() => string) | undefined;
+}) {
   const ttl = options.ttlMs ?? DEFAULT_CONFIG_CACHE_MS;
   let cached: { config: StoredConfig; until: number } | undefined;
   return async (now: number): Promise<StoredConfig> => {
     if (cached && cached.until > now) return cached.config;
-    const config = await getConfig(options.db);
-    if (!config) throw new Error('No tenant is loaded into the table');
+    const stored = await getConfig(options.db);
+    if (!stored) throw new Error('No tenant is loaded into the table');
+    const config = options.publicUrl ? { ...stored, service_url: options.publicUrl() } : stored;
     cached = { config, until: now + ttl };
     return config;
   };

@@ -1,5 +1,6 @@
 import type { Tenant, TenantItem } from '../config/tenant-schema.ts';
-import { dayOfWeek, todayIn } from '../core/dates.ts';
+import { dayOfWeek, todayIn, type Ymd } from '../core/dates.ts';
+import { type DateWords, datesInWords, listInWords } from '../core/guest-words.ts';
 import { percentOf, toMinor } from '../core/money.ts';
 import { inWindow, pricesOn, slotTotal } from './pricing.ts';
 import { dateRuleErrors, isClosed, paramRuleErrors } from './rules.ts';
@@ -18,6 +19,8 @@ export interface RatingTenant {
   discounts: Tenant['discounts'];
   /** Whether a line of nobody at no charge may be booked (`settings.allow_free_bookings`, default false). */
   allowFreeBookings?: boolean;
+  /** The tenant's locale in BCP 47 (`en-CA`), for the dates in messages; English when absent. */
+  locale?: string;
 }
 
 /** What is asked of one item. */
@@ -144,12 +147,15 @@ const applyDiscount = (
   if (!request.discountCode) return { discount: 0 };
   const code = request.discountCode.trim().toUpperCase();
   const found = tenant.discounts.find((discount) => discount.code === code);
-  if (!found) return { discount: 0, error: `Discount code ${code} is not valid` };
+  if (!found) return { discount: 0, error: `Discount code ${code} is not valid; check it or leave it out` };
   if (!inWindow(span.start, found.start_date, found.end_date)) {
-    return { discount: 0, error: `Discount code ${code} is not valid for these dates` };
+    return {
+      discount: 0,
+      error: `Discount code ${code} does not apply to these dates; choose other dates or leave it out`,
+    };
   }
   if (found.item_ids && !found.item_ids.includes(item.item_id)) {
-    return { discount: 0, error: `Discount code ${code} does not apply to ${item.name}` };
+    return { discount: 0, error: `Discount code ${code} does not apply to ${item.name}; leave it out` };
   }
   const discount =
     found.type === 'percent'
@@ -157,6 +163,57 @@ const applyDiscount = (
       : Math.min(toMinor(found.value, tenant.decimals), subTotal);
   return { discount, code };
 };
+
+/** The reason an item without enough stock is refused: how many are left, or none, and what to do. */
+const soldOutReason = (span: Span, available: number): string => {
+  const when = span.unit === 'H' ? 'these times' : 'these dates';
+  return available > 0
+    ? `Only ${available} left for ${when}; choose fewer`
+    : `Sold out for ${when}; try other ${span.unit === 'H' ? 'times' : 'dates'}`;
+};
+
+/** The reason a line that counts nobody toward stock is refused, by the labels of what counts. */
+const nothingChosen = (item: TenantItem, labels: Record<string, string>, locale: string): string => {
+  const counted = Object.entries(item.params)
+    .filter(([, param]) => param.counts_stock)
+    .map(([id]) => labels[id] ?? 'Quantity');
+  return counted.length ? `${listInWords(counted, locale, 'or')}: choose at least 1` : 'Choose at least 1';
+};
+
+/** A package part rated slot by slot, as `rateItem` works it out. */
+interface PartRate {
+  part: { item: TenantItem; qty: number; optional: boolean };
+  included: boolean;
+  perPackage: number;
+  slots: { slot: Slot; stock: SlotStock; closed: boolean }[];
+}
+
+/**
+ * Why a package's required parts refuse it: each part closed on some dates (when rules count closures),
+ * each part with too little left for one package on some dates, named with those dates in words.
+ */
+function partShortfalls(
+  parts: PartRate[],
+  options: { closedCounts: boolean; words: DateWords },
+): { closed: string[]; soldOut: string[] } {
+  const closed: string[] = [];
+  const soldOut: string[] = [];
+  for (const part of parts) {
+    if (!part.included || part.part.optional) continue;
+    const name = part.part.item.name;
+    const dates = (test: (slot: PartRate['slots'][number]) => boolean): Ymd[] =>
+      part.slots.filter(test).map(({ slot }) => slot.date);
+    const closedOn = options.closedCounts ? dates((slot) => slot.closed) : [];
+    if (closedOn.length)
+      closed.push(`${name} is closed on ${datesInWords(closedOn, options.words)}; choose other dates`);
+    const shortOn = dates(
+      (slot) => !(options.closedCounts && slot.closed) && slot.stock.A < Math.max(1, part.perPackage),
+    );
+    if (shortOn.length)
+      soldOut.push(`${name} is sold out on ${datesInWords(shortOn, options.words)}; try other dates`);
+  }
+  return { closed, soldOut };
+}
 
 /** One event per tenant rate used: each parameter it priced, at its amount, on how many slots. */
 const collectEvents = (slots: { rate: SlotRate }[]): RateEventPrices[] => {
@@ -222,12 +279,16 @@ export function rateItem(input: RateItemInput): RatedItem {
     if (error instanceof SpanError) return unrated('UNAVAILABLE', [error.message], quantities, units);
     throw error;
   }
-  const today = todayIn(tenant.timeZone, input.now);
+  const words: DateWords = { locale: tenant.locale ?? 'en', today: todayIn(tenant.timeZone, input.now) };
 
   const ruleErrors: string[] = [];
   if (request.rules !== 'off') ruleErrors.push(...paramRuleErrors(item, quantities, input.labels));
-  if (request.rules === 'on') ruleErrors.push(...dateRuleErrors(item, span, today));
-  if (units <= 0) ruleErrors.push('Choose at least one');
+  if (request.rules === 'on') ruleErrors.push(...dateRuleErrors(item, span, words));
+  if (units <= 0) {
+    // A required parameter that counts may already have said it in the same words.
+    const reason = nothingChosen(item, input.labels, words.locale);
+    if (!ruleErrors.includes(reason)) ruleErrors.push(reason);
+  }
 
   const partRates = (input.parts ?? []).map((part) => {
     const included = !part.optional || (request.optIn ?? []).includes(part.item.item_id);
@@ -311,7 +372,13 @@ export function rateItem(input: RateItemInput): RatedItem {
         ? 'SOLDOUT'
         : 'AVAILABLE';
   const errors = [...ruleErrors];
-  if (soldOut) errors.push(available > 0 ? `Only ${available} available` : 'Sold out for these dates');
+  // A package's required parts say which of them is closed or short, and on which dates.
+  const partReasons = partShortfalls(partRates, { closedCounts: request.rules === 'on', words });
+  errors.push(...partReasons.closed);
+  if (soldOut) {
+    if (partReasons.soldOut.length) errors.push(...partReasons.soldOut);
+    else errors.push(soldOutReason(span, available));
+  }
   return {
     status,
     errors,

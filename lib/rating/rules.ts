@@ -1,5 +1,6 @@
 import type { TenantItem } from '../config/tenant-schema.ts';
 import { addDays, dayOfWeek, type Ymd } from '../core/dates.ts';
+import { countOf, type DateWords, datesInWords, unitCount } from '../core/guest-words.ts';
 import type { Span } from './span.ts';
 
 /** Whether an item is closed on a date (a closed date or day of the week). */
@@ -7,7 +8,10 @@ export const isClosed = (item: TenantItem, date: Ymd): boolean =>
   (item.rules.closed_dates.length > 0 && item.rules.closed_dates.includes(date)) ||
   (item.rules.closed_dow.length > 0 && item.rules.closed_dow.includes(dayOfWeek(date)));
 
-/** The parameter rules a request breaks: required, minimum and maximum quantities, by label. */
+/**
+ * The parameter rules a request breaks (required, minimum and maximum quantities), each in guest words
+ * that start with the tenant's label: "Adults: choose at least 1".
+ */
 export const paramRuleErrors = (
   item: TenantItem,
   quantities: Record<string, number>,
@@ -16,11 +20,12 @@ export const paramRuleErrors = (
   const errors: string[] = [];
   for (const [id, param] of Object.entries(item.params)) {
     const qty = quantities[id] ?? 0;
-    const label = labels[id] ?? id;
+    // The tenant schema gives every parameter an item uses a label: the fallback is never a raw id.
+    const label = labels[id] ?? 'Quantity';
     if (param.req && qty < Math.max(1, param.min))
-      errors.push(`${label}: at least ${Math.max(1, param.min)} required`);
-    else if (qty > 0 && qty < param.min) errors.push(`${label}: at least ${param.min}`);
-    if (qty > param.max) errors.push(`${label}: at most ${param.max}`);
+      errors.push(`${label}: choose at least ${Math.max(1, param.min)}`);
+    else if (qty > 0 && qty < param.min) errors.push(`${label}: choose ${param.min} or more, or none`);
+    if (qty > param.max) errors.push(`${label}: choose at most ${param.max}`);
   }
   return errors;
 };
@@ -35,36 +40,56 @@ const daysAfter = (today: Ymd, days: number): Ymd => {
   return /^\d{8}$/.test(date) ? date : AFTER_EVERY_DATE;
 };
 
-/** The date rules a span breaks: length, lead time, advance limit, closed days and opening hours. */
-export const dateRuleErrors = (item: TenantItem, span: Span, today: Ymd): string[] => {
+/** What a booking of each unit is called, and what a guest changes to make it longer or shorter. */
+const LENGTH_WORDS = {
+  D: { booking: 'Bookings', end: 'end date' },
+  N: { booking: 'Stays', end: 'end date' },
+  H: { booking: 'Bookings', end: 'end time' },
+} as const;
+
+/**
+ * The date rules a span breaks (length, lead time, advance limit, closed days, opening hours), each in
+ * guest words that say what to do, with dates named in the tenant's locale (`words`, with its today).
+ */
+export const dateRuleErrors = (item: TenantItem, span: Span, words: DateWords): string[] => {
   const errors: string[] = [];
   const length = span.slots.length;
-  const noun = { D: 'day', N: 'night', H: 'hour' }[span.unit];
+  const { booking, end } = LENGTH_WORDS[span.unit];
   const { min_len: minLen, max_len: maxLen, lead_days: leadDays, advance_days: advanceDays } = item.rules;
-  if (minLen !== undefined && length < minLen) errors.push(`Minimum stay is ${minLen} ${noun}s`);
-  if (maxLen !== undefined && length > maxLen) errors.push(`Maximum stay is ${maxLen} ${noun}s`);
+  if (minLen !== undefined && length < minLen)
+    errors.push(`${booking} are ${unitCount(span.unit, minLen)} at least; choose a later ${end}`);
+  if (maxLen !== undefined && length > maxLen)
+    errors.push(`${booking} are ${unitCount(span.unit, maxLen)} at most; choose an earlier ${end}`);
   const lead = leadDays ?? 0;
-  const window = bookableWindow(item, today);
+  const window = bookableWindow(item, words.today);
   if (span.start < window.earliest) {
-    errors.push(lead === 0 ? 'Dates in the past cannot be booked' : `Book at least ${lead} days ahead`);
+    errors.push(
+      lead === 0
+        ? 'Dates in the past cannot be booked; choose today or a later date'
+        : `Book at least ${countOf(lead, 'day')} ahead; choose a later date`,
+    );
   }
-  if (window.latest !== undefined && span.start > window.latest) {
-    errors.push(`Bookable at most ${advanceDays} days ahead`);
+  if (window.latest !== undefined && advanceDays !== undefined && span.start > window.latest) {
+    errors.push(`Book at most ${countOf(advanceDays, 'day')} ahead; choose an earlier date`);
   }
   const closes = item.rules.closed_dates.length > 0 || item.rules.closed_dow.length > 0;
-  const closed = closes
-    ? [...new Set(span.slots.filter((slot) => isClosed(item, slot.date)).map((slot) => slot.date))]
-    : [];
-  if (closed.length) errors.push(`Closed on ${closed.join(', ')}`);
+  const closed = closes ? closedDatesOf(item, span) : [];
+  if (closed.length) errors.push(`Closed on ${datesInWords(closed, words)}; choose other dates`);
   if (span.unit === 'H' && item.hours) {
     const open = Number(item.hours.open.slice(0, 2)) * 60 + Number(item.hours.open.slice(3));
     const close = Number(item.hours.close.slice(0, 2)) * 60 + Number(item.hours.close.slice(3));
     const startTime = span.slots[0] ? Number(span.slots[0].label?.slice(11, 13)) * 60 : open;
     const lastTime = span.slots.at(-1) ? Number(span.slots.at(-1)?.label?.slice(11, 13)) * 60 + 60 : close;
-    if (startTime < open || lastTime > close) errors.push(`Open ${item.hours.open} to ${item.hours.close}`);
+    if (startTime < open || lastTime > close)
+      errors.push(`Open from ${item.hours.open} to ${item.hours.close}; choose times within those hours`);
   }
   return errors;
 };
+
+/** The dates of a span on which an item is closed, once each. */
+export const closedDatesOf = (item: TenantItem, span: Span): Ymd[] => [
+  ...new Set(span.slots.filter((slot) => isClosed(item, slot.date)).map((slot) => slot.date)),
+];
 
 /** The first and last dates an item can be booked for, seen from `today` (no last without an advance limit). */
 export interface BookableWindow {

@@ -33,7 +33,7 @@ export interface Span {
   end: Ymd;
 }
 
-/** Why a span cannot be built for an item. */
+/** Why a span cannot be built for an item, in words a guest reads (it becomes the item's `rate.error`). */
 export class SpanError extends Error {
   readonly code = 'span';
 
@@ -99,16 +99,17 @@ function buildSpan(unit: Unit, requested: RequestedSpan, timeZone: string): Span
     return { unit, start: requested.start, end, slots: nights.map((date) => ({ key: date, date })) };
   }
   if (requested.startTime === undefined || requested.endTime === undefined) {
-    throw new SpanError('Hourly items need start_time and end_time');
+    throw new SpanError('Choose a start and end time for this item');
   }
   if (requested.startTime % 60 !== 0 || requested.endTime % 60 !== 0) {
-    throw new SpanError('Hourly items are booked by whole hours');
+    throw new SpanError('This item is booked by the hour; choose times on the hour');
   }
   if (requested.endTime <= requested.startTime)
-    throw new SpanError('The end time must be after the start time');
+    throw new SpanError('Choose an end time after the start time');
   const starts = localHourStarts(requested.start, requested.startTime, requested.endTime, timeZone);
   // Where the clocks go forward, hours are skipped: a span of them alone has nothing to sell.
-  if (!starts.length) throw new SpanError('Those hours do not happen on that date: the clocks go forward');
+  if (!starts.length)
+    throw new SpanError('The clocks go forward on that date and skip those hours; choose other times');
   const slots = starts.map((instant): Slot => {
     const local = localParts(instant, timeZone);
     return { key: utcHourKey(instant), date: local.ymd, label: local.iso };

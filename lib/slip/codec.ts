@@ -179,6 +179,6 @@ export function verifySlip(
   if (payload.tenant !== options.tenant)
     throw new SlipError('foreign', 'The SLIP belongs to another business');
   if (payload.expiresAt <= unixSeconds(options.now))
-    throw new SlipError('expired', 'The SLIP has expired; rate again');
+    throw new SlipError('expired', 'These prices have expired; search again');
   return payload;
 }

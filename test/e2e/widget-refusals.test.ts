@@ -134,7 +134,7 @@ describe('the answers 409 and 429 in the booking widget', () => {
       status: 429,
       id: 'rate_limited',
       title: 'Too many requests',
-      details: 'Too many requests from this client; retry in 2 s',
+      details: 'Too many requests in a short time; try again in 2 seconds',
       data: { limit: 120, retry_after: 2 },
       headers: {
         'retry-after': '2',

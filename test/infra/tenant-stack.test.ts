@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { BOOK_ROUTE } from '#functions/meta/book-page.ts';
 import { META_FILES } from '#functions/meta/docs.ts';
 import { WIDGET_ASSETS_DIR, WIDGET_ROUTE, widgetSnippet } from '#functions/meta/widget.ts';
 import { metaAfterBundling } from '#infra/constructs/functions.ts';
@@ -15,7 +16,7 @@ import {
   synthProdBeforeAll,
   template,
 } from '#test/support/tenant-stack-world.ts';
-import { WIDGET_FILE } from '#widget/files.ts';
+import { WIDGET_FILE, WIDGET_FILES } from '#widget/files.ts';
 
 synthProdBeforeAll();
 
@@ -87,8 +88,14 @@ describe('TenantStack', () => {
     );
     const keys = routes.map((route) => route.RouteKey).sort();
     const widgetRoute = `${WIDGET_ROUTE.method} ${WIDGET_ROUTE.path}`;
+    const bookRoute = `${BOOK_ROUTE.method} ${BOOK_ROUTE.path}`;
     expect(keys).toEqual(
-      [...ROUTES.map((route) => `${route.method} ${fullPath(route)}`), widgetRoute, '$default'].sort(),
+      [
+        ...ROUTES.map((route) => `${route.method} ${fullPath(route)}`),
+        widgetRoute,
+        bookRoute,
+        '$default',
+      ].sort(),
     );
 
     const integrationOf = (routeKey: string) =>
@@ -107,6 +114,7 @@ describe('TenantStack', () => {
     }
     expect(functionOfIntegration(integrationOf('$default'))).toContain('FunctionsMeta');
     expect(functionOfIntegration(integrationOf(widgetRoute))).toContain('FunctionsMeta');
+    expect(functionOfIntegration(integrationOf(bookRoute))).toContain('FunctionsMeta');
   });
 
   describe('the widget', () => {
@@ -141,6 +149,9 @@ describe('TenantStack', () => {
         for (const command of commands) execFileSync('bash', ['-c', command], { cwd: root, stdio: 'pipe' });
         const widget = join(outputDir, WIDGET_ASSETS_DIR, WIDGET_FILE);
         expect(statSync(widget).size).toBeGreaterThan(0);
+        // Every file the meta function may serve under /widget/ (the demo pictures too) is deployed.
+        for (const name of Object.keys(WIDGET_FILES))
+          expect(existsSync(join(outputDir, WIDGET_ASSETS_DIR, name)), name).toBe(true);
         for (const name of Object.keys(META_FILES)) {
           expect(existsSync(join(outputDir, 'docs-assets', name)), name).toBe(true);
         }
@@ -148,6 +159,15 @@ describe('TenantStack', () => {
         rmSync(outputDir, { recursive: true, force: true });
       }
     });
+  });
+
+  it('outputs the address of the booking page, GET /book on the endpoint', () => {
+    expect(BOOK_ROUTE).toEqual({ method: 'GET', path: '/book' });
+    const outputs = template.findOutputs('*');
+    const name = Object.keys(outputs).find((key) => key.includes('BookingPage'));
+    expect(JSON.stringify(outputs[name ?? '']?.Value)).toMatch(
+      /^{"Fn::Join":\["",\["https:\/\/",{"Ref":"HttpApi.*"\/book"\]\]}$/,
+    );
   });
 
   it('configures CORS from the tenant file, with credentials and never *', () => {

@@ -28,10 +28,14 @@ describe('GET item (unrated)', () => {
       rated: 0,
       type: 'I',
       status: 'A',
+      // A picture given as a path on this service is answered as a URL on its public address.
       image: {
         '1': {
-          src: 'https://loonlake.example.com/img/cabin.jpg',
-          'src@2x': 'https://loonlake.example.com/img/cabin@2x.jpg',
+          src: 'http://api.test/widget/demo-cabin.webp',
+          'src@2x': 'http://api.test/widget/demo-cabin-2x.webp',
+          title: 'Lakeside Cabin on the north shore',
+          width: 480,
+          height: 360,
         },
       },
     });

@@ -33,7 +33,7 @@ describe('GET item (rated)', () => {
     expect(payload).toMatchObject({ itemId: 3, start: day, end, params: { qty: 1 } });
     expect(json.items['5'].rate).toMatchObject({
       status: 'UNAVAILABLE',
-      error: 'Hourly items need start_time and end_time',
+      error: 'Choose a start and end time for this item',
     });
     expect(json.items['5'].rate.slip).toBeUndefined();
   });
@@ -78,7 +78,7 @@ describe('GET item (rated)', () => {
     const again = await invoke(handlers.items, { path: 'item/2/', query: `date=${start}` });
     expect(again.json.item.rate).toMatchObject({ status: 'SOLDOUT', available: 0 });
     expect(again.json.item.rate.slip).toBeUndefined();
-    expect(again.json.item.rate.error).toBe('Sold out for these dates');
+    expect(again.json.item.rate.error).toBe('Sold out for these dates; try other dates');
   });
 
   it('drops items with fewer than `available` left', async () => {
@@ -103,7 +103,7 @@ describe('GET item (rated)', () => {
     const unknown = await invoke(handlers.items, { path: 'item/3', query: `date=${day}&discount_code=NOPE` });
     expect(unknown.json.item.rate).toMatchObject({
       discount: '0.00',
-      error: 'Discount code NOPE is not valid',
+      error: 'Discount code NOPE is not valid; check it or leave it out',
       status: 'AVAILABLE',
     });
   });

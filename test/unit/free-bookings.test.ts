@@ -56,14 +56,14 @@ describe('a line of nobody at no charge', () => {
       params: { adults: { price: '60.00', def: 2, req: true, min: 1 }, children: { price: '25.00' } },
     });
     expect(rate(required, { start: '20270301', params: nobody }).errors).toEqual([
-      'Adults: at least 1 required',
+      'Adults: choose at least 1',
     ]);
   });
 
-  it('says "Choose at least one" once for an item whose parameters count stock', () => {
+  it('says once, by label, to choose at least 1 for an item whose parameters count stock', () => {
     const seats = makeTenantItem({ params: { adults: { price: '0.00', counts_stock: true, def: 1 } } });
     const rated = rate(seats, { start: '20270301', params: { adults: 0 } });
     expect(rated.status).toBe('RULE');
-    expect(rated.errors).toEqual(['Choose at least one']);
+    expect(rated.errors).toEqual(['Adults: choose at least 1']);
   });
 });

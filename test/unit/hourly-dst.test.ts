@@ -50,7 +50,7 @@ describe('hourly items where the clocks change', () => {
             } catch (error) {
               got = (error as Error).message;
             }
-            const refused = 'Those hours do not happen on that date: the clocks go forward';
+            const refused = 'The clocks go forward on that date and skip those hours; choose other times';
             if (JSON.stringify(got) !== JSON.stringify(want.length ? want : refused))
               problems.push(
                 `${zone} ${ymd} ${start}-${end}: got ${JSON.stringify(got)} want ${JSON.stringify(want)}`,
@@ -81,7 +81,7 @@ describe('hourly items where the clocks change', () => {
         zone,
         ymd,
         'UNAVAILABLE',
-        ['Those hours do not happen on that date: the clocks go forward'],
+        ['The clocks go forward on that date and skip those hours; choose other times'],
         0,
       ]);
     }

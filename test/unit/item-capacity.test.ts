@@ -118,9 +118,9 @@ describe('capacity of an item', () => {
   });
 
   it.each([
-    [0, 'Sold out for these dates'],
-    [1, 'Only 1 available'],
-    [2, 'Only 2 available'],
+    [0, 'Sold out for these dates; try other dates'],
+    [1, 'Only 1 left for these dates; choose fewer'],
+    [2, 'Only 2 left for these dates; choose fewer'],
   ])('explains a sold-out line with A = %i: %s', (left, message) => {
     const result = rate(
       kayak(),

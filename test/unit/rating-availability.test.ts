@@ -9,17 +9,25 @@ describe('rules', () => {
     const item = cabin({ rules: { min_len: 2, max_len: 3 } });
     expect(rate(item, { start: '20270110' })).toMatchObject({
       status: 'RULE',
-      errors: ['Minimum stay is 2 nights'],
+      errors: ['Stays are 2 nights at least; choose a later end date'],
     });
-    expect(rate(item, { start: '20270110', end: '20270115' }).errors).toEqual(['Maximum stay is 3 nights']);
+    expect(rate(item, { start: '20270110', end: '20270115' }).errors).toEqual([
+      'Stays are 3 nights at most; choose an earlier end date',
+    ]);
     expect(rate(item, { start: '20270110', rules: 'soft' }).status).toBe('AVAILABLE');
   });
 
   it('enforces lead time, the past and the advance limit', () => {
     const item = cabin({ rules: { lead_days: 2, advance_days: 30 } });
-    expect(rate(item, { start: '20270105' }).errors).toEqual(['Book at least 2 days ahead']);
-    expect(rate(cabin(), { start: '20270103' }).errors).toEqual(['Dates in the past cannot be booked']);
-    expect(rate(item, { start: '20270206' }).errors).toEqual(['Bookable at most 30 days ahead']);
+    expect(rate(item, { start: '20270105' }).errors).toEqual([
+      'Book at least 2 days ahead; choose a later date',
+    ]);
+    expect(rate(cabin(), { start: '20270103' }).errors).toEqual([
+      'Dates in the past cannot be booked; choose today or a later date',
+    ]);
+    expect(rate(item, { start: '20270206' }).errors).toEqual([
+      'Book at most 30 days ahead; choose an earlier date',
+    ]);
     expect(rate(item, { start: '20270206', rules: 'soft' }).status).toBe('AVAILABLE');
   });
 
@@ -33,9 +41,11 @@ describe('rules', () => {
 
   it('checks parameters unless rules are off', () => {
     expect(rate(cabin(), { start: '20270110', params: { adults: 0 } }).errors).toEqual([
-      'Adults: at least 1 required',
+      'Adults: choose at least 1',
     ]);
-    expect(rate(cabin(), { start: '20270110', params: { adults: 5 } }).errors).toEqual(['Adults: at most 4']);
+    expect(rate(cabin(), { start: '20270110', params: { adults: 5 } }).errors).toEqual([
+      'Adults: choose at most 4',
+    ]);
     expect(rate(cabin(), { start: '20270110', params: { adults: 5 }, rules: 'soft' }).status).toBe('RULE');
     expect(rate(cabin(), { start: '20270110', params: { adults: 5 }, rules: 'off' }).status).toBe(
       'AVAILABLE',
@@ -173,7 +183,7 @@ describe('a calendar', () => {
     expect(rate(cabin({ rules: { advance_days: 3_000_000 } }), { start: '20270110' }).errors).toEqual([]);
     expect(calendarFor({ lead_days: 3_000_000 })).toEqual({ '20270110': 0, '20270111': 0 });
     expect(rate(cabin({ rules: { lead_days: 3_000_000 } }), { start: '20270110' }).errors).toEqual([
-      'Book at least 3000000 days ahead',
+      'Book at least 3000000 days ahead; choose a later date',
     ]);
   });
 

@@ -92,7 +92,7 @@ describe('spans', () => {
     const board = makeTenantItem({ unit: 'H', hours: { open: '08:00', close: '20:00' } });
     expect(rate(board, { start: '20270110' })).toMatchObject({
       status: 'UNAVAILABLE',
-      errors: ['Hourly items need start_time and end_time'],
+      errors: ['Choose a start and end time for this item'],
     });
     expect(rate(board, { start: '20270110', startTime: 600, endTime: 630 }).status).toBe('UNAVAILABLE');
   });
@@ -185,8 +185,8 @@ describe('discounts', () => {
 
   it('explains an unknown, out-of-window or other-item code and leaves the price undiscounted', () => {
     for (const [code, message] of [
-      ['NOPE', 'Discount code NOPE is not valid'],
-      ['JUNE', 'Discount code JUNE is not valid for these dates'],
+      ['NOPE', 'Discount code NOPE is not valid; check it or leave it out'],
+      ['JUNE', 'Discount code JUNE does not apply to these dates; choose other dates or leave it out'],
     ]) {
       const result = rate(kayak(), { start: '20270105', discountCode: code }, { tenant });
       expect(result).toMatchObject({ discount: 0, discountError: message, status: 'AVAILABLE' });
@@ -196,7 +196,7 @@ describe('discounts', () => {
       { start: '20270105', discountCode: 'FIVE' },
       { tenant },
     );
-    expect(other.discountError).toMatch(/does not apply/);
+    expect(other.discountError).toBe('Discount code FIVE does not apply to Kayak; leave it out');
   });
 });
 

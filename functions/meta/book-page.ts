@@ -1,0 +1,271 @@
+import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { addDays, isRealYmd } from '#lib/core/dates.ts';
+import type { Db } from '#lib/db/client.ts';
+import type { StoredConfig } from '#lib/db/tenant-repository.ts';
+import { escapeHtml } from '#lib/domain/text.ts';
+import { logger } from '#lib/http/logger.ts';
+import { API_PREFIX } from '#lib/http/routes.ts';
+import { createConfigCache } from '#lib/http/tenant-context.ts';
+import { WIDGET_FILE } from '#widget/files.ts';
+import { acceptsGzip } from './widget.ts';
+
+/** The tenant's hosted booking page: outside the API prefix, its route table and its OpenAPI document. */
+export const BOOK_ROUTE = { method: 'GET', path: '/book' } as const;
+
+/**
+ * The page's policy: its own origin only, but item pictures from any https host (a tenant's images may
+ * live on its own site). No frames: a business links to the page, it does not frame it.
+ */
+export const BOOK_PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' https: data:",
+  "style-src 'self' 'unsafe-inline'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** What a deep link chooses: the widget's attributes, and whether some part of the link was unusable. */
+export interface DeepLink {
+  attributes: Record<string, string>;
+  unusable: string[];
+}
+
+const ID_LIST = /^\d{1,9}(,\d{1,9}){0,49}$/;
+const MAX_NIGHTS = 366;
+
+/**
+ * Reads a deep link (`/book?item=3&start=2027-07-05&nights=3`, or `category=2`, or `end=2027-07-08`): the
+ * widget attributes it sets, and the names of the parameters that could not be used (the page still
+ * opens, on the rest). Unknown parameters (a campaign's `utm_source`) are left alone.
+ */
+export function readDeepLink(query: Record<string, string | undefined>): DeepLink {
+  const attributes: Record<string, string> = {};
+  const unusable: string[] = [];
+  const { item, category, start, end, nights } = query;
+  if (item !== undefined) {
+    if (ID_LIST.test(item)) attributes.item = item;
+    else unusable.push('item');
+  }
+  if (category !== undefined) {
+    if (/^\d{1,9}$/.test(category)) attributes.category = category;
+    else unusable.push('category');
+  }
+  const ymd = (text: string | undefined) => {
+    const compact = text?.replaceAll('-', '') ?? '';
+    return /^\d{4}-\d{2}-\d{2}$/.test(text ?? '') && isRealYmd(compact) ? compact : undefined;
+  };
+  const iso = (compact: string) => `${compact.slice(0, 4)}-${compact.slice(4, 6)}-${compact.slice(6)}`;
+  if (start === undefined) {
+    if (end !== undefined || nights !== undefined) unusable.push(end !== undefined ? 'end' : 'nights');
+    return { attributes, unusable };
+  }
+  const first = ymd(start);
+  if (!first) {
+    unusable.push('start');
+    return { attributes, unusable };
+  }
+  attributes['start-date'] = iso(first);
+  if (nights !== undefined) {
+    const count = /^\d{1,3}$/.test(nights) ? Number(nights) : 0;
+    if (count >= 1 && count <= MAX_NIGHTS) attributes['end-date'] = iso(addDays(first, count));
+    else unusable.push('nights');
+  } else if (end !== undefined) {
+    const last = ymd(end);
+    if (last && last >= first) attributes['end-date'] = iso(last);
+    else unusable.push('end');
+  }
+  return { attributes, unusable };
+}
+
+/** The look the booking page and `npm start`'s demo site share: colours, type, the skip link, links. */
+export const PAGE_STYLE = `
+:root { color-scheme: light; --ink: #1d2a24; --muted: #4a5a52; --accent: #1f6f54; --paper: #f7f5ef; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 1rem/1.6 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink);
+  background: var(--paper); }
+.skip { position: absolute; left: -999px; }
+.skip:focus { left: 1rem; top: 1rem; padding: .5rem 1rem; background: #fff; color: var(--accent); z-index: 1; }
+a { color: var(--accent); }
+a:focus-visible { outline: 3px solid #f2b632; outline-offset: 2px; }
+`;
+
+const STYLE = `${PAGE_STYLE}
+.wrap { max-width: 64rem; margin: 0 auto; padding: 0 1rem; }
+header { background: #fff; border-bottom: 1px solid #dcd8cc; }
+header .wrap { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between;
+  gap: .25rem 1rem; padding-block: .75rem; }
+.brand { margin: 0; font-size: 1.25rem; }
+.place { margin: 0; color: var(--muted); }
+main { padding-block: 1.5rem 2.5rem; }
+h1 { margin: 0 0 .25rem; font-size: clamp(1.5rem, 5vw, 2.25rem); line-height: 1.2; }
+.lead { margin: 0 0 1.25rem; color: var(--muted); }
+.problem { border-left: 4px solid #b3261e; background: #fff; padding: .5rem 1rem; }
+booking-widget { display: block; min-height: 36rem; }
+.about { display: grid; gap: 1.5rem; margin-top: 2rem; }
+@media (min-width: 48rem) { .about { grid-template-columns: 2fr 1fr; } }
+.about h2 { margin: 0 0 .5rem; font-size: 1.125rem; }
+address { font-style: normal; }
+footer { border-top: 1px solid #dcd8cc; padding-block: 1rem; color: var(--muted); font-size: .875rem; }
+`;
+
+const join = (...parts: string[]): string => parts.filter((part) => part.trim() !== '').join(', ');
+
+/** A business's address, phone and email as lines of HTML (the phone and email as links). */
+export const contactLines = (company: StoredConfig['company']): string[] =>
+  [
+    escapeHtml(company.address),
+    escapeHtml(join(company.city, company.region, company.postal_zip)),
+    company.phone
+      ? `<a href="tel:${escapeHtml(company.phone.replace(/[^\d+]/g, ''))}">${escapeHtml(company.phone)}</a>`
+      : '',
+    `<a href="mailto:${escapeHtml(company.email)}">${escapeHtml(company.email)}</a>`,
+  ].filter((part) => part.trim() !== '');
+
+/** An https/http URL safe to link to, or ''. */
+const linkable = (value: string | undefined): string => {
+  try {
+    const url = new URL(value ?? '');
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : '';
+  } catch {
+    return '';
+  }
+};
+
+/** The booking page of a tenant, with the widget set as the deep link says. */
+export function renderBookPage(config: StoredConfig, link: DeepLink, pageUrl: string): string {
+  const { company, locale, policy } = config;
+  const name = escapeHtml(company.name);
+  const place = escapeHtml(join(company.city, company.region));
+  const description = escapeHtml(
+    `Book ${company.name} online${place ? ` (${join(company.city, company.region)})` : ''}: see what is free, hold it while you book, and get your confirmation at once.`,
+  );
+  const attributes = Object.entries({ api: API_PREFIX, ...link.attributes })
+    .map(([key, value]) => ` ${key}="${escapeHtml(value)}"`)
+    .join('');
+  const website = linkable(company.url);
+  const terms = linkable(policy.terms_url);
+  const contact = [
+    ...contactLines(company),
+    website ? `<a href="${escapeHtml(website)}">${escapeHtml(new URL(website).host)}</a>` : '',
+  ].filter((part) => part !== '');
+  const policyText = policy.body
+    .split(/\n{2,}/)
+    .map((paragraph) => `<p>${escapeHtml(paragraph.trim())}</p>`)
+    .join('');
+  return [
+    '<!doctype html>',
+    `<html lang="${escapeHtml(locale.lang)}">`,
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>Book online: ${name}</title>`,
+    `<meta name="description" content="${description}">`,
+    `<link rel="canonical" href="${escapeHtml(pageUrl)}">`,
+    '<meta name="theme-color" content="#1f6f54">',
+    '<meta property="og:type" content="website">',
+    `<meta property="og:title" content="Book online: ${name}">`,
+    `<meta property="og:description" content="${description}">`,
+    `<meta property="og:url" content="${escapeHtml(pageUrl)}">`,
+    `<meta property="og:site_name" content="${name}">`,
+    `<meta property="og:locale" content="${escapeHtml(locale.id)}">`,
+    // No favicon request: the page asks for nothing but the widget, its pictures and the API.
+    '<link rel="icon" href="data:,">',
+    `<link rel="modulepreload" href="/widget/${WIDGET_FILE}">`,
+    `<style>${STYLE}</style>`,
+    '</head>',
+    '<body>',
+    '<a class="skip" href="#book">Skip to booking</a>',
+    '<header><div class="wrap">',
+    `<p class="brand"><strong>${name}</strong></p>`,
+    place ? `<p class="place">${place}</p>` : '',
+    '</div></header>',
+    '<main class="wrap">',
+    `<h1>Book online at ${name}</h1>`,
+    '<p class="lead">Choose your dates to see what is free. What you add is held for you while you book.</p>',
+    link.unusable.length
+      ? '<p class="problem" role="note">Part of the link you followed could not be used. Choose your dates and items below.</p>'
+      : '',
+    `<section id="book" aria-label="Booking"><booking-widget${attributes}></booking-widget></section>`,
+    '<div class="about">',
+    '<section aria-labelledby="policy-title">',
+    '<h2 id="policy-title">Booking policy</h2>',
+    policyText || '<p>Ask us about changes and cancellations before you book.</p>',
+    terms ? `<p><a href="${escapeHtml(terms)}">Terms and conditions</a></p>` : '',
+    '</section>',
+    '<section aria-labelledby="contact-title">',
+    '<h2 id="contact-title">Contact</h2>',
+    `<address><strong>${name}</strong><br>${contact.join('<br>')}</address>`,
+    '</section>',
+    '</div>',
+    '</main>',
+    `<footer><div class="wrap">Bookings for ${name} are made through this page and held for you while you book.</div></footer>`,
+    `<script type="module" src="/widget/${WIDGET_FILE}"></script>`,
+    '</body>',
+    '</html>',
+  ].join('\n');
+}
+
+/** The page's answer: HTML, never an envelope (a guest's browser reads it), gzipped when taken. */
+const page = (
+  status: number,
+  html: string,
+  requestId: string,
+  acceptEncoding: string | undefined,
+): APIGatewayProxyStructuredResultV2 => {
+  const gzip = acceptsGzip(acceptEncoding);
+  return {
+    statusCode: status,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': BOOK_PAGE_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'strict-origin-when-cross-origin',
+      'cache-control': status === 200 ? 'public, max-age=300' : 'no-store',
+      'x-request-id': requestId,
+      vary: 'accept-encoding',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    },
+    body: gzip ? gzipSync(html).toString('base64') : html,
+    isBase64Encoded: gzip,
+  };
+};
+
+const UNAVAILABLE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Booking is not available</title></head><body><main><h1>Booking is not available right now</h1><p>Please try again in a few minutes.</p></main></body></html>';
+
+/**
+ * Serves `GET /book` from the tenant's configuration (kept for a short time, as the API keeps it);
+ * returns undefined for any other request. A link with an unusable part still gets the page, with a note,
+ * answered 400 so a checker sees the link is wrong.
+ */
+export function createBookPage(deps: { db: Db; publicUrl: () => string; configTtlMs?: number }) {
+  const loadConfig = createConfigCache({ db: deps.db, ttlMs: deps.configTtlMs });
+  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2 | undefined> => {
+    const method = event.requestContext?.http?.method ?? 'GET';
+    if (method.toUpperCase() !== BOOK_ROUTE.method || event.rawPath !== BOOK_ROUTE.path) return undefined;
+    const requestId = event.requestContext?.requestId || randomUUID();
+    let config: StoredConfig;
+    try {
+      config = await loadConfig(Date.now());
+    } catch (error) {
+      logger.error('booking page without a tenant', { request_id: requestId, error });
+      return page(503, UNAVAILABLE, requestId, undefined);
+    }
+    const link = readDeepLink(event.queryStringParameters ?? {});
+    const status = link.unusable.length ? 400 : 200;
+    logger.info('request', {
+      request_id: requestId,
+      route: 'book',
+      status,
+      client_ip: event.requestContext?.http?.sourceIp,
+    });
+    const html = renderBookPage(config, link, `${deps.publicUrl()}${BOOK_ROUTE.path}`);
+    return page(status, html, requestId, event.headers?.['accept-encoding']);
+  };
+}
