@@ -180,8 +180,8 @@ export function renderBookPage(config: StoredConfig, link: DeepLink, pageUrl: st
     `<style>${STYLE}</style>`,
     '</head>',
     '<body>',
-    '<a class="skip" href="#book">Skip to booking</a>',
-    '<header><div class="wrap">',
+    // Inside the banner, so every part of the page is in a landmark (axe "region", at every step).
+    '<header><a class="skip" href="#book">Skip to booking</a><div class="wrap">',
     `<p class="brand"><strong>${name}</strong></p>`,
     place ? `<p class="place">${place}</p>` : '',
     '</div></header>',

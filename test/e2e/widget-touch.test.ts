@@ -26,7 +26,8 @@ import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 // Issue 32: a guest books on a phone (375 px, touch) by tapping only: a nightly stay, an hourly slot and a
 // package, every control tapped at least 44 × 44 CSS px (WCAG 2.5.5, the rule this widget keeps: see
 // docs/decisions.md "Issue 32: the widget"), axe clean at each step, a screenshot of each step in
-// test/artifacts/widget/touch-375-*.png, and the page not moving while the widget draws itself.
+// test/artifacts/widget/touch-375-*.png, and the page not moving while the widget draws itself. On the
+// booking page (`/book`), as a guest following a business's link meets it.
 
 const tenant = makeWidgetTenant();
 const suite = setUpWidgetSuite({ tenant, name: 'touch' });
@@ -60,6 +61,7 @@ describe('the booking widget on a phone, by touch', () => {
     const tapped: string[] = [];
     const tap = tapper(tapped);
     const guest = await suite.open(375, {
+      url: `${suite.origin}/book`,
       prepare: (page) =>
         page.addInitScript(() => {
           (globalThis as any).__layoutShift = 0;
@@ -176,4 +178,27 @@ describe('the booking widget on a phone, by touch', () => {
     expect.soft(tapped.length, 'every step was a tap').toBeGreaterThan(8);
     await expectCleanTraffic(guest);
   }, 180_000);
+
+  it('opens a deep link on its item and dates: the calendar is for the item, the stay searched at once', async () => {
+    // Clear of the cabin's closed days at Christmas.
+    const start = fromToday(45);
+    const guest = await suite.open(375, { url: `${suite.origin}/book?item=1&start=${start}&nights=3` });
+    const { page } = guest;
+    const cabin = resultItem(page, 'Lakeside Cabin');
+    await cabin.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    expect(await textOf(cabin)).toMatch(/3 nights · \$\d/);
+    expect(
+      await widgetOf(page)
+        .getByRole('listitem')
+        .filter({ has: page.getByRole('heading', { level: 3 }) })
+        .count(),
+      'only the linked item',
+    ).toBe(1);
+    const calendar = await textOf(calendarOf(page));
+    expect(calendar, 'the calendar is for the linked item').toContain('Dates for Lakeside Cabin');
+    expect(calendar, 'and shows the stay chosen').toMatch(/ · 3 nights/);
+    await screenshot(page, 'touch-375-deep-link');
+    await audit(page, 'touch: deep link');
+    await expectCleanTraffic(guest);
+  }, 90_000);
 });
