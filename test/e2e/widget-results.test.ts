@@ -8,7 +8,6 @@ import {
   expectResultsMatchApi,
   lastSession,
   mainLines,
-  ratedItems,
   searchAndRead,
 } from '#test/support/widget-checks.ts';
 import {
