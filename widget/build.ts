@@ -10,6 +10,8 @@ export { WIDGET_DIST, WIDGET_FILE, WIDGET_MAX_GZIP_BYTES } from './files.ts';
 /** What a build wrote: the file and its size as sent (gzipped) and as parsed. */
 export interface WidgetBuild {
   file: string;
+  /** The names of every file written into the folder: the widget and the demo pictures. */
+  names: string[];
   bytes: number;
   gzipBytes: number;
 }
@@ -32,10 +34,15 @@ export async function buildWidget(outdir: string = WIDGET_DIST): Promise<WidgetB
     legalComments: 'none',
     logLevel: 'warning',
   });
-  for (const { file: picture, file2x } of DEMO_IMAGES)
-    for (const name of [picture, file2x]) copyFileSync(join(DEMO_IMAGES_SOURCE, name), join(outdir, name));
+  const pictures = DEMO_IMAGES.flatMap(({ file: picture, file2x }) => [picture, file2x]);
+  for (const name of pictures) copyFileSync(join(DEMO_IMAGES_SOURCE, name), join(outdir, name));
   const code = readFileSync(file);
-  return { file, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
+  return {
+    file,
+    names: [WIDGET_FILE, ...pictures],
+    bytes: code.length,
+    gzipBytes: gzipSync(code, { level: 9 }).length,
+  };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

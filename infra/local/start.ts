@@ -123,7 +123,8 @@ async function buildLocalWidget(): Promise<void> {
     mkdirSync(WIDGET_DIST, { recursive: true });
     aside = mkdtempSync(join(WIDGET_DIST, '.build-'));
     const built = await buildWidget(aside);
-    renameSync(built.file, join(WIDGET_DIST, WIDGET_FILE));
+    // Each file replaces its old copy in one step: a page loading meanwhile gets the old or the new one.
+    for (const name of built.names) renameSync(join(aside, name), join(WIDGET_DIST, name));
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
     const over = built.gzipBytes > WIDGET_MAX_GZIP_BYTES ? ', OVER its budget' : '';
     say(

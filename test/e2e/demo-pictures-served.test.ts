@@ -4,10 +4,11 @@ import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 
 // Issue 32, "pictures that load (demo pictures shipped with the project)": `npm start` on a fresh checkout
 // serves every picture the demo tenant's items name (the API answers them as URLs on this service). Found
-// in review: start.ts builds the widget into a folder aside and moves only booking-widget.js into
-// widget/dist, so the pictures copied beside it are deleted with that folder and every /widget/demo-*.webp
-// is a 404 (the results hide the broken pictures, so a guest sees none). The test fails until they are
-// served; on a machine whose widget/dist still holds pictures from `npm run widget:build` it passes anyway.
+// in review: start.ts built the widget into a folder aside and moved only booking-widget.js into
+// widget/dist, so the pictures copied beside it were deleted with that folder and every
+// /widget/demo-*.webp was a 404 (the results hid the broken pictures, so a guest saw none). On a machine
+// whose widget/dist still holds pictures from `npm run widget:build` it would pass anyway; CI's fresh clone
+// has none.
 const suite = setUpWidgetSuite({ tenantFile: 'infra/tenants/demo.json', name: 'demo-pictures' });
 
 describe('the demo pictures under npm start', () => {
