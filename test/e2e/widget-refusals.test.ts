@@ -10,6 +10,7 @@ import {
   cartLine,
   cartOf,
   formatMoney,
+  refusalShown,
   resultItem,
   STEP_TIMEOUT,
   search,
@@ -39,7 +40,7 @@ beforeAll(async () => {
 });
 
 describe('the answers 409 and 429 in the booking widget', () => {
-  it('shows a clear message with a retry when another guest took the last unit (409)', async () => {
+  it("shows the API's words, without a retry that would fail the same way, when another guest took the last unit (409)", async () => {
     const first = await open(1280);
     const second = await open(1280);
     for (const guest of [first, second])
@@ -54,17 +55,13 @@ describe('the answers 409 and 429 in the booking widget', () => {
     await resultItem(second.page, 'Boathouse Loft Suite')
       .getByRole('button', { name: 'Add to cart' })
       .click();
-    await expect
-      .poll(
-        async () => {
-          await second.traffic.settle();
-          return second.traffic.api
-            .slice(from)
-            .find((exchange) => exchange.path.startsWith('booking/session'))?.status;
-        },
-        { timeout: STEP_TIMEOUT },
-      )
-      .toBe(409);
+    const refusal = async () => {
+      await second.traffic.settle();
+      return second.traffic.api.slice(from).find((exchange) => exchange.path.startsWith('booking/session'));
+    };
+    await expect.poll(async () => (await refusal())?.status, { timeout: STEP_TIMEOUT }).toBe(409);
+    const words: string = (await refusal())?.json?.request?.error?.details;
+    expect(words, 'the API words the refusal for a guest').toMatch(/\w/);
     await expect
       .poll(async () => countMatches(await textOf(second.widget), pattern), {
         timeout: 5000,
@@ -74,20 +71,23 @@ describe('the answers 409 and 429 in the booking widget', () => {
     await screenshot(second.page, '1280-409');
     await audit(second.page, '409 message');
     await auditAlsoAtPhoneWidth(second.page, '409 message');
+    expect(await textOf(second.widget.getByRole('alert')), "the notice is the API's words").toContain(words);
     const retry = second.widget.getByRole('button', { name: /retry|try again/i });
-    expect(await becomesVisible(retry, 3000), 'the 409 message offers a retry').toBe(true);
+    expect(await retry.count(), 'no retry: it would be refused the same way').toBe(0);
 
-    // The first guest lets the loft go; the second retries and gets it.
+    // The first guest lets the loft go; the second adds it again and gets it.
     await cartLine(first.page, 'Boathouse Loft Suite')
       .getByRole('button', { name: /remove/i })
       .click();
     await expect
       .poll(() => cartLine(first.page, 'Boathouse Loft Suite').count(), { timeout: STEP_TIMEOUT })
       .toBe(0);
-    await retry.first().click();
+    await resultItem(second.page, 'Boathouse Loft Suite')
+      .getByRole('button', { name: 'Add to cart' })
+      .click();
     expect(
       await becomesVisible(cartLine(second.page, 'Boathouse Loft Suite'), STEP_TIMEOUT),
-      'the retry adds the loft',
+      'adding it again gets the loft',
     ).toBe(true);
     await expectCleanTraffic(first);
     await expectCleanTraffic(second);
@@ -238,7 +238,7 @@ describe('the answers 409 and 429 in the booking widget', () => {
     await expectCleanTraffic(guest);
   }, 120_000);
 
-  it('shows a clear message when a quantity asks for more than is left (409), the cart keeping what the API holds', async () => {
+  it("shows the API's words when a quantity asks for more than is left (409), the cart keeping what the API holds", async () => {
     const guest = await open(1280);
     const { page, traffic, widget } = guest;
     await searchAndRead(page, traffic, '2027-04-19', '2027-04-21');
@@ -269,12 +269,13 @@ describe('the answers 409 and 429 in the booking widget', () => {
       async () => `a clear message for the 409, announced (heard: "${await announced()}")`,
     );
     const message = await announced();
-    expect
-      .soft(
-        await becomesVisible(widget.getByRole('button', { name: /retry|try again/i }), 1000),
-        `the 409 message offers a retry ("${message}")`,
-      )
-      .toBe(true);
+    const details: string = traffic.api.slice(alterFrom).find((exchange) => exchange.status === 409)?.json
+      ?.request?.error?.details;
+    expect(message, "the API's words, which say to choose fewer").toContain(details);
+    expect(
+      await widget.getByRole('button', { name: /retry|try again/i }).count(),
+      'no retry: the same quantity would be refused again',
+    ).toBe(0);
     expect
       .soft(await field.inputValue(), 'the quantity field shows what the cart really holds')
       .toBe(String(before.item['1']?.qty ?? 1));
@@ -282,6 +283,28 @@ describe('the answers 409 and 429 in the booking widget', () => {
       .soft(await textOf(cartOf(page)), 'the cart total is still the held one')
       .toContain(money(before.total));
     await screenshot(page, '1280-409-quantity');
+    await expectCleanTraffic(guest);
+  }, 120_000);
+
+  it("shows a 4th unpaid booking's refusal in the API's words, with no retry (409 hold_limit)", async () => {
+    const guest = await open(1280);
+    const { page, widget } = guest;
+    await readyToConfirm(guest, '2027-04-05', '2027-04-07');
+    const words = 'You already have 3 unpaid bookings; pay one, or wait for one to be confirmed, first';
+    await answerErrorOnce(page, createCall, {
+      status: 409,
+      id: 'hold_limit',
+      title: 'Hold limit reached',
+      details: words,
+      data: { unpaid_bookings: 3 },
+    });
+    await widget.getByRole('button', { name: 'Confirm booking' }).click();
+    expect(await refusalShown(page, new RegExp(words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))).toBe(true);
+    expect(await textOf(widget), "not the widget's own words").not.toMatch(/as much as one guest may hold/);
+    expect(await widget.getByRole('button', { name: /retry|try again/i }).count(), 'no retry').toBe(0);
+    await screenshot(page, '1280-409-unpaid');
+    await audit(page, 'unpaid bookings refusal');
+    await auditAlsoAtPhoneWidth(page, 'unpaid bookings refusal');
     await expectCleanTraffic(guest);
   }, 120_000);
 

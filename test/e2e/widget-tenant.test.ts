@@ -26,6 +26,8 @@ const tenant = makeWidgetTenant((raw) => {
   raw.params.qty.lbl = 'Boats and bikes';
   const phone = raw.form.find((field: any) => field.field_id === 'customer_phone');
   phone.customer = { required: true };
+  // No country chosen by the form: the widget preselects the business's own (company.country_id, CA).
+  delete raw.form.find((field: any) => field.field_id === 'customer_country').value;
   raw.form.push(
     {
       field_id: 'heard_from',
@@ -102,6 +104,10 @@ describe("the booking widget follows the tenant's API", () => {
         'the policy checkbox is required (tos_required)',
       )
       .toBe(true);
+    expect(
+      await form.getByLabel('Country').inputValue(),
+      "the business's country, preselected where the form gives none",
+    ).toBe('CA');
     await screenshot(page, 'de-DE-form');
     await audit(page, 'custom form');
 

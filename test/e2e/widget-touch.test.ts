@@ -56,20 +56,33 @@ const layoutShift = (page: Page): Promise<number> =>
 
 const RAW_DATE = /\b\d{4}-\d{2}-\d{2}\b|\b20\d{6}\b/;
 
+/** Records the page's layout shifts, and the widget's height at each frame once it has drawn itself. */
+const WATCH_LAYOUT = () => {
+  const scope = globalThis as any;
+  scope.__layoutShift = 0;
+  scope.__widgetHeights = [];
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as any[])
+      if (!entry.hadRecentInput) scope.__layoutShift += entry.value;
+  }).observe({ type: 'layout-shift' as any, buffered: true });
+  const frame = () => {
+    const widget = scope.document.querySelector('booking-widget');
+    if (widget?.shadowRoot?.childElementCount) {
+      const height = Math.round(widget.getBoundingClientRect().height);
+      if (scope.__widgetHeights.at(-1) !== height) scope.__widgetHeights.push(height);
+    }
+    scope.requestAnimationFrame(frame);
+  };
+  scope.requestAnimationFrame(frame);
+};
+
 describe('the booking widget on a phone, by touch', () => {
   it('books a nightly stay, an hourly slot and a package by tapping touch-sized targets', async () => {
     const tapped: string[] = [];
     const tap = tapper(tapped);
     const guest = await suite.open(375, {
       url: `${suite.origin}/book`,
-      prepare: (page) =>
-        page.addInitScript(() => {
-          (globalThis as any).__layoutShift = 0;
-          new PerformanceObserver((list) => {
-            for (const entry of list.getEntries() as any[])
-              if (!entry.hadRecentInput) (globalThis as any).__layoutShift += entry.value;
-          }).observe({ type: 'layout-shift' as any, buffered: true });
-        }),
+      prepare: (page) => page.addInitScript(WATCH_LAYOUT),
     });
     const { page, traffic } = guest;
     const widget = widgetOf(page);
@@ -178,6 +191,33 @@ describe('the booking widget on a phone, by touch', () => {
     expect.soft(tapped.length, 'every step was a tap').toBeGreaterThan(8);
     await expectCleanTraffic(guest);
   }, 180_000);
+
+  it.each([375, 1280])(
+    'draws itself at %i px at its final height from its first paint',
+    async (width) => {
+      const guest = await suite.open(width, {
+        url: `${suite.origin}/book`,
+        prepare: (page) => page.addInitScript(WATCH_LAYOUT),
+      });
+      const { page } = guest;
+      // Loaded: the items are in ("Who is coming" has its quantities) and nothing is out.
+      const party = widgetOf(page).getByRole('region', { name: 'Who is coming' }).getByRole('spinbutton');
+      await party.first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+      await widgetOf(page).locator('[aria-busy="false"]').first().waitFor({ state: 'attached' });
+      await page.waitForLoadState('networkidle');
+      const heights: number[] = await page.evaluate(() => (globalThis as any).__widgetHeights);
+      expect(heights.length, 'heights recorded').toBeGreaterThan(0);
+      expect(
+        new Set(heights).size,
+        `one height from the first paint to the last (${heights.join(' → ')} px)`,
+      ).toBe(1);
+      expect(await layoutShift(page), 'the page does not move while the widget loads').toBeLessThan(0.02);
+      await screenshot(page, `touch-${width}-first-paint`);
+      await audit(page, `touch: loaded at ${width}`);
+      await expectCleanTraffic(guest);
+    },
+    60_000,
+  );
 
   it('opens a deep link on its item and dates: the calendar is for the item, the stay searched at once', async () => {
     // Clear of the cabin's closed days at Christmas.

@@ -1,6 +1,7 @@
 import type { Challenge } from 'altcha-lib';
 import type { components } from '#lib/client/api.d.ts';
 import { createBookingClient } from '#lib/client/index.ts';
+import { CallError } from './call-error.ts';
 import { solveAltcha } from './pow.ts';
 import type {
   CatalogueItem,
@@ -13,24 +14,7 @@ import type {
   Session,
 } from './types.ts';
 
-/**
- * A call of the widget's that the API refused or that never reached it: the HTTP status (0 when there was
- * no answer), the API's error id (or `network`, `challenge_failed`), its words, and the fields at fault.
- * Not the service's own `ApiError` (lib/http/errors.ts), which is what the API answers.
- */
-export class CallError extends Error {
-  override readonly name = 'CallError';
-
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly fields: Record<string, string> = {},
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message);
-  }
-}
+export { CallError };
 
 /** What the typed client resolves to: the documented body of a success, or of a refusal. */
 interface Answer<Data> {
@@ -66,6 +50,7 @@ async function unwrap<Data>(call: Promise<Answer<Data>>): Promise<Data> {
     failure?.details || failure?.title || body.error_description || body.message || response.statusText,
     fields,
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    Boolean(failure?.details || failure?.title),
   );
 }
 
@@ -189,6 +174,13 @@ export function createWidgetApi(base: string) {
         if (!altcha) throw new CallError(0, 'challenge_failed', 'This browser could not complete the check.');
         return (await send(altcha)).booking.session;
       }
+    },
+
+    /** The business's country (`company.country_id`), or undefined when the API names none. */
+    async country(): Promise<string | undefined> {
+      const body = await unwrap(client.GET('/company'));
+      const id = (body.company as { country_id?: unknown }).country_id;
+      return typeof id === 'string' && id ? id : undefined;
     },
 
     async form(): Promise<CheckoutForm> {

@@ -137,8 +137,14 @@ export class Availability {
     return (data.open[itemId]?.[compactDate(date)] ?? 0) > 0;
   }
 
+  /** Whether the month shown is this month (no earlier one can be booked: "Previous month" is off). */
+  get atFirstMonth(): boolean {
+    return this.month <= monthSpan(isoDate(new Date())).start;
+  }
+
   /** Shows another month (its data loaded when needed), keeping the focused day in it. */
   showMonth(offset: number): void {
+    if (offset < 0 && this.atFirstMonth) return;
     const focused = dateOf(this.focused);
     const target = monthSpan(this.month, offset).first;
     const last = new Date(target.getFullYear(), target.getMonth() + 1, 0).getDate();
@@ -149,8 +155,9 @@ export class Availability {
 
   /** Moves the calendar's focus to a day (another month's day shows that month), focusing it when asked. */
   moveTo(date: string, focus = false): void {
-    this.focused = date;
     const month = monthSpan(date).start;
+    if (month < monthSpan(isoDate(new Date())).start) return;
+    this.focused = date;
     if (month !== this.month) {
       this.month = month;
       void this.load(month).catch(() => undefined);
@@ -209,11 +216,22 @@ export class Availability {
     this.host.requestUpdate();
   }
 
-  /** Shows the dates the page asked for (`start-date`, `end-date`) as chosen. */
-  preset(start: string, end: string): void {
+  /** Opens the calendar on a date's month, that date focused (before anything is loaded). */
+  showFirst(date: string): void {
+    this.focused = date;
+    this.month = monthSpan(date).start;
+  }
+
+  /** Shows the dates a link asked for as chosen (a start alone: the first date, the last to choose). */
+  preset(start: string, end: string | undefined): void {
     this.start = start;
     this.end = end;
-    this.focused = start;
-    this.month = monthSpan(start).start;
+    this.showFirst(start);
+    this.host.requestUpdate();
+  }
+
+  /** Forgets every month loaded (the items offered changed). */
+  forget(): void {
+    this.months.clear();
   }
 }

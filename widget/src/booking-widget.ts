@@ -1,18 +1,12 @@
 import { html, LitElement, type PropertyValues } from 'lit';
-import {
-  CallError,
-  createWidgetApi,
-  type Filters,
-  type SearchQuery,
-  sessionStore,
-  type WidgetApi,
-} from './api.ts';
+import { createWidgetApi, type Filters, type SearchQuery, sessionStore, type WidgetApi } from './api.ts';
 import { Availability, type AvailabilityHost } from './availability.ts';
-import { Calls, type CallsHost, type Notice, type RunOptions } from './calls.ts';
+import { Calls, type CallsHost, type Notice } from './calls.ts';
 import { Checkout, type CheckoutHost, type WidgetView } from './checkout.ts';
-import { formatDates, isoDate, plural } from './format.ts';
+import { isoDate } from './format.ts';
 import { HoldClock, type HoldClockHost } from './hold-clock.ts';
 import { type StayLine, stayLinesOf } from './ics.ts';
+import { filtersOf, type OpeningHost, openWidget, paramsOf } from './opening.ts';
 import { addToCart, alterLine } from './shop.ts';
 import { Slots, type SlotsHost } from './slots.ts';
 import { styles } from './styles.ts';
@@ -21,14 +15,15 @@ import { type CalendarHost, renderCalendar } from './views/calendar.ts';
 import { type CartHost, renderCart } from './views/cart.ts';
 import { type CheckoutViewHost, renderCheckout, renderConfirmation } from './views/checkout.ts';
 import { type NoticeHost, renderNotice } from './views/notice.ts';
-import { type ResultsHost, renderResults } from './views/results.ts';
+import { type ResultsHost, renderResults, summarise } from './views/results.ts';
 import { checkSearch, renderSearch, type SearchHost } from './views/search.ts';
 
 /**
  * `<booking-widget api="https://lodge.example.com/api/3.0">`: a guest sees which dates are open (and the
  * price a night), picks dates, sees prices, holds items in a cart and books, all through the public
  * Booking API 3.0. Attributes: `api` (required), `category` (a category id), `item` (item ids,
- * comma-separated), `start-date` and `end-date` (YYYY-MM-DD: searched at once).
+ * comma-separated), `start-date` and `end-date` (YYYY-MM-DD) or `nights` (a count from the start): searched
+ * at once.
  */
 export class BookingWidget
   extends LitElement
@@ -42,6 +37,7 @@ export class BookingWidget
     CartHost,
     CheckoutViewHost,
     NoticeHost,
+    OpeningHost,
     ResultsHost,
     SearchHost
 {
@@ -51,6 +47,7 @@ export class BookingWidget
     item: { type: String },
     startDate: { type: String, attribute: 'start-date' },
     endDate: { type: String, attribute: 'end-date' },
+    nights: { type: String },
     catalogue: { state: true },
     locale: { state: true },
     results: { state: true },
@@ -64,6 +61,8 @@ export class BookingWidget
     pending: { state: true },
     searchProblems: { state: true },
     ready: { state: true },
+    unmatched: { state: true },
+    partyInvalid: { state: true },
   };
 
   static override styles = styles;
@@ -73,6 +72,7 @@ export class BookingWidget
   declare item: string | undefined;
   declare startDate: string | undefined;
   declare endDate: string | undefined;
+  declare nights: string | undefined;
 
   declare catalogue: CatalogueItem[];
   declare locale: Locale | undefined;
@@ -89,6 +89,10 @@ export class BookingWidget
   declare searchProblems: Record<string, string>;
   /** Whether the catalogue is loaded (the search form needs its parameters). */
   declare ready: boolean;
+  /** The page's `item`/`category` name nothing the guest can book: the whole catalogue is offered. */
+  declare unmatched: boolean;
+  /** "Who is coming" holds a party the API cannot rate: the results are not bookable until it is fixed. */
+  declare partyInvalid: boolean;
 
   /** The search form's values, kept as the guest types (rendering does not depend on them). */
   query: SearchQuery;
@@ -119,6 +123,8 @@ export class BookingWidget
     this.pending = false;
     this.searchProblems = {};
     this.ready = false;
+    this.unmatched = false;
+    this.partyInvalid = false;
     this.query = { start: isoDate(new Date()), end: isoDate(new Date()), params: {} };
   }
 
@@ -128,23 +134,21 @@ export class BookingWidget
 
   /** The filters the page's attributes set. */
   get filters(): Filters {
-    const items = (this.item ?? '')
-      .split(',')
-      .map((id) => id.trim())
-      .filter(Boolean);
-    return { ...(this.category ? { category: this.category } : {}), ...(items.length ? { items } : {}) };
+    return this.unmatched ? {} : filtersOf(this);
   }
 
-  /** The booking parameters the offered items use (the first item to use one gives its default). */
+  /**
+   * The booking parameters of the items the calendar is for (all offered, or the one chosen in "Show
+   * dates for"); the first item to use one gives its default.
+   */
   get params(): Array<[string, ParamDefinition]> {
-    const seen = new Map<string, ParamDefinition>();
-    for (const item of this.catalogue)
-      for (const [id, param] of Object.entries(item.param ?? {}))
-        if (!param.hide) {
-          const known = seen.get(id);
-          seen.set(id, known ? { ...known, MAX: Math.max(known.MAX, param.MAX) } : param);
-        }
-    return [...seen];
+    return paramsOf(this.availability.items);
+  }
+
+  /** The category the page offers, by its name, when the page names one and it is offered. */
+  get categoryName(): string | undefined {
+    if (!this.category || this.unmatched) return undefined;
+    return this.catalogue.find((item) => item.category)?.category;
   }
 
   /** Whether the calendar has an item open on a date (undefined when it does not know). */
@@ -163,51 +167,35 @@ export class BookingWidget
     this.availability.clear();
     this.searched = undefined;
     this.results = [];
+    this.searchProblems = {};
+    this.partyInvalid = false;
+    const name = this.availability.items.length === 1 ? this.availability.items[0]?.name : undefined;
+    this.announce(`The calendar shows dates for ${name ?? 'everything'}. Choose your dates.`);
+  }
+
+  /** The party was edited: while it is not one the API can rate, the results are not bookable. */
+  checkParty(): void {
+    this.partyInvalid = Object.keys(checkSearch(this)).length > 0;
   }
 
   private async start(): Promise<void> {
     const base = new URL(this.api, document.baseURI).href.replace(/\/$/, '');
     this.client = createWidgetApi(base);
     this.store = sessionStore(base);
-    const preset = this.startDate && this.endDate && this.endDate >= this.startDate;
-    if (preset) this.availability.preset(this.startDate as string, this.endDate as string);
-    await this.run(async () => {
-      const client = this.client as WidgetApi;
-      // The first month's two calls bring the catalogue too: the calendar is drawn from the first paint.
-      const loaded = await this.availability.load();
-      if (loaded) {
-        this.catalogue = loaded.items;
-        this.locale = loaded.locale;
-      }
-      this.ready = true;
-      for (const [id, param] of this.params) this.query.params[id] ??= param.def;
-      const saved = this.store.get();
-      if (saved) {
-        try {
-          this.showCart(await client.readSession(saved));
-        } catch (error) {
-          if (!(error instanceof CallError) || !['session_expired', 'not_found'].includes(error.code))
-            throw error;
-          this.store.set(undefined);
-        }
-      }
-      if (preset) {
-        this.query.start = this.startDate as string;
-        this.query.end = this.endDate as string;
-        await this.search({ focus: false });
-      }
-    }, 'start');
+    const link = { start: this.startDate, end: this.endDate, nights: this.nights };
+    await openWidget(this, { client: this.client, store: this.store, link });
   }
 
   /** Runs a call of the guest's in turn (see Calls). */
-  run(action: () => Promise<void>, key = 'action', options: RunOptions = {}): Promise<boolean> {
-    return this.calls.run(action, key, options);
+  run(action: () => Promise<void>, key = 'action'): Promise<boolean> {
+    return this.calls.run(action, key);
   }
 
   /** Rates the chosen dates with the quantities, once they are whole numbers in bounds. */
   async searchDates(): Promise<void> {
     this.searchProblems = checkSearch(this);
     const first = Object.keys(this.searchProblems)[0];
+    this.partyInvalid = first !== undefined;
     if (first) {
       await this.updateComplete;
       this.focusPart(`search-${first}`);
@@ -220,19 +208,19 @@ export class BookingWidget
   async search(options: { focus: boolean } = { focus: true }): Promise<void> {
     const client = this.client;
     if (!client) return;
-    const query = { ...this.query, params: { ...this.query.params } };
+    // Only the quantities "Who is coming" shows: the others are the API's defaults.
+    const params = Object.fromEntries(
+      this.params.map(([id, param]) => [id, this.query.params[id] ?? param.def]),
+    );
+    const query = { ...this.query, params };
     const found = await client.search(query, this.filters);
     this.results = found.items;
     this.locale = found.locale;
     this.searched = query;
+    this.partyInvalid = false;
     await this.slots.load(found.items, query);
     if (options.focus) {
-      const shown = this.chosenItem
-        ? found.items.filter((item) => String(item.item_id) === this.chosenItem).length
-        : found.items.length;
-      this.announce(
-        `${plural(shown, 'option', 'options')} for ${formatDates(query.start, query.end, this.locale)}.`,
-      );
+      this.announce(`${summarise(this)}.`);
       await this.updateComplete;
       this.focusPart('results-heading');
     }

@@ -18,6 +18,15 @@ export const calendarStyles = css`
   .month-nav h3 {
     margin: 0;
   }
+  .month-nav [aria-disabled='true'] {
+    color: var(--bw-muted);
+    border-color: var(--bw-taken);
+    cursor: default;
+  }
+  .link-note {
+    border-left: 4px solid var(--bw-accent);
+    padding-left: 0.5rem;
+  }
   .grid {
     border-collapse: collapse;
     width: 100%;
@@ -104,8 +113,14 @@ export const calendarStyles = css`
     margin: 0;
     font-weight: 600;
   }
+  /* Room for the quantities before the items are known: one row wide, two on a phone (three fields). */
   .search .fields {
     min-height: 4.75rem;
+  }
+  @container (max-width: 47.99rem) {
+    .search .fields {
+      min-height: 9.75rem;
+    }
   }
   .slots {
     border: 0;

@@ -1,5 +1,6 @@
 import type { ReactiveControllerHost } from 'lit';
 import { CallError } from './api.ts';
+import { describeFailure } from './failure-words.ts';
 import type { Session } from './types.ts';
 
 /** A message for the guest, with the action to try again when one can. */
@@ -7,34 +8,6 @@ export interface Notice {
   message: string;
   retry?: () => Promise<void>;
 }
-
-/** How a call's refusals read: its own words for some error ids. */
-export interface RunOptions {
-  messages?: Record<string, string>;
-}
-
-/** What the guest sees when a call is refused, by the API's error id (status for gateway answers). */
-const MESSAGES: Record<string, string> = {
-  rate_limited: 'Too many requests right now.',
-  busy: 'Many guests are booking at this moment.',
-  unavailable: 'Sorry, that is no longer available for these dates: someone else has just taken it.',
-  hold_limit:
-    'You are already holding as much as one guest may hold at once, in this cart or others left open. Book or remove something, then try again.',
-  network: 'The booking service could not be reached. Check your connection.',
-  challenge_failed:
-    'Few are left, and this browser could not complete the quick check that holding one now needs.',
-  challenge_required: 'Few are left: holding one needs a quick check that did not complete.',
-};
-
-/** A hold_limit that ends at a known time: this guest let these dates go unbooked a moment ago. */
-const COOLDOWN =
-  'You let this go unbooked a moment ago, so it stays open to other guests for a while before you can hold it again.';
-
-/** How long to wait, in words a guest reads at a glance. */
-const waitFor = (seconds: number): string =>
-  seconds >= 90
-    ? ` Please wait about ${Math.ceil(seconds / 60)} minutes and try again.`
-    : ` Please wait ${seconds} seconds and try again.`;
 
 /** What the calls need of the element that makes them: where they show their state and their refusals. */
 export interface CallsHost extends ReactiveControllerHost {
@@ -48,9 +21,9 @@ export interface CallsHost extends ReactiveControllerHost {
 
 /**
  * The guest's calls, one after the other (so no click is lost while a call is out), but never the same
- * one twice at once (a double click holds one item, not two). A refusal becomes a notice in plain words,
- * with a retry where trying again can help (429, 409, 503, a lost connection); an expired session empties
- * the cart.
+ * one twice at once (a double click holds one item, not two). A refusal becomes a notice in the API's
+ * words (or the widget's, where the API gave none), with a retry where trying again can help (see
+ * `describeFailure`); an expired session empties the cart.
  */
 export class Calls {
   private queue: Promise<unknown> = Promise.resolve();
@@ -58,12 +31,12 @@ export class Calls {
 
   constructor(private readonly host: CallsHost) {}
 
-  run(action: () => Promise<void>, key = 'action', options: RunOptions = {}): Promise<boolean> {
+  run(action: () => Promise<void>, key = 'action'): Promise<boolean> {
     if (this.running.has(key)) return Promise.resolve(false);
     this.running.add(key);
     this.host.pending = true;
     const done = this.queue
-      .then(() => this.execute(action, options))
+      .then(() => this.execute(action))
       .finally(() => {
         this.running.delete(key);
         this.host.pending = this.running.size > 0;
@@ -72,7 +45,7 @@ export class Calls {
     return done;
   }
 
-  private async execute(action: () => Promise<void>, options: RunOptions): Promise<boolean> {
+  private async execute(action: () => Promise<void>): Promise<boolean> {
     const { host } = this;
     host.notice = undefined;
     try {
@@ -84,16 +57,16 @@ export class Calls {
         host.expire();
         return false;
       }
-      const retryable = [429, 409, 503, 0].includes(error.status);
-      const wait = error.retryAfterSeconds ? waitFor(error.retryAfterSeconds) : '';
-      const cooling = error.code === 'hold_limit' && error.fields.retry_after !== undefined;
-      const message = cooling
-        ? COOLDOWN
-        : (options.messages?.[error.code] ?? MESSAGES[error.code] ?? error.message);
-      host.notice = {
-        message: `${message}${wait}`,
-        ...(retryable ? { retry: () => this.run(action, 'action', options).then(() => undefined) } : {}),
-      };
+      const { message, retry } = describeFailure(error);
+      const again = () => this.run(action).then(() => undefined);
+      const notice: Notice = { message, ...(retry === 'now' ? { retry: again } : {}) };
+      host.notice = notice;
+      // A cooldown: "Try again" comes once the wait the API named is over (if the notice is still shown).
+      const wait = Number(error.fields.retry_after ?? error.retryAfterSeconds ?? 0);
+      if (retry === 'later')
+        setTimeout(() => {
+          if (host.notice === notice) host.notice = { ...notice, retry: again };
+        }, wait * 1000);
       await host.updateComplete;
       host.focusPart('notice');
       return false;

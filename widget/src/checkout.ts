@@ -22,6 +22,9 @@ export interface CheckoutHost extends ReactiveControllerHost {
   focusPart(id: string): void;
 }
 
+/** The form's field for the guest's country. */
+const COUNTRY_FIELD = 'customer_country';
+
 /** A random Idempotency-Key (crypto.randomUUID needs a secure context; a business's page may not be one). */
 const randomKey = (): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join(
@@ -52,8 +55,13 @@ export class Checkout {
     if (!client || !this.host.cart) return;
     await this.host.run(async () => {
       if (!this.form) {
-        this.form = await client.form();
-        for (const [id, field] of this.form.fields) this.values[id] ??= field.value ?? '';
+        // The business's country preselects the guest's when the form gives none (most guests are local).
+        const [form, country] = await Promise.all([client.form(), client.country().catch(() => undefined)]);
+        this.form = form;
+        for (const [id, field] of form.fields) this.values[id] ??= field.value ?? '';
+        const options = form.fields.find(([id]) => id === COUNTRY_FIELD)?.[1].define.layout.options;
+        if (country && options && country in options && !this.values[COUNTRY_FIELD])
+          this.values[COUNTRY_FIELD] = country;
       }
       this.problems = {};
       this.other = [];

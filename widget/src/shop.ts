@@ -47,25 +47,15 @@ export async function alterLine(
   const client = host.client;
   const cart = host.cart;
   if (!client || !cart) return;
-  const quantity = typeof change === 'number';
-  const altered = await host.run(
-    async () => {
-      const session = await client.writeSession({ sessionId: cart.id, alter: { [lineId]: change } });
-      host.showCart(session);
-      host.announce(what);
-      if (change === 'remove') {
-        await host.updateComplete;
-        host.focusPart('cart-heading');
-      }
-    },
-    `alter:${lineId}:${change}`,
-    // A quantity refused asks for more than is left now; a retry asks again (others' holds expire).
-    quantity
-      ? {
-          messages: { unavailable: `Not enough left for ${change} right now: the quantity stays as it was.` },
-        }
-      : {},
-  );
+  const altered = await host.run(async () => {
+    const session = await client.writeSession({ sessionId: cart.id, alter: { [lineId]: change } });
+    host.showCart(session);
+    host.announce(what);
+    if (change === 'remove') {
+      await host.updateComplete;
+      host.focusPart('cart-heading');
+    }
+  }, `alter:${lineId}:${change}`);
   // Refused or not, the cart shows what the API holds (a refused quantity goes back in its field).
   host.requestUpdate();
   if (altered) void refreshResults(host);

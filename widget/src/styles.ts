@@ -22,13 +22,22 @@ const base = css`
     --bw-radius: 8px;
     --bw-gap: 1rem;
     display: block;
-    /* The calendar, drawn from the first paint, is most of this: the page below does not jump. */
-    min-height: 36rem;
+    /*
+     * The height the widget draws at from its first paint, the items not yet loaded, and keeps once they
+     * are (before any search): one column on a phone, two from 50rem. Pages reserve the same before the
+     * script runs (docs/widget.md), so nothing below the widget moves.
+     */
+    min-height: 64rem;
     container-type: inline-size;
     font-family: var(--bw-font-family);
     color: var(--bw-text);
     background: var(--bw-surface);
     line-height: 1.5;
+  }
+  @media (min-width: 50rem) {
+    :host {
+      min-height: 51rem;
+    }
   }
   :host([hidden]) {
     display: none;

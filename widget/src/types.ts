@@ -15,8 +15,8 @@ export type ParamDefinition = NonNullable<Schemas['Item']['param']>[string];
 /** An image of an item; `width` and `height` (px of `src`) when the API knows them. */
 export type ItemImage = Schemas['Item']['image'][string] & { width?: number; height?: number };
 
-/** An item of the catalogue (`GET item` without dates, so unrated): its unit and booking parameters. */
-export type CatalogueItem = Schemas['Item'];
+/** An item of the catalogue (`GET item` without dates, so unrated): its unit, category and parameters. */
+export type CatalogueItem = Schemas['Item'] & { category?: string };
 
 /** The rate of a rated item, with its total, the words of a refusal and the rated dates in words. */
 export type Rate = Schemas['Rate'] & {

@@ -9,6 +9,10 @@ export interface CalendarHost {
   readonly catalogue: CatalogueItem[];
   readonly locale: Locale | undefined;
   readonly ready: boolean;
+  /** The page's link named nothing bookable online: everything is offered instead. */
+  readonly unmatched: boolean;
+  /** The category the page offers, by its name (undefined when the page names none). */
+  readonly categoryName: string | undefined;
   /** The item the calendar is for changed ('' for everything). */
   chooseItem(itemId: string): void;
 }
@@ -107,7 +111,7 @@ function renderChooser(host: CalendarHost) {
     <label for="search-item">Show dates for</label>
     <select id="search-item" ?disabled=${!host.ready}
       @change=${(event: Event) => host.chooseItem((event.target as HTMLSelectElement).value)}>
-      <option value="" ?selected=${host.availability.chosen === ''}>Everything</option>
+      <option value="" ?selected=${host.availability.chosen === ''}>${host.categoryName ? `Everything in ${host.categoryName}` : 'Everything'}</option>
       ${items.map(
         (item) =>
           html`<option value=${item.item_id} ?selected=${host.availability.chosen === String(item.item_id)}>${item.name}</option>`,
@@ -158,9 +162,11 @@ export function renderCalendar(host: CalendarHost) {
   return html`<section part="calendar" class="panel availability" aria-labelledby="search-heading"
     aria-busy=${availability.status === 'loading' || !host.ready ? 'true' : 'false'}>
     <h2 id="search-heading" tabindex="-1">Choose your dates</h2>
+    ${host.unmatched ? html`<p class="link-note">This link names something that cannot be booked online; here is everything you can book.</p>` : nothing}
     ${renderChooser(host)}
     <div class="month-nav">
-      <button type="button" part="button" aria-label="Previous month" @click=${() => availability.showMonth(-1)}>‹</button>
+      <button type="button" part="button" aria-label="Previous month" aria-disabled=${availability.atFirstMonth ? 'true' : 'false'}
+        @click=${() => availability.showMonth(-1)}>‹</button>
       <h3 id="calendar-month" aria-live="polite">${title}</h3>
       <button type="button" part="button" aria-label="Next month" @click=${() => availability.showMonth(1)}>›</button>
     </div>

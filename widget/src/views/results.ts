@@ -15,6 +15,8 @@ export interface ResultsHost {
   readonly slots: Slots;
   /** The item the calendar is for ('' for everything). */
   readonly chosenItem: string;
+  /** "Who is coming" holds a party the API cannot rate: the results are for the party before it. */
+  readonly partyInvalid: boolean;
   /** Holds an item: its SLIP goes into the cart. */
   add(item: ResultItem, hours?: { start: string; end: string }): Promise<void>;
 }
@@ -117,18 +119,45 @@ function renderItem(host: ResultsHost, item: ResultItem) {
   </li>`;
 }
 
+/** The results for the item the calendar is for (all of them for "Everything"). */
+const shownResults = (host: Pick<ResultsHost, 'results' | 'chosenItem'>): ResultItem[] =>
+  host.chosenItem ? host.results.filter((item) => String(item.item_id) === host.chosenItem) : host.results;
+
+/** Whether a result can be added to the cart now (an hourly item: when one of its hours is free). */
+const canBook = (host: Pick<ResultsHost, 'slots'>, item: ResultItem): boolean =>
+  item.unit === 'H'
+    ? Boolean(host.slots.views.get(item.item_id)?.hours.some((hour) => hour.left > 0))
+    : bookable(item);
+
+/** How many of the results can be booked, in words: "2 of 5 options can be booked for Mon, Jan 4 – …". */
+export function summarise(
+  host: Pick<ResultsHost, 'results' | 'chosenItem' | 'slots' | 'searched' | 'locale'>,
+) {
+  const query = host.searched;
+  if (!query) return '';
+  const dates = formatDates(query.start, query.end, host.locale);
+  const shown = shownResults(host);
+  const open = shown.filter((item) => canBook(host, item)).length;
+  if (!shown.length) return `Nothing is offered for ${dates}; choose other dates`;
+  if (!open) return `No option can be booked for ${dates}; see why below`;
+  return open === shown.length
+    ? `${plural(open, 'option', 'options')} can be booked for ${dates}`
+    : `${open} of ${plural(shown.length, 'option', 'options')} can be booked for ${dates}`;
+}
+
 /** The rated items of the last search, each with its price, what is left and "Add to cart". */
 export function renderResults(host: ResultsHost) {
-  const query = host.searched;
-  if (!query) return nothing;
-  const shown = host.chosenItem
-    ? host.results.filter((item) => String(item.item_id) === host.chosenItem)
-    : host.results;
+  if (!host.searched) return nothing;
+  // Results rated for another party must not be held for this one: they come back with a valid party.
   return html`<section part="results" class="results" aria-labelledby="results-heading">
     <h2 id="results-heading" tabindex="-1">Results</h2>
-    <p class="muted">${plural(shown.length, 'option', 'options')} for ${formatDates(query.start, query.end, host.locale)}</p>
-    <ul class="items" role="list">
-      ${shown.map((item) => renderItem(host, item))}
-    </ul>
+    ${
+      host.partyInvalid
+        ? html`<p class="muted">Correct “Who is coming” above to see what you can book for your party.</p>`
+        : html`<p class="muted">${summarise(host)}</p>
+            <ul class="items" role="list">
+              ${shownResults(host).map((item) => renderItem(host, item))}
+            </ul>`
+    }
   </section>`;
 }

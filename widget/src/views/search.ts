@@ -11,6 +11,8 @@ export interface SearchHost extends ReactiveControllerHost {
   searchProblems: Record<string, string>;
   /** Rates the chosen dates again with the quantities as they are now. */
   searchDates(): Promise<void>;
+  /** The party was edited (the results are not bookable while it is invalid). */
+  checkParty(): void;
 }
 
 /** The quantities' own problems (field id → message), checked before any call. */
@@ -51,6 +53,7 @@ export function renderSearch(host: SearchHost) {
             @input=${(event: Event) => {
               const text = (event.target as HTMLInputElement).value;
               query.params[id] = text === '' ? Number.NaN : Number(text);
+              host.checkParty();
             }}
             @change=${() => (host.searched ? host.searchDates() : undefined)}
           />
