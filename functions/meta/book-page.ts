@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { addDays, isRealYmd } from '#lib/core/dates.ts';
+import { isRealYmd } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { escapeHtml } from '#lib/domain/text.ts';
@@ -30,11 +30,21 @@ export const BOOK_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** What a deep link chooses: the widget's attributes, and whether some part of the link was unusable. */
+/** What a deep link chooses: the widget's attributes, and which of its parameters were unusable. */
 export interface DeepLink {
   attributes: Record<string, string>;
-  unusable: string[];
+  unusable: Array<'item' | 'category' | 'start' | 'end' | 'nights'>;
 }
+
+/** What the page says about each unusable part of a link, in a guest's words. */
+const UNUSABLE_WORDS: Record<DeepLink['unusable'][number], string> = {
+  item: 'The link names items in a way this page cannot read, so everything you can book is shown.',
+  category: 'The link names a category in a way this page cannot read, so everything you can book is shown.',
+  start: 'The date in the link you followed does not exist. Choose your dates on the calendar.',
+  end: 'The end date in the link is not after its start. Choose your dates on the calendar.',
+  nights:
+    'The length of stay in the link could not be used (1 to 366 nights). Choose your dates on the calendar.',
+};
 
 const ID_LIST = /^\d{1,9}(,\d{1,9}){0,49}$/;
 const MAX_NIGHTS = 366;
@@ -46,7 +56,7 @@ const MAX_NIGHTS = 366;
  */
 export function readDeepLink(query: Record<string, string | undefined>): DeepLink {
   const attributes: Record<string, string> = {};
-  const unusable: string[] = [];
+  const unusable: DeepLink['unusable'] = [];
   const { item, category, start, end, nights } = query;
   if (item !== undefined) {
     if (ID_LIST.test(item)) attributes.item = item;
@@ -72,8 +82,10 @@ export function readDeepLink(query: Record<string, string | undefined>): DeepLin
   }
   attributes['start-date'] = iso(first);
   if (nights !== undefined) {
+    // A length, not an end: the widget ends it by the unit of what it offers (a 3-night stay checks out on
+    // the 8th; a 3-day rental's last day is the 7th).
     const count = /^\d{1,3}$/.test(nights) ? Number(nights) : 0;
-    if (count >= 1 && count <= MAX_NIGHTS) attributes['end-date'] = iso(addDays(first, count));
+    if (count >= 1 && count <= MAX_NIGHTS) attributes.nights = String(count);
     else unusable.push('nights');
   } else if (end !== undefined) {
     const last = ymd(end);
@@ -106,7 +118,8 @@ main { padding-block: 1.5rem 2.5rem; }
 h1 { margin: 0 0 .25rem; font-size: clamp(1.5rem, 5vw, 2.25rem); line-height: 1.2; }
 .lead { margin: 0 0 1.25rem; color: var(--muted); }
 .problem { border-left: 4px solid #b3261e; background: #fff; padding: .5rem 1rem; }
-booking-widget { display: block; min-height: 36rem; }
+booking-widget { display: block; min-height: 64rem; }
+@media (min-width: 50rem) { booking-widget { min-height: 51rem; } }
 .about { display: grid; gap: 1.5rem; margin-top: 2rem; }
 @media (min-width: 48rem) { .about { grid-template-columns: 2fr 1fr; } }
 .about h2 { margin: 0 0 .5rem; font-size: 1.125rem; }
@@ -116,11 +129,21 @@ footer { border-top: 1px solid #dcd8cc; padding-block: 1rem; color: var(--muted)
 
 const join = (...parts: string[]): string => parts.filter((part) => part.trim() !== '').join(', ');
 
+/** A country's name in the tenant's language ("Canada" for CA in en_CA), or its code when Intl has none. */
+const countryName = (code: string, localeId: string): string => {
+  try {
+    return new Intl.DisplayNames([localeId.replace('_', '-')], { type: 'region' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+};
+
 /** A business's address, phone and email as lines of HTML (the phone and email as links). */
-export const contactLines = (company: StoredConfig['company']): string[] =>
+export const contactLines = (company: StoredConfig['company'], localeId: string): string[] =>
   [
     escapeHtml(company.address),
     escapeHtml(join(company.city, company.region, company.postal_zip)),
+    escapeHtml(countryName(company.country_id, localeId)),
     company.phone
       ? `<a href="tel:${escapeHtml(company.phone.replace(/[^\d+]/g, ''))}">${escapeHtml(company.phone)}</a>`
       : '',
@@ -151,7 +174,7 @@ export function renderBookPage(config: StoredConfig, link: DeepLink, pageUrl: st
   const website = linkable(company.url);
   const terms = linkable(policy.terms_url);
   const contact = [
-    ...contactLines(company),
+    ...contactLines(company, locale.id),
     website ? `<a href="${escapeHtml(website)}">${escapeHtml(new URL(website).host)}</a>` : '',
   ].filter((part) => part !== '');
   const policyText = policy.body
@@ -189,7 +212,7 @@ export function renderBookPage(config: StoredConfig, link: DeepLink, pageUrl: st
     `<h1>Book online at ${name}</h1>`,
     '<p class="lead">Choose your dates to see what is free. What you add is held for you while you book.</p>',
     link.unusable.length
-      ? '<p class="problem" role="note">Part of the link you followed could not be used. Choose your dates and items below.</p>'
+      ? `<div class="problem" role="note">${link.unusable.map((part) => `<p>${UNUSABLE_WORDS[part]}</p>`).join('')}</div>`
       : '',
     `<section id="book" aria-label="Booking"><booking-widget${attributes}></booking-widget></section>`,
     '<div class="about">',
