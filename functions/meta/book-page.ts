@@ -129,6 +129,16 @@ footer { border-top: 1px solid #dcd8cc; padding-block: 1rem; color: var(--muted)
 
 const join = (...parts: string[]): string => parts.filter((part) => part.trim() !== '').join(', ');
 
+/** The first lines of a page up to its title (which is HTML already escaped), for a language. */
+export const pageStart = (lang: string, title: string): string[] => [
+  '<!doctype html>',
+  `<html lang="${escapeHtml(lang)}">`,
+  '<head>',
+  '<meta charset="utf-8">',
+  '<meta name="viewport" content="width=device-width, initial-scale=1">',
+  `<title>${title}</title>`,
+];
+
 /** A country's name in the tenant's language ("Canada" for CA in en_CA), or its code when Intl has none. */
 const countryName = (code: string, localeId: string): string => {
   try {
@@ -182,12 +192,7 @@ export function renderBookPage(config: StoredConfig, link: DeepLink, pageUrl: st
     .map((paragraph) => `<p>${escapeHtml(paragraph.trim())}</p>`)
     .join('');
   return [
-    '<!doctype html>',
-    `<html lang="${escapeHtml(locale.lang)}">`,
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>Book online: ${name}</title>`,
+    ...pageStart(locale.lang, `Book online: ${name}`),
     `<meta name="description" content="${description}">`,
     `<link rel="canonical" href="${escapeHtml(pageUrl)}">`,
     '<meta name="theme-color" content="#1f6f54">',

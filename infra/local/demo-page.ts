@@ -1,4 +1,4 @@
-import { contactLines, PAGE_STYLE } from '#functions/meta/book-page.ts';
+import { contactLines, PAGE_STYLE, pageStart } from '#functions/meta/book-page.ts';
 import { widgetSnippet } from '#functions/meta/widget.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { escapeHtml } from '#lib/domain/text.ts';
@@ -51,12 +51,7 @@ export function renderDemoPage(tenant: Tenant): string {
   const place = escapeHtml(line(company.city, company.region));
   const contact = [`<strong>${name}</strong>`, ...contactLines(company, locale.id)];
   return [
-    '<!doctype html>',
-    `<html lang="${escapeHtml(locale.lang)}">`,
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${name}: book online</title>`,
+    ...pageStart(locale.lang, `${name}: book online`),
     `<meta name="description" content="Book ${name} online.">`,
     // No favicon request: the page asks its own origin for nothing but the widget and the API.
     '<link rel="icon" href="data:,">',
