@@ -35,6 +35,31 @@ export const metaAfterBundling = (inputDir: string, outputDir: string): string[]
   ];
 };
 
+/**
+ * How every function is bundled (esbuild through NodejsFunction); the cold-start benchmark bundles its
+ * floor with the same options (test/bench/cold.ts), so a change here changes both.
+ */
+export const FUNCTION_BUNDLING: {
+  minify: boolean;
+  sourceMap: boolean;
+  sourcesContent: boolean;
+  target: string;
+  format: OutputFormat;
+  mainFields: string[];
+  externalModules: string[];
+  banner: string;
+} = {
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  target: 'node22',
+  format: OutputFormat.ESM,
+  mainFields: ['module', 'main'],
+  // Bundle the AWS SDK too: one pinned version, measured by the benchmark's bundle sizes.
+  externalModules: [],
+  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+};
+
 /** Props of the tenant's functions. */
 export interface TenantFunctionsProps {
   table: TableV2;
@@ -106,16 +131,7 @@ export class TenantFunctions extends Construct {
         },
         logGroup,
         bundling: {
-          minify: true,
-          sourceMap: true,
-          sourcesContent: false,
-          target: 'node22',
-          format: OutputFormat.ESM,
-          mainFields: ['module', 'main'],
-          // Bundle the AWS SDK too: one pinned version, measured by the benchmark's bundle sizes.
-          externalModules: [],
-          banner:
-            "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+          ...FUNCTION_BUNDLING,
           ...(afterBundling
             ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling } }
             : {}),

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { BundleResult } from './bundles.ts';
 import type { ChannelRound } from './channels.ts';
+import type { ColdResult } from './cold.ts';
 import {
   type CostPer1k,
   DYNAMODB_RRU_USD,
@@ -136,6 +137,8 @@ export function writeResults(
     rows: Row[];
     bundles: BundleResult[];
     channelRounds: ChannelRound[];
+    /** The cold starts (`--cold`, or a full run): each function beside its floor. */
+    cold?: ColdResult[];
   },
 ): void {
   const prices = {

@@ -12,8 +12,9 @@ import { createDb } from '#lib/db/client.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
-import { type BundleResult, measureBundles } from './bundles.ts';
+import { type BundleResult, measureBundles, synthFunctions } from './bundles.ts';
 import { type ChannelRound, channelTable, measureChannelRounds } from './channels.ts';
+import { benchColdStarts, type ColdResult, coldTable } from './cold.ts';
 import { costPer1kRequests } from './cost.ts';
 import { startCpuMeter } from './cpu.ts';
 import { floorCalls, measureFloor, warmUntilSettled } from './floor.ts';
@@ -29,10 +30,13 @@ import { settledUsage, type UsageSnapshot, usageBetween } from './usage.ts';
 // Knobs: BENCH_SIZES (20,200), BENCH_CONCURRENCY (8), BENCH_SECONDS (8), DYNAMODB_ENDPOINT, BENCH_CPU_PROF
 // (a directory: the runner writes a CPU profile there), BENCH_ONLY (scenarios whose name contains it; no race,
 // no channel rounds). After the sizes, one round of channel sync at 50 channels × 365 days (test/bench/channels.ts).
+// `npm run bench -- --cold`: only the cold starts (test/bench/cold.ts; BENCH_COLD_RUNS, 15), which a full run
+// measures after the bundles.
 // `npm run bench -- --quick`: a smoke check in under a minute (20 items, 2 s a scenario, 1 s floors, no bundles,
 // no ceiling unless `--ceiling`).
 
 const QUICK = process.argv.includes('--quick');
+const COLD_ONLY = process.argv.includes('--cold');
 const SIZES = (process.env.BENCH_SIZES ?? (QUICK ? '20' : '20,200')).split(',').map(Number);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 8));
@@ -261,6 +265,27 @@ async function measureCeilings(
   }
 }
 
+/** `--cold`: the cold starts alone, printed and written to bench-results.json under `cold`. */
+async function benchColdOnly(endpoint: string) {
+  say('measuring cold starts');
+  const cold = await benchColdStarts({ endpoint, functions: synthFunctions(), say });
+  const date = new Date().toISOString();
+  say(
+    `\nCold starts ${date} (fresh Node processes, function and floor alternating; DynamoDB Local on loopback)`,
+  );
+  for (const line of coldTable(cold)) say(line);
+  writeResults('bench-results.json', {
+    date,
+    quick: false,
+    seconds: 0,
+    rows: [],
+    bundles: [],
+    channelRounds: [],
+    cold,
+  });
+  say('\nwrote bench-results.json');
+}
+
 async function main() {
   const began = Date.now();
   const dynamo: LocalDynamo | undefined = process.env.DYNAMODB_ENDPOINT
@@ -268,6 +293,10 @@ async function main() {
     : await startLocalDynamo();
   const endpoint = process.env.DYNAMODB_ENDPOINT ?? (dynamo as LocalDynamo).endpoint;
   try {
+    if (COLD_ONLY) {
+      await benchColdOnly(endpoint);
+      return;
+    }
     const rows: Row[] = [];
     for (const size of SIZES) {
       say(`benchmarking ${size} items`);
@@ -280,9 +309,13 @@ async function main() {
       channelRounds = await measureChannelRounds(endpoint);
     }
     let bundles: BundleResult[] = [];
+    let cold: ColdResult[] = [];
     if (!QUICK) {
       say('measuring function bundles');
-      bundles = measureBundles();
+      const functions = synthFunctions();
+      bundles = measureBundles(functions);
+      say('measuring cold starts');
+      cold = await benchColdStarts({ endpoint, functions, say });
     }
     const date = new Date().toISOString();
     say(
@@ -299,6 +332,10 @@ async function main() {
       say('');
       for (const line of bundleTable(bundles)) say(line);
     }
+    if (cold.length) {
+      say('');
+      for (const line of coldTable(cold)) say(line);
+    }
     writeResults('bench-results.json', {
       date,
       quick: QUICK,
@@ -306,6 +343,7 @@ async function main() {
       rows,
       bundles,
       channelRounds,
+      cold,
     });
     say('\nwrote bench-results.json');
   } finally {
