@@ -41,9 +41,13 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
           const parts: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => parts.push(chunk));
           answer.on('end', () => {
+            // A transaction's idempotency token is the SDK's own per call: the replaying client makes its own.
+            const { ClientRequestToken: _token, ...input } = JSON.parse(
+              body.toString('utf8') || '{}',
+            ) as Record<string, unknown>;
             calls.push({
               operation: String(incoming.headers['x-amz-target'] ?? '').split('.')[1] ?? '',
-              input: JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>,
+              input,
               status: answer.statusCode ?? 0,
               startedAt,
               endedAt: performance.now(),

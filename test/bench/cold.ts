@@ -116,8 +116,13 @@ export async function recordFloorScript(options: {
 export interface ColdCase {
   function: string;
   request: string;
-  /** Run `index`'s request; `substitutions` turn the recording's per-run values into this run's. */
+  /** Run `index`'s request (run 0 is the recording's): each run comes from a client address of its own. */
   event(index: number): APIGatewayProxyEventV2;
+  /**
+   * Ids the recorded request created (a new session's), read from its answer: each floor run writes under
+   * fresh ones in their place, as each function run creates its own.
+   */
+  createdIds?(response: ProbeResult['response']): string[];
 }
 
 /** Median and 90th percentile of some figures. */
@@ -156,7 +161,7 @@ const FIRST_ANSWER_TARGET: Record<string, number> = { Items: 1.3, Session: 1.3, 
 const addressOf = (index: number) => `203.0.${113 + Math.floor(index / 250)}.${(index % 250) + 1}`;
 
 /** The cases of the cold benchmark on the bench tenant (test/bench/tenant.ts) from `start`. */
-export function coldCases(start: Ymd): ColdCase[] {
+export function coldCases(start: Ymd, slip: string): ColdCase[] {
   const end = addDays(start, 7);
   const request = (req: TestRequest) => (index: number) =>
     makeEvent({ ...req, sourceIp: addressOf(index), headers: { 'user-agent': 'cold-bench' } });
@@ -169,6 +174,19 @@ export function coldCases(start: Ymd): ColdCase[] {
         path: 'item/1',
         query: `start_date=${start}&end_date=${end}&param[adults]=2&param[children]=1`,
       }),
+    },
+    {
+      function: 'Session',
+      request: 'add a SLIP (new session)',
+      event: request({
+        method: 'POST',
+        path: 'booking/session',
+        body: `slip=${encodeURIComponent(slip)}`,
+        contentType: 'application/x-www-form-urlencoded',
+      }),
+      createdIds: (response) => [
+        (JSON.parse(response.body ?? '{}') as { booking: { session: { id: string } } }).booking.session.id,
+      ],
     },
   ];
 }
@@ -208,6 +226,7 @@ export async function measureColdStarts(options: {
         `${coldCase.function} ${coldCase.request} answered ${JSON.stringify(script.response).slice(0, 300)}`,
       );
     const recordedIp = recordedEvent.requestContext.http.sourceIp;
+    const created = coldCase.createdIds?.(script.response as ProbeResult['response']) ?? [];
     const expected = JSON.stringify(script.response);
     const own: ProbeResult[] = [];
     const floor: ProbeResult[] = [];
@@ -222,14 +241,15 @@ export async function measureColdStarts(options: {
       // The floor's run as the function's: its calls carry this run's client address where they carried
       // the recording's (the client's request count), so each run counts a client of its own too.
       const scriptFile = join(dir, `floor-${coldCase.function}-${index}.json`);
-      const ip = event.requestContext.http.sourceIp;
-      writeFileSync(
-        scriptFile,
-        JSON.stringify({
-          ...script,
-          batches: JSON.parse(JSON.stringify(script.batches).split(recordedIp).join(ip)),
-        }),
+      const replaced = [
+        [recordedIp, event.requestContext.http.sourceIp],
+        ...created.map((id) => [id, `${id.slice(0, -8)}${randomUUID().slice(0, 8)}`]),
+      ] as const;
+      const calls = replaced.reduce(
+        (text, [from, to]) => text.split(from).join(to),
+        JSON.stringify(script.batches),
       );
+      writeFileSync(scriptFile, JSON.stringify({ ...script, batches: JSON.parse(calls) }));
       const floorResult = await probeColdStart({
         bundle: floorBundle,
         event,
@@ -328,11 +348,26 @@ export async function benchColdStarts(options: {
   await ensureTable(db);
   await writeTenant(db, benchTenant(20, start), Date.now());
   const runs = Number(process.env.BENCH_COLD_RUNS ?? 15);
+  const env = coldEnv({ endpoint: options.endpoint, tableName });
+  const items = options.functions.find((one) => one.function === 'Items');
+  if (!items) throw new Error('no bundle for Items');
+  // The SLIP every add-a-SLIP run adds: a rated item's, from the items bundle itself (untimed).
+  const rated = await probeColdStart({
+    bundle: items.file,
+    event: makeEvent({
+      path: 'item/2',
+      query: `start_date=${start}&end_date=${addDays(start, 7)}&param[adults]=2`,
+    }),
+    env: { PATH: process.env.PATH ?? '', ...items.environment, ...env },
+    dir: mkdtempSync(join(tmpdir(), 'bench-cold-slip-')),
+  });
+  const slip = (JSON.parse(rated.response.body ?? '{}') as { item: { rate: { slip: string } } }).item.rate
+    .slip;
   if (!(runs >= 1)) throw new Error('BENCH_COLD_RUNS must be a positive number');
   return measureColdStarts({
     functions: options.functions,
-    cases: coldCases(start),
-    env: coldEnv({ endpoint: options.endpoint, tableName }),
+    cases: coldCases(start, slip),
+    env,
     runs,
     ...(options.say ? { say: options.say } : {}),
   });
