@@ -23,13 +23,17 @@ const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
- * Bundles the floor's handler (test/bench/cold-floor-handler.ts) with esbuild and the options every
- * function is bundled with (FUNCTION_BUNDLING, as NodejsFunction passes them), into `dir`/index.mjs.
+ * Bundles `entry` with esbuild and the options every function is bundled with (FUNCTION_BUNDLING, as
+ * NodejsFunction passes them), into `dir`/index.mjs; by default the floor's handler
+ * (test/bench/cold-floor-handler.ts).
  */
-export async function buildFloorBundle(dir: string): Promise<string> {
+export async function buildFloorBundle(
+  dir: string,
+  entry = join(here, 'cold-floor-handler.ts'),
+): Promise<string> {
   const outfile = join(dir, 'index.mjs');
   await build({
-    entryPoints: [join(here, 'cold-floor-handler.ts')],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: 'node',
