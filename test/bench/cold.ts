@@ -8,13 +8,14 @@ import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
 import { FUNCTION_BUNDLING } from '#infra/constructs/functions.ts';
-import { addDays, todayIn, type Ymd } from '#lib/core/dates.ts';
+import { addDays } from '#lib/core/dates.ts';
 import { createDb } from '#lib/db/client.ts';
 import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { generateSlipSecret } from '#lib/slip/keys.ts';
-import { makeEvent, type TestRequest } from '#test/support/events.ts';
+import { makeEvent } from '#test/support/events.ts';
 import type { SynthedFunction } from './bundles.ts';
+import { type ColdCase, type ColdResponse, coldCases, coldStart, type RunOnce } from './cold-cases.ts';
 import type { FloorScript } from './cold-floor-handler.ts';
 import { batchCalls, startRecordingProxy } from './cold-recorder.ts';
 import { benchTenant } from './tenant.ts';
@@ -55,7 +56,7 @@ export interface ProbeResult {
   initMs: number;
   firstMs: number;
   rssBytes: number;
-  response: { statusCode?: number; body?: string } & Record<string, unknown>;
+  response: ColdResponse;
 }
 
 // The timed process: the event is read before the clock starts; the clock runs from before the import
@@ -116,19 +117,6 @@ export async function recordFloorScript(options: {
   }
 }
 
-/** A request of the cold benchmark: the function that answers it and, per run, its event and its floor's substitutions. */
-export interface ColdCase {
-  function: string;
-  request: string;
-  /** Run `index`'s request (run 0 is the recording's): each run comes from a client address of its own. */
-  event(index: number): APIGatewayProxyEventV2;
-  /**
-   * Ids the recorded request created (a new session's), read from its answer: each floor run writes under
-   * fresh ones in their place, as each function run creates its own.
-   */
-  createdIds?(response: ProbeResult['response']): string[];
-}
-
 /** Median and 90th percentile of some figures. */
 const spread = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -161,43 +149,6 @@ export interface ColdResult {
 
 const FIRST_ANSWER_TARGET: Record<string, number> = { Items: 1.3, Session: 1.3, Bookings: 1.5, Meta: 1.5 };
 
-/** An address of TEST-NET-3 for run `index`: each cold process is a client of its own. */
-const addressOf = (index: number) => `203.0.${113 + Math.floor(index / 250)}.${(index % 250) + 1}`;
-
-/** The cases of the cold benchmark on the bench tenant (test/bench/tenant.ts) from `start`. */
-export function coldCases(start: Ymd, slip: string): ColdCase[] {
-  const end = addDays(start, 7);
-  const request = (req: TestRequest) => (index: number) =>
-    makeEvent({ ...req, sourceIp: addressOf(index), headers: { 'user-agent': 'cold-bench' } });
-  return [
-    { function: 'Meta', request: 'company', event: request({ path: 'company' }) },
-    {
-      function: 'Items',
-      request: 'rated item, 7 nights',
-      event: request({
-        path: 'item/1',
-        query: `start_date=${start}&end_date=${end}&param[adults]=2&param[children]=1`,
-      }),
-    },
-    {
-      function: 'Session',
-      request: 'add a SLIP (new session)',
-      event: request({
-        method: 'POST',
-        path: 'booking/session',
-        body: `slip=${encodeURIComponent(slip)}`,
-        contentType: 'application/x-www-form-urlencoded',
-      }),
-      createdIds: (response) => [
-        (JSON.parse(response.body ?? '{}') as { booking: { session: { id: string } } }).booking.session.id,
-      ],
-    },
-  ];
-}
-
-/** The start date of the cold benchmark's stays, as the steady-state benchmark's. */
-export const coldStart = (): Ymd => addDays(todayIn('America/Toronto', Date.now()), 60);
-
 /**
  * Measures each case's function and its floor in `runs` alternating fresh processes each (function,
  * floor, function, floor …) against the table in `env` (TABLE_NAME, DYNAMODB_ENDPOINT): every answer
@@ -213,7 +164,7 @@ export async function measureColdStarts(options: {
   const dir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
   const floorBundle = await buildFloorBundle(dir);
   const results: ColdResult[] = [];
-  for (const coldCase of options.cases) {
+  for (const [caseIndex, coldCase] of options.cases.entries()) {
     const fn = options.functions.find((one) => one.function === coldCase.function);
     if (!fn) throw new Error(`no bundle for ${coldCase.function}`);
     // The function's environment as the stack gives it (NODE_OPTIONS, Powertools), then the local table's.
@@ -223,19 +174,17 @@ export async function measureColdStarts(options: {
       ...options.env,
     };
     // Recorded from a run of its own (index 0); the timed runs are 1 … runs.
-    const recordedEvent = coldCase.event(0);
+    const recordedEvent = await coldCase.event(0);
     const script = await recordFloorScript({ bundle: fn.file, event: recordedEvent, env, dir });
     if ((script.response as { statusCode?: number }).statusCode !== 200)
       throw new Error(
         `${coldCase.function} ${coldCase.request} answered ${JSON.stringify(script.response).slice(0, 300)}`,
       );
     const recordedIp = recordedEvent.requestContext.http.sourceIp;
-    const created = coldCase.createdIds?.(script.response as ProbeResult['response']) ?? [];
-    const expected = JSON.stringify(script.response);
     const own: ProbeResult[] = [];
     const floor: ProbeResult[] = [];
     for (let index = 1; index <= options.runs; index += 1) {
-      const event = coldCase.event(index);
+      const event = await coldCase.event(index);
       const result = await probeColdStart({ bundle: fn.file, event, env, dir });
       if (result.response.statusCode !== 200)
         throw new Error(
@@ -243,26 +192,25 @@ export async function measureColdStarts(options: {
         );
       own.push(result);
       // The floor's run as the function's: its calls carry this run's client address where they carried
-      // the recording's (the client's request count), so each run counts a client of its own too.
-      const scriptFile = join(dir, `floor-${coldCase.function}-${index}.json`);
-      const replaced = [
-        [recordedIp, event.requestContext.http.sourceIp],
-        ...created.map((id) => [id, `${id.slice(0, -8)}${randomUUID().slice(0, 8)}`]),
-      ] as const;
-      const calls = replaced.reduce(
-        (text, [from, to]) => text.split(from).join(to),
-        JSON.stringify(script.batches),
-      );
-      writeFileSync(scriptFile, JSON.stringify({ ...script, batches: JSON.parse(calls) }));
+      // the recording's (the client's request count), so each run counts a client of its own too; and the
+      // case's own substitutions, in its calls and its answer alike.
+      const floorEvent = await coldCase.event(index);
+      const replaced: [string, string][] = [
+        [recordedIp, floorEvent.requestContext.http.sourceIp],
+        ...(coldCase.substitutions?.({ event: recordedEvent, script }, { event: floorEvent, index }) ?? []),
+      ];
+      const scriptFile = join(dir, `floor-${caseIndex}-${index}.json`);
+      const text = replaced.reduce((all, [from, to]) => all.split(from).join(to), JSON.stringify(script));
+      writeFileSync(scriptFile, text);
       const floorResult = await probeColdStart({
         bundle: floorBundle,
-        event,
+        event: floorEvent,
         env: { ...env, COLD_FLOOR_SCRIPT: scriptFile },
         dir,
       });
-      if (JSON.stringify(floorResult.response) !== expected)
+      if (JSON.stringify(floorResult.response) !== JSON.stringify((JSON.parse(text) as FloorScript).response))
         throw new Error(
-          `the floor of ${coldCase.function} answered other bytes than the function's recording`,
+          `the floor of ${coldCase.function} ${coldCase.request} answered other bytes than the function's recording`,
         );
       floor.push(floorResult);
     }
@@ -353,24 +301,29 @@ export async function benchColdStarts(options: {
   await writeTenant(db, benchTenant(20, start), Date.now());
   const runs = Number(process.env.BENCH_COLD_RUNS ?? 15);
   const env = coldEnv({ endpoint: options.endpoint, tableName });
+  if (!(runs >= 1)) throw new Error('BENCH_COLD_RUNS must be a positive number');
+  const dir = mkdtempSync(join(tmpdir(), 'bench-cold-prepare-'));
+  // Untimed runs that prepare the timed ones (a SLIP, open sessions to book), each a process of its own.
+  const runOnce: RunOnce = async (fn, event) =>
+    (
+      await probeColdStart({
+        bundle: fn.file,
+        event,
+        env: { PATH: process.env.PATH ?? '', ...fn.environment, ...env },
+        dir,
+      })
+    ).response;
   const items = options.functions.find((one) => one.function === 'Items');
   if (!items) throw new Error('no bundle for Items');
-  // The SLIP every add-a-SLIP run adds: a rated item's, from the items bundle itself (untimed).
-  const rated = await probeColdStart({
-    bundle: items.file,
-    event: makeEvent({
-      path: 'item/2',
-      query: `start_date=${start}&end_date=${addDays(start, 7)}&param[adults]=2`,
-    }),
-    env: { PATH: process.env.PATH ?? '', ...items.environment, ...env },
-    dir: mkdtempSync(join(tmpdir(), 'bench-cold-slip-')),
-  });
-  const slip = (JSON.parse(rated.response.body ?? '{}') as { item: { rate: { slip: string } } }).item.rate
-    .slip;
-  if (!(runs >= 1)) throw new Error('BENCH_COLD_RUNS must be a positive number');
+  // The SLIP every add-a-SLIP run adds and every create books: a rated item's, from the items bundle.
+  const rated = await runOnce(
+    items,
+    makeEvent({ path: 'item/2', query: `start_date=${start}&end_date=${addDays(start, 7)}&param[adults]=2` }),
+  );
+  const slip = (JSON.parse(rated.body ?? '{}') as { item: { rate: { slip: string } } }).item.rate.slip;
   return measureColdStarts({
     functions: options.functions,
-    cases: coldCases(start, slip),
+    cases: await coldCases({ start, slip, functions: options.functions, runOnce }),
     env,
     runs,
     ...(options.say ? { say: options.say } : {}),
