@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import type { Db } from '#lib/db/client.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { buildFloorBundle, coldEnv, probeColdStart, recordFloorScript } from '#test/bench/cold.ts';
-import { coldStart } from '#test/bench/cold-cases.ts';
+import { type ColdResponse, coldCases, coldStart, type RunOnce } from '#test/bench/cold-cases.ts';
 import { batchCalls, type TimedCall } from '#test/bench/cold-recorder.ts';
 import { benchTenant } from '#test/bench/tenant.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
@@ -63,4 +63,48 @@ describe('the cold floor of meta: company', () => {
     expect(answer.response).toEqual(script.response);
     expect(answer.response.statusCode).toBe(200);
   }, 60_000);
+});
+
+describe('the cold create case', () => {
+  it("gives a floor run the run's session, a fresh idempotency record, booking number and code", async () => {
+    let sessions = 0;
+    const runOnce: RunOnce = async (_fn, event): Promise<ColdResponse> => {
+      if (!event.rawPath.endsWith('/session')) return { statusCode: 200, body: '{}' };
+      sessions += 1;
+      return {
+        statusCode: 200,
+        body: JSON.stringify({ booking: { session: { id: `session-${sessions}` } } }),
+      };
+    };
+    const functions = ['Session', 'Bookings'].map((name) => ({ function: name, file: '', environment: {} }));
+    const cases = await coldCases({ start: coldStart(), slip: 'slip', functions, runOnce });
+    const create = cases.find((one) => one.request.startsWith('create'));
+    const recorded = await create?.event(0);
+    const run = await create?.event(1);
+    if (!create?.substitutions || !recorded || !run) throw new Error('no create case');
+    const script = {
+      batches: [
+        [
+          { operation: 'GetItem', input: { pk: 'SESSION#session-2' } },
+          {
+            operation: 'PutItem',
+            input: { sk: 'booking-create#abc==', gsi1pk: 'CUSTOMER_BOOKINGS#0000000001' },
+          },
+          { operation: 'PutItem', input: { pk: 'BOOKING#0000000002', code: 'BOOKING_CODE#BENCH-ABCDEF' } },
+        ],
+      ],
+      response: {
+        statusCode: 200,
+        body: JSON.stringify({ booking: { booking_id: 2, code: 'BENCH-ABCDEF' } }),
+      },
+    };
+    const text = create
+      .substitutions({ event: recorded, script }, { event: run, index: 1 })
+      .reduce((all, [from, to]) => all.split(from).join(to), JSON.stringify(script));
+    expect(text).toContain('SESSION#session-3');
+    expect(text).toContain('BOOKING#9000000001');
+    expect(text).toContain('CUSTOMER_BOOKINGS#0000000001');
+    for (const recordedId of ['session-2', 'booking-create#abc==', '0000000002', 'BENCH-ABCDEF'])
+      expect(text).not.toContain(recordedId);
+  });
 });
