@@ -152,7 +152,7 @@ const FIRST_ANSWER_TARGET: Record<string, number> = { Items: 1.3, Session: 1.3, 
 /**
  * Measures each case's function and its floor in `runs` alternating fresh processes each (function,
  * floor, function, floor …) against the table in `env` (TABLE_NAME, DYNAMODB_ENDPOINT): every answer
- * must be a 200, and the floor's the recorded bytes.
+ * must be a 200, and the floor's the recorded bytes with the case's substitutions.
  */
 export async function measureColdStarts(options: {
   functions: SynthedFunction[];
