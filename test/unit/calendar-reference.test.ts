@@ -145,7 +145,10 @@ describe('calendars against the rules', () => {
     { lead_days: 366, advance_days: 366, closed_dates: [], closed_dow: [] },
   ];
 
-  it('daily, nightly and hourly items agree with the rules over month, year, leap and DST edges', () => {
+  // Thousands of ratings: 10 s alone, past 30 s on two cores shared with the browser tests (CI, 26 Nov).
+  it('daily, nightly and hourly items agree with the rules over month, year, leap and DST edges', {
+    timeout: 120_000,
+  }, () => {
     const problems: string[] = [];
     for (const [r, rules] of rulesets.entries()) {
       const catalog = makeCatalog(
