@@ -1,6 +1,6 @@
-import type { TenantItem } from '../config/tenant-schema.ts';
+import type { Tenant, TenantItem } from '../config/tenant-schema.ts';
 import { dayOfWeek, type Ymd } from '../core/dates.ts';
-import { toMinor } from '../core/money.ts';
+import { percentOf, toMinor } from '../core/money.ts';
 
 /** Whether a date lies in an optional inclusive window. */
 export const inWindow = (date: Ymd, start?: Ymd, end?: Ymd): boolean =>
@@ -73,3 +73,36 @@ export function slotTotal(price: Record<string, number>, quantities: Record<stri
   for (const id in price) sum += (price[id] ?? 0) * (id === '_item' ? 1 : (quantities[id] ?? 0));
   return sum;
 }
+
+/**
+ * A discount code applied to a line's subtotal (minor units): the amount off and the code, or why it does
+ * not apply, in a guest's words.
+ */
+export const applyDiscount = (options: {
+  item: TenantItem;
+  /** The first date of the span the code must cover. */
+  start: Ymd;
+  subTotal: number;
+  code: string | undefined;
+  tenant: { discounts: Tenant['discounts']; decimals: number };
+}): { discount: number; code?: string; error?: string } => {
+  const { item, subTotal, tenant } = options;
+  if (!options.code) return { discount: 0 };
+  const code = options.code.trim().toUpperCase();
+  const found = tenant.discounts.find((discount) => discount.code === code);
+  if (!found) return { discount: 0, error: `Discount code ${code} is not valid; check it or leave it out` };
+  if (!inWindow(options.start, found.start_date, found.end_date)) {
+    return {
+      discount: 0,
+      error: `Discount code ${code} does not apply to these dates; choose other dates or leave it out`,
+    };
+  }
+  if (found.item_ids && !found.item_ids.includes(item.item_id)) {
+    return { discount: 0, error: `Discount code ${code} does not apply to ${item.name}; leave it out` };
+  }
+  const discount =
+    found.type === 'percent'
+      ? percentOf(subTotal, found.value)
+      : Math.min(toMinor(found.value, tenant.decimals), subTotal);
+  return { discount, code };
+};

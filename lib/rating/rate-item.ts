@@ -1,8 +1,8 @@
 import type { Tenant, TenantItem } from '../config/tenant-schema.ts';
-import { dayOfWeek, todayIn, type Ymd } from '../core/dates.ts';
-import { type DateWords, datesInWords, listInWords } from '../core/guest-words.ts';
-import { percentOf, toMinor } from '../core/money.ts';
-import { inWindow, pricesOn, slotTotal } from './pricing.ts';
+import { dayOfWeek, todayIn } from '../core/dates.ts';
+import type { DateWords } from '../core/guest-words.ts';
+import { applyDiscount, pricesOn, slotTotal } from './pricing.ts';
+import { nothingChosen, partShortfalls, soldOutReason } from './refusal-reasons.ts';
 import { dateRuleErrors, isClosed, paramRuleErrors } from './rules.ts';
 import { type RequestedSpan, resolveSpan, type Slot, type Span, SpanError } from './span.ts';
 
@@ -135,84 +135,6 @@ export function stockOf(item: TenantItem, slot: Slot, used: StockLookup): SlotSt
   if (item.unlimited) return { T: capacity, B: 0, A: capacity };
   const booked = used(item.item_id, slot.key);
   return { T: capacity, B: booked, A: Math.max(0, capacity - booked) };
-}
-
-const applyDiscount = (
-  item: TenantItem,
-  span: Span,
-  subTotal: number,
-  request: RateRequest,
-  tenant: RatingTenant,
-): { discount: number; code?: string; error?: string } => {
-  if (!request.discountCode) return { discount: 0 };
-  const code = request.discountCode.trim().toUpperCase();
-  const found = tenant.discounts.find((discount) => discount.code === code);
-  if (!found) return { discount: 0, error: `Discount code ${code} is not valid; check it or leave it out` };
-  if (!inWindow(span.start, found.start_date, found.end_date)) {
-    return {
-      discount: 0,
-      error: `Discount code ${code} does not apply to these dates; choose other dates or leave it out`,
-    };
-  }
-  if (found.item_ids && !found.item_ids.includes(item.item_id)) {
-    return { discount: 0, error: `Discount code ${code} does not apply to ${item.name}; leave it out` };
-  }
-  const discount =
-    found.type === 'percent'
-      ? percentOf(subTotal, found.value)
-      : Math.min(toMinor(found.value, tenant.decimals), subTotal);
-  return { discount, code };
-};
-
-/** The reason an item without enough stock is refused: how many are left, or none, and what to do. */
-const soldOutReason = (span: Span, available: number): string => {
-  const when = span.unit === 'H' ? 'these times' : 'these dates';
-  return available > 0
-    ? `Only ${available} left for ${when}; choose fewer`
-    : `Sold out for ${when}; try other ${span.unit === 'H' ? 'times' : 'dates'}`;
-};
-
-/** The reason a line that counts nobody toward stock is refused, by the labels of what counts. */
-const nothingChosen = (item: TenantItem, labels: Record<string, string>, locale: string): string => {
-  const counted = Object.entries(item.params)
-    .filter(([, param]) => param.counts_stock)
-    .map(([id]) => labels[id] ?? 'Quantity');
-  return counted.length ? `${listInWords(counted, locale, 'or')}: choose at least 1` : 'Choose at least 1';
-};
-
-/** A package part rated slot by slot, as `rateItem` works it out. */
-interface PartRate {
-  part: { item: TenantItem; qty: number; optional: boolean };
-  included: boolean;
-  perPackage: number;
-  slots: { slot: Slot; stock: SlotStock; closed: boolean }[];
-}
-
-/**
- * Why a package's required parts refuse it: each part closed on some dates (when rules count closures),
- * each part with too little left for one package on some dates, named with those dates in words.
- */
-function partShortfalls(
-  parts: PartRate[],
-  options: { closedCounts: boolean; words: DateWords },
-): { closed: string[]; soldOut: string[] } {
-  const closed: string[] = [];
-  const soldOut: string[] = [];
-  for (const part of parts) {
-    if (!part.included || part.part.optional) continue;
-    const name = part.part.item.name;
-    const dates = (test: (slot: PartRate['slots'][number]) => boolean): Ymd[] =>
-      part.slots.filter(test).map(({ slot }) => slot.date);
-    const closedOn = options.closedCounts ? dates((slot) => slot.closed) : [];
-    if (closedOn.length)
-      closed.push(`${name} is closed on ${datesInWords(closedOn, options.words)}; choose other dates`);
-    const shortOn = dates(
-      (slot) => !(options.closedCounts && slot.closed) && slot.stock.A < Math.max(1, part.perPackage),
-    );
-    if (shortOn.length)
-      soldOut.push(`${name} is sold out on ${datesInWords(shortOn, options.words)}; try other dates`);
-  }
-  return { closed, soldOut };
 }
 
 /** One event per tenant rate used: each parameter it priced, at its amount, on how many slots. */
@@ -355,7 +277,7 @@ export function rateItem(input: RateItemInput): RatedItem {
     soldOut ||= rate.status === 'S';
     closedDates ||= rate.status === 'C';
   }
-  const discount = applyDiscount(item, span, subTotal, request, tenant);
+  const discount = applyDiscount({ item, start: span.start, subTotal, code: request.discountCode, tenant });
   // Nobody at no charge would still hold a unit (a cabin priced per guest, asked for no guests): a
   // script could fill the calendar for free. A price of 0 with people (a free tour's seats) and a
   // discount down to 0 are the tenant's own prices and stay bookable; a gift certificate is payment.
