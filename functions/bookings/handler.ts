@@ -1,5 +1,6 @@
+import { createSecretSlipKeys } from '#lib/db/slip-key-store.ts';
 import { runtimeFromEnv } from '#lib/http/runtime.ts';
 import { createBookingsHandler } from './app.ts';
 
 /** Lambda entry of the bookings group. */
-export const handler = createBookingsHandler(runtimeFromEnv());
+export const handler = createBookingsHandler(runtimeFromEnv(createSecretSlipKeys));

@@ -3,7 +3,8 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import { fetchFeed } from '#lib/channels/fetch-feed.ts';
 import { meterOf } from '#lib/http/observability.ts';
-import { dbFromEnv, metricsFromEnv, tracer } from '#lib/http/runtime.ts';
+import { metricsFromEnv } from '#lib/http/runtime.ts';
+import { tracedDbFromEnv, tracer } from '#lib/http/tracing.ts';
 import { createChannelSync } from './app.ts';
 
 const metrics = metricsFromEnv();
@@ -13,7 +14,7 @@ const metrics = metricsFromEnv();
  * (https, public addresses only) and applies it; traced, its metrics flushed per run.
  */
 export const handler = middy(
-  createChannelSync({ db: dbFromEnv(), fetchFeed, policy: 'deployed', meter: meterOf(metrics) }),
+  createChannelSync({ db: tracedDbFromEnv(), fetchFeed, policy: 'deployed', meter: meterOf(metrics) }),
 )
   .use(captureLambdaHandler(tracer, { captureResponse: false }))
   .use(logMetrics(metrics));

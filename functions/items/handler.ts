@@ -1,5 +1,6 @@
+import { createSecretSlipKeys } from '#lib/db/slip-key-store.ts';
 import { runtimeFromEnv } from '#lib/http/runtime.ts';
 import { createItemsHandler } from './app.ts';
 
 /** Lambda entry of the items group. */
-export const handler = createItemsHandler(runtimeFromEnv());
+export const handler = createItemsHandler(runtimeFromEnv(createSecretSlipKeys));

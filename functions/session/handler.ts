@@ -1,5 +1,6 @@
+import { createSecretSlipKeys } from '#lib/db/slip-key-store.ts';
 import { runtimeFromEnv } from '#lib/http/runtime.ts';
 import { createSessionHandler } from './app.ts';
 
 /** Lambda entry of the session group. */
-export const handler = createSessionHandler(runtimeFromEnv());
+export const handler = createSessionHandler(runtimeFromEnv(createSecretSlipKeys));

@@ -6,11 +6,12 @@ import { createSecretsManagerStore } from '#lib/db/webhook-secret-store.ts';
 import { DISPATCH_BATCH } from '#lib/domain/webhook-dispatch.ts';
 import { logger } from '#lib/http/logger.ts';
 import { meterOf } from '#lib/http/observability.ts';
-import { dbFromEnv, metricsFromEnv, requiredEnv, tracer } from '#lib/http/runtime.ts';
+import { metricsFromEnv, requiredEnv } from '#lib/http/runtime.ts';
+import { tracedDbFromEnv, tracer } from '#lib/http/tracing.ts';
 import { createDispatcher } from './app.ts';
 
 const dispatch = createDispatcher({
-  db: dbFromEnv(),
+  db: tracedDbFromEnv(),
   secrets: createSecretsManagerStore({
     secretArn: requiredEnv('WEBHOOK_SECRETS_ARN'),
     region: process.env.AWS_REGION,

@@ -6,6 +6,7 @@ import {
 } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { Db } from './client.ts';
+import { IdempotencyKeyError } from './idempotency-key-error.ts';
 
 /** How long a result is replayed for its key. */
 export const IDEMPOTENCY_SECONDS = 24 * 3600;
@@ -16,24 +17,6 @@ export const IDEMPOTENCY_SECONDS = 24 * 3600;
  * could still be running.
  */
 export const LEASE_MARGIN_MS = 5_000;
-
-/** Why a key could not be used: still claimed by a running request, or used for a different request. */
-export class IdempotencyKeyError extends Error {
-  readonly code: 'in_progress' | 'idempotency_mismatch';
-  readonly key: string;
-
-  constructor(code: 'in_progress' | 'idempotency_mismatch', options: { key: string; cause: unknown }) {
-    super(
-      code === 'in_progress'
-        ? 'A request with this Idempotency-Key is still being processed'
-        : 'This Idempotency-Key was used for a different request',
-      options,
-    );
-    this.name = 'IdempotencyKeyError';
-    this.code = code;
-    this.key = options.key;
-  }
-}
 
 /** What identifies and checks one idempotent call. */
 export interface IdempotentCall {

@@ -68,12 +68,6 @@ export interface ApiDeps {
   trustedProxies?: readonly string[];
   /** Where the answers' metrics go (deployed functions); none are kept without it. */
   metrics?: Metrics;
-  /**
-   * Traces each invocation (deployed functions: `runtimeFromEnv`). A middleware, not the tracer: only a
-   * Lambda entry loads the X-Ray SDK, whose async hook would otherwise cost every promise of a process
-   * that never traces (npm start, the tests, the benchmark).
-   */
-  trace?: MiddlewareObj<Event, Result>;
 }
 
 /** The SLIP keys of a group that signs or verifies SLIPs; a deployment without them fails when used. */
@@ -208,8 +202,7 @@ export function createApiHandler<G extends Group>(options: {
   });
 
   const handler = middy<Event, Result>();
-  // Outermost: the trace covers the whole invocation, and metrics are flushed after every answer.
-  if (deps.trace) handler.use(deps.trace);
+  // Outermost: metrics are flushed after every answer. (Lambda's active tracing covers the invocation.)
   if (deps.metrics) handler.use(logMetrics(deps.metrics));
   return handler
     .use(startRequest({ clock }))

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { AccessError } from '../auth/errors.ts';
-import { IdempotencyKeyError } from '../db/idempotency-store.ts';
+import { IdempotencyKeyError } from '../db/idempotency-key-error.ts';
 import { ContentionError } from '../db/transact.ts';
 import { BudgetSpentError, DomainError } from '../domain/errors.ts';
 import { buildErrorEnvelope, type EnvelopeContext } from './envelope.ts';

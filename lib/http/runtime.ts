@@ -1,15 +1,10 @@
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { DEFAULT_CONFIG_CACHE_MS } from '../config/limits.ts';
-import { createDb } from '../db/client.ts';
-import { createSecretSlipKeys } from '../db/slip-key-store.ts';
+import { createDb, type DbOptions } from '../db/client.ts';
+import type { createSecretSlipKeys } from '../db/slip-key-store.ts';
 import { parseSlipKeys } from '../slip/keys.ts';
 import type { ApiDeps } from './api.ts';
 import { createMetrics } from './observability.ts';
 import { parsePublicUrl } from './public-url.ts';
-import { createTracer } from './tracing.ts';
-
-/** The tracer of this process (one per Lambda instance): its DynamoDB calls are captured. */
-export const tracer = createTracer();
 
 /** An environment variable a deployed function cannot run without: its absence fails the cold start. */
 export const requiredEnv = (name: string): string => {
@@ -18,13 +13,16 @@ export const requiredEnv = (name: string): string => {
   return value;
 };
 
-/** The table of a deployed function (TABLE_NAME, and DYNAMODB_ENDPOINT for a local one), traced. */
-export const dbFromEnv = () =>
+/**
+ * The table of a deployed function (TABLE_NAME, and DYNAMODB_ENDPOINT for a local one); `instrument` is a
+ * scheduled function's tracer (`tracedDbFromEnv` in tracing.ts).
+ */
+export const dbFromEnv = (instrument?: DbOptions['instrument']) =>
   createDb({
     tableName: requiredEnv('TABLE_NAME'),
     endpoint: process.env.DYNAMODB_ENDPOINT,
     region: process.env.AWS_REGION,
-    instrument: (client) => tracer.captureAWSv3Client(client),
+    ...(instrument ? { instrument } : {}),
   });
 
 /** The metrics of a deployed function, with its tenant (TENANT) as a dimension. */
@@ -36,23 +34,23 @@ export const numberFromEnv = (name: string, fallback: number): number =>
 
 /**
  * The dependencies of a deployed function, read from its environment once at cold start: a missing
- * variable fails the cold start, not a request.
+ * variable fails the cold start, not a request. A group that signs or verifies SLIPs passes the Secrets
+ * Manager key store, so only those bundles carry that client (meta does not).
  */
-export function runtimeFromEnv(): ApiDeps {
+export function runtimeFromEnv(secretSlipKeys?: typeof createSecretSlipKeys): ApiDeps {
   const publicUrl = parsePublicUrl(requiredEnv('PUBLIC_URL'));
   const region = process.env.AWS_REGION;
   const inlineKeys = process.env.SLIP_KEYS ? parseSlipKeys(process.env.SLIP_KEYS) : undefined;
   const secretArn = process.env.SLIP_SECRET_ARN;
   const slipKeys = inlineKeys
     ? async () => inlineKeys
-    : secretArn
-      ? createSecretSlipKeys({ secretArn, region })
+    : secretArn && secretSlipKeys
+      ? secretSlipKeys({ secretArn, region })
       : undefined;
   return {
     ...(slipKeys ? { slipKeys } : {}),
     db: dbFromEnv(),
     metrics: metricsFromEnv(),
-    trace: captureLambdaHandler(tracer, { captureResponse: false }),
     publicUrl: () => publicUrl,
     provider: region ? `aws:${region}` : 'local',
     configTtlMs: numberFromEnv('CONFIG_CACHE_MS', DEFAULT_CONFIG_CACHE_MS),
