@@ -1,5 +1,6 @@
 import type { ApiDeps } from '#lib/http/api.ts';
 import { createBookingsHandler } from './bookings/app.ts';
+import { createChannelsHandler } from './channels/api.ts';
 import { createItemsHandler } from './items/app.ts';
 import { createMetaHandler } from './meta/app.ts';
 import { createSessionHandler } from './session/app.ts';
@@ -10,4 +11,5 @@ export const createAllHandlers = (deps: ApiDeps) => ({
   session: createSessionHandler(deps),
   bookings: createBookingsHandler(deps),
   meta: createMetaHandler(deps),
+  channels: createChannelsHandler(deps),
 });

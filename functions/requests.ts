@@ -14,7 +14,7 @@ import {
   updateSchema,
 } from './bookings/routes.ts';
 import { pagingSchema, replaySchema } from './bookings/webhooks.ts';
-import { feedQuerySchema } from './feed-answer.ts';
+import { feedQuerySchema } from './channels/feed-answer.ts';
 import { calendarQuerySchema, itemQuerySchema } from './items/query.ts';
 import { eventListSchema } from './meta/events.ts';
 import { sessionSchema } from './session/input.ts';

@@ -1,8 +1,5 @@
-import { fetchFeed } from '#lib/channels/fetch-feed.ts';
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
-import { createListChannels, createSyncChannel } from './channels.ts';
 import { createFindCustomer, createGetCustomer } from './customers.ts';
-import { createBookingsFeed } from './ical.ts';
 import { createListNotes } from './notes.ts';
 import {
   createBookingForm,
@@ -18,8 +15,8 @@ import {
 import { createEnable, createListDeliveries, createListWebhooks, createReplay } from './webhooks.ts';
 
 /**
- * The bookings group: the form, create, records, lists, invoices, actions, customers, webhooks, the staff
- * calendar feed and channel sync.
+ * The bookings group: the form, create, records, lists, invoices, actions, customers and webhooks (the
+ * staff calendar feed and the channels are the channels group's).
  */
 export const createBookingsHandler = (deps: ApiDeps) => {
   const routeDeps = { db: deps.db, slipKeys: slipKeysOf(deps) };
@@ -47,13 +44,6 @@ export const createBookingsHandler = (deps: ApiDeps) => {
       'webhook.deliveries': createListDeliveries(routeDeps),
       'webhook.replay': createReplay(routeDeps),
       'webhook.enable': createEnable(routeDeps),
-      'booking.ical': createBookingsFeed(routeDeps),
-      'channel.list': createListChannels(routeDeps),
-      'channel.sync': createSyncChannel({
-        db: deps.db,
-        fetchFeed: deps.fetchFeed ?? fetchFeed,
-        policy: deps.feedPolicy ?? 'deployed',
-      }),
     },
   });
 };

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { AccessError } from '#lib/auth/errors.ts';
+import { assertNotPartner } from '#lib/auth/access.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
 import type { StoredEndpoint } from '#lib/db/webhook-endpoint-repository.ts';
@@ -51,13 +51,6 @@ const presentDelivery = (delivery: StoredDelivery) => ({
     body: attempt.body ?? '',
   })),
 });
-
-/** Webhooks and channels are the whole tenant's: a partner's own credential may not see or steer them. */
-export const assertNotPartner = (caller: Caller, what: 'webhooks' | 'channels' = 'webhooks') => {
-  if (caller.kind === 'staff' && caller.partnerOnly) {
-    throw new AccessError('forbidden', `A partner credential may not manage ${what}`);
-  }
-};
 
 /** GET webhook (staff): every endpoint with its state, last success and consecutive failures. */
 export const createListWebhooks =

@@ -3,10 +3,9 @@ import { createCatalogReader } from '#lib/domain/catalog.ts';
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
 import { createItemCalendar, createItemsCalendar } from './calendar.ts';
 import { createGetItem } from './get-item.ts';
-import { createItemFeed } from './ical.ts';
 import { createListItems } from './list-items.ts';
 
-/** The items group: lists, rated items with SLIPs, calendars, and the items' channel feeds. */
+/** The items group: lists, rated items with SLIPs, and calendars. */
 export const createItemsHandler = (deps: ApiDeps) => {
   // The catalogue is reused as long as the configuration is (a zero TTL, as in tests, reads it every time).
   const catalog = createCatalogReader(deps.db, { reuse: (deps.configTtlMs ?? DEFAULT_CONFIG_CACHE_MS) > 0 });
@@ -19,7 +18,6 @@ export const createItemsHandler = (deps: ApiDeps) => {
       'item.get': createGetItem(routeDeps),
       'item.itemCal': createItemCalendar(routeDeps),
       'item.cal': createItemsCalendar(routeDeps),
-      'item.ical': createItemFeed(routeDeps),
     },
   });
 };

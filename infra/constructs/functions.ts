@@ -166,8 +166,10 @@ export class TenantFunctions extends Construct {
     );
     // A round fetches 8 feeds at once, each within 10 s, so 100 channels take about two minutes at worst:
     // well inside both this timeout and the five-minute schedule.
+    // It also serves the channels group of the API (the feeds, the channels' list and a sync now), so the
+    // iCalendar libraries load only here; API Gateway stops waiting after 30 s whatever this timeout.
     this.channelSync = make('Channels', 'channels', {}, Duration.seconds(240));
-    this.byGroup = { items, session, bookings, meta };
+    this.byGroup = { items, session, bookings, meta, channels: this.channelSync };
     this.all = all;
 
     // Readers still record a credential's last use and its account's last sign-in, count each client's

@@ -175,3 +175,10 @@ export async function resolveCaller(store: AccessStore, presented: Presented, no
   // Staff acting for a partner book in its name (attributed), but keep their own view.
   return { ...staff, accountId, ...(target.partner ? { partnerId: accountId } : {}) };
 }
+
+/** Webhooks and channels are the whole tenant's: a partner's own credential may not see or steer them. */
+export const assertNotPartner = (caller: Caller, what: 'webhooks' | 'channels' = 'webhooks') => {
+  if (caller.kind === 'staff' && caller.partnerOnly) {
+    throw new AccessError('forbidden', `A partner credential may not manage ${what}`);
+  }
+};

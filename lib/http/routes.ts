@@ -1,5 +1,5 @@
 /** The Lambda function (endpoint group) that serves a route. */
-export type Group = 'items' | 'session' | 'bookings' | 'meta';
+export type Group = 'items' | 'session' | 'bookings' | 'meta' | 'channels';
 
 /**
  * Who may call a route: `public` (the widget surface; `settings.public_api = false` makes it need
@@ -89,7 +89,7 @@ export const ROUTES = [
     name: 'item.ical',
     method: 'GET',
     path: 'item/{item_id}/ical',
-    group: 'items',
+    group: 'channels',
     access: 'feed',
     resource: 'item',
     id: 'ical',
@@ -312,7 +312,7 @@ export const ROUTES = [
     name: 'booking.ical',
     method: 'GET',
     path: 'booking/ical',
-    group: 'bookings',
+    group: 'channels',
     access: 'feed',
     resource: 'booking',
     id: 'ical',
@@ -321,7 +321,7 @@ export const ROUTES = [
     name: 'channel.list',
     method: 'GET',
     path: 'channel',
-    group: 'bookings',
+    group: 'channels',
     access: 'staff',
     resource: 'channel',
     id: '',
@@ -329,7 +329,7 @@ export const ROUTES = [
   ...both({
     name: 'channel.sync',
     path: 'channel/{channel_id}/sync',
-    group: 'bookings',
+    group: 'channels',
     access: 'staff',
     resource: 'channel',
     id: '',

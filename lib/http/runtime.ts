@@ -1,5 +1,6 @@
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DEFAULT_CONFIG_CACHE_MS } from '../config/limits.ts';
-import { createDb, type DbOptions } from '../db/client.ts';
+import { createDb, type Db, type DbOptions } from '../db/client.ts';
 import type { createSecretSlipKeys } from '../db/slip-key-store.ts';
 import { parseSlipKeys } from '../slip/keys.ts';
 import type { ApiDeps } from './api.ts';
@@ -35,9 +36,13 @@ export const numberFromEnv = (name: string, fallback: number): number =>
 /**
  * The dependencies of a deployed function, read from its environment once at cold start: a missing
  * variable fails the cold start, not a request. A group that signs or verifies SLIPs passes the Secrets
- * Manager key store, so only those bundles carry that client (meta does not).
+ * Manager key store, so only those bundles carry that client (meta does not); the channels function
+ * passes its traced table and its metrics, which its scheduled round shares.
  */
-export function runtimeFromEnv(secretSlipKeys?: typeof createSecretSlipKeys): ApiDeps {
+export function runtimeFromEnv(
+  options: { secretSlipKeys?: typeof createSecretSlipKeys; db?: Db; metrics?: Metrics } = {},
+): ApiDeps {
+  const { secretSlipKeys } = options;
   const publicUrl = parsePublicUrl(requiredEnv('PUBLIC_URL'));
   const region = process.env.AWS_REGION;
   const inlineKeys = process.env.SLIP_KEYS ? parseSlipKeys(process.env.SLIP_KEYS) : undefined;
@@ -49,8 +54,8 @@ export function runtimeFromEnv(secretSlipKeys?: typeof createSecretSlipKeys): Ap
       : undefined;
   return {
     ...(slipKeys ? { slipKeys } : {}),
-    db: dbFromEnv(),
-    metrics: metricsFromEnv(),
+    db: options.db ?? dbFromEnv(),
+    metrics: options.metrics ?? metricsFromEnv(),
     publicUrl: () => publicUrl,
     provider: region ? `aws:${region}` : 'local',
     configTtlMs: numberFromEnv('CONFIG_CACHE_MS', DEFAULT_CONFIG_CACHE_MS),

@@ -137,7 +137,7 @@ describe('the local gateway over HTTP', () => {
       body: '{"booking":{"id":"TEST-1"}}',
     });
     const stub = createGateway({
-      handlers: { items: booked, session: booked, bookings: booked, meta: booked },
+      handlers: { items: booked, session: booked, bookings: booked, meta: booked, channels: booked },
     });
     await new Promise<void>((done) => stub.listen(0, '127.0.0.1', done));
     try {

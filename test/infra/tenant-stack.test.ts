@@ -211,6 +211,7 @@ describe('TenantStack', () => {
     );
     expect(withUrl.map(([id]) => id.replace(/^Functions/, '').replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
       'Bookings',
+      'Channels',
       'Items',
       'Meta',
       'Session',

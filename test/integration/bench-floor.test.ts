@@ -103,7 +103,7 @@ describe('the benchmark floor', () => {
   const get =
     (path: string, query = '') =>
     (sourceIp: string) =>
-      invoke(handlers.items, { path, query, sourceIp });
+      invoke(path.endsWith('/ical') ? handlers.channels : handlers.items, { path, query, sourceIp });
 
   it.each([
     ['unratedList', 'item', ''],

@@ -215,17 +215,17 @@ describe('export validators', () => {
     const token = await rotateFeedToken(db, { scope: { kind: 'item', itemId: 6 }, now: Date.now() });
     const second = Math.floor(Date.now() / 1000) * 1000 + 60_000;
     clock = second + 100;
-    const first = await invoke(handlers.items, { path: 'item/6/ical', query: `token=${token}` });
+    const first = await invoke(handlers.channels, { path: 'item/6/ical', query: `token=${token}` });
     expect(first.status).toBe(200);
     const lastModified = first.headers['last-modified'] ?? '';
     // A booking elsewhere sells the kayak out on day 9, 400 ms later; another reader sees it at once.
     await setUsed(db, 6, d(9), 1);
     clock = second + 600;
-    const other = await invoke(handlers.items, { path: 'item/6/ical', query: `token=${token}` });
+    const other = await invoke(handlers.channels, { path: 'item/6/ical', query: `token=${token}` });
     expect(other.text).toContain(`DTSTART;VALUE=DATE:${d(9)}`);
     // The first reader polls five minutes later with the Last-Modified of its copy.
     clock = second + 300_000;
-    const poll = await invoke(handlers.items, {
+    const poll = await invoke(handlers.channels, {
       path: 'item/6/ical',
       query: `token=${token}`,
       headers: { 'if-modified-since': lastModified },
@@ -245,7 +245,7 @@ describe('export stability and DST', () => {
     for (let day = 720; day <= 745; day += 1) await setUsed(db, 8, d(day), 1);
     const uidsAt = async (at: number) => {
       clock = at;
-      const response = await invoke(handlers.items, { path: 'item/8/ical', query: `token=${token}` });
+      const response = await invoke(handlers.channels, { path: 'item/8/ical', query: `token=${token}` });
       return response.text.match(/^UID:.*$/gm) ?? [];
     };
     const now = Date.now();
@@ -275,7 +275,7 @@ describe('export stability and DST', () => {
     const check = async (sold: string[]) => {
       for (const slot of slots) await setUsed(db, 7, slot, sold.includes(slot) ? 1 : 0);
       clock = Date.now();
-      const response = await invoke(handlers.items, { path: 'item/7/ical', query: `token=${token}` });
+      const response = await invoke(handlers.channels, { path: 'item/7/ical', query: `token=${token}` });
       const hour = (key: string) =>
         Date.UTC(+key.slice(0, 4), +key.slice(4, 6) - 1, +key.slice(6, 8), +key.slice(9, 11));
       const soldHours = sold.map(hour).sort();
@@ -323,9 +323,9 @@ describe("a channel's token on another item", () => {
       scope: { kind: 'item', itemId: 3, channelId: 'good' },
       now: Date.now(),
     });
-    const response = await invoke(handlers.items, { path: 'item/3/ical', query: `token=${token}` });
+    const response = await invoke(handlers.channels, { path: 'item/3/ical', query: `token=${token}` });
     const plainToken = await rotateFeedToken(db, { scope: { kind: 'item', itemId: 3 }, now: Date.now() });
-    const plain = await invoke(handlers.items, { path: 'item/3/ical', query: `token=${plainToken}` });
+    const plain = await invoke(handlers.channels, { path: 'item/3/ical', query: `token=${plainToken}` });
     await setUsed(db, 3, d(20), 0);
     // The control: the same item's feed for any reader lists the night.
     expect(plain.text).toContain(`DTSTART;VALUE=DATE:${d(20)}`);
@@ -339,8 +339,8 @@ describe('feed tokens', () => {
   // than 200 characters is refused by the query schema with a 400 instead.
   it('a long wrong token is the 404 of an unknown item', async () => {
     clock = Date.now();
-    const unknown = await invoke(handlers.items, { path: 'item/999/ical', query: 'token=nope' });
-    const long = await invoke(handlers.items, { path: 'item/6/ical', query: `token=${'a'.repeat(201)}` });
+    const unknown = await invoke(handlers.channels, { path: 'item/999/ical', query: 'token=nope' });
+    const long = await invoke(handlers.channels, { path: 'item/6/ical', query: `token=${'a'.repeat(201)}` });
     expect(unknown.status).toBe(404);
     expect(long.status).toBe(404);
   });
@@ -363,7 +363,7 @@ describe('the staff calendar feed', () => {
       });
     const voided = await book(d(40));
     const cancelled = await book(d(41));
-    const before = await invoke(handlers.bookings, { path: 'booking/ical', query: `token=${token}` });
+    const before = await invoke(handlers.channels, { path: 'booking/ical', query: `token=${token}` });
     expect(before.text).toContain(voided);
     expect(before.text).toContain(cancelled);
     for (const [code, status] of [
@@ -379,7 +379,7 @@ describe('the staff calendar feed', () => {
       });
       expect(updated.status, JSON.stringify(updated.json.request)).toBe(200);
     }
-    const after = await invoke(handlers.bookings, {
+    const after = await invoke(handlers.channels, {
       path: 'booking/ical',
       query: `token=${token}`,
       headers: { 'if-none-match': before.headers.etag ?? '' },
@@ -388,7 +388,7 @@ describe('the staff calendar feed', () => {
     expect(after.text).not.toContain(voided);
     expect(after.text).not.toContain(cancelled);
     expect(
-      (await invoke(handlers.bookings, { path: 'booking/ical', query: `token=${itemToken}` })).status,
+      (await invoke(handlers.channels, { path: 'booking/ical', query: `token=${itemToken}` })).status,
     ).toBe(404);
   });
 
@@ -418,7 +418,7 @@ describe('the staff calendar feed', () => {
       email: 'grace@example.com',
     });
     const token = await rotateFeedToken(other, { scope: { kind: 'bookings' }, now: Date.now() });
-    const response = await invoke(otherHandlers.bookings, { path: 'booking/ical', query: `token=${token}` });
+    const response = await invoke(otherHandlers.channels, { path: 'booking/ical', query: `token=${token}` });
     expect(response.status).toBe(200);
     const attempt = (read: () => number) => {
       try {

@@ -150,7 +150,7 @@ describe('staff double-click "sync now"', () => {
     const withFeeds = createAllHandlers({ ...testDeps(db), fetchFeed: barrierFetch(2) });
     const staff = await staffBasic(db);
     const click = () =>
-      invoke(withFeeds.bookings, {
+      invoke(withFeeds.channels, {
         method: 'POST',
         path: 'channel/click/sync',
         headers: { authorization: staff },
@@ -158,7 +158,7 @@ describe('staff double-click "sync now"', () => {
     const answers = await Promise.all([click(), click()]);
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
     await syncNow(deps, 'click');
-    const listed = await invoke(withFeeds.bookings, { path: 'channel', headers: { authorization: staff } });
+    const listed = await invoke(withFeeds.channels, { path: 'channel', headers: { authorization: staff } });
     expect(listed.json.channels.click.dates_blocked).toBe(4);
     expect(listed.json.channels.click.conflicts).toEqual([]);
   });

@@ -70,7 +70,7 @@ beforeAll(async () => {
 // stock invariant after each test as the sync and round-trip files do.
 
 const feed = (path: string, query: string, headers: Record<string, string> = {}, over = handlers) =>
-  invoke(over.items, { path, query, headers });
+  invoke(over.channels, { path, query, headers });
 
 /** The all-day runs of a feed as `first..last` (inclusive) strings, read by ical.js through our reader. */
 const runsOf = (response: TestResponse) =>
@@ -223,7 +223,7 @@ describe('GET booking/ical', () => {
       email: 'grace@example.com',
     });
     const token = await rotateFeedToken(db, { scope: { kind: 'bookings' }, now: Date.now() });
-    const response = await invoke(handlers.bookings, { path: 'booking/ical', query: `token=${token}` });
+    const response = await invoke(handlers.channels, { path: 'booking/ical', query: `token=${token}` });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('text/calendar; charset=utf-8');
     const events = readFeed(response.text, { timeZone: ZONE, from: today, to: d(60) });
@@ -231,7 +231,7 @@ describe('GET booking/ical', () => {
     expect(response.text).toContain(`SUMMARY:${code} Grace Hopper (Kayak)`);
     expect(response.text).toContain(`UID:booking-${code}@test.example.com`);
     for (const wrong of ['', `token=${itemToken}`, 'token=nope'])
-      expect((await invoke(handlers.bookings, { path: 'booking/ical', query: wrong })).status).toBe(404);
+      expect((await invoke(handlers.channels, { path: 'booking/ical', query: wrong })).status).toBe(404);
   });
 });
 

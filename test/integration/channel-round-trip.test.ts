@@ -27,11 +27,11 @@ const NIGHTS = 16;
 const night = (index: number) => addDays(today, 5 + index);
 let sides: Record<'a' | 'b', Side>;
 
-/** Serves a URL of either side by invoking its items handler, as the real fetcher would over HTTP. */
+/** Serves a URL of either side by invoking its channels handler, as the real fetcher would over HTTP. */
 async function fetchFromSides(request: FeedRequest): Promise<FeedResponse> {
   const url = new URL(request.url);
   const side = sides[url.hostname === 'a.test' ? 'a' : 'b'];
-  const response = await invoke(side.handlers.items, {
+  const response = await invoke(side.handlers.channels, {
     path: url.pathname.replace('/api/3.0/', ''),
     query: url.search.slice(1),
     headers: {

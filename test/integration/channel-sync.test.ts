@@ -128,7 +128,7 @@ describe('failures keep what is known', () => {
     const events = await listChannelEvents(db, { channelId: 'airbnb', limit: 20 });
     expect(events.filter((event) => event.type === 'channel.failed')).toHaveLength(1);
 
-    const listed = await invoke(handlers.bookings, { path: 'channel', headers: { authorization: staff } });
+    const listed = await invoke(handlers.channels, { path: 'channel', headers: { authorization: staff } });
     expect(listed.json.channels.airbnb).toMatchObject({ state: 'failing', dates_blocked: 4 });
     expect(listed.json.channels.airbnb.last_error).toMatch(/unreadable feed/);
     expect(listed.json.channels.airbnb.url).toBe('https://www.airbnb.com/calendar/ical/1.ics');
@@ -144,7 +144,7 @@ describe('failures keep what is known', () => {
       taken: 0,
       released: 0,
     });
-    const recovered = await invoke(handlers.bookings, { path: 'channel', headers: { authorization: staff } });
+    const recovered = await invoke(handlers.channels, { path: 'channel', headers: { authorization: staff } });
     expect(recovered.json.channels.airbnb).toMatchObject({ state: 'ok', last_error: '', failing_since: 0 });
   });
 
@@ -231,7 +231,7 @@ describe('conflicts are never silent', () => {
     const [again] = (await syncNow(deps, 'airbnb')).channels;
     expect(again).toMatchObject({ conflicts_opened: 0, conflicts: 1 });
 
-    const listed = await invoke(handlers.bookings, { path: 'channel', headers: { authorization: staff } });
+    const listed = await invoke(handlers.channels, { path: 'channel', headers: { authorization: staff } });
     expect(listed.json.channels.airbnb.conflicts).toEqual([
       expect.objectContaining({ slot: d(41), units: 1, bookings: [booking.id] }),
     ]);
@@ -330,7 +330,7 @@ describe('operating it', () => {
   it('POST channel/{id}/sync syncs now; an unknown channel is a 404; customers get 401', async () => {
     channels.serve(AIRBNB, { body: channelFeed([[d(300), d(301)]]) });
     const withFeeds = createAllHandlers({ ...testDeps(db), fetchFeed: channels.fetchFeed });
-    const synced = await invoke(withFeeds.bookings, {
+    const synced = await invoke(withFeeds.channels, {
       method: 'POST',
       path: 'channel/airbnb/sync',
       headers: { authorization: staff },
@@ -338,13 +338,13 @@ describe('operating it', () => {
     expect(synced.status).toBe(200);
     expect(synced.json.sync).toMatchObject({ outcome: 'synced' });
     expect(synced.json.channel).toMatchObject({ id: 'airbnb', state: 'ok' });
-    const unknown = await invoke(withFeeds.bookings, {
+    const unknown = await invoke(withFeeds.channels, {
       method: 'POST',
       path: 'channel/nope/sync',
       headers: { authorization: staff },
     });
     expect(unknown.status).toBe(404);
-    const customer = await invoke(withFeeds.bookings, { method: 'POST', path: 'channel/airbnb/sync' });
+    const customer = await invoke(withFeeds.channels, { method: 'POST', path: 'channel/airbnb/sync' });
     expect(customer.status).toBe(401);
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { addDays, todayIn } from '#lib/core/dates.ts';
 import { METRIC, METRICS_NAMESPACE } from '#lib/core/metric-names.ts';
@@ -6,7 +7,7 @@ import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { logger } from '#lib/http/logger.ts';
 import { TEST_SLIP_KEY } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { invoke } from '#test/support/events.ts';
+import { invoke, makeEvent } from '#test/support/events.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 type Handler = Parameters<typeof invoke>[0];
@@ -51,7 +52,7 @@ afterAll(() => {
   process.env = saved;
 });
 
-describe('the Lambda entries (as deployed: tracer and metrics on)', () => {
+describe('the Lambda entries (as deployed: metrics on)', () => {
   it('answer through their tracing and metrics middlewares, and flush what a request counted', async () => {
     const items = (await import('#functions/items/handler.ts')).handler as Handler;
     const session = (await import('#functions/session/handler.ts')).handler as Handler;
@@ -80,5 +81,24 @@ describe('the Lambda entries (as deployed: tracer and metrics on)', () => {
       [METRIC.holdsMade]: 1,
       _aws: { CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service', 'tenant']] }] },
     });
+  });
+
+  it('the channels entry answers the API group and runs the schedule', () => {
+    // A process of its own: this entry traces (the X-Ray SDK), whose async hook must not stay in the tests'.
+    const feed = makeEvent({ path: 'item/1/ical', query: 'token=nobody' });
+    const script = `
+      const { handler } = await import('#functions/channels/handler.ts');
+      const answer = await handler(${JSON.stringify(feed)}, { getRemainingTimeInMillis: () => 10000 });
+      const round = await handler({ source: 'aws.events', 'detail-type': 'Scheduled Event' }, {});
+      process.stdout.write('@@' + JSON.stringify({ status: answer.statusCode, body: answer.body, round: round ?? null }));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR', POWERTOOLS_TRACE_ENABLED: 'false' },
+    });
+    const result = JSON.parse(out.slice(out.lastIndexOf('@@') + 2));
+    // A wrong feed token is the same 404 as an unknown item; the tenant has no channels, so no round.
+    expect(result.status).toBe(404);
+    expect(JSON.parse(result.body).request.status).toBe('ERROR');
+    expect(result.round).toBeNull();
   });
 });

@@ -5,7 +5,7 @@ import { itemFeed } from '#lib/domain/channel-feeds.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';
-import { feedConditions, feedQuerySchema, feedResult } from '../feed-answer.ts';
+import { feedConditions, feedQuerySchema, feedResult } from './feed-answer.ts';
 
 /**
  * GET item/{item_id}/ical?token=… (the feed token): the item's channel feed, the dates (or hours) it cannot

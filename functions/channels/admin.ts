@@ -1,3 +1,4 @@
+import { assertNotPartner } from '#lib/auth/access.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
 import { listItems } from '#lib/db/tenant-repository.ts';
@@ -5,7 +6,6 @@ import { type ChannelOverview, listChannels, syncChannelNow } from '#lib/domain/
 import type { ChannelSyncDeps, ChannelSyncResult } from '#lib/domain/channel-sync.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
-import { assertNotPartner } from './webhooks.ts';
 
 const seconds = (ms: number | undefined) => (ms ? unixSeconds(ms) : 0);
 

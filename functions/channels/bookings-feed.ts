@@ -4,7 +4,7 @@ import { bookingsFeed } from '#lib/domain/channel-feeds.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';
-import { feedConditions, feedQuerySchema, feedResult } from '../feed-answer.ts';
+import { feedConditions, feedQuerySchema, feedResult } from './feed-answer.ts';
 
 /**
  * GET booking/ical?token=… (the tenant's staff feed token): every active booking as a calendar event, for

@@ -1,0 +1,30 @@
+import { fetchFeed } from '#lib/channels/fetch-feed.ts';
+import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/limits.ts';
+import { createCatalogReader } from '#lib/domain/catalog.ts';
+import { type ApiDeps, createApiHandler } from '#lib/http/api.ts';
+import { createListChannels, createSyncChannel } from './admin.ts';
+import { createBookingsFeed } from './bookings-feed.ts';
+import { createItemFeed } from './item-feed.ts';
+
+/**
+ * The channels group, every line of iCalendar the API reads or writes: the item feeds that Airbnb,
+ * Booking.com and the like import, the staff calendar feed, and the channels' list and sync. Served by the
+ * channel-sync function, so the guests' functions (items, bookings) carry no iCalendar library.
+ */
+export const createChannelsHandler = (deps: ApiDeps) => {
+  const catalog = createCatalogReader(deps.db, { reuse: (deps.configTtlMs ?? DEFAULT_CONFIG_CACHE_MS) > 0 });
+  return createApiHandler({
+    group: 'channels',
+    deps,
+    routes: {
+      'item.ical': createItemFeed({ db: deps.db, catalog }),
+      'booking.ical': createBookingsFeed({ db: deps.db }),
+      'channel.list': createListChannels({ db: deps.db }),
+      'channel.sync': createSyncChannel({
+        db: deps.db,
+        fetchFeed: deps.fetchFeed ?? fetchFeed,
+        policy: deps.feedPolicy ?? 'deployed',
+      }),
+    },
+  });
+};
