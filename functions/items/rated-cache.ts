@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { todayIn } from '#lib/core/dates.ts';
+import { SizedLru } from '#lib/core/sized-lru.ts';
 import type { Db } from '#lib/db/client.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
 import type { RateItemsOptions, ToRate } from '#lib/domain/catalog.ts';
@@ -55,13 +55,13 @@ interface KeptWire {
  */
 export const KEPT_WIRE_CHARS = 16_000_000;
 
-const keptWires = new WeakMap<StoredConfig, LRUCache<string, KeptWire>>();
-const keptFor = (config: StoredConfig): LRUCache<string, KeptWire> => {
+const keptWires = new WeakMap<StoredConfig, SizedLru<string, KeptWire>>();
+const keptFor = (config: StoredConfig): SizedLru<string, KeptWire> => {
   let kept = keptWires.get(config);
   if (!kept) {
-    kept = new LRUCache<string, KeptWire>({
+    kept = new SizedLru<string, KeptWire>({
       maxSize: KEPT_WIRE_CHARS,
-      sizeCalculation: (wire) => wire.before.length + wire.after.length + 32 * wire.reads.length + 64,
+      sizeOf: (wire) => wire.before.length + wire.after.length + 32 * wire.reads.length + 64,
     });
     keptWires.set(config, kept);
   }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { type BookingEntry, writeBookingsFeed } from '../channels/ical-bookings.ts';
 import { type ExportRun, writeFeed } from '../channels/ical-export.ts';
 import { addDays, localInstant, todayIn, type Ymd } from '../core/dates.ts';
+import { SizedLru } from '../core/sized-lru.ts';
 import { unixSeconds } from '../core/time.ts';
 import { listBookingsEndingFrom } from '../db/booking-list-repository.ts';
 import { readChannelBlocks } from '../db/channel-repository.ts';
@@ -103,9 +103,9 @@ async function answerFeed(
  * channel polls the same feed every few minutes, mostly without a validator. What a feed lists (the
  * hash) includes everything its text shows, so a kept text is never stale; 8 MB of them at most.
  */
-const writtenFeeds = new LRUCache<string, string>({
+const writtenFeeds = new SizedLru<string, string>({
   maxSize: 8_000_000,
-  sizeCalculation: (text) => text.length || 1,
+  sizeOf: (text) => text.length || 1,
 });
 
 const hashOf = (value: unknown): string =>
