@@ -1,6 +1,5 @@
-import { createSecretSlipKeys } from '#lib/db/slip-key-store.ts';
 import { runtimeFromEnv } from '#lib/http/runtime.ts';
 import { createBookingsHandler } from './app.ts';
 
 /** Lambda entry of the bookings group. */
-export const handler = createBookingsHandler(runtimeFromEnv({ secretSlipKeys: createSecretSlipKeys }));
+export const handler = createBookingsHandler(runtimeFromEnv());

@@ -1,6 +1,5 @@
-import { createSecretSlipKeys } from '#lib/db/slip-key-store.ts';
 import { runtimeFromEnv } from '#lib/http/runtime.ts';
 import { createItemsHandler } from './app.ts';
 
 /** Lambda entry of the items group. */
-export const handler = createItemsHandler(runtimeFromEnv({ secretSlipKeys: createSecretSlipKeys }));
+export const handler = createItemsHandler(runtimeFromEnv());

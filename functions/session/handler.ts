@@ -1,6 +1,5 @@
-import { createSecretSlipKeys } from '#lib/db/slip-key-store.ts';
 import { runtimeFromEnv } from '#lib/http/runtime.ts';
 import { createSessionHandler } from './app.ts';
 
 /** Lambda entry of the session group. */
-export const handler = createSessionHandler(runtimeFromEnv({ secretSlipKeys: createSecretSlipKeys }));
+export const handler = createSessionHandler(runtimeFromEnv());

@@ -3,7 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { type CfnElement, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLogLevel,
+  ParamsAndSecretsVersions,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -60,6 +67,17 @@ export const FUNCTION_BUNDLING: {
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
 };
 
+/**
+ * The AWS Parameters and Secrets Lambda Extension (an AWS layer) of the functions that read the SLIP
+ * secret: they GET it on localhost (lib/db/slip-key-store.ts) instead of bundling the Secrets Manager
+ * client, and the extension keeps it five minutes.
+ */
+const SLIP_SECRET_EXTENSION = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+  secretsManagerTtl: Duration.minutes(5),
+  cacheSize: 10,
+  logLevel: ParamsAndSecretsLogLevel.WARN,
+});
+
 /** Props of the tenant's functions. */
 export interface TenantFunctionsProps {
   table: TableV2;
@@ -87,9 +105,18 @@ export class TenantFunctions extends Construct {
     const make = (
       name: string,
       entry: string,
-      environment: Record<string, string> = {},
-      timeout = Duration.seconds(10),
-      afterBundling?: (inputDir: string, outputDir: string) => string[],
+      {
+        environment = {},
+        timeout = Duration.seconds(10),
+        afterBundling,
+        readsSlipSecret = false,
+      }: {
+        environment?: Record<string, string>;
+        timeout?: Duration;
+        afterBundling?: (inputDir: string, outputDir: string) => string[];
+        /** Signs or verifies SLIPs: reads their secret through the Parameters and Secrets extension. */
+        readsSlipSecret?: boolean;
+      } = {},
     ) => {
       const logGroup = new LogGroup(this, `${name}Logs`, {
         retention: props.logRetention,
@@ -130,6 +157,7 @@ export class TenantFunctions extends Construct {
           ...environment,
         },
         logGroup,
+        ...(readsSlipSecret ? { paramsAndSecrets: SLIP_SECRET_EXTENSION } : {}),
         bundling: {
           ...FUNCTION_BUNDLING,
           ...(afterBundling
@@ -149,26 +177,27 @@ export class TenantFunctions extends Construct {
         'newer runtime is an upgrade of all three together.',
     });
 
-    const slip = { SLIP_SECRET_ARN: props.slipSecret.secretArn };
+    const slip = { environment: { SLIP_SECRET_ARN: props.slipSecret.secretArn }, readsSlipSecret: true };
     const items = make('Items', 'items', slip);
     const session = make('Session', 'session', slip);
     const bookings = make('Bookings', 'bookings', slip);
     // The reference page's files and the widget travel beside the meta bundle: served without a CDN.
-    const meta = make('Meta', 'meta', {}, Duration.seconds(10), metaAfterBundling);
+    const meta = make('Meta', 'meta', { afterBundling: metaAfterBundling });
     // The sweeper works through a backlog for up to SWEEP_BUDGET_MS of each run, well inside its timeout.
-    this.sweeper = make('Sweeper', 'sweeper', { SWEEP_BUDGET_MS: '40000' }, Duration.seconds(60));
+    this.sweeper = make('Sweeper', 'sweeper', {
+      environment: { SWEEP_BUDGET_MS: '40000' },
+      timeout: Duration.seconds(60),
+    });
     // The dispatcher sends for up to 45 s of each run (its own budget), well inside its timeout.
-    this.webhookDispatcher = make(
-      'Webhooks',
-      'webhooks',
-      { WEBHOOK_SECRETS_ARN: props.webhookSecrets.secretArn },
-      Duration.seconds(60),
-    );
+    this.webhookDispatcher = make('Webhooks', 'webhooks', {
+      environment: { WEBHOOK_SECRETS_ARN: props.webhookSecrets.secretArn },
+      timeout: Duration.seconds(60),
+    });
     // A round fetches 8 feeds at once, each within 10 s, so 100 channels take about two minutes at worst:
     // well inside both this timeout and the five-minute schedule.
     // It also serves the channels group of the API (the feeds, the channels' list and a sync now), so the
     // iCalendar libraries load only here; API Gateway stops waiting after 30 s whatever this timeout.
-    this.channelSync = make('Channels', 'channels', {}, Duration.seconds(240));
+    this.channelSync = make('Channels', 'channels', { timeout: Duration.seconds(240) });
     this.byGroup = { items, session, bookings, meta, channels: this.channelSync };
     this.all = all;
 

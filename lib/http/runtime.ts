@@ -1,7 +1,7 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DEFAULT_CONFIG_CACHE_MS } from '../config/limits.ts';
 import { createDb, type Db, type DbOptions } from '../db/client.ts';
-import type { createSecretSlipKeys } from '../db/slip-key-store.ts';
+import { createSecretSlipKeys, EXTENSION_DEFAULT_PORT } from '../db/slip-key-store.ts';
 import { parseSlipKeys } from '../slip/keys.ts';
 import type { ApiDeps } from './api.ts';
 import { createMetrics } from './observability.ts';
@@ -35,22 +35,23 @@ export const numberFromEnv = (name: string, fallback: number): number =>
 
 /**
  * The dependencies of a deployed function, read from its environment once at cold start: a missing
- * variable fails the cold start, not a request. A group that signs or verifies SLIPs passes the Secrets
- * Manager key store, so only those bundles carry that client (meta does not); the channels function
- * passes its traced table and its metrics, which its scheduled round shares.
+ * variable fails the cold start, not a request. The SLIP keys are inline (SLIP_KEYS: the local runner,
+ * the benchmark) or read through the secrets extension (SLIP_SECRET_ARN: items, session and bookings).
+ * The channels function passes its traced table and its metrics, which its scheduled round shares.
  */
-export function runtimeFromEnv(
-  options: { secretSlipKeys?: typeof createSecretSlipKeys; db?: Db; metrics?: Metrics } = {},
-): ApiDeps {
-  const { secretSlipKeys } = options;
+export function runtimeFromEnv(options: { db?: Db; metrics?: Metrics } = {}): ApiDeps {
   const publicUrl = parsePublicUrl(requiredEnv('PUBLIC_URL'));
   const region = process.env.AWS_REGION;
   const inlineKeys = process.env.SLIP_KEYS ? parseSlipKeys(process.env.SLIP_KEYS) : undefined;
   const secretArn = process.env.SLIP_SECRET_ARN;
   const slipKeys = inlineKeys
     ? async () => inlineKeys
-    : secretArn && secretSlipKeys
-      ? secretSlipKeys({ secretArn, region })
+    : secretArn
+      ? createSecretSlipKeys({
+          secretArn,
+          port: numberFromEnv('PARAMETERS_SECRETS_EXTENSION_HTTP_PORT', EXTENSION_DEFAULT_PORT),
+          sessionToken: process.env.AWS_SESSION_TOKEN,
+        })
       : undefined;
   return {
     ...(slipKeys ? { slipKeys } : {}),

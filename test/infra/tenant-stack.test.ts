@@ -231,6 +231,23 @@ describe('TenantStack', () => {
     });
   });
 
+  it('reads the SLIP secret through the Parameters and Secrets extension, in the three groups that sign or verify', () => {
+    const functions = resources('AWS::Lambda::Function');
+    const withExtension = Object.entries(functions)
+      .filter(([, fn]) => JSON.stringify(fn.Properties?.Layers ?? []).includes('ParamsandsecretslayerMap'))
+      .map(([id]) => id.replace(/^Functions/, '').replace(/[0-9A-F]{8}$/, ''))
+      .sort();
+    expect(withExtension).toEqual(['Bookings', 'Items', 'Session']);
+    for (const [id, fn] of Object.entries(functions)) {
+      const variables = fn.Properties?.Environment?.Variables ?? {};
+      // Only where the extension is: the port the key store asks, and how long the extension keeps a secret.
+      expect(variables.SLIP_SECRET_ARN !== undefined, id).toBe(
+        variables.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT !== undefined,
+      );
+      if (variables.SLIP_SECRET_ARN) expect(variables.SECRETS_MANAGER_TTL, id).toBe('300');
+    }
+  });
+
   it('grants the read-only groups no general write, and the meta group no SLIP secret', () => {
     const policies = resources('AWS::IAM::Policy');
     const actionsOf = (pattern: RegExp) => {
