@@ -27,11 +27,6 @@ export interface FormLimits {
 // `[note]`, `[2.1]`, `[02]`, `[-1]`) is a key.
 type Segment = { kind: 'append' } | { kind: 'index'; index: number } | { kind: 'key'; key: string };
 
-// With arrayLimit 0 every list qs builds overflows into an object keyed by index, and qs remembers the
-// highest index of each such object, so that one more value for its path is added after it. An object
-// that is not a list (`{ note: … }`) is paired with such a value instead.
-type Lists = WeakMap<FormObject, number>;
-
 // `+` is a space; a malformed escape (`%2`, `%E9` alone) leaves the whole text as sent, spaces decoded.
 const decodeComponent = (text: string): string => {
   const spaced = text.replaceAll('+', ' ');
@@ -115,76 +110,70 @@ const splitName = (name: string, depth: number): Segment[] => {
   return path;
 };
 
-const isList = (value: FormValue, lists: Lists): value is FormObject =>
-  typeof value === 'object' && lists.has(value);
+// With arrayLimit 0 every list qs builds (`[]`, `[2]`, a name sent twice) overflows into an object keyed
+// by index, and qs remembers such objects so that one more value for their path is added after the highest
+// index; an object made by a key (`[note]`) is paired with such a value instead. Read with these options,
+// the objects qs remembers are exactly those with an index key: a list is made with one and keeps it, and
+// an object made by a key gets index keys only when a list is merged into it, which makes it a list in qs
+// too. So both facts are read off the keys. (The result itself, which `0=x` gives an index key, is only
+// ever merged into, never asked.)
+const indexesOf = (object: FormObject): number[] => Object.keys(object).flatMap((key) => asIndex(key) ?? []);
 
-const markList = (list: FormObject, highest: number, lists: Lists): FormObject => {
-  lists.set(list, highest);
-  return list;
-};
+const isList = (value: FormValue): value is FormObject =>
+  typeof value === 'object' && indexesOf(value).length > 0;
 
-const listOf = (values: FormValue[], lists: Lists): FormObject =>
-  markList(Object.fromEntries(values.entries()), values.length - 1, lists);
+const listOf = (values: FormValue[]): FormObject => Object.fromEntries(values.entries());
 
 // Several values sent under one name are one list; one value is itself.
-const joinValues = (values: string[], lists: Lists): FormValue =>
-  values.length === 1 && values[0] !== undefined ? values[0] : listOf(values, lists);
+const joinValues = ([first = '', ...more]: string[]): FormValue =>
+  more.length === 0 ? first : listOf([first, ...more]);
 
-const wrap = (segment: Segment, value: FormValue, lists: Lists): FormObject => {
+const wrap = (segment: Segment, value: FormValue): FormObject => {
   switch (segment.kind) {
     case 'append':
       // `[]` around a list (`a[][]`, or `a[]` sent twice) is that list, not a list holding it.
-      return isList(value, lists) ? value : listOf([value], lists);
+      return isList(value) ? value : listOf([value]);
     case 'index':
-      return markList({ [segment.index]: value }, segment.index, lists);
+      return { [segment.index]: value };
     case 'key':
       return { [segment.key]: value };
   }
 };
 
-const nest = (path: Segment[], leaf: FormValue, lists: Lists): FormValue =>
-  path.reduceRight<FormValue>((inner, segment) => wrap(segment, inner, lists), leaf);
+const nest = (path: Segment[], leaf: FormValue): FormValue =>
+  path.reduceRight<FormValue>((inner, segment) => wrap(segment, inner), leaf);
 
-const appendTo = (list: FormObject, value: FormValue, lists: Lists): FormObject => {
-  const index = (lists.get(list) ?? -1) + 1;
-  list[index] = value;
-  return markList(list, index, lists);
+const appendTo = (list: FormObject, value: FormValue): FormObject => {
+  list[Math.max(...indexesOf(list)) + 1] = value;
+  return list;
 };
 
-// A text meeting a list becomes its first item, the list's items moving up one index.
-const prependTo = (value: string, list: FormObject, lists: Lists): FormObject => {
+// A text meeting a list (one just parsed, so keyed by index alone) becomes its first item, the list's
+// items moving up one index.
+const prependTo = (value: string, list: FormObject): FormObject => {
   const shifted: FormObject = { 0: value };
-  for (const [key, item] of Object.entries(list)) shifted[Number.parseInt(key, 10) + 1] = item;
-  return markList(shifted, (lists.get(list) ?? -1) + 1, lists);
+  for (const [key, item] of Object.entries(list)) shifted[Number(key) + 1] = item;
+  return shifted;
 };
-
-const highestIndex = (keys: string[], floor: number): number =>
-  keys.reduce((highest, key) => Math.max(highest, asIndex(key) ?? highest), floor);
 
 // What a path holds once a second value for it arrives; `target` may be changed in place.
-const mergeValue = (target: FormValue, source: FormValue, lists: Lists): FormValue => {
+const mergeValue = (target: FormValue, source: FormValue): FormValue => {
   // An empty text adds nothing to a path that holds something already (`a[b]=1&a[b]c=` keeps `1`).
   if (source === '') return target;
   if (typeof source === 'string') {
-    return isList(target, lists) ? appendTo(target, source, lists) : listOf([target, source], lists);
+    return isList(target) ? appendTo(target, source) : listOf([target, source]);
   }
   if (typeof target === 'string') {
-    return isList(source, lists) ? prependTo(target, source, lists) : listOf([target, source], lists);
+    return isList(source) ? prependTo(target, source) : listOf([target, source]);
   }
-  return mergeObjects(target, source, lists);
+  return mergeObjects(target, source);
 };
 
-const mergeObjects = (target: FormObject, source: FormObject, lists: Lists): FormObject => {
+const mergeObjects = (target: FormObject, source: FormObject): FormObject => {
   for (const [key, value] of Object.entries(source)) {
     const held = Object.hasOwn(target, key) ? target[key] : undefined;
-    target[key] = held === undefined ? value : mergeValue(held, value, lists);
+    target[key] = held === undefined ? value : mergeValue(held, value);
   }
-  // A list merged into an object makes it a list; a list's highest index grows with the indexes merged in.
-  const targetHighest = lists.get(target);
-  const sourceHighest = lists.get(source);
-  if (targetHighest !== undefined) markList(target, highestIndex(Object.keys(source), targetHighest), lists);
-  else if (sourceHighest !== undefined)
-    markList(target, highestIndex(Object.keys(target), sourceHighest), lists);
   return target;
 };
 
@@ -194,11 +183,10 @@ const mergeObjects = (target: FormObject, source: FormObject, lists: Lists): For
  * index), and a name nested deeper than `limits.depth` throws a RangeError.
  */
 export function parseUrlEncoded(text: string, limits: FormLimits): FormObject {
-  const lists: Lists = new WeakMap();
   const result: FormObject = {};
   for (const [name, values] of Object.entries(readPairs(text, limits.parameters))) {
     const [outer, ...inner] = splitName(name, limits.depth);
-    if (outer) mergeObjects(result, wrap(outer, nest(inner, joinValues(values, lists), lists), lists), lists);
+    if (outer) mergeObjects(result, wrap(outer, nest(inner, joinValues(values))));
   }
   return result;
 }

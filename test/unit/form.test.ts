@@ -96,13 +96,22 @@ const value = fc.oneof(
   word,
   fc.array(fc.constantFrom(...ALPHABET.filter((piece) => piece !== '&')), { maxLength: 5 }).map(join),
 );
+// Names related to one another: as generated, with text after them (`a[b]x` is read as `a[b]`), or one
+// group deeper, so that values for one path meet as text, object and list.
+const suffix = fc.constantFrom('', '', '', 'x', '[]', '[0]', '[3]', '[20]', '[b]');
 // A few names, each sent any number of times, with or without `=` and a value.
 const query = fc
   .array(name, { minLength: 1, maxLength: 4 })
   .chain((names) =>
-    fc.array(fc.tuple(fc.constantFrom(...names), fc.option(value, { nil: undefined })), { maxLength: 8 }),
+    fc.array(fc.tuple(fc.constantFrom(...names), suffix, fc.option(value, { nil: undefined })), {
+      maxLength: 10,
+    }),
   )
-  .map((pairs) => pairs.map(([key, text]) => (text === undefined ? key : `${key}=${text}`)).join('&'));
+  .map((pairs) =>
+    pairs
+      .map(([key, after, text]) => (text === undefined ? key + after : `${key}${after}=${text}`))
+      .join('&'),
+  );
 const anyText = fc.array(fc.constantFrom(...ALPHABET), { maxLength: 30 }).map(join);
 
 describe('parseUrlEncoded against qs', () => {
@@ -173,6 +182,21 @@ describe('parseUrlEncoded against qs', () => {
       rule: 'a value before a list becomes its index 0, moving the list up one',
       text: 'a=1&a[3]=2',
       expected: { a: { 0: '1', 4: '2' } },
+    },
+    {
+      rule: 'keys that only look like indexes (1e3, 09) do not move where the next value goes',
+      text: 'a[0]=x&a[1e3]=y&a[09]=w&a=z',
+      expected: { a: { 0: 'x', 1: 'z', '1e3': 'y', '09': 'w' } },
+    },
+    {
+      rule: 'a list merged into a list raises its highest index',
+      text: 'a[0]=1&a[7]=2&a=3',
+      expected: { a: { 0: '1', 7: '2', 8: '3' } },
+    },
+    {
+      rule: 'a list that a text joined at index 0 continues after its moved-up highest index',
+      text: 'a[b]=1&a[b][3]=2&a[b]x=3',
+      expected: { a: { b: { 0: '1', 4: '2', 5: '3' } } },
     },
     {
       rule: 'an object and a value for one name are paired in the order sent',
