@@ -1,6 +1,6 @@
 import { parse as parseCookieHeader } from 'cookie';
-import qs from 'qs';
 import { ApiError, validationError } from './errors.ts';
+import { type FormLimits, parseUrlEncoded } from './form.ts';
 
 /** Bounds on what a client may send in one request. */
 export const REQUEST_LIMITS = {
@@ -30,16 +30,14 @@ export interface ParsedRequest {
   cookies: Record<string, string>;
 }
 
-// Every bracketed key becomes an object key (arrayLimit 0): `slip[]`, `slip[0]`, `alter[2.1]` and
-// `alter[3]` all keep their keys, and lists are read with `asList`.
-const QS_OPTIONS = {
+/**
+ * How far a query string or form body is read (lib/http/form.ts). Every bracketed key becomes an object
+ * key: `slip[]`, `slip[0]`, `alter[2.1]` and `alter[3]` all keep their keys, and lists are read with `asList`.
+ */
+export const FORM_LIMITS: FormLimits = {
   depth: REQUEST_LIMITS.depth,
-  strictDepth: true,
-  arrayLimit: 0,
-  parameterLimit: REQUEST_LIMITS.parameters + 1,
-  allowPrototypes: false,
-  allowDots: false,
-} as const;
+  parameters: REQUEST_LIMITS.parameters + 1,
+};
 
 const countParameters = (text: string): number => text.split('&').filter((part) => part !== '').length;
 
@@ -48,7 +46,7 @@ const parseForm = (text: string, where: 'query' | 'body'): Input => {
     throw validationError({ [where]: `at most ${REQUEST_LIMITS.parameters} parameters` });
   }
   try {
-    return qs.parse(text, QS_OPTIONS) as Input;
+    return parseUrlEncoded(text, FORM_LIMITS);
   } catch (cause) {
     throw new ApiError('validation_error', {
       details: `Malformed ${where}: nested deeper than ${REQUEST_LIMITS.depth} levels`,
