@@ -1,4 +1,4 @@
-import { TZDate, tzOffset } from '@date-fns/tz';
+import { tzOffset } from '@date-fns/tz/tzOffset';
 
 /** A calendar date as `YYYYMMDD`. */
 export type Ymd = string;
@@ -57,9 +57,18 @@ export function datesFrom(first: Ymd, last: Ymd): Ymd[] {
   return out;
 }
 
-/** The local date of a zoned instant. */
-const zonedYmd = (local: TZDate): Ymd =>
-  `${local.getFullYear()}${twoDigits(local.getMonth() + 1)}${twoDigits(local.getDate())}`;
+/**
+ * An instant's wall clock in a time zone, as a Date whose UTC fields are the local ones, and the zone's
+ * offset then (minutes, east positive). What date-fns/tz's TZDate does, without its class in every bundle.
+ */
+const wallClock = (instant: number, timeZone: string): { local: Date; offsetMinutes: number } => {
+  const offset = offsetAt(timeZone, instant);
+  return { local: new Date(instant + offset), offsetMinutes: offset / 60_000 };
+};
+
+/** The local date of a wall clock from `wallClock`. */
+const zonedYmd = (local: Date): Ymd =>
+  `${local.getUTCFullYear()}${twoDigits(local.getUTCMonth() + 1)}${twoDigits(local.getUTCDate())}`;
 
 /** Every UTC offset in use, and every change between them, falls on a quarter hour. */
 const QUARTER_HOUR_MS = 900_000;
@@ -74,7 +83,7 @@ export function todayIn(timeZone: string, now: number): Ymd {
   const quarter = Math.floor(now / QUARTER_HOUR_MS);
   const kept = todayByZone.get(timeZone);
   if (kept?.quarter === quarter) return kept.today;
-  const today = zonedYmd(new TZDate(now, timeZone));
+  const today = zonedYmd(wallClock(now, timeZone).local);
   if (todayByZone.size >= 64 && !kept) todayByZone.clear();
   todayByZone.set(timeZone, { quarter, today });
   return today;
@@ -165,8 +174,8 @@ function readingsOf(ymd: Ymd, minutes: number, timeZone: string): { instants: nu
 /**
  * The instant (ms) of a local wall-clock time on a date in a time zone, whatever the process's own zone.
  * Where the clocks go back, a time that happens twice is its first occurrence; where they go forward, a
- * skipped time moves forward by the gap (Temporal's `compatible` disambiguation). `TZDate` built from
- * fields resolves a repeated time by the process's zone instead (date-fns/tz#40).
+ * skipped time moves forward by the gap (Temporal's `compatible` disambiguation). date-fns/tz's `TZDate`
+ * built from fields resolves a repeated time by the process's zone instead (date-fns/tz#40).
  */
 export function localInstant(ymd: Ymd, minutes: number, timeZone: string): number {
   const { instants, before } = readingsOf(ymd, minutes, timeZone);
@@ -201,16 +210,15 @@ export function localHourStarts(
 
 /** The local date, minutes after midnight and ISO text with offset of an instant in a time zone. */
 export function localParts(instant: number, timeZone: string): { ymd: Ymd; minutes: number; iso: string } {
-  const local = new TZDate(instant, timeZone);
+  const { local, offsetMinutes: offset } = wallClock(instant, timeZone);
   const ymd = zonedYmd(local);
-  const offset = -local.getTimezoneOffset();
   const sign = offset < 0 ? '-' : '+';
   const hh = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');
   const mm = String(Math.abs(offset) % 60).padStart(2, '0');
-  const time = `${String(local.getHours()).padStart(2, '0')}:${String(local.getMinutes()).padStart(2, '0')}`;
+  const time = `${String(local.getUTCHours()).padStart(2, '0')}:${String(local.getUTCMinutes()).padStart(2, '0')}`;
   return {
     ymd,
-    minutes: local.getHours() * 60 + local.getMinutes(),
+    minutes: local.getUTCHours() * 60 + local.getUTCMinutes(),
     iso: `${toIsoDate(ymd)}T${time}${sign}${hh}:${mm}`,
   };
 }

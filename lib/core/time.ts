@@ -1,4 +1,4 @@
-import { tzOffset } from '@date-fns/tz';
+import { tzOffset } from '@date-fns/tz/tzOffset';
 
 /** The UTC offset of a time zone at an instant, in hours (fractional for zones such as Asia/Kolkata). */
 export function utcOffsetHours(timeZone: string, at: number): number {

@@ -1,7 +1,6 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy, { type MiddlewareObj } from '@middy/core';
-import httpRouterHandler from '@middy/http-router';
+import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Caller } from '../auth/access.ts';
 import type { FeedRequest, FeedResponse } from '../channels/fetch-feed.ts';
@@ -30,14 +29,7 @@ import { apiUrlOf, DEFAULT_PUBLIC_URL } from './public-url.ts';
 import { stateWith } from './request-state.ts';
 import { jsonResponse, respond } from './respond.ts';
 import { matchRoute } from './route-match.ts';
-import {
-  fullPath,
-  type Group,
-  type Route,
-  type RouteName,
-  type RouteNameOf,
-  routesOfGroup,
-} from './routes.ts';
+import { type Group, type Route, type RouteName, type RouteNameOf, routesOfGroup } from './routes.ts';
 import { accessStore, createConfigCache, createTrustedCache } from './tenant-context.ts';
 
 /** What every endpoint group needs at run time, built once per process. */
@@ -192,14 +184,18 @@ export function createApiHandler<G extends Group>(options: {
       .use(notImplemented(route, routes[route.name] !== undefined))
       .handler(answer(route, routes[route.name]));
 
-  const router = httpRouterHandler<Event, Result>({
-    routes: routesOfGroup(group).map((route) => ({
-      method: route.method,
-      path: fullPath(route),
-      handler: routeHandler(route),
-    })),
-    notFoundResponse: notFound,
-  });
+  // The route table's own matcher (the one API Gateway's routes and the local gateway are built from) picks
+  // the route; a path of another group is this function's 404, as API Gateway never sends one here.
+  const handlers = new Map(routesOfGroup(group).map((route) => [route, routeHandler(route)]));
+  const router = (event: Event, lambda: Context) => {
+    const { method } = event.requestContext.http;
+    const match = matchRoute(method, event.rawPath);
+    const handle = match.kind === 'route' ? handlers.get(match.route) : undefined;
+    if (match.kind !== 'route' || !handle) return notFound({ method, path: event.rawPath });
+    // API Gateway's own path parameters win, as they did under middy's router.
+    event.pathParameters = { ...match.params, ...event.pathParameters };
+    return handle(event, lambda);
+  };
 
   const handler = middy<Event, Result>();
   // Outermost: metrics are flushed after every answer. (Lambda's active tracing covers the invocation.)
