@@ -4,7 +4,6 @@ import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
 import type { StoredEndpoint } from '#lib/db/webhook-endpoint-repository.ts';
 import type { StoredDelivery } from '#lib/db/webhook-outbox.ts';
-import type { Caller } from '#lib/domain/caller.ts';
 import {
   enableWebhook,
   listWebhookDeliveries,
