@@ -32,11 +32,13 @@ import { settledUsage, type UsageSnapshot, usageBetween } from './usage.ts';
 // no channel rounds). After the sizes, one round of channel sync at 50 channels × 365 days (test/bench/channels.ts).
 // `npm run bench -- --cold`: only the cold starts (test/bench/cold.ts; BENCH_COLD_RUNS, 15), which a full run
 // measures after the bundles.
+// `npm run bench -- --steady`: a full run without the bundles and cold starts (old and new side by side).
 // `npm run bench -- --quick`: a smoke check in under a minute (20 items, 2 s a scenario, 1 s floors, no bundles,
 // no ceiling unless `--ceiling`).
 
 const QUICK = process.argv.includes('--quick');
 const COLD_ONLY = process.argv.includes('--cold');
+const STEADY = process.argv.includes('--steady');
 const SIZES = (process.env.BENCH_SIZES ?? (QUICK ? '20' : '20,200')).split(',').map(Number);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 8));
@@ -310,7 +312,7 @@ async function main() {
     }
     let bundles: BundleResult[] = [];
     let cold: ColdResult[] = [];
-    if (!QUICK) {
+    if (!QUICK && !STEADY) {
       say('measuring function bundles');
       const functions = synthFunctions();
       bundles = measureBundles(functions);
