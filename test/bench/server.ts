@@ -13,12 +13,15 @@ export interface BenchServer {
 export async function startServer(
   env: Record<string, string>,
   script = 'infra/local/start.ts',
+  /** Another checkout to run the script of (the side-by-side comparison's older commit). */
+  cwd?: string,
 ): Promise<BenchServer> {
   const profile = process.env.BENCH_CPU_PROF;
   const args = profile
     ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, '--import', 'tsx', script]
     : ['--import', 'tsx', script];
   const child = spawn(process.execPath, args, {
+    ...(cwd ? { cwd } : {}),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { BOOK_ROUTE } from '#functions/meta/book-page.ts';
 import { META_FILES } from '#functions/meta/docs.ts';
 import { WIDGET_ASSETS_DIR, WIDGET_ROUTE, widgetSnippet } from '#functions/meta/widget.ts';
-import { metaAfterBundling } from '#infra/constructs/functions.ts';
+import { FUNCTION_BUNDLING, metaAfterBundling } from '#infra/constructs/functions.ts';
 import { fullPath, ROUTES } from '#lib/http/routes.ts';
 import {
   logicalIdOf,
@@ -229,6 +229,13 @@ describe('TenantStack', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ SLIP_SECRET_ARN: { Ref: secret } }) },
     });
+  });
+
+  it('ships each bundle with its source map and loads none at start (a logged stack is mapped when logged)', () => {
+    for (const [id, fn] of Object.entries(resources('AWS::Lambda::Function'))) {
+      expect(fn.Properties?.Environment?.Variables?.NODE_OPTIONS, id).toBeUndefined();
+    }
+    expect(FUNCTION_BUNDLING.sourceMap).toBe(true);
   });
 
   it('reads the SLIP secret through the Parameters and Secrets extension, in the three groups that sign or verify', () => {
