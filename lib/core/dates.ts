@@ -95,28 +95,32 @@ export const toLocalDate = (ymd: Ymd): string => `${ymd.slice(4, 6)}/${ymd.slice
 /** `YYYY-MM-DD`. */
 export const toIsoDate = (ymd: Ymd): string => `${ymd.slice(0, 4)}-${ymd.slice(4, 6)}-${ymd.slice(6, 8)}`;
 
+const WEEKDAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
+const MONTH_NAMES = [
+  'Jan',
+  'Feb',
+  'Mar',
+  'Apr',
+  'May',
+  'Jun',
+  'Jul',
+  'Aug',
+  'Sep',
+  'Oct',
+  'Nov',
+  'Dec',
+] as const;
+
 /**
- * The two formats, made on first use: the process's first Intl.DateTimeFormat loads ICU's data, some 20 ms
- * that a cold start would pay at import whether or not its request describes a date (issue 33).
+ * "Thu Oct 5" or "Thu Oct 5, 2027": what en-US Intl.DateTimeFormat writes (short weekday and month, less
+ * the comma after the weekday), written here because the process's first Intl object loads ICU's data,
+ * some 20 ms of the first rated answer after a cold start (issue 33). test/unit/dates.test.ts holds it to
+ * Intl.
  */
-let formats: { long: Intl.DateTimeFormat; short: Intl.DateTimeFormat } | undefined;
-const formatsOf = () => {
-  formats ??= {
-    long: new Intl.DateTimeFormat('en-US', {
-      weekday: 'short',
-      month: 'short',
-      day: 'numeric',
-      year: 'numeric',
-      timeZone: 'UTC',
-    }),
-    short: new Intl.DateTimeFormat('en-US', {
-      weekday: 'short',
-      month: 'short',
-      day: 'numeric',
-      timeZone: 'UTC',
-    }),
-  };
-  return formats;
+const describeDay = (ymd: Ymd, withYear: boolean): string => {
+  const day = new Date(toUtc(ymd));
+  const text = `${WEEKDAY_NAMES[day.getUTCDay()]} ${MONTH_NAMES[day.getUTCMonth()]} ${day.getUTCDate()}`;
+  return withYear ? `${text}, ${ymd.slice(0, 4)}` : text;
 };
 
 const described = new Map<string, string>();
@@ -136,13 +140,9 @@ export function describeDates(first: Ymd, last: Ymd): string {
 }
 
 function formatDates(first: Ymd, last: Ymd): string {
-  const { long, short } = formatsOf();
-  const end = long.format(new Date(toUtc(last))).replace(/^(\w+),/, '$1');
+  const end = describeDay(last, true);
   if (first === last) return end;
-  const start = (first.slice(0, 4) === last.slice(0, 4) ? short : long)
-    .format(new Date(toUtc(first)))
-    .replace(/^(\w+),/, '$1');
-  return `${start} - ${end}`;
+  return `${describeDay(first, first.slice(0, 4) !== last.slice(0, 4))} - ${end}`;
 }
 
 /**

@@ -89,6 +89,31 @@ describe('dates', () => {
     expect(describeDates('20271005', '20271007')).toBe('Tue Oct 5 - Thu Oct 7, 2027');
   });
 
+  it('describes a range as en-US Intl writes it (less the comma after the weekday), without Intl', () => {
+    const intl = (withYear: boolean) =>
+      new Intl.DateTimeFormat('en-US', {
+        weekday: 'short',
+        month: 'short',
+        day: 'numeric',
+        ...(withYear ? { year: 'numeric' } : {}),
+        timeZone: 'UTC',
+      });
+    const written = (day: string, withYear: boolean) =>
+      intl(withYear)
+        .format(new Date(`${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6, 8)}T00:00:00Z`))
+        .replace(/^(\w+),/, '$1');
+    fc.assert(
+      fc.property(ymd, fc.integer({ min: 0, max: 400 }), (first, days) => {
+        const last = addDays(first, days);
+        const sameYear = first.slice(0, 4) === last.slice(0, 4);
+        const expected =
+          first === last ? written(last, true) : `${written(first, !sameYear)} - ${written(last, true)}`;
+        expect(describeDates(first, last)).toBe(expected);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   describe('local wall-clock times where the clocks change', () => {
     const HOUR = 3_600_000;
     const QUARTER = 900_000;
