@@ -70,6 +70,24 @@ const wallClock = (instant: number, timeZone: string): { local: Date; offsetMinu
 const zonedYmd = (local: Date): Ymd =>
   `${local.getUTCFullYear()}${twoDigits(local.getUTCMonth() + 1)}${twoDigits(local.getUTCDate())}`;
 
+/**
+ * A zone's offset at an instant (minutes, east positive) read through the process's own zone: TZ set for
+ * one synchronous read of `getTimezoneOffset`, then put back. Some 25 µs, against Intl's 1.4 µs, but it
+ * needs no Intl.DateTimeFormat, whose first creation in a process costs some 15 ms (ICU's formatting
+ * data): today's date is read once per zone and quarter hour, so a request that needs no other zoned time
+ * (a nightly item's) never pays that after a cold start (issue 33).
+ */
+const offsetThroughProcessZone = (timeZone: string, instant: number): number => {
+  const before = process.env.TZ;
+  process.env.TZ = timeZone;
+  try {
+    return -new Date(instant).getTimezoneOffset();
+  } finally {
+    if (before === undefined) delete process.env.TZ;
+    else process.env.TZ = before;
+  }
+};
+
 /** Every UTC offset in use, and every change between them, falls on a quarter hour. */
 const QUARTER_HOUR_MS = 900_000;
 const todayByZone = new Map<string, { quarter: number; today: Ymd }>();
@@ -83,7 +101,7 @@ export function todayIn(timeZone: string, now: number): Ymd {
   const quarter = Math.floor(now / QUARTER_HOUR_MS);
   const kept = todayByZone.get(timeZone);
   if (kept?.quarter === quarter) return kept.today;
-  const today = zonedYmd(wallClock(now, timeZone).local);
+  const today = zonedYmd(new Date(now + offsetThroughProcessZone(timeZone, now) * 60_000));
   if (todayByZone.size >= 64 && !kept) todayByZone.clear();
   todayByZone.set(timeZone, { quarter, today });
   return today;

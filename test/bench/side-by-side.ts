@@ -16,7 +16,8 @@ import { benchTenant, FEED_ITEM } from './tenant.ts';
 // runner and an older one's (issue 33: no scenario may lose more than 10 %), both started on the same
 // DynamoDB Local and the same tenant table, taking turns: each round runs a scenario on one and then on the
 // other, which goes first alternating, so an hour's drift in this VM's speed falls on both alike.
-// Knobs: BENCH_SIZES (20,200), BENCH_SECONDS (8), BENCH_ROUNDS (4), BENCH_CONCURRENCY (8).
+// Knobs: BENCH_SIZES (20,200), BENCH_SECONDS (8), BENCH_ROUNDS (4), BENCH_CONCURRENCY (8), BENCH_ONLY (the
+// scenarios whose name contains it).
 
 const older = resolve(process.argv[2] ?? '');
 if (!process.argv[2]) throw new Error('Give the older checkout: npm run bench:side-by-side -- /tmp/old');
@@ -95,6 +96,7 @@ try {
       for (const side of sides) for (const scenario of scenariosOf(side, 2)) await scenario.run(CONNECTIONS);
       const names = scenariosOf(sides[0] as Side, SECONDS).map((scenario) => scenario.name);
       for (const [index, name] of names.entries()) {
+        if (process.env.BENCH_ONLY && !name.includes(process.env.BENCH_ONLY)) continue;
         const seen: Record<Side['name'], { rps: number; p99: number }[]> = { old: [], new: [] };
         for (let round = 0; round < ROUNDS; round += 1) {
           const order = (round + index) % 2 === 0 ? sides : [...sides].reverse();

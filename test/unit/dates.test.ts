@@ -80,6 +80,22 @@ describe('dates', () => {
     expect(todayIn('Asia/Kathmandu', midnight)).toBe('20270102');
   });
 
+  it("reads today through the process's zone and leaves that zone as it was, set or not", () => {
+    const saved = process.env.TZ;
+    try {
+      process.env.TZ = 'Asia/Tokyo';
+      expect(todayIn('Pacific/Kiritimati', Date.UTC(2031, 0, 1, 9, 59))).toBe('20310101');
+      expect(process.env.TZ).toBe('Asia/Tokyo');
+      expect(new Date(Date.UTC(2031, 0, 1)).getTimezoneOffset()).toBe(-540);
+      delete process.env.TZ;
+      expect(todayIn('Pacific/Pago_Pago', Date.UTC(2031, 0, 1, 10, 59))).toBe('20301231');
+      expect(process.env.TZ).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+
   it('describes each range, though it keeps the ranges it described', () => {
     expect(describeDates('20271005', '20271007')).toBe('Tue Oct 5 - Thu Oct 7, 2027');
     expect(describeDates('20271005', '20271007')).toBe('Tue Oct 5 - Thu Oct 7, 2027');
