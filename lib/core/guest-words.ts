@@ -21,10 +21,14 @@ export function localeTag(id: string | undefined): string {
 
 // Made on first use, as every Intl object here: a cold start need not load ICU's data before its request.
 let english: Intl.PluralRules | undefined;
+const englishPlurals = (): Intl.PluralRules => {
+  english ??= new Intl.PluralRules('en');
+  return english;
+};
 
 /** A count with its noun in the right number: "1 night", "2 nights", "0 hours". */
 export const countOf = (count: number, singular: string, plural = `${singular}s`): string =>
-  `${count} ${(english ??= new Intl.PluralRules('en')).select(count) === 'one' ? singular : plural}`;
+  `${count} ${englishPlurals().select(count) === 'one' ? singular : plural}`;
 
 /** The units of sale, as a count of them reads ("1 night", "3 days"). */
 const UNIT_NOUNS = { D: 'day', N: 'night', H: 'hour' } as const;
