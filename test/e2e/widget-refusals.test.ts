@@ -250,7 +250,12 @@ describe('the answers 409 and 429 in the booking widget', () => {
     const alterFrom = traffic.api.length;
     const field = cartLine(page, 'Touring Kayak').getByRole('spinbutton').first();
     expect(await field.count(), 'the kayak line has a quantity field').toBe(1);
+    const countdown = cartOf(page).getByRole('timer');
     await field.fill('11');
+    // The countdown re-renders the cart every second: what the guest typed must outlive a tick.
+    const typedAt = await countdown.textContent();
+    await expect.poll(() => countdown.textContent(), { timeout: 5000 }).not.toBe(typedAt);
+    expect(await field.inputValue(), 'the typed quantity, after a tick of the countdown').toBe('11');
     await field.press('Tab');
     await expect
       .poll(

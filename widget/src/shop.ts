@@ -56,7 +56,7 @@ export async function alterLine(
       host.focusPart('cart-heading');
     }
   }, `alter:${lineId}:${change}`);
-  // Refused or not, the cart shows what the API holds (a refused quantity goes back in its field).
+  // Refused or not, the cart shows what the API holds (the quantity field puts a refused one back itself).
   host.requestUpdate();
   if (altered) void refreshResults(host);
 }

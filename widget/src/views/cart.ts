@@ -1,5 +1,4 @@
 import { html, nothing } from 'lit';
-import { live } from 'lit/directives/live.js';
 import type { Checkout } from '../checkout.ts';
 import { formatDates, formatMoney, formatStay, formatTime } from '../format.ts';
 import type { HoldClock } from '../hold-clock.ts';
@@ -76,10 +75,14 @@ function renderLine(host: CartHost, cart: Session, lineId: string, line: Session
           type="number"
           inputmode="numeric"
           min="1"
-          .value=${live(String(qty))}
-          @change=${(event: Event) => {
-            const next = Number((event.target as HTMLInputElement).value);
-            if (Number.isInteger(next) && next !== qty) void setQty(next);
+          .value=${String(qty)}
+          @change=${async (event: Event) => {
+            const field = event.target as HTMLInputElement;
+            const next = Number(field.value);
+            if (Number.isInteger(next) && next !== qty) await setQty(next);
+            // Refused, or not a whole number: the field shows what the API holds again. (Only here: a
+            // re-render, such as the countdown's every second, must not undo what the guest is typing.)
+            field.value = String(host.cart?.item[lineId]?.qty ?? qty);
           }}
         />
         <button type="button" part="button" aria-label="Increase quantity of ${line.name}" @click=${() => setQty(qty + 1)}>+</button>
