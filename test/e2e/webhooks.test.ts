@@ -221,17 +221,11 @@ describe('webhooks through npm start', () => {
       receiver.arrivals.slice(before).find((arrival) => arrival.type === 'booking.status_changed'),
     );
     const id = first.id;
-    // The service recorded the failed attempt and keeps the delivery pending.
-    let recorded = '';
-    for (let tries = 0; tries < 5 && !recorded; tries += 1) {
-      const line = (await webhooksCli('deliveries', 'desk')).split('\n').find((l) => l.startsWith(id));
-      if (line && / 503/.test(line)) recorded = line;
-    }
-    expect(recorded).toMatch(/booking\.status_changed .* pending {2}attempts \[\S+ 503/);
-
     // Kill between two attempts, not while one is in flight (an attempt cut short holds its delivery for
-    // the 30 s lease, by design): once the service has recorded every refusal the receiver gave, and
-    // well before the next retry (>= 0.9 s after the last one began).
+    // the 30 s lease, by design): once the service has recorded every refusal the receiver gave as a
+    // failure of a delivery still pending, and well before the next retry (>= 0.9 s after the last one
+    // began). Read through the API, not the webhooks CLI: a tsx process takes seconds on a busy machine,
+    // while the whole retry schedule is 9 s (the CLI's lines are checked in the retry test above).
     const refusals = () => receiver.arrivals.filter((arrival) => arrival.id === id);
     await waitFor(
       'a moment between two attempts',
@@ -246,6 +240,7 @@ describe('webhooks through npm start', () => {
         );
         return (
           delivery?.status === 'pending' &&
+          delivery.failures >= 1 &&
           delivery.failures === sent.length &&
           Date.now() - (sent.at(-1)?.at ?? 0) < 500
         );
