@@ -8,6 +8,7 @@ import {
   taxSchema,
 } from './catalog-schema.ts';
 import { channelSchema, MAX_CHANNELS } from './channel-schema.ts';
+import { deploymentSchema } from './deployment-schema.ts';
 import { paramId, positiveId, text } from './schema-parts.ts';
 import { settingsSchema } from './settings-schema.ts';
 import { webhookSchema } from './webhook-schema.ts';
@@ -140,6 +141,7 @@ export const tenantSchema = z
     accounts: z.array(accountSchema).min(1).max(500),
     webhooks: z.array(webhookSchema).max(10).default([]),
     channels: z.array(channelSchema).max(MAX_CHANNELS).default([]),
+    deployment: deploymentSchema,
   })
   .superRefine((tenant, ctx) => {
     const problem = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
