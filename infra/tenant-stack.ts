@@ -16,7 +16,7 @@ import { TenantApi } from './constructs/api.ts';
 import { TenantDashboard } from './constructs/dashboard.ts';
 import { TenantFunctions } from './constructs/functions.ts';
 import { TenantAlarms } from './constructs/monitoring.ts';
-import { FunctionSchedule } from './constructs/schedule.ts';
+import { Housekeeping } from './constructs/schedule.ts';
 import { tenantSignals } from './constructs/signals.ts';
 import { TenantTable } from './constructs/table.ts';
 import { WebhookDispatch } from './constructs/webhooks.ts';
@@ -38,7 +38,8 @@ export interface TenantStackProps extends StackProps {
  */
 export class TenantStack extends Stack {
   constructor(scope: Construct, id: string, props: TenantStackProps) {
-    super(scope, id, props);
+    // A stack that holds a retained table cannot be deleted by mistake: the teardown turns this off first.
+    super(scope, id, { terminationProtection: props.stage !== 'dev', ...props });
     const removalPolicy = props.stage === 'dev' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
     const { table } = new TenantTable(this, 'Data', { removalPolicy });
     const slipSecret = new Secret(this, 'SlipSigningKey', {
@@ -93,15 +94,14 @@ export class TenantStack extends Stack {
     // never the Host or X-Forwarded-* headers of a request. Set after the API exists; the API does not
     // depend on the functions' configuration, so there is no cycle.
     for (const fn of Object.values(functions.byGroup)) fn.addEnvironment('PUBLIC_URL', http.api.apiEndpoint);
-    new FunctionSchedule(this, 'Sweep', {
-      fn: functions.sweeper,
-      every: Duration.minutes(1),
-      ruleId: 'EveryMinute',
-    });
-    new FunctionSchedule(this, 'ChannelSync', {
-      fn: functions.channelSync,
-      every: Duration.minutes(5),
-      ruleId: 'EveryFiveMinutes',
+    // The sweeper every minute; the dispatcher every minute for retries (first attempts come by the
+    // stream); channel sync every five minutes, within the range channels themselves poll at.
+    new Housekeeping(this, 'Housekeeping', {
+      jobs: [
+        { id: 'Sweep', fn: functions.sweeper, every: Duration.minutes(1) },
+        { id: 'WebhookRetries', fn: functions.webhookDispatcher, every: Duration.minutes(1) },
+        { id: 'ChannelSync', fn: functions.channelSync, every: Duration.minutes(5) },
+      ],
     });
     const webhooks = new WebhookDispatch(this, 'Webhooks', {
       table,

@@ -1,4 +1,4 @@
-import { CfnOutput, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CorsHttpMethod,
@@ -17,6 +17,7 @@ import { BOOK_ROUTE } from '#functions/meta/book-page.ts';
 import { WIDGET_ROUTE } from '#functions/meta/widget.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
 import { fullPath, type Group, ROUTES } from '#lib/http/routes.ts';
+import { logGroupPrefix } from './functions.ts';
 
 /** Props of the tenant's HTTP API. */
 export interface TenantApiProps {
@@ -81,6 +82,7 @@ export class TenantApi extends Construct {
         : {}),
     });
     const accessLog = new LogGroup(this, 'AccessLogs', {
+      logGroupName: `${logGroupPrefix(Stack.of(this).stackName)}api-access`,
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,
     });

@@ -78,6 +78,18 @@ const SLIP_SECRET_EXTENSION = ParamsAndSecretsLayerVersion.fromVersion(ParamsAnd
   logLevel: ParamsAndSecretsLogLevel.WARN,
 });
 
+/**
+ * Concurrency reserved for the housekeeping functions, per tenant. The sweeper runs once a minute and never
+ * needs two at once (one also keeps two sweeps from overlapping). The dispatcher takes one for the stream's
+ * poller (one shard at a tenant's volume) and one for the minute's retry run. Channel sync takes one for the
+ * five-minute round and two for the channels group of the API it also serves (channels fetching the feeds,
+ * staff's "sync now"), whose requests last milliseconds. docs/deploy.md gives the account's arithmetic.
+ */
+export const HOUSEKEEPING_CONCURRENCY = { sweeper: 1, webhooks: 2, channels: 3 } as const;
+
+/** The prefix of every log group of a stack: `/booking/<stack name>/` (the functions' and the API's). */
+export const logGroupPrefix = (stackName: string): string => `/booking/${stackName}/`;
+
 /** Props of the tenant's functions. */
 export interface TenantFunctionsProps {
   table: TableV2;
@@ -110,15 +122,20 @@ export class TenantFunctions extends Construct {
         timeout = Duration.seconds(10),
         afterBundling,
         readsSlipSecret = false,
+        reservedConcurrency,
       }: {
         environment?: Record<string, string>;
         timeout?: Duration;
         afterBundling?: (inputDir: string, outputDir: string) => string[];
         /** Signs or verifies SLIPs: reads their secret through the Parameters and Secrets extension. */
         readsSlipSecret?: boolean;
+        /** Concurrency set aside from the account's pool: at once the floor and the ceiling. */
+        reservedConcurrency?: number;
       } = {},
     ) => {
+      // Named, so that a teardown finds every group of a stack by its prefix (they outlive the stack).
       const logGroup = new LogGroup(this, `${name}Logs`, {
+        logGroupName: `${logGroupPrefix(Stack.of(this).stackName)}${name}`,
         retention: props.logRetention,
         removalPolicy: props.removalPolicy,
       });
@@ -158,6 +175,7 @@ export class TenantFunctions extends Construct {
           ...environment,
         },
         logGroup,
+        reservedConcurrentExecutions: reservedConcurrency,
         ...(readsSlipSecret ? { paramsAndSecrets: SLIP_SECRET_EXTENSION } : {}),
         bundling: {
           ...FUNCTION_BUNDLING,
@@ -184,21 +202,28 @@ export class TenantFunctions extends Construct {
     const bookings = make('Bookings', 'bookings', slip);
     // The reference page's files and the widget travel beside the meta bundle: served without a CDN.
     const meta = make('Meta', 'meta', { afterBundling: metaAfterBundling });
+    // The housekeeping functions have concurrency of their own (HOUSEKEEPING_CONCURRENCY), so that no other
+    // tenant's flash sale can throttle them in the account's shared pool and leave stock held.
     // The sweeper works through a backlog for up to SWEEP_BUDGET_MS of each run, well inside its timeout.
     this.sweeper = make('Sweeper', 'sweeper', {
       environment: { SWEEP_BUDGET_MS: '40000' },
       timeout: Duration.seconds(60),
+      reservedConcurrency: HOUSEKEEPING_CONCURRENCY.sweeper,
     });
     // The dispatcher sends for up to 45 s of each run (its own budget), well inside its timeout.
     this.webhookDispatcher = make('Webhooks', 'webhooks', {
       environment: { WEBHOOK_SECRETS_ARN: props.webhookSecrets.secretArn },
       timeout: Duration.seconds(60),
+      reservedConcurrency: HOUSEKEEPING_CONCURRENCY.webhooks,
     });
     // A round fetches 8 feeds at once, each within 10 s, so 100 channels take about two minutes at worst:
     // well inside both this timeout and the five-minute schedule.
     // It also serves the channels group of the API (the feeds, the channels' list and a sync now), so the
     // iCalendar libraries load only here; API Gateway stops waiting after 30 s whatever this timeout.
-    this.channelSync = make('Channels', 'channels', { timeout: Duration.seconds(240) });
+    this.channelSync = make('Channels', 'channels', {
+      timeout: Duration.seconds(240),
+      reservedConcurrency: HOUSEKEEPING_CONCURRENCY.channels,
+    });
     this.byGroup = { items, session, bookings, meta, channels: this.channelSync };
     this.all = all;
 

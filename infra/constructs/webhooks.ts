@@ -1,7 +1,5 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, FilterRule, type IFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -16,15 +14,14 @@ export interface WebhookDispatchProps {
 }
 
 /**
- * What runs the webhook dispatcher: the table's stream as soon as a due delivery is written (first
- * attempts and replays within seconds), with failed batches dead-lettered to a queue, and a rule every
- * minute for retries, which become due later without a new stream record.
+ * What runs the webhook dispatcher on the table's stream as soon as a due delivery is written (first
+ * attempts and replays within seconds), with failed batches dead-lettered to a queue. Retries become due
+ * later without a new stream record: the housekeeping schedule runs the dispatcher every minute for them.
  */
 export class WebhookDispatch extends Construct {
   /** Where failed stream batches go: pointers to stream records (the deliveries stay in the table). */
   readonly deadLetterQueue: Queue;
   readonly streamSource: DynamoEventSource;
-  readonly schedule: Rule;
 
   constructor(scope: Construct, id: string, props: WebhookDispatchProps) {
     super(scope, id);
@@ -61,10 +58,5 @@ export class WebhookDispatch extends Construct {
       ],
     });
     props.dispatcher.addEventSource(this.streamSource);
-    this.schedule = new Rule(this, 'EveryMinute', {
-      schedule: Schedule.rate(Duration.minutes(1)),
-      // The next minute's run is the retry.
-      targets: [new LambdaFunction(props.dispatcher, { retryAttempts: 0 })],
-    });
   }
 }

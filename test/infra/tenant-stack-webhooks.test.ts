@@ -99,14 +99,6 @@ describe('TenantStack', () => {
       });
     });
 
-    it('runs the dispatcher every minute for retries', () => {
-      const dispatcher = logicalIdOf('AWS::Lambda::Function', /^FunctionsWebhooks/);
-      template.hasResourceProperties('AWS::Events::Rule', {
-        ScheduleExpression: 'rate(1 minute)',
-        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [dispatcher, 'Arn'] } })],
-      });
-    });
-
     it('grants the dispatcher its access patterns, the stream, the DLQ and its own secret only', () => {
       const table = logicalIdOf('AWS::DynamoDB::GlobalTable', /^DataTable/);
       const queue = logicalIdOf('AWS::SQS::Queue', /^WebhooksDeadLetters/);

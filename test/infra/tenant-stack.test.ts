@@ -195,14 +195,6 @@ describe('TenantStack', () => {
     });
   });
 
-  it('runs the sweeper every minute', () => {
-    const sweeper = logicalIdOf('AWS::Lambda::Function', /^FunctionsSweeper/);
-    template.hasResourceProperties('AWS::Events::Rule', {
-      ScheduleExpression: 'rate(1 minute)',
-      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [sweeper, 'Arn'] } })],
-    });
-  });
-
   it('gives every API group its own endpoint as PUBLIC_URL, the base of the links it hands out', () => {
     const api = logicalIdOf('AWS::ApiGatewayV2::Api', /^HttpApi/);
     const functions = resources('AWS::Lambda::Function');

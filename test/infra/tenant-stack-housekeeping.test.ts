@@ -1,0 +1,146 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { HOUSEKEEPING_CONCURRENCY } from '#infra/constructs/functions.ts';
+import { buildStack } from '#test/support/cdk.ts';
+import { logicalIdOf, resources, synthProdBeforeAll, template } from '#test/support/tenant-stack-world.ts';
+
+// Issue 34: the tenant stack's housekeeping (schedules, reserved concurrency, asynchronous invocation) and
+// what a fleet needs of every stack (termination protection, named log groups, the roles it adds).
+
+synthProdBeforeAll();
+
+type Props = Record<string, any>;
+const propertiesOf = (type: string): [string, Props][] =>
+  Object.entries(resources(type)).map(([id, resource]) => [
+    id,
+    (resource as { Properties: Props }).Properties,
+  ]);
+const fnArn = (pattern: RegExp) => ({ 'Fn::GetAtt': [logicalIdOf('AWS::Lambda::Function', pattern), 'Arn'] });
+const JOBS = [
+  { fn: /^FunctionsSweeper/, rate: 'rate(1 minute)', reserved: HOUSEKEEPING_CONCURRENCY.sweeper },
+  { fn: /^FunctionsWebhooks/, rate: 'rate(1 minute)', reserved: HOUSEKEEPING_CONCURRENCY.webhooks },
+  { fn: /^FunctionsChannels/, rate: 'rate(5 minutes)', reserved: HOUSEKEEPING_CONCURRENCY.channels },
+];
+
+describe('TenantStack housekeeping', () => {
+  it('schedules through EventBridge Scheduler, with no rule on the default event bus', () => {
+    template.resourceCountIs('AWS::Events::Rule', 0);
+    template.resourceCountIs('AWS::Scheduler::Schedule', JOBS.length);
+    for (const job of JOBS) {
+      template.hasResourceProperties('AWS::Scheduler::Schedule', {
+        ScheduleExpression: job.rate,
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: Match.objectLike({ Arn: fnArn(job.fn) }),
+      });
+    }
+  });
+
+  it('never retries a run, drops it after a minute, and keeps what was dropped in one queue', () => {
+    const failures = logicalIdOf('AWS::SQS::Queue', /^HousekeepingFailures/);
+    for (const [, schedule] of propertiesOf('AWS::Scheduler::Schedule')) {
+      expect(schedule.Target).toMatchObject({
+        RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [failures, 'Arn'] } },
+      });
+    }
+    const configs = propertiesOf('AWS::Lambda::EventInvokeConfig').map(([, config]) => config);
+    expect(configs).toHaveLength(JOBS.length);
+    for (const job of JOBS) {
+      const ref = logicalIdOf('AWS::Lambda::Function', job.fn);
+      expect(configs.find((config) => config.FunctionName?.Ref === ref)).toMatchObject({
+        MaximumRetryAttempts: 0,
+        MaximumEventAgeInSeconds: 60,
+        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [failures, 'Arn'] } } },
+      });
+    }
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it("reserves the housekeeping functions' concurrency, and no API function's", () => {
+    for (const job of JOBS) {
+      expect(resources('AWS::Lambda::Function')[logicalIdOf('AWS::Lambda::Function', job.fn)]).toMatchObject({
+        Properties: { ReservedConcurrentExecutions: job.reserved },
+      });
+    }
+    for (const api of [/^FunctionsItems/, /^FunctionsSession/, /^FunctionsBookings/, /^FunctionsMeta/]) {
+      const fn = resources('AWS::Lambda::Function')[logicalIdOf('AWS::Lambda::Function', api)] as {
+        Properties: Props;
+      };
+      expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
+  });
+
+  it('uses one role for every schedule, which only Scheduler of this account may assume, to invoke the three', () => {
+    const roles = new Set(
+      propertiesOf('AWS::Scheduler::Schedule').map(([, s]) => JSON.stringify(s.Target.RoleArn)),
+    );
+    expect(roles.size).toBe(1);
+    const roleId = logicalIdOf('AWS::IAM::Role', /^HousekeepingSchedulerRole/);
+    expect(JSON.parse([...roles][0] as string)).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+    const role = resources('AWS::IAM::Role')[roleId] as { Properties: Props };
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: {
+          StringEquals: {
+            'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+            'aws:SourceArn': expect.anything(),
+          },
+        },
+      }),
+    ]);
+    const policy = propertiesOf('AWS::IAM::Policy').find(([, p]) =>
+      p.Roles.some((r: { Ref: string }) => r.Ref === roleId),
+    )?.[1];
+    const statements = policy?.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[];
+    const actions = new Set(statements.flatMap((statement) => [statement.Action].flat()));
+    expect([...actions].sort()).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
+    const invoked = statements
+      .filter((statement) => statement.Action === 'lambda:InvokeFunction')
+      .flatMap((statement) => [statement.Resource].flat());
+    for (const job of JOBS) expect(invoked).toContainEqual(fnArn(job.fn));
+    expect(invoked).toHaveLength(JOBS.length * 2); // each function and its versions (`<arn>:*`)
+  });
+
+  it('adds one role to the seven functions’ own, and no custom resource that would bring another', () => {
+    const roles = Object.keys(resources('AWS::IAM::Role')).map((id) => id.replace(/[0-9A-F]{8}$/, ''));
+    expect(roles.sort()).toEqual(
+      [
+        'FunctionsBookingsServiceRole',
+        'FunctionsChannelsServiceRole',
+        'FunctionsItemsServiceRole',
+        'FunctionsMetaServiceRole',
+        'FunctionsSessionServiceRole',
+        'FunctionsSweeperServiceRole',
+        'FunctionsWebhooksServiceRole',
+        'HousekeepingSchedulerRole',
+      ].sort(),
+    );
+    expect(Object.keys(template.toJSON().Resources).filter((id) => /^Custom|LogRetention/.test(id))).toEqual(
+      [],
+    );
+  });
+});
+
+describe('TenantStack in a fleet', () => {
+  it('refuses termination on every stage but dev', () => {
+    expect(buildStack('prod').stack.terminationProtection).toBe(true);
+    expect(buildStack('staging').stack.terminationProtection).toBe(true);
+    expect(buildStack('dev').stack.terminationProtection).toBe(false);
+  });
+
+  it('names every log group under /booking/<stack>/, so a teardown finds them all', () => {
+    const { stack, template: named } = buildStack('prod');
+    const names = Object.values(named.findResources('AWS::Logs::LogGroup')).map(
+      (group) => (group as { Properties: Props }).Properties.LogGroupName,
+    );
+    expect(names.sort()).toEqual(
+      ['Bookings', 'Channels', 'Items', 'Meta', 'Session', 'Sweeper', 'Webhooks', 'api-access']
+        .map((name) => `/booking/${stack.stackName}/${name}`)
+        .sort(),
+    );
+  });
+});
