@@ -13,6 +13,7 @@ import type { Construct } from 'constructs';
 import { widgetSnippet } from '#functions/meta/widget.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { TenantApi } from './constructs/api.ts';
+import { TenantBackup } from './constructs/backup.ts';
 import { TenantDashboard } from './constructs/dashboard.ts';
 import { TenantFunctions } from './constructs/functions.ts';
 import { TenantAlarms } from './constructs/monitoring.ts';
@@ -41,7 +42,15 @@ export class TenantStack extends Stack {
     // A stack that holds a retained table cannot be deleted by mistake: the teardown turns this off first.
     super(scope, id, { terminationProtection: props.stage !== 'dev', ...props });
     const removalPolicy = props.stage === 'dev' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
-    const { table } = new TenantTable(this, 'Data', { removalPolicy });
+    const { deployment } = props.tenant;
+    const { table } = new TenantTable(this, 'Data', {
+      removalPolicy,
+      generation: deployment.table_generation,
+    });
+    // A dev table is disposable: no backups to keep or pay for.
+    if (props.stage !== 'dev') {
+      new TenantBackup(this, 'Backup', { table, retentionDays: deployment.backup.retention_days });
+    }
     const slipSecret = new Secret(this, 'SlipSigningKey', {
       description: `SLIP signing key of tenant ${props.tenant.tenant}`,
       generateSecretString: { passwordLength: 64, excludePunctuation: true },

@@ -7,6 +7,11 @@ import { TABLE_DEFINITION } from '#lib/db/table-definition.ts';
 export interface TenantTableProps {
   /** RETAIN (every stage but `dev`) also turns on point-in-time recovery and deletion protection. */
   removalPolicy: RemovalPolicy;
+  /**
+   * `deployment.table_generation`: the first table is `Table`, a later one `Table<n>`, so that raising it
+   * makes CloudFormation create a new table (the old one, retained, leaves the stack).
+   */
+  generation?: number;
 }
 
 /**
@@ -21,7 +26,8 @@ export class TenantTable extends Construct {
     super(scope, id);
     const key = (name: string) => ({ name, type: AttributeType.STRING });
     const keep = props.removalPolicy === RemovalPolicy.RETAIN;
-    this.table = new TableV2(this, 'Table', {
+    const generation = props.generation ?? 1;
+    this.table = new TableV2(this, generation === 1 ? 'Table' : `Table${generation}`, {
       partitionKey: key(TABLE_DEFINITION.partitionKey),
       sortKey: key(TABLE_DEFINITION.sortKey),
       billing: Billing.onDemand(),

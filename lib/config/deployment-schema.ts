@@ -44,8 +44,22 @@ export const deploymentSchema = z
           ),
       })
       .default({ retention_days: BACKUP_RETENTION_DAYS.fallback }),
+    table_generation: z
+      .number()
+      .int()
+      .min(1)
+      .max(999)
+      .default(1)
+      .describe(
+        'Raise by one only to give the stack a new, empty table after the old one was lost, before ' +
+          'copying a restored backup into it (docs/deploy.md, "Restoring a lost table"); default 1.',
+      ),
   })
-  .default({ tier: 'small', backup: { retention_days: BACKUP_RETENTION_DAYS.fallback } });
+  .default({
+    tier: 'small',
+    backup: { retention_days: BACKUP_RETENTION_DAYS.fallback },
+    table_generation: 1,
+  });
 
 /** `deployment` of a parsed tenant file. */
 export type Deployment = z.infer<typeof deploymentSchema>;

@@ -1,7 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { HOUSEKEEPING_CONCURRENCY } from '#infra/constructs/functions.ts';
-import { buildStack } from '#test/support/cdk.ts';
+import type { Tenant } from '#lib/config/tenant-schema.ts';
+import { buildStack, demoTenant } from '#test/support/cdk.ts';
 import { logicalIdOf, resources, synthProdBeforeAll, template } from '#test/support/tenant-stack-world.ts';
 
 // Issue 34: the tenant stack's housekeeping (schedules, reserved concurrency, asynchronous invocation) and
@@ -105,7 +106,7 @@ describe('TenantStack housekeeping', () => {
     expect(invoked).toHaveLength(JOBS.length * 2); // each function and its versions (`<arn>:*`)
   });
 
-  it('adds one role to the seven functions’ own, and no custom resource that would bring another', () => {
+  it('adds the schedules’ and the backups’ roles to the seven functions’ own, and no custom resource', () => {
     const roles = Object.keys(resources('AWS::IAM::Role')).map((id) => id.replace(/[0-9A-F]{8}$/, ''));
     expect(roles.sort()).toEqual(
       [
@@ -117,11 +118,71 @@ describe('TenantStack housekeeping', () => {
         'FunctionsSweeperServiceRole',
         'FunctionsWebhooksServiceRole',
         'HousekeepingSchedulerRole',
+        'BackupPlanTableRole',
       ].sort(),
     );
     expect(Object.keys(template.toJSON().Resources).filter((id) => /^Custom|LogRetention/.test(id))).toEqual(
       [],
     );
+  });
+});
+
+describe('TenantStack backups', () => {
+  const withDeployment = (deployment: Partial<Tenant['deployment']>) => {
+    const tenant = demoTenant();
+    return buildStack('prod', { ...tenant, deployment: { ...tenant.deployment, ...deployment } });
+  };
+
+  it('backs the table up daily into a retained vault, kept as long as the tenant file says', () => {
+    const { template: backed } = withDeployment({ backup: { retention_days: 90 } });
+    backed.hasResource('AWS::Backup::BackupVault', { DeletionPolicy: 'Retain' });
+    backed.hasResourceProperties('AWS::Backup::BackupPlan', {
+      BackupPlan: {
+        BackupPlanName: Match.anyValue(),
+        BackupPlanRule: [
+          Match.objectLike({
+            ScheduleExpression: 'cron(0 3 * * ? *)',
+            Lifecycle: { DeleteAfterDays: 90 },
+          }),
+        ],
+      },
+    });
+    const table = Object.keys(backed.findResources('AWS::DynamoDB::GlobalTable'))[0];
+    backed.hasResourceProperties('AWS::Backup::BackupSelection', {
+      BackupSelection: Match.objectLike({ Resources: [{ 'Fn::GetAtt': [table, 'Arn'] }] }),
+    });
+    expect(
+      Object.keys(backed.findOutputs('*'))
+        .filter((name) => name.startsWith('Backup'))
+        .sort(),
+    ).toEqual(['BackupRoleArn', 'BackupVaultName']);
+  });
+
+  it('keeps 35 days by default, and takes no backup of a dev stage', () => {
+    template.hasResourceProperties('AWS::Backup::BackupPlan', {
+      BackupPlan: Match.objectLike({
+        BackupPlanRule: [Match.objectLike({ Lifecycle: { DeleteAfterDays: 35 } })],
+      }),
+    });
+    const dev = buildStack('dev').template;
+    for (const type of [
+      'AWS::Backup::BackupVault',
+      'AWS::Backup::BackupPlan',
+      'AWS::Backup::BackupSelection',
+    ])
+      dev.resourceCountIs(type, 0);
+  });
+
+  it('gives the stack a new table, leaving the old one retained, when the table generation is raised', () => {
+    const first = Object.keys(template.findResources('AWS::DynamoDB::GlobalTable'));
+    const { template: second } = withDeployment({ table_generation: 2 });
+    const next = Object.keys(second.findResources('AWS::DynamoDB::GlobalTable'));
+    expect(first).toHaveLength(1);
+    expect(next).toHaveLength(1);
+    expect(next[0]).toMatch(/^DataTable2/);
+    expect(next[0]).not.toBe(first[0]);
+    // Everything that named the old table names the new one: the functions' TABLE_NAME, the stream.
+    expect(JSON.stringify(second.toJSON())).not.toContain(first[0] as string);
   });
 });
 
