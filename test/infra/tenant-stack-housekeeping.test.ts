@@ -187,6 +187,25 @@ describe('TenantStack backups', () => {
 });
 
 describe('TenantStack in a fleet', () => {
+  it('uses per stack what the quota arithmetic of docs/deploy.md counts', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    template.resourceCountIs('AWS::IAM::Role', 9);
+    template.resourceCountIs('AWS::Scheduler::Schedule', 3);
+    template.resourceCountIs('AWS::Events::Rule', 0);
+    template.resourceCountIs('AWS::Backup::BackupPlan', 1);
+    template.resourceCountIs('AWS::Backup::BackupVault', 1);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    const reserved = Object.values(resources('AWS::Lambda::Function')).reduce(
+      (sum: number, fn) => sum + ((fn as { Properties: Props }).Properties.ReservedConcurrentExecutions ?? 0),
+      0,
+    );
+    expect(reserved).toBe(6);
+    // CloudFormation's 500 resources a stack: far from it ("about 140").
+    expect(Object.keys(template.toJSON().Resources).length).toBeLessThan(160);
+  });
+
   it('refuses termination on every stage but dev', () => {
     expect(buildStack('prod').stack.terminationProtection).toBe(true);
     expect(buildStack('staging').stack.terminationProtection).toBe(true);
