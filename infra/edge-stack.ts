@@ -27,9 +27,5 @@ export class SharedEdgeStack extends Stack {
       value: webAcl.attrArn,
       description: 'deployment.edge.web_acl_arn of every tenant file that turns the edge on',
     });
-    new CfnOutput(this, 'WebAclCapacity', {
-      value: Token.asString(webAcl.attrCapacity),
-      description: 'WCUs the web ACL uses (past 1,500 WAF charges more per request)',
-    });
   }
 }

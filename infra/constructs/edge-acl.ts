@@ -83,7 +83,7 @@ export class EdgeWebAcl extends Construct {
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
       scope: 'CLOUDFRONT',
       defaultAction: { allow: {} },
-      description: "Booking API edge: every tenant's CloudFront distribution",
+      description: 'Booking API edge - every tenant distribution',
       rules: [rateRule, ...managed],
       visibilityConfig: visibility(prefix),
     });

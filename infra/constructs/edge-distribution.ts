@@ -62,9 +62,8 @@ export class EdgeDistribution extends Construct {
     Validations.of(token).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'The origin token is resolved into the distribution and the functions at deploy time, so a rotation is ' +
-        'a new secret value and a stack update that copies it to both (docs/edge.md); a rotation function ' +
-        'could do neither.',
+        'The origin token is resolved into the distribution and the functions at deploy time: a rotation ' +
+        'function could change the secret but neither copy (docs/edge.md: a rotation replaces the secret).',
     });
     const tokenValue = token.secretValue.unsafeUnwrap();
 

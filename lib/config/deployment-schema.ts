@@ -64,8 +64,9 @@ export const edgeSchema = z
       .describe(`ACM certificate for \`domain.name\` in ${EDGE_REGION}: CloudFront presents it to browsers.`),
   })
   .describe(
-    'CloudFront with the shared AWS WAF web ACL in front of the API (off by default: about $0.02 a month at idle, ' +
-      'see docs/edge.md). Needs `domain`; turns the execute-api address off, so a widget snippet on it stops working.',
+    'CloudFront with the shared AWS WAF web ACL in front of the API (off by default; $0.40 a month at idle for ' +
+      'its origin token, see docs/edge.md). Needs `domain`; turns the execute-api address off, so a widget ' +
+      'snippet on it stops working.',
   );
 
 /**
