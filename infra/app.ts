@@ -12,7 +12,8 @@ const account = process.env.CDK_DEFAULT_ACCOUNT;
 
 if (app.node.tryGetContext('shared') === 'edge') {
   // Once per account: the web ACL every tenant's edge names (docs/edge.md).
-  const rateLimit = Number(app.node.tryGetContext('edge_rate_limit') ?? 0) || undefined;
+  const limit = app.node.tryGetContext('edge_rate_limit');
+  const rateLimit = limit === undefined ? undefined : Number(limit);
   new SharedEdgeStack(app, 'Booking-edge', { env: { account, region: EDGE_REGION }, rateLimit });
 } else {
   const tenantName = String(app.node.tryGetContext('tenant') ?? 'demo');

@@ -22,7 +22,12 @@ export class SharedEdgeStack extends Stack {
         `The shared edge stack belongs in ${EDGE_REGION} (CloudFront's web ACLs), not ${this.region}`,
       );
     }
-    const { webAcl } = new EdgeWebAcl(this, 'Edge', props.rateLimit ? { rateLimit: props.rateLimit } : {});
+    const { rateLimit } = props;
+    // WAF takes 10 requests at least; a typo in `-c edge_rate_limit` must not become the default silently.
+    if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit >= 10)) {
+      throw new Error(`The edge's rate limit must be a whole number of requests, 10 or more: ${rateLimit}`);
+    }
+    const { webAcl } = new EdgeWebAcl(this, 'Edge', rateLimit ? { rateLimit } : {});
     new CfnOutput(this, 'WebAclArn', {
       value: webAcl.attrArn,
       description: 'deployment.edge.web_acl_arn of every tenant file that turns the edge on',

@@ -12,7 +12,7 @@ const build = (props: { region?: string; rateLimit?: number } = {}) => {
   const app = new App();
   const stack = new SharedEdgeStack(app, 'Booking-edge', {
     env: { account: ACCOUNT, region: props.region ?? 'us-east-1' },
-    ...(props.rateLimit ? { rateLimit: props.rateLimit } : {}),
+    ...(props.rateLimit !== undefined ? { rateLimit: props.rateLimit } : {}),
   });
   return { stack, template: Template.fromStack(stack) };
 };
@@ -91,6 +91,12 @@ describe('the shared edge stack', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
     const [aclId] = Object.keys(template.findResources('AWS::WAFv2::WebACL'));
     expect(outputs.WebAclArn?.Value).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+  });
+
+  it('refuses a rate limit WAF would refuse, or that is no number', () => {
+    for (const rateLimit of [9, 100.5, Number.NaN]) {
+      expect(() => build({ rateLimit }), String(rateLimit)).toThrow(/10 or more/);
+    }
   });
 
   it('belongs in us-east-1, where CloudFront reads web ACLs from', () => {
