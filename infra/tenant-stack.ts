@@ -15,6 +15,7 @@ import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { TenantApi } from './constructs/api.ts';
 import { TenantBackup } from './constructs/backup.ts';
 import { TenantDashboard } from './constructs/dashboard.ts';
+import { customUrlOf, TenantDomain } from './constructs/edge.ts';
 import { TenantFunctions } from './constructs/functions.ts';
 import { TenantAlarms } from './constructs/monitoring.ts';
 import { Housekeeping } from './constructs/schedule.ts';
@@ -89,7 +90,10 @@ export class TenantStack extends Stack {
       removalPolicy,
       logRetention,
     });
+    const { domain, edge } = deployment;
     const http = new TenantApi(this, 'Http', {
+      executeApiEndpoint: !edge,
+      publicUrl: customUrlOf(props.tenant.deployment),
       functions: functions.byGroup,
       corsOrigins: props.tenant.settings.cors_origins,
       throttle: {
@@ -99,10 +103,24 @@ export class TenantStack extends Stack {
       logRetention,
       removalPolicy,
     });
-    // The API's own endpoint is where the links it hands out point (the invoice URL): configuration,
-    // never the Host or X-Forwarded-* headers of a request. Set after the API exists; the API does not
-    // depend on the functions' configuration, so there is no cycle.
-    for (const fn of Object.values(functions.byGroup)) fn.addEnvironment('PUBLIC_URL', http.api.apiEndpoint);
+    // The tenant's own domain, with the edge (CloudFront and WAF) in front when asked for (docs/edge.md).
+    const custom = domain
+      ? new TenantDomain(this, 'Domain', {
+          api: http.api,
+          stage: http.stage,
+          domain,
+          edge,
+          tenant: props.tenant.tenant,
+        })
+      : undefined;
+    // The API's public address (its domain, or its own endpoint) is where the links it hands out point (the
+    // invoice URL): configuration, never the Host or X-Forwarded-* headers of a request. Set after the API
+    // exists; the API does not depend on the functions' configuration, so there is no cycle.
+    const publicUrl = custom?.publicUrl ?? http.api.apiEndpoint;
+    for (const fn of Object.values(functions.byGroup)) {
+      fn.addEnvironment('PUBLIC_URL', publicUrl);
+      for (const [name, value] of Object.entries(custom?.environment ?? {})) fn.addEnvironment(name, value);
+    }
     // The sweeper every minute; the dispatcher every minute for retries (first attempts come by the
     // stream); channel sync every five minutes, within the range channels themselves poll at.
     new Housekeeping(this, 'Housekeeping', {
@@ -135,8 +153,8 @@ export class TenantStack extends Stack {
       description: 'WEBHOOK_SECRETS_ARN for npm run tenant:load and npm run webhooks',
     });
     new CfnOutput(this, 'WidgetSnippet', {
-      // The endpoint has no trailing slash ($default stage): `<endpoint>/widget/…`, `<endpoint>/api/3.0`.
-      value: widgetSnippet(http.api.apiEndpoint),
+      // Neither address has a trailing slash: `<address>/widget/…`, `<address>/api/3.0`.
+      value: widgetSnippet(publicUrl),
       description: "Paste into a page on one of the tenant's cors_origins to embed the booking widget",
     });
   }

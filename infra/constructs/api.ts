@@ -27,6 +27,13 @@ export interface TenantApiProps {
   /** How long the access log keeps its lines, and whether it outlives the stack (as the functions' logs). */
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
+  /**
+   * Whether API Gateway's own `execute-api` address answers (default true). Off behind the edge, whose WAF
+   * a request to that address would pass by (docs/edge.md).
+   */
+  executeApiEndpoint?: boolean;
+  /** Where the outputs point, `https://<domain>` without a trailing slash (default the stage's own URL). */
+  publicUrl?: string | undefined;
 }
 
 /**
@@ -69,6 +76,7 @@ export class TenantApi extends Construct {
     this.api = new HttpApi(this, 'Api', {
       createDefaultStage: false,
       defaultIntegration: integrations.meta,
+      disableExecuteApiEndpoint: props.executeApiEndpoint === false,
       ...(props.corsOrigins.length
         ? {
             corsPreflight: {
@@ -127,7 +135,9 @@ export class TenantApi extends Construct {
         'Booking API 3.0 routes are public or checked by the functions (API key and secret or bearer ' +
         'token against the tenant table); an API Gateway authorizer would duplicate that check.',
     });
-    new CfnOutput(this, 'Url', { value: `${stage.url}api/3.0` });
-    new CfnOutput(this, 'BookingPage', { value: `${stage.url}book` });
+    // The `$default` stage's URL ends in a slash; a configured one does not.
+    const base = props.publicUrl ? `${props.publicUrl}/` : stage.url;
+    new CfnOutput(this, 'Url', { value: `${base}api/3.0` });
+    new CfnOutput(this, 'BookingPage', { value: `${base}book` });
   }
 }

@@ -8,6 +8,7 @@ import type { Db } from '../db/client.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import type { SlipKey } from '../slip/codec.ts';
 import type { DeliveryPolicy } from '../webhooks/address-guard.ts';
+import type { EdgeOrigin } from './edge-origin.ts';
 import { buildEnvelope, type RouteResult } from './envelope.ts';
 import { envelopeContext } from './envelope-context.ts';
 import { ApiError } from './errors.ts';
@@ -58,6 +59,8 @@ export interface ApiDeps {
   fetchFeed?: (request: FeedRequest) => Promise<FeedResponse>;
   /** Proxies trusted besides the tenant's `settings.trusted_proxies` (the local runner's TRUSTED_PROXIES). */
   trustedProxies?: readonly string[];
+  /** The CloudFront edge in front of the API (docs/edge.md): requests through it are counted by their viewer. */
+  edge?: EdgeOrigin;
   /** Where the answers' metrics go (deployed functions); none are kept without it. */
   metrics?: Metrics;
 }
@@ -177,7 +180,7 @@ export function createApiHandler<G extends Group>(options: {
     middy<Event, Result>({ timeoutEarlyInMillis: 0 })
       .use(routeContext(route))
       .use(loadTenant(loadConfig))
-      .use(resolveAddress(trustedOf))
+      .use(resolveAddress(trustedOf, deps.edge))
       .use(parseInput())
       .use(authorise({ db: deps.db, store, route }))
       .use(rateLimit({ db: deps.db, route }))

@@ -4,6 +4,7 @@ import { createDb, type Db, type DbOptions } from '../db/client.ts';
 import { createSecretSlipKeys, EXTENSION_DEFAULT_PORT } from '../db/slip-key-store.ts';
 import { parseSlipKeys } from '../slip/keys.ts';
 import type { ApiDeps } from './api.ts';
+import { edgeOriginFromEnv } from './edge-origin.ts';
 import { createMetrics } from './observability.ts';
 import { parsePublicUrl } from './public-url.ts';
 
@@ -37,7 +38,8 @@ export const numberFromEnv = (name: string, fallback: number): number =>
  * The dependencies of a deployed function, read from its environment once at cold start: a missing
  * variable fails the cold start, not a request. The SLIP keys are inline (SLIP_KEYS: the local runner,
  * the benchmark) or read through the secrets extension (SLIP_SECRET_ARN: items, session and bookings).
- * The channels function passes its traced table and its metrics, which its scheduled round shares.
+ * The channels function passes its traced table and its metrics, which its scheduled round shares. With
+ * EDGE_PROXIES and EDGE_ORIGIN_TOKEN, CloudFront is in front (`edgeOriginFromEnv`).
  */
 export function runtimeFromEnv(options: { db?: Db; metrics?: Metrics } = {}): ApiDeps {
   const publicUrl = parsePublicUrl(requiredEnv('PUBLIC_URL'));
@@ -53,8 +55,10 @@ export function runtimeFromEnv(options: { db?: Db; metrics?: Metrics } = {}): Ap
           sessionToken: process.env.AWS_SESSION_TOKEN,
         })
       : undefined;
+  const edge = edgeOriginFromEnv(process.env);
   return {
     ...(slipKeys ? { slipKeys } : {}),
+    ...(edge ? { edge } : {}),
     db: options.db ?? dbFromEnv(),
     metrics: options.metrics ?? metricsFromEnv(),
     publicUrl: () => publicUrl,
