@@ -11,6 +11,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { widgetSnippet } from '#functions/meta/widget.ts';
+import { wantsDashboard } from '#lib/config/deployment-schema.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { TenantApi } from './constructs/api.ts';
 import { TenantDashboard } from './constructs/dashboard.ts';
@@ -118,8 +119,10 @@ export class TenantStack extends Stack {
       deadLetterQueue: webhooks.deadLetterQueue,
     });
     const alerts = props.tenant.settings.alerts;
-    const { alarms } = new TenantAlarms(this, 'Alarms', { signals, alerts });
-    new TenantDashboard(this, 'Dashboard', { signals, alerts, alarms });
+    const { deployment } = props.tenant;
+    const { alarms, health } = new TenantAlarms(this, 'Alarms', { signals, alerts, tier: deployment.tier });
+    if (wantsDashboard(deployment))
+      new TenantDashboard(this, 'Dashboard', { signals, alerts, alarms, health });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'WebhookSecretsArn', {
       value: webhookSecrets.secretArn,

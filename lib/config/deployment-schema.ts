@@ -49,3 +49,7 @@ export const deploymentSchema = z
 
 /** `deployment` of a parsed tenant file. */
 export type Deployment = z.infer<typeof deploymentSchema>;
+
+/** Whether the tenant's stack gets a dashboard: `deployment.dashboard`, or else its tier's default. */
+export const wantsDashboard = (deployment: Pick<Deployment, 'tier' | 'dashboard'>): boolean =>
+  deployment.dashboard ?? deployment.tier === 'standard';
