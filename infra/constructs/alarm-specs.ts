@@ -73,7 +73,7 @@ function allAlarmSpecs(signals: TenantSignals, alerts: Alerts): AlarmSpec[] {
       threshold: alerts.function_errors_per_5_minutes,
       comparison: AT_LEAST,
       // An API function's failures are 5xx answers, which the 5xx rate watches; a job's are not.
-      small: name in JOBS,
+      small: Object.hasOwn(JOBS, name),
       description:
         `The ${name} function failed (an uncaught error or a timeout: error answers do not count). ` +
         `Look first at its log group for the stack trace, then its X-Ray traces.`,
