@@ -11,6 +11,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { widgetSnippet } from '#functions/meta/widget.ts';
+import { wantsDashboard } from '#lib/config/deployment-schema.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { TenantApi } from './constructs/api.ts';
 import { TenantBackup } from './constructs/backup.ts';
@@ -123,7 +124,7 @@ export class TenantStack extends Stack {
     }
     // The sweeper every minute; the dispatcher every minute for retries (first attempts come by the
     // stream); channel sync every five minutes, within the range channels themselves poll at.
-    new Housekeeping(this, 'Housekeeping', {
+    const housekeeping = new Housekeeping(this, 'Housekeeping', {
       jobs: [
         { id: 'Sweep', fn: functions.sweeper, every: Duration.minutes(1) },
         { id: 'WebhookRetries', fn: functions.webhookDispatcher, every: Duration.minutes(1) },
@@ -143,10 +144,12 @@ export class TenantStack extends Stack {
       ),
       table,
       deadLetterQueue: webhooks.deadLetterQueue,
+      housekeepingFailures: housekeeping.failures,
     });
     const alerts = props.tenant.settings.alerts;
-    const { alarms } = new TenantAlarms(this, 'Alarms', { signals, alerts });
-    new TenantDashboard(this, 'Dashboard', { signals, alerts, alarms });
+    const { alarms, health } = new TenantAlarms(this, 'Alarms', { signals, alerts, tier: deployment.tier });
+    if (wantsDashboard(deployment))
+      new TenantDashboard(this, 'Dashboard', { signals, alerts, alarms, health });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'WebhookSecretsArn', {
       value: webhookSecrets.secretArn,

@@ -14,6 +14,20 @@ export const CHANNEL_FAILING_ALARM_MS = 3_600_000;
 export type ChannelRound = ChannelRoundReport & { failingOverAnHour: string[] };
 
 /**
+ * What a round reports to CloudWatch, each count only when it is not zero: conflicts opened, feeds that
+ * failed, and channels failing for over an hour (the stack alarms on the first and the last). A quiet round
+ * emits no metric, since a custom metric is billed for every hour it receives a value; whether rounds run
+ * at all is read from the function's AWS/Lambda Invocations, which AWS publishes for free.
+ */
+export function meterRound(meter: Meter, round: ChannelRound): void {
+  const conflicts = round.channels.reduce((sum, result) => sum + result.conflicts_opened, 0);
+  const failures = round.channels.filter((result) => result.outcome === 'failed').length;
+  if (conflicts > 0) meter.count(METRIC.channelConflicts, conflicts);
+  if (failures > 0) meter.count(METRIC.channelFetchFailures, failures);
+  if (round.failingOverAnHour.length > 0) meter.count(METRIC.channelsFailing, round.failingOverAnHour.length);
+}
+
+/**
  * The scheduled channel sync (every 5 minutes in AWS, the runner's timer locally): one round over every
  * enabled channel of the tenant file, its metrics (a conflict count, failures, and the channels failing
  * for over an hour, which the stack alarms on) and one log line per channel that did something.
@@ -23,7 +37,6 @@ export const createChannelSync =
   async (): Promise<ChannelRound | undefined> => {
     const clock = options.clock ?? Date.now;
     const config = await getConfig(options.db);
-    options.meter?.count(METRIC.channelSyncRuns);
     if (!config || config.channels.length === 0) return undefined;
     const report = await syncChannels(options, {
       config,
@@ -40,15 +53,7 @@ export const createChannelSync =
         (state) => state.failing_since !== undefined && now - state.failing_since >= CHANNEL_FAILING_ALARM_MS,
       )
       .map((state) => state.channel_id);
-    options.meter?.count(
-      METRIC.channelConflicts,
-      report.channels.reduce((sum, result) => sum + result.conflicts_opened, 0),
-    );
-    options.meter?.count(
-      METRIC.channelFetchFailures,
-      report.channels.filter((result) => result.outcome === 'failed').length,
-    );
-    options.meter?.count(METRIC.channelsFailing, failingOverAnHour.length);
+    if (options.meter) meterRound(options.meter, { ...report, failingOverAnHour });
     for (const result of report.channels) {
       if (result.outcome === 'failed') logger.warn('channel sync failed', { ...result });
       else if (result.taken || result.released || result.conflicts_opened || result.conflicts_closed)

@@ -36,6 +36,17 @@ const REREAD_SECONDS = 120;
 /** How long one sweep works before it stops and leaves the rest to the next (well inside a Lambda timeout). */
 export const DEFAULT_SWEEP_BUDGET_MS = 40_000;
 
+/**
+ * What a sweep reports to CloudWatch: the sessions it released and how far behind it is, each only when
+ * there is something to say. A run that found nothing emits no metric (a custom metric is billed for every
+ * hour it receives a value); whether the sweeper runs at all is read from its AWS/Lambda Invocations, which
+ * AWS publishes for free, and the lag alarm reads a missing lag as none.
+ */
+export function meterSweep(meter: Meter, report: SweepReport): void {
+  if (report.released > 0) meter.count(METRIC.sweeperReleases, report.released);
+  if (report.lagSeconds > 0) meter.seconds(METRIC.sweeperLagSeconds, report.lagSeconds);
+}
+
 const sessionIdOf = (session: ExpiringSession) => session.pk.slice('SESSION#'.length);
 
 /**
@@ -127,10 +138,7 @@ export const createSweeper =
       lagSeconds: complete ? 0 : ageOf(oldestLeft ?? firstUnfinished),
       voidedUnpaid,
     };
-    // Every run reports, zeros included: a missing SweeperRuns means no sweeper ran.
-    options.meter?.count(METRIC.sweeperRuns);
-    options.meter?.count(METRIC.sweeperReleases, released);
-    options.meter?.seconds(METRIC.sweeperLagSeconds, report.lagSeconds);
+    if (options.meter) meterSweep(options.meter, report);
     if (found > 0 || !complete || voidedUnpaid > 0) {
       logger.info('sweep', {
         minutes: report.minutes,

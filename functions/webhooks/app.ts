@@ -1,8 +1,10 @@
+import { METRIC } from '#lib/core/metric-names.ts';
 import type { Db } from '#lib/db/client.ts';
 import { getConfig } from '#lib/db/tenant-repository.ts';
 import type { WebhookSecretStore } from '#lib/db/webhook-secret-store.ts';
-import { type DispatchReport, dispatchDue } from '#lib/domain/webhook-dispatch.ts';
+import { DISPATCH_BATCH, type DispatchReport, dispatchDue } from '#lib/domain/webhook-dispatch.ts';
 import { logger } from '#lib/http/logger.ts';
+import type { Meter } from '#lib/http/observability.ts';
 import type { DeliveryPolicy } from '#lib/webhooks/address-guard.ts';
 import { postWebhook } from '#lib/webhooks/send.ts';
 import { renderWebhook } from './render.ts';
@@ -45,3 +47,42 @@ export const createDispatcher =
           ...(response.body ? { body: response.body } : {}),
         }),
     });
+
+/**
+ * One invocation of the deployed dispatcher (the stream's or the minute's): dispatches again while a full
+ * batch may have more behind it and the budget lasts, logs each run that had something due, and reports
+ * what it did to CloudWatch, each count only when it is not zero. An idle minute writes neither a log line
+ * nor a metric: a custom metric is billed for every hour it receives a value, and the dispatcher's alarms
+ * read missing data as nothing happened.
+ */
+export const createDispatchInvocation =
+  (options: {
+    dispatch: () => Promise<DispatchReport>;
+    meter: Meter;
+    /** How long the invocation keeps dispatching (well inside its timeout; the next run takes the rest). */
+    budgetMs: number;
+    clock?: () => number;
+  }) =>
+  async (): Promise<void> => {
+    const clock = options.clock ?? Date.now;
+    const { meter } = options;
+    const deadline = clock() + options.budgetMs;
+    let first = true;
+    for (;;) {
+      const report = await options.dispatch();
+      if (report.due > 0) logger.info('webhook dispatch', { ...report });
+      // What was due when the invocation began: later loops only see what that one left.
+      if (first && report.due > 0) meter.count(METRIC.webhookPending, report.due);
+      first = false;
+      if (report.delivered > 0) meter.count(METRIC.webhookSucceeded, report.delivered);
+      if (report.failed > 0) meter.count(METRIC.webhookFailed, report.failed);
+      if (report.disabled > 0) meter.count(METRIC.webhookEndpointsDisabled, report.disabled);
+      // A full batch may have more behind it.
+      if (
+        report.due < DISPATCH_BATCH ||
+        report.delivered + report.failed + report.skipped === 0 ||
+        clock() > deadline
+      )
+        return;
+    }
+  };

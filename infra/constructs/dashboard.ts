@@ -2,6 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import {
   type Alarm,
   AlarmStatusWidget,
+  type CompositeAlarm,
   Dashboard,
   GraphWidget,
   type HorizontalAnnotation,
@@ -17,7 +18,10 @@ export interface TenantDashboardProps {
   signals: TenantSignals;
   /** The thresholds, drawn as lines on the graphs their alarms watch. */
   alerts: Alerts;
+  /** The metric alarms by suffix: a graph draws a threshold only where its alarm exists in the tier. */
   alarms: Readonly<Record<string, Alarm>>;
+  /** The small tier's composite alarm, shown first. */
+  health?: CompositeAlarm;
 }
 
 const graph = (
@@ -40,11 +44,10 @@ const graph = (
     period: SIGNAL_PERIOD,
   });
 
-const line = (value: number, label: string): HorizontalAnnotation => ({ value, label });
-
 /**
- * One dashboard per tenant stack with the alarms' state on top and, below, a graph for every signal an
- * alarm watches (threshold drawn in), beside the business counts that explain them.
+ * One dashboard per tenant stack (when `deployment.dashboard`, or the standard tier, asks for it: $3 a
+ * month) with the alarms' state on top and, below, a graph for every signal an alarm watches (threshold
+ * drawn in where the tier has that alarm), beside the business counts that explain them.
  */
 export class TenantDashboard extends Construct {
   readonly dashboard: Dashboard;
@@ -52,11 +55,18 @@ export class TenantDashboard extends Construct {
   constructor(scope: Construct, id: string, props: TenantDashboardProps) {
     super(scope, id);
     const { signals: s, alerts } = props;
+    // A threshold line for an alarm the tier does not have would promise an alarm that never fires.
+    const line = (suffix: string, value: number, label: string): HorizontalAnnotation[] =>
+      props.alarms[suffix] ? [{ value, label }] : [];
+    const jobs = ['sweeper', 'webhooks', 'channels'].flatMap((name) => {
+      const runs = s.functionInvocations[name];
+      return runs ? [runs] : [];
+    });
     const rows: IWidget[][] = [
       [
         new AlarmStatusWidget({
           title: 'Alarms',
-          alarms: Object.values(props.alarms),
+          alarms: [...(props.health ? [props.health] : []), ...Object.values(props.alarms)],
           width: 24,
           height: 4,
         }),
@@ -64,17 +74,17 @@ export class TenantDashboard extends Construct {
       [
         graph('API: requests and 5xx', [s.apiRequests, s.api5xx], {
           right: [s.api5xxRate],
-          rightLines: [line(alerts.api_5xx_percent, '5xx % alarm')],
+          rightLines: line('api-5xx-rate', alerts.api_5xx_percent, '5xx % alarm'),
         }),
         graph('Refusals: 503 busy and 429', [s.busy, s.throttled], {
-          leftLines: [line(alerts.busy_per_5_minutes, 'busy alarm')],
+          leftLines: line('busy-burst', alerts.busy_per_5_minutes, 'busy alarm'),
         }),
       ],
       [
         graph('Latency p99 (ms)', [s.ratedListP99, s.bookingCreateP99], {
           leftLines: [
-            line(alerts.rated_list_p99_ms, 'rated list alarm'),
-            line(alerts.booking_create_p99_ms, 'booking/create alarm'),
+            ...line('rated-list-p99', alerts.rated_list_p99_ms, 'rated list alarm'),
+            ...line('booking-create-p99', alerts.booking_create_p99_ms, 'booking/create alarm'),
           ],
         }),
         graph('Holds and bookings', [
@@ -86,37 +96,46 @@ export class TenantDashboard extends Construct {
       ],
       [
         graph('Function errors', Object.values(s.functionErrors), {
-          leftLines: [line(alerts.function_errors_per_5_minutes, 'alarm')],
+          leftLines: line(
+            'fn-sweeper-errors',
+            alerts.function_errors_per_5_minutes,
+            props.alarms['fn-items-errors'] ? 'alarm' : 'alarm (scheduled functions)',
+          ),
         }),
         graph('Function throttles', Object.values(s.functionThrottles), {
-          leftLines: [line(alerts.function_throttles_per_5_minutes, 'alarm')],
+          leftLines: line('fn-sweeper-throttles', alerts.function_throttles_per_5_minutes, 'alarm'),
         }),
       ],
       // Two graphs: both sums name their per-operation metrics alike, and one graph cannot hold both.
       [
         graph('DynamoDB: throttled requests', [s.tableThrottles], {
-          leftLines: [line(alerts.dynamodb_throttles_per_5_minutes, 'alarm')],
+          leftLines: line('dynamodb-throttles', alerts.dynamodb_throttles_per_5_minutes, 'alarm'),
         }),
         graph('DynamoDB: system errors', [s.tableSystemErrors], {
-          leftLines: [line(alerts.dynamodb_system_errors_per_5_minutes, 'alarm')],
+          leftLines: line('dynamodb-system-errors', alerts.dynamodb_system_errors_per_5_minutes, 'alarm'),
         }),
       ],
       [
-        graph('Sweeper: runs, releases and lag', [s.sweeperRuns, s.sweeperReleases], {
+        graph('Sweeper: releases and lag', [s.sweeperReleases], {
           right: [s.sweeperLagSeconds],
-          leftLines: [line(1, 'no run alarm below')],
-          rightLines: [line(alerts.sweeper_lag_seconds, 'lag alarm')],
+          rightLines: line('sweeper-lag', alerts.sweeper_lag_seconds, 'lag alarm'),
         }),
+        // AWS/Lambda Invocations: the channels function's include its API calls.
+        graph('Scheduled functions: invocations', jobs, {
+          leftLines: line('sweeper-not-running', 1, 'not running alarms below'),
+        }),
+      ],
+      [
         graph('Webhooks: endpoints disabled and dead letters', [
           s.webhookEndpointsDisabled,
           s.webhookDeadLetters,
         ]),
+        graph('Webhook deliveries', [s.webhookSucceeded, s.webhookFailed, s.webhookPending]),
       ],
       [
-        graph('Webhook deliveries', [s.webhookSucceeded, s.webhookFailed, s.webhookPending]),
-        graph('Channel sync: runs, conflicts and feeds failing over an hour', [
-          s.channelSyncRuns,
+        graph('Channel sync: conflicts, feeds failed and failing over an hour', [
           s.channelConflicts,
+          s.channelFetchFailures,
           s.channelsFailing,
         ]),
       ],

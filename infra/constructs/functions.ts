@@ -123,6 +123,7 @@ export class TenantFunctions extends Construct {
         afterBundling,
         readsSlipSecret = false,
         reservedConcurrency,
+        traced = true,
       }: {
         environment?: Record<string, string>;
         timeout?: Duration;
@@ -131,6 +132,11 @@ export class TenantFunctions extends Construct {
         readsSlipSecret?: boolean;
         /** Concurrency set aside from the account's pool: at once the floor and the ceiling. */
         reservedConcurrency?: number;
+        /**
+         * Records X-Ray traces (Lambda's active tracing). Off, Lambda only passes a caller's trace on, and
+         * Powertools' tracer is off: for functions that nothing calls with a trace header.
+         */
+        traced?: boolean;
       } = {},
     ) => {
       // Named, so that a teardown finds every group of a stack by its prefix (they outlive the stack).
@@ -161,7 +167,7 @@ export class TenantFunctions extends Construct {
         projectRoot: root,
         depsLockFilePath: join(root, 'package-lock.json'),
         role,
-        tracing: Tracing.ACTIVE,
+        tracing: traced ? Tracing.ACTIVE : Tracing.PASS_THROUGH,
         environment: {
           TABLE_NAME: props.table.tableName,
           TENANT: props.tenant,
@@ -170,6 +176,7 @@ export class TenantFunctions extends Construct {
           POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
           POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
           POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+          ...(traced ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
           // No NODE_OPTIONS=--enable-source-maps: Node would parse the whole map at every cold start; a
           // logged error's stack is mapped when it is logged instead (lib/http/stack-map.ts).
           ...environment,
@@ -204,17 +211,22 @@ export class TenantFunctions extends Construct {
     const meta = make('Meta', 'meta', { afterBundling: metaAfterBundling });
     // The housekeeping functions have concurrency of their own (HOUSEKEEPING_CONCURRENCY), so that no other
     // tenant's flash sale can throttle them in the account's shared pool and leave stock held.
+    // The sweeper and the dispatcher record no traces: at a run a minute, Lambda's sampling would record
+    // every run (96,360 traces, $0.48 a tenant a month, most of them of a sweep that found nothing). Nothing
+    // calls them with a trace header; their log lines and metrics say what a run did (docs/cost.md).
     // The sweeper works through a backlog for up to SWEEP_BUDGET_MS of each run, well inside its timeout.
     this.sweeper = make('Sweeper', 'sweeper', {
       environment: { SWEEP_BUDGET_MS: '40000' },
       timeout: Duration.seconds(60),
       reservedConcurrency: HOUSEKEEPING_CONCURRENCY.sweeper,
+      traced: false,
     });
     // The dispatcher sends for up to 45 s of each run (its own budget), well inside its timeout.
     this.webhookDispatcher = make('Webhooks', 'webhooks', {
       environment: { WEBHOOK_SECRETS_ARN: props.webhookSecrets.secretArn },
       timeout: Duration.seconds(60),
       reservedConcurrency: HOUSEKEEPING_CONCURRENCY.webhooks,
+      traced: false,
     });
     // A round fetches 8 feeds at once, each within 10 s, so 100 channels take about two minutes at worst:
     // well inside both this timeout and the five-minute schedule.

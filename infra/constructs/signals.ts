@@ -36,6 +36,8 @@ export interface TenantSignalsProps {
   table: ITableV2;
   /** The webhook stream's dead-letter queue. */
   deadLetterQueue: IQueue;
+  /** Scheduled runs dropped by Scheduler or Lambda (`HousekeepingFailures`). */
+  housekeepingFailures: IQueue;
 }
 
 /** The metrics a tenant is operated by: what the alarms watch and the dashboard draws. */
@@ -55,9 +57,13 @@ export interface TenantSignals {
   bookingsCreated: IMetric;
   functionErrors: Readonly<Record<string, IMetric>>;
   functionThrottles: Readonly<Record<string, IMetric>>;
+  /**
+   * AWS/Lambda `Invocations` of every function (none is recorded for a throttled one): published for free,
+   * and only when the function ran, so it tells a scheduled function that stopped running.
+   */
+  functionInvocations: Readonly<Record<string, IMetric>>;
   tableThrottles: IMetric;
   tableSystemErrors: IMetric;
-  sweeperRuns: IMetric;
   sweeperLagSeconds: IMetric;
   sweeperReleases: IMetric;
   webhookSucceeded: IMetric;
@@ -65,9 +71,10 @@ export interface TenantSignals {
   webhookPending: IMetric;
   webhookEndpointsDisabled: IMetric;
   webhookDeadLetters: IMetric;
+  housekeepingFailures: IMetric;
   channelConflicts: IMetric;
   channelsFailing: IMetric;
-  channelSyncRuns: IMetric;
+  channelFetchFailures: IMetric;
 }
 
 // CDK labels its per-operation sums "across all operations"; these sum the operations above only.
@@ -115,6 +122,9 @@ export function tenantSignals(props: TenantSignalsProps): TenantSignals {
     functionThrottles: mapValues(props.functions, (fn, name) =>
       fn.metricThrottles({ statistic: Stats.SUM, period, label: `${name} throttles` }),
     ),
+    functionInvocations: mapValues(props.functions, (fn, name) =>
+      fn.metricInvocations({ statistic: Stats.SUM, period, label: `${name} invocations` }),
+    ),
     tableThrottles: relabel(
       props.table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period }),
       'Throttled requests',
@@ -123,7 +133,6 @@ export function tenantSignals(props: TenantSignalsProps): TenantSignals {
       props.table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period }),
       'System errors',
     ),
-    sweeperRuns: service(METRIC.sweeperRuns, Stats.SUM, 'Sweeper runs'),
     sweeperLagSeconds: service(METRIC.sweeperLagSeconds, Stats.MAXIMUM, 'Sweeper lag (s)'),
     sweeperReleases: service(METRIC.sweeperReleases, Stats.SUM, 'Sessions released'),
     webhookSucceeded: service(METRIC.webhookSucceeded, Stats.SUM, 'Deliveries succeeded'),
@@ -132,11 +141,16 @@ export function tenantSignals(props: TenantSignalsProps): TenantSignals {
     webhookEndpointsDisabled: service(METRIC.webhookEndpointsDisabled, Stats.SUM, 'Endpoints disabled'),
     channelConflicts: service(METRIC.channelConflicts, Stats.SUM, 'Channel conflicts'),
     channelsFailing: service(METRIC.channelsFailing, Stats.MAXIMUM, 'Channels failing over an hour'),
-    channelSyncRuns: service(METRIC.channelSyncRuns, Stats.SUM, 'Channel sync runs'),
+    channelFetchFailures: service(METRIC.channelFetchFailures, Stats.SUM, 'Channel feeds failed'),
     webhookDeadLetters: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
       statistic: Stats.MAXIMUM,
       period,
       label: 'Dead-lettered stream batches',
+    }),
+    housekeepingFailures: props.housekeepingFailures.metricApproximateNumberOfMessagesVisible({
+      statistic: Stats.MAXIMUM,
+      period,
+      label: 'Scheduled runs dropped',
     }),
   };
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 /**
- * How much a tenant's stack watches itself at idle: `small` gets the alarms that matter, composed where
- * possible, and no dashboard unless asked for; `standard` gets every alarm and the dashboard.
+ * How much a tenant's stack watches itself at idle (docs/cost.md): `small` gets the twelve alarms that
+ * matter, notifying through one composite alarm, and no dashboard unless asked for; `standard` gets every
+ * alarm, each notifying on its own, and the dashboard.
  */
 export const TIERS = ['small', 'standard'] as const;
 
@@ -79,13 +80,19 @@ export const deploymentSchema = z
       .enum(TIERS)
       .default('small')
       .describe(
-        'small: the alarms that matter, composite where possible, no dashboard unless `dashboard` is true; ' +
-          'standard: every alarm, and the dashboard (default small).',
+        'small: the 12 alarms that matter (stock held or sold twice, the API failing, webhooks cut off, a ' +
+          'scheduled job failing or not running), notifying through one composite alarm, and no dashboard ' +
+          'unless `dashboard` is true; standard: all 28 alarms (adding latency, 503 bursts, DynamoDB, and ' +
+          "every function's errors and throttles), each notifying on its own, and the dashboard. Default small; " +
+          'docs/cost.md gives what each costs at idle.',
       ),
     dashboard: z
       .boolean()
       .optional()
-      .describe('A CloudWatch dashboard (about $3 a month): default false for small, true for standard.'),
+      .describe(
+        "A CloudWatch dashboard ($3 a month beyond the account's first three): default false for small, " +
+          'true for standard.',
+      ),
     backup: z
       .strictObject({
         retention_days: z
@@ -133,3 +140,7 @@ export type Domain = z.infer<typeof domainSchema>;
 
 /** `deployment.edge` of a parsed tenant file. */
 export type Edge = z.infer<typeof edgeSchema>;
+
+/** Whether the tenant's stack gets a dashboard: `deployment.dashboard`, or else its tier's default. */
+export const wantsDashboard = (deployment: Pick<Deployment, 'tier' | 'dashboard'>): boolean =>
+  deployment.dashboard ?? deployment.tier === 'standard';

@@ -11,7 +11,11 @@ export const METRICS_SERVICE = 'booking-api';
 /** The dimensions every metric of a tenant carries, in the order alarms name them. */
 export const metricDimensions = (tenant: string) => ({ service: METRICS_SERVICE, tenant });
 
-/** Every metric the functions emit, by what it counts or measures. */
+/**
+ * Every metric the functions emit, by what it counts or measures. Each is emitted only when there is
+ * something to say (a count is never zero): a custom metric is billed for every hour it receives a value.
+ * Whether a scheduled function runs is read from its AWS/Lambda `Invocations`, which AWS publishes for free.
+ */
 export const METRIC = {
   /** SLIPs added to a cart (stock held), one per line held. */
   holdsMade: 'HoldsMade',
@@ -31,8 +35,6 @@ export const METRIC = {
   ratedListLatency: 'RatedListLatency',
   /** Milliseconds to answer `booking/create`. */
   bookingCreateLatency: 'BookingCreateLatency',
-  /** Sweeper runs (one per run, so a silent sweeper shows as missing data). */
-  sweeperRuns: 'SweeperRuns',
   /** Expired sessions whose holds a sweeper run released. */
   sweeperReleases: 'SweeperReleases',
   /** Seconds since the oldest expired session still holding stock expired, at the start of a run. */
@@ -45,8 +47,6 @@ export const METRIC = {
   webhookPending: 'WebhookDeliveriesPending',
   /** Webhook endpoints disabled (a 410, or the retry schedule spent). */
   webhookEndpointsDisabled: 'WebhookEndpointsDisabled',
-  /** Channel sync rounds (one per run, so a silent schedule shows as missing data). */
-  channelSyncRuns: 'ChannelSyncRuns',
   /** Channel dates this service had already sold when the channel listed them (`channel.conflict`). */
   channelConflicts: 'ChannelConflicts',
   /** Channels whose feed has failed for more than an hour, at the end of a round. */

@@ -37,13 +37,20 @@ export interface Meter {
   seconds(name: MetricName, value: number): void;
 }
 
-/** A meter over Powertools Metrics, or one that keeps nothing where no metrics are kept (npm start, tests). */
+/**
+ * A meter over Powertools Metrics, or one that keeps nothing where no metrics are kept (npm start, tests).
+ * A count of zero is not emitted: CloudWatch bills a custom metric for every hour it receives a value, a
+ * scheduled run that found nothing would otherwise pay for its zeros all month, and every alarm on a count
+ * reads missing data as nothing happened (`TreatMissingData.NOT_BREACHING`).
+ */
 export const meterOf = (
   metrics:
     | { addMetric(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): unknown }
     | undefined,
 ): Meter => ({
-  count: (name, value = 1) => metrics?.addMetric(name, MetricUnit.Count, value),
+  count: (name, value = 1) => {
+    if (value !== 0) metrics?.addMetric(name, MetricUnit.Count, value);
+  },
   milliseconds: (name, value) => metrics?.addMetric(name, MetricUnit.Milliseconds, value),
   seconds: (name, value) => metrics?.addMetric(name, MetricUnit.Seconds, value),
 });

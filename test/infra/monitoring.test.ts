@@ -1,6 +1,10 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Alerts } from '#lib/config/alerts-schema.ts';
+import type { Deployment } from '#lib/config/deployment-schema.ts';
 import { DEFAULT_ALERTS } from '#lib/config/limits.ts';
+import type { Tenant } from '#lib/config/tenant-schema.ts';
 import { METRIC, METRICS_NAMESPACE } from '#lib/core/metric-names.ts';
 import { buildStack, demoTenant } from '#test/support/cdk.ts';
 
@@ -22,6 +26,13 @@ interface AlarmProperties {
   TreatMissingData: string;
   Metrics: { Id: string; Expression?: string; MetricStat?: MetricStat; ReturnData: boolean }[];
 }
+interface CompositeProperties {
+  AlarmName: string;
+  AlarmDescription: string;
+  AlarmRule: string;
+  AlarmActions?: unknown[];
+  OKActions?: unknown[];
+}
 
 const FUNCTIONS = ['items', 'session', 'bookings', 'meta', 'sweeper', 'webhooks', 'channels'];
 /** What lib/db sends (the operator's Scan aside) and the dispatcher's stream reads. */
@@ -29,20 +40,49 @@ const TABLE_OPERATIONS = 'GetItem BatchGetItem Query PutItem UpdateItem Transact
   ' ',
 );
 
+/** The demo tenant with its `deployment` (and `settings.alerts`) set as a test needs. */
+const tenantWith = (deployment: Partial<Deployment>, alerts?: Alerts): Tenant => {
+  const tenant = demoTenant(alerts);
+  return { ...tenant, deployment: { ...tenant.deployment, ...deployment } };
+};
+
+/** The small tier's alarms: what matters for stock, the API, webhooks and the scheduled jobs. */
+const SMALL_ALARMS = [
+  'api-5xx-rate',
+  'sweeper-lag',
+  'sweeper-not-running',
+  'webhooks-not-running',
+  'channels-not-running',
+  'fn-sweeper-errors',
+  'fn-webhooks-errors',
+  'fn-channels-errors',
+  'webhook-endpoints-disabled',
+  'webhook-dead-letters',
+  'channel-conflict',
+  'channel-failing',
+];
+
+/** The standard tier's stack, every alarm on its own (most tests below); `small` is the demo's default. */
 let template: Template;
+let small: Template;
 beforeAll(() => {
-  template = buildStack('prod').template;
+  template = buildStack('prod', tenantWith({ tier: 'standard' })).template;
+  small = buildStack('prod').template;
 });
 
 const resources = (type: string, from = template) => from.findResources(type) as Record<string, Json>;
-const logicalIdOf = (type: string, pattern: RegExp) => {
-  const id = Object.keys(resources(type)).find((name) => pattern.test(name));
+const logicalIdOf = (type: string, pattern: RegExp, from = template) => {
+  const id = Object.keys(resources(type, from)).find((name) => pattern.test(name));
   if (!id) throw new Error(`no ${type} like ${pattern}`);
   return id;
 };
 const alarmsOf = (from = template): AlarmProperties[] =>
   Object.values(resources('AWS::CloudWatch::Alarm', from)).map(
     (alarm) => alarm.Properties as AlarmProperties,
+  );
+const compositesOf = (from = template): CompositeProperties[] =>
+  Object.values(resources('AWS::CloudWatch::CompositeAlarm', from)).map(
+    (alarm) => alarm.Properties as CompositeProperties,
   );
 const alarm = (suffix: string, from = template): AlarmProperties => {
   const found = alarmsOf(from).find((props) => props.AlarmName === `Test-prod-${suffix}`);
@@ -69,7 +109,13 @@ const serviceMetric = (metricName: string, stat: string) => ({
   Period: 300,
 });
 
-describe('alarms', () => {
+/** What CloudWatch bills the alarms of a template a month: one alarm metric per metric read, composites apart. */
+const billedAlarms = (from: Template) => ({
+  metrics: alarmsOf(from).reduce((sum, props) => sum + statsOf(props).length, 0),
+  composites: compositesOf(from).length,
+});
+
+describe('alarms (standard tier)', () => {
   it('has one alarm per signal, each named after the stack and saying what to look at first', () => {
     const names = alarmsOf().map((props) => props.AlarmName.replace(/^Test-prod-/, ''));
     expect(names.sort()).toEqual(
@@ -83,8 +129,11 @@ describe('alarms', () => {
         'dynamodb-system-errors',
         'sweeper-lag',
         'sweeper-not-running',
+        'webhooks-not-running',
+        'channels-not-running',
         'webhook-endpoints-disabled',
         'webhook-dead-letters',
+        'housekeeping-failures',
         'channel-conflict',
         'channel-failing',
       ].sort(),
@@ -200,18 +249,50 @@ describe('alarms', () => {
     }
   });
 
-  it('watches the sweeper: lag over five minutes, and silence as a missed run', () => {
+  it('watches the sweeper: lag over five minutes, a missing lag being none', () => {
     const lag = alarm('sweeper-lag');
     expect(onlyStat(lag)).toEqual(serviceMetric(METRIC.sweeperLagSeconds, 'Maximum'));
-    expect(lag).toMatchObject({ Threshold: 300, ComparisonOperator: 'GreaterThanThreshold' });
-    const runs = alarm('sweeper-not-running');
-    expect(onlyStat(runs)).toEqual(serviceMetric(METRIC.sweeperRuns, 'Sum'));
-    expect(runs).toMatchObject({
-      Threshold: 1,
-      ComparisonOperator: 'LessThanThreshold',
-      EvaluationPeriods: 1,
-      TreatMissingData: 'breaching',
+    expect(lag).toMatchObject({
+      Threshold: 300,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
     });
+  });
+
+  it("watches each scheduled function's free AWS/Lambda Invocations, silence being the failure", () => {
+    for (const [suffix, name, periods] of [
+      ['sweeper-not-running', 'Sweeper', 1],
+      ['webhooks-not-running', 'Webhooks', 1],
+      // Every five minutes: one empty period can be the rate's drift, three cannot.
+      ['channels-not-running', 'Channels', 3],
+    ] as const) {
+      const fn = logicalIdOf('AWS::Lambda::Function', new RegExp(`^Functions${name}[0-9A-F]{8}$`));
+      const props = alarm(suffix);
+      expect(onlyStat(props)).toEqual({
+        Metric: {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Invocations',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn } }],
+        },
+        Stat: 'Sum',
+        Period: 300,
+      });
+      expect(props).toMatchObject({
+        Threshold: 1,
+        ComparisonOperator: 'LessThanThreshold',
+        EvaluationPeriods: periods,
+        DatapointsToAlarm: periods,
+        TreatMissingData: 'breaching',
+      });
+    }
+  });
+
+  it('reads missing data as healthy everywhere but on the Invocations of a scheduled function', () => {
+    // The service's metrics are emitted only when there is something to say: silence must never page.
+    for (const props of alarmsOf()) {
+      const invocations = statsOf(props).some((stat) => stat.Metric.MetricName === 'Invocations');
+      expect(props.TreatMissingData, props.AlarmName).toBe(invocations ? 'breaching' : 'notBreaching');
+    }
   });
 
   it('watches webhook endpoints disabled and stream batches dead-lettered', () => {
@@ -264,7 +345,7 @@ describe('alarms', () => {
       dynamodb_system_errors_per_5_minutes: 2,
       sweeper_lag_seconds: 600,
     };
-    const custom = buildStack('prod', demoTenant(alerts)).template;
+    const custom = buildStack('prod', tenantWith({ tier: 'standard' }, alerts)).template;
     const thresholds = Object.fromEntries(
       alarmsOf(custom).map((props) => [props.AlarmName.replace(/^Test-prod-/, ''), props.Threshold]),
     );
@@ -279,6 +360,50 @@ describe('alarms', () => {
       'dynamodb-system-errors': 2,
       'sweeper-lag': 600,
     });
+  });
+});
+
+describe('alarms (small tier, the default)', () => {
+  it('has only the alarms that matter, as the standard tier has them, none notifying on its own', () => {
+    const names = alarmsOf(small).map((props) => props.AlarmName.replace(/^Test-prod-/, ''));
+    expect(names.sort()).toEqual([...SMALL_ALARMS].sort());
+    for (const props of alarmsOf(small)) {
+      const { AlarmActions, OKActions, ...rest } = props;
+      expect(AlarmActions, props.AlarmName).toBeUndefined();
+      expect(OKActions, props.AlarmName).toBeUndefined();
+      const standard = alarmsOf().find((other) => other.AlarmName === props.AlarmName);
+      expect(standard, props.AlarmName).toMatchObject(rest);
+    }
+  });
+
+  it('notifies through one composite alarm that fires when any of them does, and clears with them', () => {
+    const [health, ...others] = compositesOf(small);
+    expect(others).toEqual([]);
+    const topic = { Ref: logicalIdOf('AWS::SNS::Topic', /^AlarmsTopic/, small) };
+    expect(health).toMatchObject({
+      AlarmName: 'Test-prod-health',
+      AlarmActions: [topic],
+      OKActions: [topic],
+      AlarmDescription: expect.stringMatching(/notifies nothing more/),
+    });
+    // CloudFormation joins each child's ARN into the rule: ALARM("<arn>") OR ALARM("<arn>") …
+    const rule = JSON.stringify(health?.AlarmRule);
+    const children = Object.keys(resources('AWS::CloudWatch::Alarm', small));
+    expect(children).toHaveLength(SMALL_ALARMS.length);
+    for (const id of children) expect(rule, id).toContain(JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }));
+    expect(rule.match(/ALARM\(/g)).toHaveLength(children.length);
+    expect(rule.match(/ OR /g)).toHaveLength(children.length - 1);
+    expect(rule).not.toMatch(/ AND |NOT /);
+  });
+
+  it('lets CloudWatch publish for the composite as for every alarm of the stack', () => {
+    // The topic policy allows `alarm:<stack>-*`, which the composite's name falls under.
+    expect(JSON.stringify(resources('AWS::SNS::TopicPolicy', small))).toContain(':alarm:Test-prod-*');
+  });
+
+  it('bills 13 alarm metrics and one composite, against 42 alarm metrics for standard (docs/cost.md)', () => {
+    expect(billedAlarms(small)).toEqual({ metrics: 13, composites: 1 });
+    expect(billedAlarms(template)).toEqual({ metrics: 42, composites: 0 });
   });
 });
 
@@ -326,11 +451,41 @@ describe('the alarm topic', () => {
   });
 });
 
+const dashboardBody = (from: Template) =>
+  JSON.stringify(Object.values(resources('AWS::CloudWatch::Dashboard', from))[0]);
+
 describe('the dashboard', () => {
+  it('is there for standard unless the tenant file says no, and for small only when it says yes', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    small.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+    buildStack('prod', tenantWith({ tier: 'standard', dashboard: false })).template.resourceCountIs(
+      'AWS::CloudWatch::Dashboard',
+      0,
+    );
+    buildStack('prod', tenantWith({ dashboard: true })).template.resourceCountIs(
+      'AWS::CloudWatch::Dashboard',
+      1,
+    );
+  });
+
+  it('on a small tenant, shows its composite and alarms, and draws no threshold of an alarm it lacks', () => {
+    const withDashboard = buildStack('prod', tenantWith({ dashboard: true })).template;
+    const body = dashboardBody(withDashboard);
+    const ids = [
+      ...Object.keys(resources('AWS::CloudWatch::CompositeAlarm', withDashboard)),
+      ...Object.keys(resources('AWS::CloudWatch::Alarm', withDashboard)),
+    ];
+    for (const id of ids) expect(body, id).toContain(JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }));
+    expect(body).toContain('lag alarm');
+    expect(body).not.toContain('busy alarm');
+    expect(body).not.toContain('rated list alarm');
+    expect(dashboardBody(template)).toContain('busy alarm');
+  });
+
   it('shows every alarm and draws every metric the alarms watch', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'Test-prod' });
-    const body = JSON.stringify(Object.values(resources('AWS::CloudWatch::Dashboard'))[0]);
+    const body = dashboardBody(template);
     for (const id of Object.keys(resources('AWS::CloudWatch::Alarm'))) {
       expect(body, id).toContain(JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }));
     }
@@ -341,5 +496,13 @@ describe('the dashboard', () => {
       const expression = props.Metrics.find((metric) => metric.Expression)?.Expression;
       if (expression) expect(body, props.AlarmName).toContain(expression);
     }
+  });
+});
+
+describe('cdk-nag on the standard tier with its dashboard', () => {
+  it('finds nothing unacknowledged (the small tier is checked by checked-stack.test.ts)', () => {
+    const { stack } = buildStack('prod', tenantWith({ tier: 'standard', dashboard: true }));
+    const report = new AwsSolutionsChecks().validateScope(stack);
+    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
   });
 });

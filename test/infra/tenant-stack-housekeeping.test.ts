@@ -60,6 +60,39 @@ describe('TenantStack housekeeping', () => {
     });
   });
 
+  it('alarms on a dropped run in the standard tier; the small one already alarms on a job stopped or failing', () => {
+    const tenant = demoTenant();
+    const standard = buildStack('prod', {
+      ...tenant,
+      deployment: { ...tenant.deployment, tier: 'standard' },
+    });
+    const failures = Object.keys(standard.template.findResources('AWS::SQS::Queue')).find((id) =>
+      id.startsWith('HousekeepingFailures'),
+    );
+    standard.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `${standard.stack.stackName}-housekeeping-failures`,
+      Metrics: [
+        Match.objectLike({
+          MetricStat: Match.objectLike({
+            Metric: {
+              Namespace: 'AWS/SQS',
+              MetricName: 'ApproximateNumberOfMessagesVisible',
+              Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [failures, 'QueueName'] } }],
+            },
+          }),
+        }),
+      ],
+      Threshold: 1,
+    });
+    const smallNames = Object.values(resources('AWS::CloudWatch::Alarm')).map(
+      (alarm) => (alarm as { Properties: Props }).Properties.AlarmName as string,
+    );
+    expect(smallNames.some((name) => name.endsWith('-housekeeping-failures'))).toBe(false);
+    expect(smallNames.filter((name) => /-(sweeper|webhooks|channels)-not-running$/.test(name))).toHaveLength(
+      3,
+    );
+  });
+
   it("reserves the housekeeping functions' concurrency, and no API function's", () => {
     for (const job of JOBS) {
       expect(resources('AWS::Lambda::Function')[logicalIdOf('AWS::Lambda::Function', job.fn)]).toMatchObject({

@@ -101,4 +101,32 @@ describe('the Lambda entries (as deployed: metrics on)', () => {
     expect(JSON.parse(result.body).request.status).toBe('ERROR');
     expect(result.round).toBeNull();
   });
+
+  it('the scheduled entries write nothing on an idle run: no metric, no log line (issue 34)', () => {
+    // A process of its own, as above, with the logger at the level Lambda runs it (the tests silence it).
+    const script = `
+      const scheduled = { source: 'aws.events', 'detail-type': 'Scheduled Event' };
+      const context = { getRemainingTimeInMillis: () => 60000 };
+      const sweeper = (await import('#functions/sweeper/handler.ts')).handler;
+      const webhooks = (await import('#functions/webhooks/handler.ts')).handler;
+      const channels = (await import('#functions/channels/handler.ts')).handler;
+      const sweeps = [await sweeper(scheduled, context), await sweeper(scheduled, context)];
+      await webhooks(scheduled, context);
+      await channels(scheduled, context);
+      process.stdout.write('@@' + JSON.stringify(sweeps));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
+        POWERTOOLS_TRACE_ENABLED: 'false',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        WEBHOOK_SECRETS_ARN: 'arn:aws:secretsmanager:local:000000000000:secret:none',
+      },
+    });
+    const marker = out.lastIndexOf('@@');
+    const sweeps = JSON.parse(out.slice(marker + 2));
+    expect(sweeps[1]).toMatchObject({ found: 0, released: 0, complete: true, lagSeconds: 0 });
+    expect(out.slice(0, marker)).toBe('');
+  });
 });

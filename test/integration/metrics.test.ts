@@ -153,12 +153,19 @@ describe('what each answer reports', () => {
 });
 
 describe("the sweeper's metrics", () => {
-  it('reports every run, its releases and its lag, zeros included', async () => {
-    const sweep = createSweeper({ db, meter: meterOf(metrics) });
-    await sweep();
+  it('flushes nothing after a sweep with nothing to release, and the releases after one that released', async () => {
+    // The carts held by the tests above are still live now: nothing to release.
+    await createSweeper({ db, meter: meterOf(metrics) })();
     metrics.publishStoredMetrics();
-    expect(valuesOf(METRIC.sweeperRuns)).toEqual([1]);
-    expect(valuesOf(METRIC.sweeperReleases)).toHaveLength(1);
-    expect(valuesOf(METRIC.sweeperLagSeconds)).toEqual([0]);
+    expect(flushed).toEqual([]);
+
+    // Two hours on, they have expired: the sweep releases them and says so, with no lag left behind.
+    const later = Date.now() + 2 * 3_600_000;
+    const report = await createSweeper({ db, meter: meterOf(metrics), clock: () => later })();
+    metrics.publishStoredMetrics();
+    expect(report).toMatchObject({ complete: true, lagSeconds: 0 });
+    expect(report.released).toBeGreaterThan(0);
+    expect(valuesOf(METRIC.sweeperReleases)).toEqual([report.released]);
+    expect(valuesOf(METRIC.sweeperLagSeconds)).toEqual([]);
   });
 });
