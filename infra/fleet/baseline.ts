@@ -51,7 +51,9 @@ export function templateMapBaseline(
     template: async (stackName) => load(stackName),
     problem: (stackName) => problems.get(stackName),
     stackNames: async (stage) =>
-      [...new Set([...files.keys(), ...tenantFiles.keys()])].filter((name) => isStackOfStage(name, stage)),
+      [...new Set([...files.keys(), ...tenantFiles.keys()])]
+        .filter((name) => isStackOfStage(name, stage))
+        .sort(),
     tenantFileOf: async (stackName) => tenantFiles.get(stackName) ?? tenantFileInTemplate(load(stackName)),
   };
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { tenantStackName } from '#infra/tenant-names.ts';
 import type { CloudFormationPort } from './aws.ts';
 import { type Baseline, deployedBaseline, directoryBaseline } from './baseline.ts';
-import { gitBaseline } from './git-baseline.ts';
+import { gitBaseline, locateGitBaseline } from './git-baseline.ts';
 import type { CfnTemplate } from './stateful.ts';
 import { readTemplate, refuseSharedStacks, synthesizeTree } from './synth.ts';
 import { diffStack, type StackChanges } from './template-diff.ts';
@@ -105,7 +105,9 @@ export async function diffFleet(scope: FleetScope, source: BaselineSource): Prom
     names: new Set(selected.map((tenant) => tenant.name)),
     stackNames: new Set(selected.flatMap((tenant) => stackOf(tenant.file) ?? [])),
   };
-  const [synthesised, baseline] = await Promise.all([
+  // A ref that is no commit, or a tenant folder outside the repository, stops before anything runs.
+  if (source.kind === 'git') locateGitBaseline({ ...scope, ref: source.ref });
+  const [synthesis, opening] = await Promise.allSettled([
     synthesizeTree({
       treeDir: scope.root,
       tenants: selected,
@@ -116,7 +118,11 @@ export async function diffFleet(scope: FleetScope, source: BaselineSource): Prom
     }),
     openBaseline(scope, source, wanted),
   ]);
-  const results = refuseSharedStacks(synthesised);
+  // Both are waited for, so no synth or worktree outlives a failure of the other.
+  if (opening.status === 'rejected') throw opening.reason;
+  if (synthesis.status === 'rejected') throw synthesis.reason;
+  const baseline = opening.value;
+  const results = refuseSharedStacks(synthesis.value);
 
   // Baseline stacks of the stage that no tenant file builds now, with the file each came from.
   const gone = new Map<string, string | undefined>();

@@ -34,17 +34,25 @@ export function resolveCommit(root: string, ref: string): string {
   }
 }
 
+/** Where a git baseline comes from: the repository, the tenant files' folder in it, and the commit. */
+export interface GitBaselineLocation {
+  top: string;
+  tenantsPath: string;
+  commit: string;
+}
+
 /**
- * The stacks a git ref builds, each by that ref's own code (`infra/tenant-app.ts`, or `infra/tenant-stack.ts`
- * on refs before it) from that ref's tenant files, in a temporary `git worktree` sharing this tree's
- * node_modules. The worktree is removed before this returns; the templates stay in `outDir`.
+ * Checks a git baseline before anything runs: the repository, a tenant folder inside it (the ref's own
+ * files are read at the same place), and a ref that names a commit. Throws a usage error otherwise.
  */
-export async function gitBaseline(options: GitBaselineOptions): Promise<Baseline> {
+export function locateGitBaseline(
+  options: Pick<GitBaselineOptions, 'root' | 'ref' | 'tenantsDir'>,
+): GitBaselineLocation {
   let top: string;
   try {
     top = git(options.root, ['rev-parse', '--show-toplevel']);
-  } catch (error) {
-    throw new FleetUsageError(`--base ${options.ref}: ${options.root} is not in a git repository (${error})`);
+  } catch {
+    throw new FleetUsageError(`--base ${options.ref}: ${options.root} is not in a git repository`);
   }
   const tenantsPath = relative(realpathSync(top), realpathSync(options.tenantsDir));
   if (tenantsPath.startsWith('..') || isAbsolute(tenantsPath)) {
@@ -52,7 +60,16 @@ export async function gitBaseline(options: GitBaselineOptions): Promise<Baseline
       `${options.tenantsDir} is outside the repository, so ${options.ref} has no tenant files there: use --base <folder>`,
     );
   }
-  const commit = resolveCommit(top, options.ref);
+  return { top, tenantsPath, commit: resolveCommit(top, options.ref) };
+}
+
+/**
+ * The stacks a git ref builds, each by that ref's own code (`infra/tenant-app.ts`, or `infra/tenant-stack.ts`
+ * on refs before it) from that ref's tenant files, in a temporary `git worktree` sharing this tree's
+ * node_modules. The worktree is removed before this returns; the templates stay in `outDir`.
+ */
+export async function gitBaseline(options: GitBaselineOptions): Promise<Baseline> {
+  const { top, tenantsPath, commit } = locateGitBaseline(options);
   const scratch = mkdtempSync(join(tmpdir(), 'fleet-base-'));
   const tree = join(scratch, 'tree');
   const remove = () => {

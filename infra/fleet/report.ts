@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import type { FleetDiff, TenantDiff } from './diff.ts';
 import type { SynthResult } from './synth.ts';
 import type { ResourceChange } from './template-diff.ts';
@@ -24,10 +25,10 @@ export function formatTable(header: string[], rows: string[][]): string {
 const firstLine = (text: string | undefined) => (text ?? '').split('\n')[0] ?? '';
 
 /** What `synth` printed: a row per tenant, then each failure in full. */
-export function formatSynth(results: SynthResult[], outDir: string): string {
+export function formatSynth(results: SynthResult[], outDir: string, cwd = process.cwd()): string {
   const rows = results.map((result) =>
     result.ok
-      ? [result.name, result.stackName, 'ok', result.templateFile]
+      ? [result.name, result.stackName, 'ok', relative(cwd, result.templateFile)]
       : [
           result.name,
           '',

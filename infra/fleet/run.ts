@@ -57,7 +57,7 @@ async function synth(args: FleetArgs, scope: FleetScope, deps: FleetDeps): Promi
       validation: true,
     }),
   );
-  deps.out(formatSynth(results, relative(deps.cwd, outDir) || outDir));
+  deps.out(formatSynth(results, relative(deps.cwd, outDir) || outDir, deps.cwd));
   return results.every((result) => result.ok) ? 0 : 1;
 }
 
