@@ -14,7 +14,7 @@ import { deployedBaseline, directoryBaseline } from '#infra/fleet/baseline.ts';
 import { FleetError } from '#infra/fleet/errors.ts';
 
 /** A fake SDK client: answers each command by its class, and keeps what it was sent. */
-function fakeClient(answer: (command: { constructor: unknown; input: any }) => unknown) {
+function fakeClient(answer: (command: { constructor: { name: string }; input: any }) => unknown) {
   const sent: { name: string; input: any }[] = [];
   const client: Sender = {
     send: async (command: { constructor: { name: string }; input: any }) => {
@@ -70,7 +70,7 @@ describe('the CloudFormation port', () => {
 
   it('sets a stack policy as a body, and lists stack resources every page', async () => {
     const { client, sent } = fakeClient((command) => {
-      if (command.constructor === ListStackResourcesCommand) {
+      if (command.constructor.name === ListStackResourcesCommand.name) {
         return command.input.NextToken
           ? {
               StackResourceSummaries: [
