@@ -1,3 +1,4 @@
+import { join, relative } from 'node:path';
 import { type BaselineSource, diffFleet, type FleetDiff, type FleetScope } from './diff.ts';
 import type { CfnTemplate } from './stateful.ts';
 import { type DeployReport, type DeployTarget, deployInWaves, type WaveDeps } from './waves.ts';
@@ -54,6 +55,7 @@ export async function deployFleet(
       root: scope.root,
       stage: scope.stage,
       ...(flags.tenantsDirContext ? { tenantsDir: flags.tenantsDirContext } : {}),
+      assemblyDir: relative(scope.root, join(scope.outDir, `deploy-${scope.stage}`)),
       waveSize: flags.waveSize,
       concurrency: flags.concurrency,
       bakeSeconds: flags.bakeSeconds,

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { type AlarmsPort, type CloudFormationPort, firingAlarms } from './aws.ts';
 import { ALLOW_ALL_POLICY, type CfnTemplate, stackPolicyFor } from './stateful.ts';
 
@@ -28,6 +29,11 @@ export interface WaveOptions {
   stage: string;
   /** Passed as `-c tenants-dir=` when the tenant files are not in infra/tenants. */
   tenantsDir?: string;
+  /**
+   * Each deploy's cloud assembly goes to `<assemblyDir>/<tenant>` (`--output`): deploys running side by
+   * side must not share cdk.out, which each one rewrites (and locks).
+   */
+  assemblyDir: string;
   /** Stacks per wave after the first, which is one stack (the canary). */
   waveSize: number;
   /** Deploys at once within a wave. */
@@ -88,6 +94,8 @@ export function deployCommand(
       ...(options.tenantsDir ? ['-c', `tenants-dir=${options.tenantsDir}`] : []),
       '--require-approval',
       'never',
+      '--output',
+      join(options.assemblyDir, target.name),
     ],
   };
 }

@@ -145,6 +145,8 @@ describe('the deployed stacks as the baseline', () => {
         'stage=prod',
         '--require-approval',
         'never',
+        '--output',
+        'cdk.out/fleet/deploy-prod/alpha',
       ],
     ]);
     expect(calls).toEqual(['policy Booking-alpha-prod']);

@@ -23,7 +23,14 @@ const target = (name: string, overrides: Partial<DeployTarget> = {}): DeployTarg
   openPolicy: false,
   ...overrides,
 });
-const OPTIONS: WaveOptions = { root: '/repo', stage: 'prod', waveSize: 2, concurrency: 2, bakeSeconds: 120 };
+const OPTIONS: WaveOptions = {
+  root: '/repo',
+  stage: 'prod',
+  assemblyDir: 'cdk.out/fleet/deploy-prod',
+  waveSize: 2,
+  concurrency: 2,
+  bakeSeconds: 120,
+};
 
 /**
  * Fakes of everything the waves touch, recording one event list: deploy start and end, stack policies,
@@ -34,7 +41,9 @@ function fakes(options: { failing?: string[]; firing?: string[]; live?: CfnTempl
   const policies: Record<string, string[]> = {};
   let running = 0;
   let mostAtOnce = 0;
-  const run: CommandRunner = async (_command, _args, { label }) => {
+  const commands: string[][] = [];
+  const run: CommandRunner = async (command, args, { cwd, label }) => {
+    commands.push([cwd, command, ...args]);
     events.push(`start ${label}`);
     running += 1;
     mostAtOnce = Math.max(mostAtOnce, running);
@@ -79,7 +88,7 @@ function fakes(options: { failing?: string[]; firing?: string[]; live?: CfnTempl
     },
     log: () => {},
   };
-  return { deps, events, policies, described, mostAtOnce: () => mostAtOnce };
+  return { deps, events, policies, described, commands, mostAtOnce: () => mostAtOnce };
 }
 
 describe('the waves', () => {
@@ -122,6 +131,34 @@ describe('the waves', () => {
     ]);
     expect(JSON.parse(policies['Booking-a-prod']?.[0] as string)).toEqual(stackPolicyFor(TEMPLATE));
     expect(policies['Booking-a-prod']?.[0]).toContain('LogicalResourceId/DataTable');
+  });
+
+  it('run cdk deploy at the root with the tenant, the stage and a cloud assembly folder of its own', async () => {
+    const { deps, commands } = fakes();
+    await deployInWaves(
+      [target('a'), target('b')],
+      { ...OPTIONS, stage: 'dev', tenantsDir: 'fleet/tenants' },
+      deps,
+    );
+    expect(commands).toEqual(
+      ['a', 'b'].map((name) => [
+        '/repo',
+        'npx',
+        'cdk',
+        'deploy',
+        `Booking-${name}-prod`,
+        '-c',
+        `tenant=${name}`,
+        '-c',
+        'stage=dev',
+        '-c',
+        'tenants-dir=fleet/tenants',
+        '--require-approval',
+        'never',
+        '--output',
+        `cdk.out/fleet/deploy-prod/${name}`,
+      ]),
+    );
   });
 
   it('deploy no more than --concurrency stacks at once', async () => {
