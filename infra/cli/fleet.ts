@@ -1,7 +1,7 @@
 import { setTimeout } from 'node:timers/promises';
 import { connectAws } from '#infra/fleet/aws.ts';
 import { runFleet } from '#infra/fleet/run.ts';
-import { runCommand } from '#infra/fleet/runner.ts';
+import { makeRunner } from '#infra/fleet/runner.ts';
 
 // npm run fleet -- synth|diff|deploy [--tenants a,b] [--wave N] …: see infra/fleet/args.ts and docs/fleet.md.
 runFleet(process.argv.slice(2), {
@@ -9,7 +9,7 @@ runFleet(process.argv.slice(2), {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
   connectAws,
-  run: runCommand,
+  run: makeRunner(),
   sleep: (ms) => setTimeout(ms),
 })
   .then((code) => process.exit(code))

@@ -1,5 +1,6 @@
 import { join, relative } from 'node:path';
 import { type BaselineSource, diffFleet, type FleetDiff, type FleetScope } from './diff.ts';
+import { formatDiff } from './report.ts';
 import type { CfnTemplate } from './stateful.ts';
 import { type DeployReport, type DeployTarget, deployInWaves, type WaveDeps } from './waves.ts';
 
@@ -33,6 +34,7 @@ export async function deployFleet(
   deps: WaveDeps,
 ): Promise<FleetDeploy> {
   const diff = await diffFleet(scope, source);
+  deps.log(formatDiff(diff));
   if (diff.failed) return { diff, refused: 'some tenants could not be diffed (above): nothing was deployed' };
   if (diff.blocked && !flags.allowStateful) {
     return {

@@ -87,7 +87,6 @@ async function deploy(args: FleetArgs, scope: FleetScope, deps: FleetDeps): Prom
       log: deps.out,
     },
   );
-  deps.out(formatDiff(result.diff));
   if (result.refused) {
     deps.out(`\nREFUSED: ${result.refused}`);
     return 1;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AlarmState, CloudFormationPort } from '#infra/fleet/aws.ts';
+import { makeRunner } from '#infra/fleet/runner.ts';
 import { ALLOW_ALL_POLICY, type CfnTemplate, stackPolicyFor } from '#infra/fleet/stateful.ts';
 import {
   type CommandRunner,
@@ -248,5 +249,22 @@ describe('the waves', () => {
       ALLOW_ALL_POLICY,
       stackPolicyFor(live),
     ]);
+  });
+});
+
+describe('the command runner', () => {
+  it("prefixes each line of a command's output with its tenant, and answers its exit code", async () => {
+    let out = '';
+    let err = '';
+    const run = makeRunner(
+      { write: (text: string) => (out += text) },
+      { write: (text: string) => (err += text) },
+    );
+    const script = "process.stdout.write('one\\ntwo'); process.stderr.write('oops\\n'); process.exit(3)";
+    expect(await run(process.execPath, ['-e', script], { cwd: process.cwd(), label: 'lakeside' })).toBe(3);
+    expect(out).toBe('[lakeside] one\n[lakeside] two\n');
+    expect(err).toBe('[lakeside] oops\n');
+    expect(await run('no-such-command-here', [], { cwd: process.cwd(), label: 'harbour' })).toBe(1);
+    expect(err).toContain('[harbour] no-such-command-here: spawn no-such-command-here ENOENT');
   });
 });
