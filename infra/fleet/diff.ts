@@ -41,6 +41,8 @@ export interface TenantDiff {
   changes?: StackChanges;
   /** renamed: the baseline's stack of this file, which would keep running with the data. */
   previousStack?: string;
+  /** The baseline built this stack from another tenant file: the file was renamed, the tenant id kept. */
+  previousFile?: string;
   message?: string;
   /** Stateful data at stake: a stateful resource replaced, destroyed or orphaned, or the stack renamed. */
   blocked: boolean;
@@ -149,7 +151,14 @@ export async function diffFleet(scope: FleetScope, source: BaselineSource): Prom
     if (base) {
       const changes = diffStack(base, template);
       const status = changes.changes.length > 0 ? 'changed' : 'unchanged';
-      tenants.push({ ...entry, status, changes, blocked: changes.dangerous.length > 0 });
+      const before = await baseline.tenantFileOf(result.stackName);
+      tenants.push({
+        ...entry,
+        status,
+        changes,
+        ...(before && before !== name ? { previousFile: before } : {}),
+        blocked: changes.dangerous.length > 0,
+      });
       continue;
     }
     const problem = baseline.problem(result.stackName);

@@ -63,9 +63,14 @@ const describeChange = (change: ResourceChange): string => {
 /** The details of one tenant: every changed resource, or why there is nothing to compare. */
 function tenantDetails(tenant: TenantDiff): string[] {
   const title = `${tenant.name}${tenant.stackName ? ` (${tenant.stackName})` : ''}`;
+  const renamed = tenant.previousFile
+    ? [
+        `${title}: built from ${tenant.previousFile}.json in the baseline (the file was renamed; same tenant id).`,
+      ]
+    : [];
   switch (tenant.status) {
     case 'unchanged':
-      return [];
+      return renamed;
     case 'invalid':
     case 'failed':
       return [
@@ -89,7 +94,7 @@ function tenantDetails(tenant: TenantDiff): string[] {
       ];
     }
     case 'changed':
-      return [`${title}:`, ...(tenant.changes?.changes ?? []).map(describeChange)];
+      return [...renamed, `${title}:`, ...(tenant.changes?.changes ?? []).map(describeChange)];
   }
 }
 

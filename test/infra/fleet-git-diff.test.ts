@@ -74,22 +74,30 @@ describe('npm run fleet -- synth', () => {
 });
 
 describe('npm run fleet -- diff against a git ref', () => {
-  it('finds nothing in an unchanged tenant and only updates in a changed setting (exit 0)', async () => {
-    repo.writeTenant('beta', 'beta', (file) => {
-      file.settings.alerts.api_5xx_percent = 7;
-    });
+  it('finds no change in an unchanged tree (exit 0), and leaves no worktree behind', async () => {
     const { code, out } = await fleet(['diff']);
     expect(code).toBe(0);
     expect(out).toMatch(
       /^Baseline: git HEAD \([0-9a-f]{7}\): each stack built by that commit's own infra\//m,
     );
-    expect(out).toMatch(/^alpha\s+Booking-alpha-prod\s+unchanged\s+0\s+0\s+0\s+0$/m);
-    expect(out).toMatch(/^gamma\s+Booking-gamma-prod\s+unchanged/m);
-    expect(out).toMatch(/^beta\s+Booking-beta-prod\s+changed\s+0\s+[1-9]\d*\s+0\s+0$/m);
-    expect(out).toMatch(/changed\s+WILL_UPDATE\s+Alarmsapi5xxrate\w+\s+AWS::CloudWatch::Alarm/);
+    for (const id of ['alpha', 'beta', 'gamma']) {
+      expect(out).toMatch(new RegExp(`^${id}\\s+Booking-${id}-prod\\s+unchanged\\s+0\\s+0\\s+0\\s+0$`, 'm'));
+    }
     expect(out).toContain('No stateful resource is replaced, destroyed or orphaned.');
-    // The baseline's worktree is gone.
     expect(repo.git('worktree', 'list').split('\n')).toHaveLength(1);
+  }, 120_000);
+
+  it('finds only updates in a changed setting (exit 0), and names a renamed tenant file', async () => {
+    repo.git('mv', 'infra/tenants/beta.json', 'infra/tenants/bravo.json');
+    repo.writeTenant('bravo', 'beta', (file) => {
+      file.settings.alerts.api_5xx_percent = 7;
+    });
+    const { code, out } = await fleet(['diff', '--tenants', 'bravo']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^bravo\s+Booking-beta-prod\s+changed\s+0\s+[1-9]\d*\s+0\s+0$/m);
+    expect(out).toMatch(/changed\s+WILL_UPDATE\s+Alarmsapi5xxrate\w+\s+AWS::CloudWatch::Alarm/);
+    expect(out).toContain('bravo (Booking-beta-prod): built from beta.json in the baseline');
+    expect(out).toContain('No stateful resource is replaced, destroyed or orphaned.');
   }, 120_000);
 
   it('refuses a construct renamed around the table: the table is orphaned, another one added (exit 1)', async () => {
