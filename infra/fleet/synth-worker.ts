@@ -78,6 +78,30 @@ function contextFor(treeDir: string, name: string, stage: string): Record<string
   return { ...context, 'aws:cdk:bundling-stacks': [], tenant: name, stage };
 }
 
+/** A failed validation's findings (cdk-nag's rules and what broke them), from the report synth wrote. */
+function validationFindings(outdir: string): string | undefined {
+  const file = join(outdir, 'validation-report.json');
+  if (!existsSync(file)) return undefined;
+  const report = JSON.parse(readFileSync(file, 'utf8')) as {
+    pluginReports?: {
+      pluginName: string;
+      violations?: {
+        ruleName: string;
+        severity: string;
+        violatingConstructs?: { constructPath: string }[];
+      }[];
+    }[];
+  };
+  const lines = (report.pluginReports ?? []).flatMap((plugin) =>
+    (plugin.violations ?? []).map(
+      (violation) =>
+        `  ${violation.severity} ${violation.ruleName} (${plugin.pluginName}): ` +
+        (violation.violatingConstructs ?? []).map((construct) => construct.constructPath).join(', '),
+    ),
+  );
+  return [`validation failed (the whole report: ${file}):`, ...lines].join('\n');
+}
+
 /** Synthesises each tenant in an app of its own, so one broken tenant does not hide the others. */
 export async function synthesizeInTree(input: WorkerInput): Promise<WorkerResult[]> {
   const cdk = await import(
@@ -106,7 +130,13 @@ export async function synthesizeInTree(input: WorkerInput): Promise<WorkerResult
       results.push({ name, ok: true, stackName: stack.stackName, templateFile: stack.templateFullPath });
     } catch (error) {
       const err = error as Error;
-      results.push({ name, ok: false, invalidTenant: err.name === 'TenantFileError', message: err.message });
+      const findings = validationFindings(outdir);
+      results.push({
+        name,
+        ok: false,
+        invalidTenant: err.name === 'TenantFileError',
+        message: findings ?? err.message,
+      });
     }
   }
   return results;

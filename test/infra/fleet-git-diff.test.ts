@@ -71,6 +71,26 @@ describe('npm run fleet -- synth', () => {
       ).toBe(true);
     }
   }, 120_000);
+  it('fails a tenant on a cdk-nag finding, naming the rule and the construct; --no-checks leaves the pack out', async () => {
+    repo.edit(
+      'infra/tenant-stack.ts',
+      "    new CfnOutput(this, 'TableName'",
+      "    new Queue(this, 'Unchecked');\n    new CfnOutput(this, 'TableName'",
+    );
+    repo.edit(
+      'infra/tenant-stack.ts',
+      'export class TenantStack',
+      "import { Queue } from 'aws-cdk-lib/aws-sqs';\nexport class TenantStack",
+    );
+    const checked = await fleet(['synth', '--tenants', 'alpha']);
+    expect(checked.code).toBe(1);
+    expect(checked.out).toMatch(/^alpha\s+synth failed\s+validation failed/m);
+    expect(checked.out).toMatch(
+      /error AwsSolutions-SQS3 \(AwsSolutions\): Booking-alpha-prod\/Unchecked\/Resource/,
+    );
+    const unchecked = await fleet(['synth', '--tenants', 'alpha', '--no-checks']);
+    expect(unchecked.code).toBe(0);
+  }, 120_000);
 });
 
 describe('npm run fleet -- diff against a git ref', () => {
