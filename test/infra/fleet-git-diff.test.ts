@@ -71,16 +71,19 @@ describe('npm run fleet -- synth', () => {
       ).toBe(true);
     }
   }, 120_000);
+
   it('fails a tenant on a cdk-nag finding, naming the rule and the construct; --no-checks leaves the pack out', async () => {
+    // Planted through infra/tenant-app.ts, which the fleet owns: whatever the stack holds, a queue of no
+    // dead-letter queue and no TLS-only policy is a finding nobody acknowledged.
     repo.edit(
-      'infra/tenant-stack.ts',
-      "    new CfnOutput(this, 'TableName'",
-      "    new Queue(this, 'Unchecked');\n    new CfnOutput(this, 'TableName'",
+      'infra/tenant-app.ts',
+      '  return stack;\n}',
+      "  new Queue(stack, 'Unchecked');\n  return stack;\n}",
     );
     repo.edit(
-      'infra/tenant-stack.ts',
-      'export class TenantStack',
-      "import { Queue } from 'aws-cdk-lib/aws-sqs';\nexport class TenantStack",
+      'infra/tenant-app.ts',
+      "import { basename } from 'node:path';",
+      "import { basename } from 'node:path';\nimport { Queue } from 'aws-cdk-lib/aws-sqs';",
     );
     const checked = await fleet(['synth', '--tenants', 'alpha']);
     expect(checked.code).toBe(1);
