@@ -98,16 +98,27 @@ describe('the stack policy', () => {
       template = buildStack('prod').template.toJSON() as CfnTemplate;
     });
 
-    it('protects the table, both secrets, the retained log groups and the dead-letter queue, nothing else', () => {
+    it('protects the table, both secrets, the retained log groups and the dead-letter queue, no function or role', () => {
       const ids = statefulLogicalIds(template);
       const typeOf = (id: string) => template.Resources?.[id]?.Type;
       const types = new Set(ids.map(typeOf));
-      expect([...types].sort()).toEqual([
-        'AWS::DynamoDB::GlobalTable',
-        'AWS::Logs::LogGroup',
-        'AWS::SQS::Queue',
-        'AWS::SecretsManager::Secret',
-      ]);
+      // Whatever else the stack gains (a backup vault, say), these stay protected.
+      expect([...types]).toEqual(
+        expect.arrayContaining([
+          'AWS::DynamoDB::GlobalTable',
+          'AWS::Logs::LogGroup',
+          'AWS::SQS::Queue',
+          'AWS::SecretsManager::Secret',
+        ]),
+      );
+      for (const type of [
+        'AWS::Lambda::Function',
+        'AWS::IAM::Role',
+        'AWS::ApiGatewayV2::Api',
+        'AWS::SNS::Topic',
+      ]) {
+        expect(types.has(type), type).toBe(false);
+      }
       expect(ids.filter((id) => typeOf(id) === 'AWS::SecretsManager::Secret')).toHaveLength(2);
       const denied = stackPolicyFor(template).Statement[1]?.Resource;
       expect(denied).toEqual(ids.map((id) => `LogicalResourceId/${id}`));
