@@ -24,11 +24,7 @@ export interface FleetDeps {
 }
 
 /** The baseline a `--base` names; without one, the deployed stacks when AWS is configured, else git HEAD. */
-async function chooseBaseline(
-  args: FleetArgs,
-  deps: FleetDeps,
-  aws: AwsPorts | undefined,
-): Promise<BaselineSource> {
+function chooseBaseline(args: FleetArgs, deps: FleetDeps, aws: AwsPorts | undefined): BaselineSource {
   const deployed = (ports: AwsPorts): BaselineSource => ({
     kind: 'deployed',
     cloudFormation: ports.cloudFormation,
@@ -71,7 +67,7 @@ async function deploy(args: FleetArgs, scope: FleetScope, deps: FleetDeps): Prom
   const tenantsDir = relative(scope.root, scope.tenantsDir);
   const result = await deployFleet(
     scope,
-    await chooseBaseline(args, deps, aws),
+    chooseBaseline(args, deps, aws),
     {
       waveSize: args.waveSize,
       concurrency: args.concurrency,
@@ -120,7 +116,7 @@ export async function runFleet(argv: string[], deps: FleetDeps): Promise<number>
         // Only a baseline of deployed stacks needs AWS: a ref or a folder is read without asking it.
         const wantsAws = args.base === undefined || args.base === 'aws';
         const aws = wantsAws ? await deps.connectAws() : undefined;
-        const diff = await diffFleet(scope, await chooseBaseline(args, deps, aws));
+        const diff = await diffFleet(scope, chooseBaseline(args, deps, aws));
         deps.out(formatDiff(diff));
         return diff.blocked || diff.failed ? 1 : 0;
       }
