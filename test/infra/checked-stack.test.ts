@@ -36,9 +36,7 @@ describe('traces and metrics', () => {
       // Run once a minute each, every run would be a recorded trace (docs/cost.md): neither records one.
       const untraced = /^Functions(Sweeper|Webhooks)/.test(id);
       const variables = (fn.Properties.Environment as { Variables: Record<string, string> }).Variables;
-      expect(variables.POWERTOOLS_TRACE_ENABLED, id).toBe(
-        untraced ? 'false' : undefined,
-      );
+      expect(variables.POWERTOOLS_TRACE_ENABLED, id).toBe(untraced ? 'false' : undefined);
       expect(fn.Properties, id).toMatchObject({
         TracingConfig: { Mode: untraced ? 'PassThrough' : 'Active' },
         Environment: {
