@@ -54,18 +54,28 @@ export class EdgeDistribution extends Construct {
     // The token proves a request came through this distribution (lib/http/edge-origin.ts). It is copied into
     // CloudFront's origin configuration and the functions' environment by CloudFormation dynamic references;
     // it guards nothing kept, so it goes with the stack.
-    const token = new Secret(this, 'OriginToken', {
-      description: `Origin token CloudFront adds to the requests of tenant ${props.tenant}'s edge`,
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    Validations.of(token).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The origin token is resolved into the distribution and the functions at deploy time: a rotation ' +
-        'function could change the secret but neither copy (docs/edge.md: a rotation replaces the secret).',
-    });
-    const tokenValue = token.secretValue.unsafeUnwrap();
+    // A rotation is a new generation (a new secret, so both copies change); during one the previous secret
+    // stays, and the functions accept its token too while CloudFront's edge locations change over.
+    const originToken = (generation: number) => {
+      const secret = new Secret(this, generation === 1 ? 'OriginToken' : `OriginToken${generation}`, {
+        description: `Origin token CloudFront adds to the requests of tenant ${props.tenant}'s edge`,
+        generateSecretString: { passwordLength: 64, excludePunctuation: true },
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      Validations.of(secret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The origin token is resolved into the distribution and the functions at deploy time: a rotation ' +
+          'function could change the secret but neither copy (docs/edge.md: a rotation is a new generation).',
+      });
+      return secret.secretValue.unsafeUnwrap();
+    };
+    const generation = props.edge.token_generation;
+    const tokenValue = originToken(generation);
+    const accepted =
+      props.edge.accept_previous_token && generation > 1
+        ? `${tokenValue} ${originToken(generation - 1)}`
+        : tokenValue;
 
     const origin = new HttpOrigin(props.apiDomain.regionalDomainName, {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
@@ -114,7 +124,7 @@ export class EdgeDistribution extends Construct {
     );
     this.environment = {
       [EDGE_ENV.ranges]: CLOUDFRONT_ORIGIN_FACING.join(','),
-      [EDGE_ENV.token]: tokenValue,
+      [EDGE_ENV.token]: accepted,
     };
   }
 }

@@ -63,6 +63,23 @@ export const edgeSchema = z
         `a certificate in ${EDGE_REGION}, where CloudFront reads it`,
       )
       .describe(`ACM certificate for \`domain.name\` in ${EDGE_REGION}: CloudFront presents it to browsers.`),
+    token_generation: z
+      .number()
+      .int()
+      .min(1)
+      .max(999)
+      .default(1)
+      .describe(
+        'Raise by one to rotate the origin token CloudFront adds (a new secret); deploy it with ' +
+          '`accept_previous_token` true, then again without (docs/edge.md). Default 1.',
+      ),
+    accept_previous_token: z
+      .boolean()
+      .default(false)
+      .describe(
+        "During a rotation: the functions also accept the previous generation's token while CloudFront's " +
+          'edge locations change over, so no guest is refused. Default false.',
+      ),
   })
   .describe(
     'CloudFront with the shared AWS WAF web ACL in front of the API (off by default; $0.40 a month at idle for ' +

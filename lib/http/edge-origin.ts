@@ -14,16 +14,21 @@ const MIN_TOKEN_LENGTH = 32;
 /** The CloudFront edge in front of a deployment: the ranges it reaches the API from and the token it adds. */
 export interface EdgeOrigin {
   ranges: TrustedProxies;
-  token: string;
+  /** The token CloudFront adds; during a rotation also the previous one, while edge locations change over. */
+  tokens: readonly string[];
 }
 
-/** An edge from its origin-facing ranges and token; throws (at cold start) on a short token or no range. */
+/**
+ * An edge from its origin-facing ranges and token (white-space separated tokens during a rotation, each
+ * accepted); throws (at cold start) on a short token or no range.
+ */
 export function edgeOrigin(options: { ranges: readonly string[]; token: string }): EdgeOrigin {
-  if (options.token.length < MIN_TOKEN_LENGTH) {
+  const tokens = options.token.split(/\s+/).filter((token) => token !== '');
+  if (tokens.length === 0 || tokens.some((token) => token.length < MIN_TOKEN_LENGTH)) {
     throw new Error(`${EDGE_ENV.token} must have at least ${MIN_TOKEN_LENGTH} characters`);
   }
   if (options.ranges.length === 0) throw new Error(`${EDGE_ENV.ranges} names no address range`);
-  return { ranges: trustedProxies(options.ranges), token: options.token };
+  return { ranges: trustedProxies(options.ranges), tokens };
 }
 
 /**
@@ -41,9 +46,21 @@ export function edgeOriginFromEnv(env: Readonly<Record<string, string | undefine
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
-/** Whether a request carries the token, compared in constant time whatever its length. */
-const carriesToken = (sent: string | undefined, token: string): boolean =>
-  sent !== undefined && timingSafeEqual(digest(sent), digest(token));
+/** Whether a request carries one of the tokens, each compared in constant time whatever its length. */
+const carriesToken = (sent: string | undefined, tokens: readonly string[]): boolean => {
+  if (sent === undefined) return false;
+  const presented = digest(sent);
+  // Every token is compared, so the time taken says nothing about which one matched.
+  return tokens.map((token) => timingSafeEqual(presented, digest(token))).includes(true);
+};
+
+/**
+ * Whether a request came through this deployment's distribution at all: only CloudFront, configured by the
+ * stack, adds the token. Its peer is not asked: a snapshot of CloudFront's ranges that is out of date must
+ * not refuse guests arriving from a new range (they are then counted by CloudFront's address instead).
+ */
+export const cameThroughEdge = (edge: EdgeOrigin, sent: string | undefined): boolean =>
+  carriesToken(sent, edge.tokens);
 
 /**
  * The request as its viewer sent it to CloudFront, when it came through this deployment's edge: the
@@ -63,7 +80,7 @@ export function viewerOfEdge(options: {
 }): { peer: string; forwardedFor: string } | undefined {
   const peer = normalizeAddress(options.peer);
   if (!peer || !options.edge.ranges.check(peer, isIP(peer) === 6 ? 'ipv6' : 'ipv4')) return undefined;
-  if (!carriesToken(options.token, options.edge.token)) return undefined;
+  if (!carriesToken(options.token, options.edge.tokens)) return undefined;
   const hops = (options.forwardedFor ?? '')
     .split(',')
     .map((hop) => hop.trim())

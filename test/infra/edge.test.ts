@@ -185,6 +185,47 @@ describe('the edge', () => {
     }
   });
 
+  it('rotates the token in two deploys: a new secret CloudFront sends, the functions accepting both, then one', () => {
+    const secretsOf = (template: typeof edged) =>
+      Object.keys(template.findResources('AWS::SecretsManager::Secret')).filter((id) =>
+        id.includes('OriginToken'),
+      );
+    const reference = (id: string) => ({
+      'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: id }, ':SecretString:::}}']],
+    });
+    const first = secretsOf(edged)[0] as string;
+    const rotating = edgeStack(
+      tenantWith({ domain: DOMAIN, edge: { ...EDGE, token_generation: 2, accept_previous_token: true } }),
+    ).template;
+    const both = secretsOf(rotating);
+    expect(both).toHaveLength(2);
+    expect(both).toContain(first); // the same construct id: the previous secret is kept, not replaced
+    const next = both.find((id) => id !== first) as string;
+    const config = only(rotating, 'AWS::CloudFront::Distribution')[1].Properties.DistributionConfig;
+    expect(config.Origins[0].OriginCustomHeaders[0].HeaderValue).toEqual(reference(next));
+    for (const [id, fn] of functionsOf(rotating).filter(
+      ([, f]) => f.Properties.Environment.Variables.EDGE_PROXIES,
+    )) {
+      // CDK flattens the two references into one join: `<next> <first>`.
+      expect(fn.Properties.Environment.Variables.EDGE_ORIGIN_TOKEN, id).toEqual({
+        'Fn::Join': [
+          '',
+          [
+            '{{resolve:secretsmanager:',
+            { Ref: next },
+            ':SecretString:::}} {{resolve:secretsmanager:',
+            { Ref: first },
+            ':SecretString:::}}',
+          ],
+        ],
+      });
+    }
+    const rotated = edgeStack(
+      tenantWith({ domain: DOMAIN, edge: { ...EDGE, token_generation: 2 } }),
+    ).template;
+    expect(secretsOf(rotated)).toEqual([next]);
+  });
+
   it("keeps each function's environment under Lambda's 4 KB with the ranges and the 64-character token", () => {
     // A reference (an ARN, a name) is counted as 128 characters, the token as the 64 it resolves to.
     for (const [id, fn] of functionsOf(edged)) {

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import snapshot from '#infra/constructs/cloudfront-origin-facing.json' with { type: 'json' };
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import { resolveClientAddress, trustedProxies } from '#lib/http/client-address.ts';
-import { EDGE_TOKEN_HEADER, edgeOrigin, edgeOriginFromEnv, viewerOfEdge } from '#lib/http/edge-origin.ts';
+import {
+  EDGE_TOKEN_HEADER,
+  type EdgeOrigin,
+  edgeOrigin,
+  edgeOriginFromEnv,
+  viewerOfEdge,
+} from '#lib/http/edge-origin.ts';
 import { resolveAddress } from '#lib/http/middleware/resolve-address.ts';
 import { config, requestOf, run, started } from '#test/support/pipeline.ts';
 
@@ -118,7 +124,7 @@ describe('a request through the edge', () => {
 });
 
 describe('a request from anywhere else', () => {
-  it('is counted by its own address, token or not, whatever X-Forwarded-For says', async () => {
+  it('is counted by its own address with a guessed or stolen token, whatever X-Forwarded-For says', async () => {
     // Straight to API Gateway's regional name, bypassing CloudFront, with a token it guessed or stole.
     const direct = await clientOf({
       peer: '198.51.100.9',
@@ -128,11 +134,25 @@ describe('a request from anywhere else', () => {
     expect(direct.client).toBe('198.51.100.9');
   });
 
-  it('is counted by its CloudFront address when it lacks the token: another distribution to our origin', async () => {
+  it('is refused without the token: around the WAF, or another distribution to our origin', async () => {
     const forged = { peer: OTHER_CLOUDFRONT, forwardedFor: `${VIEWER}, ${OTHER_CLOUDFRONT}` };
-    expect((await clientOf(forged)).client).toBe(OTHER_CLOUDFRONT);
-    expect((await clientOf({ ...forged, token: 'x'.repeat(64) })).client).toBe(OTHER_CLOUDFRONT);
-    expect((await clientOf({ ...forged, token: TOKEN.slice(1) })).client).toBe(OTHER_CLOUDFRONT);
+    const direct = { peer: '198.51.100.9', forwardedFor: VIEWER };
+    for (const request of [forged, direct]) {
+      for (const token of [undefined, 'x'.repeat(64), TOKEN.slice(1), `${TOKEN} `]) {
+        const refused = await clientOf({ ...request, ...(token === undefined ? {} : { token }) }).catch(
+          (error: unknown) => error,
+        );
+        expect(refused).toMatchObject({ id: 'forbidden', status: 403 });
+        expect((refused as Error).message).toMatch(/through its own domain only/);
+      }
+    }
+  });
+
+  it('is served from a CloudFront range missing from an old snapshot, counted by that address', async () => {
+    // A new range, not yet in the snapshot: the token says it came through the edge; the address stays
+    // CloudFront's until the snapshot is refreshed (fails safe on the count, never refuses the guest).
+    const { client } = await clientOf({ peer: '198.51.100.200', forwardedFor: VIEWER, token: TOKEN });
+    expect(client).toBe('198.51.100.200');
   });
 
   it('could pick its address if CloudFront’s ranges were trusted proxies with no token (the check planted broken)', () => {
@@ -166,10 +186,34 @@ describe("the edge's configuration", () => {
       EDGE_PROXIES: '130.176.0.0/18, 2600:9000:1000::/36',
       EDGE_ORIGIN_TOKEN: TOKEN,
     });
-    expect(read?.token).toBe(TOKEN);
+    expect(read?.tokens).toEqual([TOKEN]);
     expect(read?.ranges.check('130.176.63.255', 'ipv4')).toBe(true);
     expect(read?.ranges.check('2600:9000:1000::1', 'ipv6')).toBe(true);
     expect(read?.ranges.check('130.176.64.0', 'ipv4')).toBe(false);
+  });
+
+  it('accepts either token during a rotation, and neither once it is over', async () => {
+    const next = 'n'.repeat(64);
+    const rotating = edgeOriginFromEnv({
+      EDGE_PROXIES: '130.176.0.0/18',
+      EDGE_ORIGIN_TOKEN: `${next} ${TOKEN}`,
+    });
+    expect(rotating?.tokens).toEqual([next, TOKEN]);
+    for (const token of [next, TOKEN]) {
+      expect(
+        viewerOfEdge({ edge: rotating as EdgeOrigin, peer: CLOUDFRONT, forwardedFor: VIEWER, token }),
+      ).toEqual({
+        peer: VIEWER,
+        forwardedFor: '',
+      });
+    }
+    const rotated = edgeOriginFromEnv({ EDGE_PROXIES: '130.176.0.0/18', EDGE_ORIGIN_TOKEN: next });
+    expect(
+      viewerOfEdge({ edge: rotated as EdgeOrigin, peer: CLOUDFRONT, forwardedFor: VIEWER, token: TOKEN }),
+    ).toBe(undefined);
+    expect(() =>
+      edgeOriginFromEnv({ EDGE_PROXIES: '130.176.0.0/18', EDGE_ORIGIN_TOKEN: `${next} short` }),
+    ).toThrow(/at least 32/);
   });
 
   it('fails the cold start with one variable of the two, a short token or no range', () => {

@@ -1,13 +1,15 @@
 import type { StoredConfig } from '../../db/tenant-repository.ts';
 import { resolveClientAddress, type TrustedProxies } from '../client-address.ts';
-import { EDGE_TOKEN_HEADER, type EdgeOrigin, viewerOfEdge } from '../edge-origin.ts';
+import { cameThroughEdge, EDGE_TOKEN_HEADER, type EdgeOrigin, viewerOfEdge } from '../edge-origin.ts';
+import { ApiError } from '../errors.ts';
 import { type ApiMiddleware, stateWith } from '../request-state.ts';
 
 /**
  * Resolves the client's address from the gateway's source IP and the `X-Forwarded-For` hops of trusted
  * proxies; also the address the peer forwards, which counts only when a staff credential vouches for it
  * (which the authorisation step decides). Behind `edge`, a request that came through it starts from the
- * viewer CloudFront saw, as if the viewer had called the gateway itself.
+ * viewer CloudFront saw, as if the viewer had called the gateway itself, and one that did not (straight to
+ * API Gateway's regional name, around the WAF) is refused.
  */
 export const resolveAddress = (
   trustedOf: (config: StoredConfig) => TrustedProxies,
@@ -19,7 +21,13 @@ export const resolveAddress = (
       peer: event.requestContext.http.sourceIp,
       forwardedFor: event.headers?.['x-forwarded-for'] ?? '',
     };
-    const viewer = edge && viewerOfEdge({ edge, ...sent, token: event.headers?.[EDGE_TOKEN_HEADER] });
+    const token = event.headers?.[EDGE_TOKEN_HEADER];
+    if (edge && !cameThroughEdge(edge, token)) {
+      throw new ApiError('forbidden', {
+        details: 'This API answers through its own domain only: use the address its booking widget names',
+      });
+    }
+    const viewer = edge && viewerOfEdge({ edge, ...sent, token });
     const options = { ...(viewer ?? sent), trusted: trustedOf(state.config) };
     state.clientAddress = resolveClientAddress(options);
     state.forwardedAddress = resolveClientAddress({ ...options, vouched: true });
