@@ -99,8 +99,9 @@ export const deploymentSchema = z
       .describe(
         'small: the 12 alarms that matter (stock held or sold twice, the API failing, webhooks cut off, a ' +
           'scheduled job failing or not running), notifying through one composite alarm, and no dashboard ' +
-          'unless `dashboard` is true; standard: all 28 alarms (adding latency, 503 bursts, DynamoDB, and ' +
-          "every function's errors and throttles), each notifying on its own, and the dashboard. Default small; " +
+          'unless `dashboard` is true; standard: all 29 alarms (adding latency, 503 bursts, DynamoDB, every ' +
+          "function's errors and throttles, and dropped scheduled runs), each notifying on its own, and the " +
+          'dashboard. Default small; ' +
           'docs/cost.md gives what each costs at idle.',
       ),
     dashboard: z
