@@ -53,6 +53,10 @@ export class Housekeeping extends Construct {
         'It is a dead-letter queue itself: the on-failure destination of the scheduled functions and the ' +
         "schedules' dead-letter queue; nothing consumes it, so it needs none of its own.",
     });
+    Validations.of(this.failures).acknowledge({
+      id: 'Serverless-SQSRedrivePolicy',
+      reason: 'It is a dead-letter queue itself: nothing consumes it, so nothing would redrive from it.',
+    });
     // Scheduler's own condition keys: only this account's default schedule group may assume the role.
     this.role = new Role(this, 'SchedulerRole', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {

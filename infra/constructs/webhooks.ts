@@ -36,6 +36,10 @@ export class WebhookDispatch extends Construct {
         "It is a dead-letter queue: the stream mapping's on-failure destination, which cdk-nag only " +
         'recognises as a redrive target of another queue.',
     });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'Serverless-SQSRedrivePolicy',
+      reason: 'It is a dead-letter queue itself: nothing consumes it, so nothing would redrive from it.',
+    });
     this.streamSource = new DynamoEventSource(props.table, {
       startingPosition: StartingPosition.LATEST,
       batchSize: 100,

@@ -96,7 +96,7 @@ describe('traces and metrics', () => {
   });
 });
 
-describe('the checked stack (cdk-nag AwsSolutions)', () => {
+describe('the checked stack (cdk-nag AwsSolutions and Serverless)', () => {
   it.each(['prod', 'dev'])('has no unacknowledged finding on a %s stage', (stage) => {
     const { stack } = buildStack(stage);
     const report = new AwsSolutionsChecks().validateScope(stack);
@@ -132,6 +132,12 @@ describe('the checked stack (cdk-nag AwsSolutions)', () => {
         'AwsSolutions-SQS3',
         // The scheduler's role invokes the scheduled functions (and their versions) only.
         ...scheduled.map((fn) => `AwsSolutions-IAM5[Resource::<${fn}.Arn>:*]`),
+        // cdk-nag's Serverless pack, which runs beside AwsSolutions (infra/checks.ts).
+        'Serverless-LambdaDLQ',
+        'Serverless-LambdaLatestVersion',
+        'Serverless-LambdaTracing',
+        'Serverless-SNSRedrivePolicy',
+        'Serverless-SQSRedrivePolicy',
       ].sort(),
     );
     for (const [id, reason] of acknowledged) expect(reason.length, id).toBeGreaterThan(40);
@@ -147,5 +153,7 @@ describe('the checked stack (cdk-nag AwsSolutions)', () => {
     // A queue with neither a dead-letter queue nor a TLS-only policy, acknowledged nowhere.
     new Queue(failing.stack, 'Unchecked');
     expect(() => failing.app.synth()).toThrow(/AwsSolutions-SQS(3|4)/);
+    // The Serverless pack runs too: the same queue has no redrive policy.
+    expect(() => failing.app.synth()).toThrow(/Serverless-SQSRedrivePolicy/);
   });
 });
