@@ -79,7 +79,7 @@ const resetWatermark = (minuteStart: number) =>
   );
 
 describe('the sweeper', () => {
-  it('clears a flood of 10,000 expired sessions, every hold released', { timeout: 180_000 }, async () => {
+  it('clears a flood of 10,000 expired sessions, every hold released', { timeout: 360_000 }, async () => {
     const expiredAt = base - 5 * 60_000;
     const slots = Array.from(
       { length: 500 },

@@ -51,7 +51,9 @@ describe('size limits', () => {
     }
   });
 
-  it('keeps a booking changeable with an endpoint subscribed, however many long notes it has', async () => {
+  it('keeps a booking changeable with an endpoint subscribed, however many long notes it has', {
+    timeout: 90_000,
+  }, async () => {
     // 3000 characters is the longest note; each is 9 KB in UTF-8, and every event's snapshot holds them all.
     const body = encodeURIComponent('€'.repeat(3000));
     const w = await world({ webhooks: [] });
