@@ -1,20 +1,19 @@
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import { meterOf } from '#lib/http/observability.ts';
-import { metricsFromEnv, numberFromEnv } from '#lib/http/runtime.ts';
-import { tracedDbFromEnv, tracer } from '#lib/http/tracing.ts';
+import { dbFromEnv, metricsFromEnv, numberFromEnv } from '#lib/http/runtime.ts';
 import { createSweeper, DEFAULT_SWEEP_BUDGET_MS } from './app.ts';
 
 const metrics = metricsFromEnv();
 
-/** Lambda entry of the sweeper, run every minute by EventBridge; traced, its metrics flushed per run. */
+/**
+ * Lambda entry of the sweeper, run every minute by EventBridge Scheduler; its metrics flushed per run. It
+ * records no X-Ray traces (every run would be one: docs/cost.md), so it loads no X-Ray SDK.
+ */
 export const handler = middy(
   createSweeper({
-    db: tracedDbFromEnv(),
+    db: dbFromEnv(),
     budgetMs: numberFromEnv('SWEEP_BUDGET_MS', DEFAULT_SWEEP_BUDGET_MS),
     meter: meterOf(metrics),
   }),
-)
-  .use(captureLambdaHandler(tracer, { captureResponse: false }))
-  .use(logMetrics(metrics));
+).use(logMetrics(metrics));

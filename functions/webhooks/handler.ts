@@ -1,14 +1,12 @@
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import { createSecretsManagerStore } from '#lib/db/webhook-secret-store.ts';
 import { meterOf } from '#lib/http/observability.ts';
-import { metricsFromEnv, requiredEnv } from '#lib/http/runtime.ts';
-import { tracedDbFromEnv, tracer } from '#lib/http/tracing.ts';
+import { dbFromEnv, metricsFromEnv, requiredEnv } from '#lib/http/runtime.ts';
 import { createDispatcher, createDispatchInvocation } from './app.ts';
 
 const dispatch = createDispatcher({
-  db: tracedDbFromEnv(),
+  db: dbFromEnv(),
   secrets: createSecretsManagerStore({
     secretArn: requiredEnv('WEBHOOK_SECRETS_ARN'),
     region: process.env.AWS_REGION,
@@ -20,11 +18,10 @@ const metrics = metricsFromEnv();
 
 /**
  * Lambda entry of the webhook dispatcher, run by the table's stream when a delivery is written (first
- * attempts within seconds) and every minute by EventBridge (retries and replays). A failed stream batch
- * is retried by Lambda and then sent to the dead-letter queue; the deliveries themselves stay in the table.
+ * attempts within seconds) and every minute by EventBridge Scheduler (retries and replays). A failed stream
+ * batch is retried by Lambda and then sent to the dead-letter queue; the deliveries themselves stay in the
+ * table. It records no X-Ray traces (a run a minute: docs/cost.md), so it loads no X-Ray SDK.
  */
 export const handler = middy(
   createDispatchInvocation({ dispatch, meter: meterOf(metrics), budgetMs: 45_000 }),
-)
-  .use(captureLambdaHandler(tracer, { captureResponse: false }))
-  .use(logMetrics(metrics));
+).use(logMetrics(metrics));

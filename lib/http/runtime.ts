@@ -17,7 +17,7 @@ export const requiredEnv = (name: string): string => {
 
 /**
  * The table of a deployed function (TABLE_NAME, and DYNAMODB_ENDPOINT for a local one); `instrument` is a
- * scheduled function's tracer (`tracedDbFromEnv` in tracing.ts).
+ * traced function's tracer (`tracedDbFromEnv` in tracing.ts: channel sync).
  */
 export const dbFromEnv = (instrument?: DbOptions['instrument']) =>
   createDb({
