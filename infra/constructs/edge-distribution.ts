@@ -125,6 +125,7 @@ export class EdgeDistribution extends Construct {
     this.environment = {
       [EDGE_ENV.ranges]: CLOUDFRONT_ORIGIN_FACING.join(','),
       [EDGE_ENV.token]: accepted,
+      ...(props.edge.refuse_direct ? {} : { [EDGE_ENV.refuseDirect]: 'false' }),
     };
   }
 }

@@ -78,7 +78,13 @@ export function directoryBaseline(dir: string): Baseline {
     }
   };
   walk(dir, 0);
-  return templateMapBaseline(`templates in ${relative(process.cwd(), dir) || dir}`, files);
+  const where = relative(process.cwd(), dir) || dir;
+  if (files.size === 0)
+    throw new FleetError(`${where} holds no <stack>.template.json: no baseline to compare with`);
+  // Read now, before anything is synthesised: a later read could see what this run writes.
+  const baseline = templateMapBaseline(`templates in ${where}`, files);
+  for (const stackName of files.keys()) void baseline.template(stackName);
+  return baseline;
 }
 
 /** The deployed stacks: each stack's template as CloudFormation holds it (GetTemplate, Original). */

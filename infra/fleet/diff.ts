@@ -1,7 +1,8 @@
-import { join } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { tenantStackName } from '#infra/tenant-names.ts';
 import type { CloudFormationPort } from './aws.ts';
 import { type Baseline, deployedBaseline, directoryBaseline } from './baseline.ts';
+import { FleetUsageError } from './errors.ts';
 import { gitBaseline, locateGitBaseline } from './git-baseline.ts';
 import type { CfnTemplate } from './stateful.ts';
 import { readTemplate, refuseSharedStacks, synthesizeTree } from './synth.ts';
@@ -14,7 +15,10 @@ export interface FleetScope {
   root: string;
   tenantsDir: string;
   stage: string;
-  /** Templates go to `<outDir>/<stage>/<tenant>/`, a git baseline's to `<outDir>/base-<stage>/<tenant>/`. */
+  /**
+   * `synth` writes templates to `<outDir>/<stage>/<tenant>/`, `diff` its new ones to
+   * `<outDir>/diff-<stage>/<tenant>/` and a git baseline's to `<outDir>/base-<stage>/<tenant>/`.
+   */
   outDir: string;
   /** `--tenants`: file names, in order; every tenant file when absent. */
   names?: string[];
@@ -86,6 +90,19 @@ function openBaseline(scope: FleetScope, source: BaselineSource, wanted: GitWant
 
 type GitWanted = { names: Set<string>; stackNames: Set<string> };
 
+/** Refuses a baseline folder that holds, or lies inside, the folder the new templates are written to. */
+function refuseOverlap(baseDir: string, newDir: string): void {
+  const base = resolve(baseDir);
+  const next = resolve(newDir);
+  const inside = (child: string, parent: string) => child === parent || child.startsWith(`${parent}${sep}`);
+  if (inside(base, next) || inside(next, base)) {
+    throw new FleetUsageError(
+      `--base ${baseDir} is where this diff writes its own templates (${relative(process.cwd(), next) || next}): ` +
+        'synthesise the baseline with another --out, or copy it elsewhere first',
+    );
+  }
+}
+
 /**
  * Synthesises the selected tenants (no bundling, no checks: the diff looks at templates) and compares
  * each with its baseline stack, resource by resource.
@@ -109,12 +126,16 @@ export async function diffFleet(scope: FleetScope, source: BaselineSource): Prom
   };
   // A ref that is no commit, or a tenant folder outside the repository, stops before anything runs.
   if (source.kind === 'git') locateGitBaseline({ ...scope, ref: source.ref });
+  // A folder of templates where this diff writes its own would be compared with itself.
+  // (`synth` writes to <out>/<stage>, the diff to <out>/diff-<stage>: a synth's folder is a baseline.)
+  const newDir = join(scope.outDir, `diff-${scope.stage}`);
+  if (source.kind === 'directory') refuseOverlap(source.dir, newDir);
   const [synthesis, opening] = await Promise.allSettled([
     synthesizeTree({
       treeDir: scope.root,
       tenants: selected,
       stage: scope.stage,
-      outDir: join(scope.outDir, scope.stage),
+      outDir: newDir,
       checks: false,
       validation: false,
     }),

@@ -56,6 +56,7 @@ const describeChange = (change: ResourceChange): string => {
   const notes = [
     change.stateful ? `STATEFUL: ${change.stateful}` : '',
     change.addedInstead ? `renamed? added instead: ${change.addedInstead.join(', ')}` : '',
+    change.weakened ? `AT RISK: ${change.weakened}` : '',
   ].filter(Boolean);
   return `  ${change.kind.padEnd(8)}  ${change.impact.padEnd(12)}  ${change.logicalId}  ${change.type}${notes.length ? `  ${notes.join('; ')}` : ''}`;
 };
@@ -126,7 +127,7 @@ export function formatDiff(diff: FleetDiff): string {
     .map((tenant) => tenant.name);
   const verdict = [
     blocked.length > 0
-      ? `STATEFUL DATA AT RISK in ${blocked.join(', ')}: a stateful resource would be replaced, destroyed or orphaned, or a stack renamed.`
+      ? `STATEFUL DATA AT RISK in ${blocked.join(', ')}: a stateful resource would be replaced, destroyed, orphaned or unprotected, a secret's value written anew, or a stack renamed.`
       : '',
     failed.length > 0 ? `NOT DIFFED: ${failed.join(', ')}.` : '',
     blocked.length === 0 && failed.length === 0

@@ -22,7 +22,6 @@ export interface CfnTemplate {
 const STATEFUL_TYPES: Readonly<Record<string, string>> = {
   'AWS::DynamoDB::Table': 'the bookings table',
   'AWS::DynamoDB::GlobalTable': 'the bookings table',
-  'AWS::SecretsManager::Secret': 'a secret: its value is loaded after deploy, and ARNs name it',
   'AWS::SQS::Queue': 'a queue: the webhook dead letters waiting to be replayed',
   'AWS::Backup::BackupVault': 'a backup vault: its recovery points',
   'AWS::S3::Bucket': 'a bucket: its objects',
@@ -36,15 +35,68 @@ const STATEFUL_TYPES: Readonly<Record<string, string>> = {
 /** Deletion policies that say the resource holds something worth keeping when the stack lets it go. */
 const KEEPING_POLICIES = new Set(['Retain', 'RetainExceptOnCreate', 'Snapshot']);
 
-/** Why a resource is stateful (what a replacement or removal would lose), or undefined when it is not. */
+/** The policy a resource is kept by when the stack lets it go (Retain, Snapshot), if any. */
+export const keptBy = (resource: CfnResource | undefined): string | undefined =>
+  [resource?.DeletionPolicy, resource?.UpdateReplacePolicy].find(
+    (policy) => policy !== undefined && KEEPING_POLICIES.has(policy),
+  );
+
+/**
+ * Why a resource is stateful (what a replacement or removal would lose), or undefined when it is not. A
+ * secret is stateful when it is kept: the SLIP key and the webhook secrets outside `dev` (their values are
+ * loaded after deploy, and ARNs name them); the edge's origin token goes with the stack and is replaced by
+ * design when it rotates.
+ */
 export function statefulReason(resource: CfnResource | undefined): string | undefined {
   if (!resource) return undefined;
   const byType = STATEFUL_TYPES[resource.Type];
   if (byType) return byType;
-  const kept = [resource.DeletionPolicy, resource.UpdateReplacePolicy].find(
-    (policy) => policy !== undefined && KEEPING_POLICIES.has(policy),
+  const kept = keptBy(resource);
+  if (!kept) return undefined;
+  return resource.Type === 'AWS::SecretsManager::Secret'
+    ? `a secret (${kept}): its value is loaded after deploy, and ARNs name it`
+    : `its template keeps it (${kept}): it holds data`;
+}
+
+/** Keys whose `true` protects what a resource holds (a table's deletion protection, its recovery window). */
+const PROTECTIONS = ['DeletionProtectionEnabled', 'PointInTimeRecoveryEnabled'];
+
+const protectionsOn = (value: unknown, found = new Set<string>(), path = ''): Set<string> => {
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) protectionsOn(item, found, `${path}[${index}]`);
+  } else if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      const here = path ? `${path}.${key}` : key;
+      if (PROTECTIONS.includes(key) && inner === true) found.add(here);
+      else protectionsOn(inner, found, here);
+    }
+  }
+  return found;
+};
+
+/**
+ * What an update in place would cost a stateful resource, or undefined: its deletion policy no longer
+ * keeping it (a later removal, even a stack's deletion, would destroy it), a protection turned off
+ * (deletion protection, point-in-time recovery and its 35 days), or a secret's value written anew by
+ * CloudFormation (the loaded webhook secrets overwritten, a new SLIP key that no SLIP handed out verifies).
+ */
+export function weakening(
+  before: CfnResource | undefined,
+  after: CfnResource | undefined,
+): string | undefined {
+  if (!before || !after || !statefulReason(before)) return undefined;
+  const kept = keptBy(before);
+  if (kept && !keptBy(after)) return `no longer kept (${kept} → ${after.DeletionPolicy ?? 'Delete'})`;
+  const lost = [...protectionsOn(before.Properties)].filter(
+    (path) => !protectionsOn(after.Properties).has(path),
   );
-  return kept ? `its template keeps it (${kept}): it holds data` : undefined;
+  if (lost.length > 0) return `protection turned off: ${lost.join(', ')}`;
+  if (before.Type === 'AWS::SecretsManager::Secret') {
+    const value = (resource: CfnResource) =>
+      JSON.stringify([resource.Properties?.SecretString, resource.Properties?.GenerateSecretString]);
+    if (value(before) !== value(after)) return 'its value would be written anew, replacing what was loaded';
+  }
+  return undefined;
 }
 
 /** The logical ids of a template's stateful resources, sorted. */

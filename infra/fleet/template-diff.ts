@@ -1,5 +1,5 @@
 import { fullDiff } from '@aws-cdk/cloudformation-diff';
-import { type CfnTemplate, statefulReason } from './stateful.ts';
+import { type CfnTemplate, statefulReason, weakening } from './stateful.ts';
 
 /** How a resource changes, as the table counts it. */
 export type ChangeKind = 'added' | 'changed' | 'replaced' | 'removed';
@@ -15,6 +15,8 @@ export interface ResourceChange {
   stateful?: string;
   /** A removed stateful resource: the added ones of the same type, a rename's other half. */
   addedInstead?: string[];
+  /** An update in place that would cost a stateful resource its protection or its value. */
+  weakened?: string;
 }
 
 /** Everything that differs in one stack. */
@@ -73,16 +75,20 @@ export function diffStack(base: CfnTemplate | undefined, next: CfnTemplate): Sta
     const impact = String(change.changeImpact);
     const kind = kindOf(impact, change.isAddition, change.isRemoval);
     const stateful = statefulReason(change.oldValue) ?? statefulReason(change.newValue);
+    const weakened = weakening(change.oldValue, change.newValue);
     changes.push({
       logicalId,
       type: change.oldResourceType ?? change.newResourceType ?? change.resourceType ?? '?',
       impact,
       kind,
       ...(stateful ? { stateful } : {}),
+      ...(weakened ? { weakened } : {}),
     });
   });
   changes.sort((a, b) => a.logicalId.localeCompare(b.logicalId));
-  const dangerous = changes.filter((change) => change.stateful && LOSING.has(change.impact));
+  const dangerous = changes.filter(
+    (change) => (change.stateful && LOSING.has(change.impact)) || change.weakened !== undefined,
+  );
   for (const change of dangerous) {
     if (change.kind !== 'removed') continue;
     const added = changes.filter((other) => other.kind === 'added' && other.type === change.type);

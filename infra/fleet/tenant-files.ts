@@ -8,11 +8,17 @@ export interface TenantFile {
   file: string;
 }
 
-/** Every tenant file of a folder, by name: `*.json` but the JSON Schema (`*.schema.json`). */
+/** The scaffold `npm run tenant:new` copies (infra/tenants/template.json): a tenant file, but no tenant's. */
+export const SCAFFOLD_FILE = 'template.json';
+
+/**
+ * Every tenant file of a folder, by name: `*.json` but the JSON Schema (`*.schema.json`) and the scaffold,
+ * which would otherwise be deployed as a tenant of its own ("Example Inn").
+ */
 export function listTenantFiles(dir: string): TenantFile[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
   return readdirSync(dir)
-    .filter((entry) => entry.endsWith('.json') && !entry.endsWith('.schema.json'))
+    .filter((entry) => entry.endsWith('.json') && !entry.endsWith('.schema.json') && entry !== SCAFFOLD_FILE)
     .sort()
     .map((entry) => ({ name: entry.slice(0, -'.json'.length), file: join(dir, entry) }));
 }

@@ -73,6 +73,13 @@ export const edgeSchema = z
         'Raise by one to rotate the origin token CloudFront adds (a new secret); deploy it with ' +
           '`accept_previous_token` true, then again without (docs/edge.md). Default 1.',
       ),
+    refuse_direct: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Refuse (403) a request that did not come through CloudFront (around the WAF). Set false while an ' +
+          "existing tenant's DNS moves to the distribution, then back to true (docs/edge.md). Default true.",
+      ),
     accept_previous_token: z
       .boolean()
       .default(false)

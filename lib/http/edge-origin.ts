@@ -6,7 +6,12 @@ import { normalizeAddress, parseProxyList, type TrustedProxies, trustedProxies }
 export const EDGE_TOKEN_HEADER = 'x-origin-verify';
 
 /** The environment variables that tell a deployed function the edge is in front of it. */
-export const EDGE_ENV = { ranges: 'EDGE_PROXIES', token: 'EDGE_ORIGIN_TOKEN' } as const;
+export const EDGE_ENV = {
+  ranges: 'EDGE_PROXIES',
+  token: 'EDGE_ORIGIN_TOKEN',
+  /** `false` while a tenant's DNS moves to the distribution: a request around it is answered, not refused. */
+  refuseDirect: 'EDGE_REFUSE_DIRECT',
+} as const;
 
 /** The shortest origin token accepted: the stack generates 64 characters. */
 const MIN_TOKEN_LENGTH = 32;
@@ -16,19 +21,25 @@ export interface EdgeOrigin {
   ranges: TrustedProxies;
   /** The token CloudFront adds; during a rotation also the previous one, while edge locations change over. */
   tokens: readonly string[];
+  /** Whether a request that did not come through the distribution is refused (403); counted by its peer if not. */
+  refuseDirect: boolean;
 }
 
 /**
  * An edge from its origin-facing ranges and token (white-space separated tokens during a rotation, each
  * accepted); throws (at cold start) on a short token or no range.
  */
-export function edgeOrigin(options: { ranges: readonly string[]; token: string }): EdgeOrigin {
+export function edgeOrigin(options: {
+  ranges: readonly string[];
+  token: string;
+  refuseDirect?: boolean;
+}): EdgeOrigin {
   const tokens = options.token.split(/\s+/).filter((token) => token !== '');
   if (tokens.length === 0 || tokens.some((token) => token.length < MIN_TOKEN_LENGTH)) {
     throw new Error(`${EDGE_ENV.token} must have at least ${MIN_TOKEN_LENGTH} characters`);
   }
   if (options.ranges.length === 0) throw new Error(`${EDGE_ENV.ranges} names no address range`);
-  return { ranges: trustedProxies(options.ranges), tokens };
+  return { ranges: trustedProxies(options.ranges), tokens, refuseDirect: options.refuseDirect ?? true };
 }
 
 /**
@@ -41,7 +52,11 @@ export function edgeOriginFromEnv(env: Readonly<Record<string, string | undefine
   const token = env[EDGE_ENV.token];
   if (!ranges && !token) return undefined;
   if (!ranges || !token) throw new Error(`${EDGE_ENV.ranges} and ${EDGE_ENV.token} go together`);
-  return edgeOrigin({ ranges: parseProxyList(ranges), token });
+  const refuse = env[EDGE_ENV.refuseDirect];
+  if (refuse !== undefined && refuse !== 'true' && refuse !== 'false') {
+    throw new Error(`${EDGE_ENV.refuseDirect} is true or false, not ${JSON.stringify(refuse)}`);
+  }
+  return edgeOrigin({ ranges: parseProxyList(ranges), token, refuseDirect: refuse !== 'false' });
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();

@@ -226,6 +226,18 @@ describe('the edge', () => {
     expect(secretsOf(rotated)).toEqual([next]);
   });
 
+  it('tells the functions to answer requests around the edge only while refuse_direct is off', () => {
+    const told = (template: typeof edged) =>
+      functionsOf(template)
+        .filter(([, fn]) => fn.Properties.Environment.Variables.EDGE_PROXIES)
+        .map(([, fn]) => fn.Properties.Environment.Variables.EDGE_REFUSE_DIRECT);
+    expect(new Set(told(edged))).toEqual(new Set([undefined]));
+    const moving = edgeStack(
+      tenantWith({ domain: DOMAIN, edge: { ...EDGE, refuse_direct: false } }),
+    ).template;
+    expect(new Set(told(moving))).toEqual(new Set(['false']));
+  });
+
   it("keeps each function's environment under Lambda's 4 KB with the ranges and the 64-character token", () => {
     // A reference (an ARN, a name) is counted as 128 characters, the token as the 64 it resolves to.
     for (const [id, fn] of functionsOf(edged)) {

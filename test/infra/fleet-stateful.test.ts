@@ -6,6 +6,7 @@ import {
   stackPolicyFor,
   statefulLogicalIds,
   statefulReason,
+  weakening,
 } from '#infra/fleet/stateful.ts';
 import { ASSET_PLACEHOLDER, diffStack, withoutAssetKeys } from '#infra/fleet/template-diff.ts';
 import { buildStack } from '#test/support/cdk.ts';
@@ -40,16 +41,22 @@ const makeFunction = (s3Key = 'abc.zip', memory = 512): CfnResource => ({
 const makeTemplate = (resources: Record<string, CfnResource>): CfnTemplate => ({ Resources: resources });
 
 describe('what is stateful', () => {
-  it('is a table, secret, queue or backup vault by its type, whatever its deletion policy', () => {
+  it('is a table, queue or backup vault by its type, whatever its deletion policy', () => {
     for (const type of [
       'AWS::DynamoDB::Table',
       'AWS::DynamoDB::GlobalTable',
-      'AWS::SecretsManager::Secret',
       'AWS::SQS::Queue',
       'AWS::Backup::BackupVault',
     ]) {
       expect(statefulReason({ Type: type, DeletionPolicy: 'Delete' }), type).toBeDefined();
     }
+  });
+
+  it('is a secret when it is kept (the SLIP key, the webhook secrets), not the edge token that goes with the stack', () => {
+    expect(statefulReason({ Type: 'AWS::SecretsManager::Secret', DeletionPolicy: 'Retain' })).toMatch(
+      /secret/,
+    );
+    expect(statefulReason({ Type: 'AWS::SecretsManager::Secret', DeletionPolicy: 'Delete' })).toBeUndefined();
   });
 
   it('is anything else the template keeps (a retained log group), and nothing else', () => {
@@ -189,5 +196,68 @@ describe('a template diff', () => {
     const code = withoutAssetKeys(base).Resources?.Fn?.Properties?.Code as Record<string, unknown>;
     expect(code).toEqual({ S3Bucket: 'assets', S3Key: ASSET_PLACEHOLDER });
     expect(base.Resources?.Fn?.Properties?.Code).toEqual({ S3Bucket: 'assets', S3Key: 'abc.zip' });
+  });
+});
+
+describe('an update in place that weakens a stateful resource', () => {
+  const table = (replica: Record<string, unknown>, policy = 'Retain') => ({
+    Type: 'AWS::DynamoDB::GlobalTable',
+    DeletionPolicy: policy,
+    UpdateReplacePolicy: policy,
+    Properties: { BillingMode: 'PAY_PER_REQUEST', Replicas: [{ Region: 'x', ...replica }] },
+  });
+  const protectedReplica = {
+    DeletionProtectionEnabled: true,
+    PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+  };
+
+  it('is the table no longer retained, or its deletion protection or recovery turned off', () => {
+    expect(weakening(table(protectedReplica), table(protectedReplica, 'Delete'))).toMatch(/no longer kept/);
+    expect(
+      weakening(table(protectedReplica), table({ ...protectedReplica, DeletionProtectionEnabled: false })),
+    ).toMatch(/DeletionProtectionEnabled/);
+    expect(
+      weakening(
+        table(protectedReplica),
+        table({
+          ...protectedReplica,
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: false },
+        }),
+      ),
+    ).toMatch(/PointInTimeRecoveryEnabled/);
+  });
+
+  it("is a kept secret's value written anew: a literal or the generator's settings changed", () => {
+    const secret = (properties: Record<string, unknown>) => ({
+      Type: 'AWS::SecretsManager::Secret',
+      DeletionPolicy: 'Retain',
+      Properties: { Description: 'd', ...properties },
+    });
+    expect(weakening(secret({ SecretString: '{}' }), secret({ SecretString: '{"a":1}' }))).toMatch(
+      /written anew/,
+    );
+    expect(
+      weakening(
+        secret({ GenerateSecretString: { PasswordLength: 64 } }),
+        secret({ GenerateSecretString: { PasswordLength: 63 } }),
+      ),
+    ).toMatch(/written anew/);
+    expect(
+      weakening(secret({ SecretString: '{}' }), {
+        ...secret({ SecretString: '{}' }),
+        Properties: { Description: 'e', SecretString: '{}' },
+      }),
+    ).toBeUndefined();
+  });
+
+  it('is nothing for an update that keeps every protection, or for a resource that holds nothing', () => {
+    expect(
+      weakening(table(protectedReplica), {
+        ...table(protectedReplica),
+        Properties: { BillingMode: 'PROVISIONED', Replicas: [{ Region: 'x', ...protectedReplica }] },
+      }),
+    ).toBeUndefined();
+    const fn = { Type: 'AWS::Lambda::Function', Properties: { Timeout: 10 } };
+    expect(weakening(fn, { ...fn, Properties: { Timeout: 0 } })).toBeUndefined();
   });
 });

@@ -148,6 +148,39 @@ describe('a request from anywhere else', () => {
     }
   });
 
+  it('is answered, counted by its own address, while refuse_direct is off (a DNS move)', async () => {
+    const moving = edgeOrigin({ ranges: snapshot.ipv4, token: TOKEN, refuseDirect: false });
+    const headers = { 'x-forwarded-for': VIEWER };
+    const stored: StoredConfig = config({ trusted_proxies: [] });
+    const { event, state } = await started(
+      { path: 'item', sourceIp: '198.51.100.9', headers },
+      { config: stored },
+    );
+    await run(
+      resolveAddress(() => trustedProxies([]), moving),
+      'before',
+      requestOf(event),
+    );
+    expect(state.clientAddress).toBe('198.51.100.9');
+    expect(
+      edgeOriginFromEnv({ EDGE_PROXIES: '130.176.0.0/18', EDGE_ORIGIN_TOKEN: TOKEN })?.refuseDirect,
+    ).toBe(true);
+    expect(
+      edgeOriginFromEnv({
+        EDGE_PROXIES: '130.176.0.0/18',
+        EDGE_ORIGIN_TOKEN: TOKEN,
+        EDGE_REFUSE_DIRECT: 'false',
+      })?.refuseDirect,
+    ).toBe(false);
+    expect(() =>
+      edgeOriginFromEnv({
+        EDGE_PROXIES: '130.176.0.0/18',
+        EDGE_ORIGIN_TOKEN: TOKEN,
+        EDGE_REFUSE_DIRECT: 'no',
+      }),
+    ).toThrow(/true or false/);
+  });
+
   it('is served from a CloudFront range missing from an old snapshot, counted by that address', async () => {
     // A new range, not yet in the snapshot: the token says it came through the edge; the address stays
     // CloudFront's until the snapshot is refreshed (fails safe on the count, never refuses the guest).

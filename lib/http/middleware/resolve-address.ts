@@ -22,7 +22,7 @@ export const resolveAddress = (
       forwardedFor: event.headers?.['x-forwarded-for'] ?? '',
     };
     const token = event.headers?.[EDGE_TOKEN_HEADER];
-    if (edge && !cameThroughEdge(edge, token)) {
+    if (edge?.refuseDirect && !cameThroughEdge(edge, token)) {
       throw new ApiError('forbidden', {
         details: 'This API answers through its own domain only: use the address its booking widget names',
       });
