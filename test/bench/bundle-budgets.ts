@@ -10,7 +10,10 @@ export const TARGET_BUNDLE_RATIO = 1.5;
 export const BUNDLE_BUDGETS: Record<string, { entry: string; ratio: number }> = {
   Items: { entry: 'functions/items/handler.ts', ratio: TARGET_BUNDLE_RATIO },
   Meta: { entry: 'functions/meta/handler.ts', ratio: TARGET_BUNDLE_RATIO },
-  Session: { entry: 'functions/session/handler.ts', ratio: TARGET_BUNDLE_RATIO },
+  // 1.5006 on 26 November (503,695 bytes against 503,506): the edge's client address and refusal (issue 34,
+  // lib/http/edge-origin.ts, about 1.1 KB in every API bundle) took session, which had 2.6 KB of margin, 189
+  // bytes past 1.5. Held here so nothing more gets in; the next saving in its path brings it back to 1.5.
+  Session: { entry: 'functions/session/handler.ts', ratio: 1.501 },
   // 1.75 on 26 November: Powertools Idempotency (42 KB), the logger and metrics (31), zod (22), the
   // document client (11), altcha, middy and cookie (11) leave 46 KB under 1.5 for the group's own code,
   // which is about 127 (docs/decisions.md, "Issue 33: cold starts").
