@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFleetArgs } from '#infra/fleet/args.ts';
-import { type FleetDeps, runFleet } from '#infra/fleet/run.ts';
+import { runFleetIn } from '#test/support/fleet-run.ts';
 
 // The command line: what it accepts, and how it refuses what it does not (exit 2, before any synth).
 
@@ -17,25 +17,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function fleet(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const deps: FleetDeps = {
-    cwd: process.cwd(),
-    out: (text) => {
-      out += `${text}\n`;
-    },
-    err: (text) => {
-      err += `${text}\n`;
-    },
-    connectAws: async () => undefined,
-    run: async () => {
-      throw new Error('nothing is deployed by these tests');
-    },
-    sleep: async () => {},
-  };
-  return { code: await runFleet(argv, deps), out, err };
-}
+const fleet = (argv: string[]) => runFleetIn(process.cwd(), argv);
 
 describe('the fleet command line', () => {
   it('reads the contract flags with their defaults', () => {

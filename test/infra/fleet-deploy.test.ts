@@ -2,9 +2,9 @@ import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AlarmState, AwsPorts } from '#infra/fleet/aws.ts';
-import { type FleetDeps, runFleet } from '#infra/fleet/run.ts';
 import { type CfnTemplate, stackPolicyFor } from '#infra/fleet/stateful.ts';
 import { type FleetRepo, makeFleetRepo } from '#test/support/fleet-repo.ts';
+import { runFleetIn } from '#test/support/fleet-run.ts';
 
 // Real synths of a throwaway repository's tenants, compared with a folder of templates and with fake
 // deployed stacks; `deploy` runs against a fake command runner and fake AWS ports.
@@ -61,33 +61,8 @@ function fakeAws(alarms: Record<string, AlarmState[]> = {}) {
   return { ports, calls, policies };
 }
 
-async function fleet(
-  argv: string[],
-  aws?: AwsPorts,
-): Promise<{ code: number; out: string; err: string; commands: string[][]; sleeps: number[] }> {
-  let out = '';
-  let err = '';
-  const commands: string[][] = [];
-  const sleeps: number[] = [];
-  const deps: FleetDeps = {
-    cwd: repo.root,
-    out: (text) => {
-      out += `${text}\n`;
-    },
-    err: (text) => {
-      err += `${text}\n`;
-    },
-    connectAws: async () => aws,
-    run: async (command, args) => {
-      commands.push([command, ...args]);
-      return 0;
-    },
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
-  };
-  return { code: await runFleet(argv, deps), out, err, commands, sleeps };
-}
+const fleet = (argv: string[], aws?: AwsPorts) =>
+  runFleetIn(repo.root, argv, { connectAws: async () => aws });
 
 describe('a changed table key against a folder of templates', () => {
   it('is a replacement of the table: diff exits 1 and deploy refuses before deploying anything', async () => {

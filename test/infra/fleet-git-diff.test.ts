@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { diffFleet, type FleetDiff, type TenantDiff } from '#infra/fleet/diff.ts';
 import { formatDiff } from '#infra/fleet/report.ts';
-import { type FleetDeps, runFleet } from '#infra/fleet/run.ts';
 import { type FleetRepo, makeFleetRepo } from '#test/support/fleet-repo.ts';
+import { runFleetIn } from '#test/support/fleet-run.ts';
 
 // Real synths and real git: a throwaway repository with a copy of the code and three tenants, committed;
 // each test changes its working tree and diffs it against HEAD, built in a worktree by HEAD's own code.
@@ -34,25 +34,7 @@ const tenant = (result: FleetDiff, name: string): TenantDiff => {
 };
 
 /** runFleet with no AWS (so git HEAD is the baseline), its output kept. */
-async function fleet(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const deps: FleetDeps = {
-    cwd: repo.root,
-    out: (text) => {
-      out += `${text}\n`;
-    },
-    err: (text) => {
-      err += `${text}\n`;
-    },
-    connectAws: async () => undefined,
-    run: async () => {
-      throw new Error('nothing is deployed here');
-    },
-    sleep: async () => {},
-  };
-  return { code: await runFleet(argv, deps), out, err };
-}
+const fleet = (argv: string[]) => runFleetIn(repo.root, argv);
 
 describe('npm run fleet -- synth', () => {
   it('synthesises every tenant with cdk-nag, and names an invalid tenant file and its problem (exit 1)', async () => {

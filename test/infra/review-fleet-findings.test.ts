@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FleetDeps, runFleet } from '#infra/fleet/run.ts';
 import type { CfnResource, CfnTemplate } from '#infra/fleet/stateful.ts';
 import { diffStack } from '#infra/fleet/template-diff.ts';
 import { listTenantFiles } from '#infra/fleet/tenant-files.ts';
 import { TENANTS_DIR } from '#infra/tenant-names.ts';
 import { buildStack } from '#test/support/cdk.ts';
 import { type FleetRepo, makeFleetRepo } from '#test/support/fleet-repo.ts';
+import { runFleetIn } from '#test/support/fleet-run.ts';
 
 // Adversarial review: each test states what the issue (or the project's own docs) promise and fails on
 // the change as it stands. None of them fixes anything.
@@ -19,25 +19,7 @@ beforeAll(() => {
 afterEach(() => repo.restore());
 afterAll(() => repo.remove());
 
-async function fleet(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const deps: FleetDeps = {
-    cwd: repo.root,
-    out: (text) => {
-      out += `${text}\n`;
-    },
-    err: (text) => {
-      err += `${text}\n`;
-    },
-    connectAws: async () => undefined,
-    run: async () => {
-      throw new Error('nothing is deployed here');
-    },
-    sleep: async () => {},
-  };
-  return { code: await runFleet(argv, deps), out, err };
-}
+const fleet = (argv: string[]) => runFleetIn(repo.root, argv);
 
 describe('review: fleet diff lets stored data go at risk with exit 0', () => {
   it('--base cdk.out/fleet/prod (docs/fleet.md: "after a synth of the deployed commit") still sees a table key change', async () => {
