@@ -165,11 +165,17 @@ export const SECURITY = {
   feed: [{ feedToken: [] }],
 };
 
-/** Parameter examples from a tenant file (the demo's), by parameter name as the document names it. */
+/**
+ * Parameter examples from a tenant file (the demo's), by parameter name as the document names it. Each
+ * operation runs with them against that tenant (test/integration/openapi-examples.test.ts), given what
+ * its `x-needs` asks for. The dates are fixed, so the document stays the same from day to day: they are
+ * a stay the demo sells from a year before it.
+ */
 export function examplesFrom(tenant: Tenant): Record<string, unknown> {
   const nightly =
     tenant.items.find((item) => item.unit === 'N' && item.visibility === '*') ?? tenant.items[0];
   const params = Object.keys(nightly?.params ?? {});
+  const paid = tenant.statuses.some((status) => status.status_id === 'PAID');
   return {
     item_id: String(nightly?.item_id ?? 1),
     category_id: String(nightly?.category_id ?? 1),
@@ -181,10 +187,84 @@ export function examplesFrom(tenant: Tenant): Record<string, unknown> {
     giftcert_code: tenant.giftcerts[0]?.code,
     keyword: nightly?.name.split(' ')[0]?.toLowerCase(),
     booking_id: `${tenant.settings.booking_code_prefix}-7QK2MX`,
-    customer_id: 'C-000001',
+    // A number: the booking list's filter takes only that, `customer/{customer_id}` the code too.
+    customer_id: '1',
     customer_email: 'ada@example.com',
-    status_id: tenant.statuses[0]?.status_id,
+    // Recording the payment of what is due: the one update every new booking can take.
+    status_id: paid ? 'PAID' : tenant.statuses[1]?.status_id,
+    ...(paid ? { set_paid: '1' } : {}),
     form: { customer_name: 'Ada Lovelace', customer_email: 'ada@example.com' },
+    mark: '1',
+    body: 'Arriving by canoe around 6 pm.',
+    event_id: '1',
+    since: '20270101',
     webhook_id: tenant.webhooks[0]?.id ?? 'accounting',
+    channel_id: tenant.channels[0]?.id ?? 'airbnb',
   };
+}
+
+/** Parameters left out of a request body's example: a gift certificate's balance is spent by booking. */
+export const NOT_IN_BODY_EXAMPLES = new Set(['giftcert_code']);
+
+/** What an operation needs beyond its examples before it can succeed, which its description says. */
+export type Need = 'cart' | 'booking' | 'booking-token' | 'customer' | 'feed-token' | 'channel' | 'webhook';
+
+/** The needs of each route that has any. */
+export const NEEDS: Partial<ByRoute<Need[]>> = {
+  'item.ical': ['feed-token'],
+  'session.clear': ['cart'],
+  'session.end': ['cart'],
+  'booking.create': ['cart'],
+  'booking.get': ['booking'],
+  'booking.invoice': ['booking-token'],
+  'booking.checkin': ['booking'],
+  'booking.checkout': ['booking'],
+  'booking.update': ['booking'],
+  'booking.bookmark': ['booking'],
+  'booking.note': ['booking'],
+  'customer.get': ['customer'],
+  'booking.ical': ['feed-token'],
+  'webhook.deliveries': ['webhook'],
+  'webhook.replay': ['webhook'],
+  'webhook.enable': ['webhook'],
+  'channel.sync': ['channel'],
+};
+
+/** A need in words, for the description of an operation of a route. */
+export function needWords(need: Need, route: Route): string {
+  switch (need) {
+    case 'cart':
+      return (
+        'Needs a cart: `session_id` (the cookie, or the parameter on other sites) of a session holding a line, ' +
+        'made by `POST booking/session` with the `slip[]` of a rated `item/{item_id}`' +
+        (route.name === 'booking.create' ? '; or `slip[]` itself, to hold and book in one call.' : '.')
+      );
+    case 'booking':
+      return 'Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.';
+    case 'booking-token':
+      return (
+        'Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it. Staff need ' +
+        "only their credentials; anyone else sends the booking's `token` (`booking.token` in that answer, " +
+        'also in its `invoice_url`).'
+      );
+    case 'customer':
+      return (
+        'Needs a customer: `{customer_id}` is the number or code (`C-000001`) of one who has booked, as ' +
+        "the booking's record gives it (`customer_id` of `GET booking/{booking_id}`)."
+      );
+    case 'feed-token':
+      return route.name === 'booking.ical'
+        ? "Needs the staff feed's token, issued by `npm run channels -- token bookings` and shown once."
+        : "Needs the item feed's token, issued by `npm run channels -- token <item_id>` and shown once.";
+    case 'channel':
+      return (
+        "Needs a channel: `{channel_id}` is the `id` of an entry of the tenant file's `channels` whose feed " +
+        'answers (the demo tenant has none: add one to try it).'
+      );
+    case 'webhook':
+      return (
+        "Needs a webhook endpoint: `{webhook_id}` is the `id` of an entry of the tenant file's `webhooks` " +
+        '(the demo tenant has none: add one to try it).'
+      );
+  }
 }

@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { ERRORS, type ErrorId } from '#lib/http/errors.ts';
 import { API_PREFIX, ROUTES, type Route } from '#lib/http/routes.ts';
 import { DOCS_ASSETS } from './meta/docs.ts';
-import { commonHeaders, errorIdsOf, HEADERS, SECURITY, SUMMARIES, TAGS } from './openapi-parts.ts';
+import {
+  commonHeaders,
+  errorIdsOf,
+  HEADERS,
+  NEEDS,
+  NOT_IN_BODY_EXAMPLES,
+  needWords,
+  SECURITY,
+  SUMMARIES,
+  TAGS,
+} from './openapi-parts.ts';
 import { REQUESTS } from './requests.ts';
 import {
   authErrorSchema,
@@ -161,6 +171,13 @@ function operationOf(route: Route, examples: Record<string, unknown>): Json {
       ...(entry.style ?? {}),
       ...example(entry.name),
     }));
+  // The body's example: every parameter of it that has one, so the example runs as it stands.
+  const bodyExample = Object.fromEntries(
+    shaped
+      .filter((entry) => examples[entry.name] !== undefined && !NOT_IN_BODY_EXAMPLES.has(entry.name))
+      .map((entry) => [entry.name, examples[entry.name]]),
+  );
+  const withExample = Object.keys(bodyExample).length ? { example: bodyExample } : {};
   const body =
     route.method === 'POST'
       ? {
@@ -175,6 +192,7 @@ function operationOf(route: Route, examples: Record<string, unknown>): Json {
               encoding: Object.fromEntries(
                 shaped.filter((entry) => entry.style).map((entry) => [entry.name, entry.style]),
               ),
+              ...withExample,
             },
             'application/json': {
               schema: {
@@ -182,16 +200,22 @@ function operationOf(route: Route, examples: Record<string, unknown>): Json {
                 properties: properties,
                 ...(required.length ? { required } : {}),
               },
+              ...withExample,
             },
           },
         }
       : undefined;
   const ids = errorIdsOf(route);
   const statuses = [...new Set(ids.map((id) => ERRORS[id].status))].sort((a, b) => a - b);
+  const needs = NEEDS[route.name] ?? [];
   return {
     operationId: operationId(route),
     tags: [route.resource],
     summary: SUMMARIES[route.name],
+    // What it takes beyond the examples, in words and as a list a contract test can supply.
+    ...(needs.length
+      ? { description: needs.map((need) => needWords(need, route)).join(' '), 'x-needs': needs }
+      : {}),
     security: SECURITY[route.access],
     parameters: [...pathParams, ...headerParams, ...queryParams],
     ...(body ? { requestBody: body } : {}),

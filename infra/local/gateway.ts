@@ -7,6 +7,7 @@ import {
   validateHeaderName,
   validateHeaderValue,
 } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { BOOK_ROUTE } from '#functions/meta/book-page.ts';
 import { WIDGET_ROUTE } from '#functions/meta/widget.ts';
@@ -196,6 +197,36 @@ const send = (
   response.end(body);
 };
 
+// What the gateway answers itself gets the header every API answer carries (`respond`); a function's
+// answer is written as the function made it, as API Gateway does, so a missing one shows locally too.
+const NOSNIFF = { 'x-content-type-options': 'nosniff' } as const;
+
+/** An answer of the gateway's own (preflight, page, integration failure), always with `nosniff`. */
+const sendOwn = (
+  response: ServerResponse,
+  status: number,
+  headers: Record<string, string | string[]>,
+  body: string,
+) => send(response, status, { ...headers, ...NOSNIFF }, body);
+
+// Node's own answers to a request its parser refuses (its `socketOnError`), with `nosniff` added.
+const CLIENT_ERRORS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+
+/** Answers a request Node could not parse as Node would, with `nosniff`, and closes the connection. */
+const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }) => {
+  if (socket.writable && !socket.bytesWritten) {
+    const status = CLIENT_ERRORS[error.code ?? ''] ?? '400 Bad Request';
+    socket.write(
+      `HTTP/1.1 ${status}\r\nContent-Length: 0\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n`,
+    );
+  }
+  socket.destroy(error);
+};
+
 /** CORS as API Gateway answers it when the HTTP API has a CORS configuration. */
 export interface GatewayCors {
   origins: string[];
@@ -283,7 +314,7 @@ export function createGateway(options: {
       // Preflights and pages never read a body: one sent anyway closes the connection, unread.
       const unread: Record<string, string> = hasBody(request) ? { connection: 'close' } : {};
       if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] && options.cors) {
-        send(
+        sendOwn(
           response,
           204,
           Object.keys(cors).length
@@ -302,7 +333,7 @@ export function createGateway(options: {
       const path = (request.url ?? '/').split('?')[0] ?? '/';
       const page = options.pages && Object.hasOwn(options.pages, path) ? options.pages[path] : undefined;
       if (page && (request.method === 'GET' || request.method === 'HEAD')) {
-        send(response, 200, { ...page.headers, ...unread }, page.body);
+        sendOwn(response, 200, { ...page.headers, ...unread }, page.body);
         return;
       }
       const { body, complete } = await readBody(request, REQUEST_LIMITS.bodyBytes);
@@ -320,7 +351,7 @@ export function createGateway(options: {
       send(response, result.statusCode ?? 200, headers, payload);
     } catch {
       // What API Gateway answers when the integration itself fails.
-      send(response, 500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
+      sendOwn(response, 500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
     }
-  });
+  }).on('clientError', answerClientError);
 }

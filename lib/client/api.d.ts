@@ -62,7 +62,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An item's channel feed (iCalendar): the dates it cannot be sold on, for Airbnb, Booking.com and the like */
+    /**
+     * An item's channel feed (iCalendar): the dates it cannot be sold on, for Airbnb, Booking.com and the like
+     * @description Needs the item feed's token, issued by `npm run channels -- token <item_id>` and shown once.
+     */
     get: operations['itemIcal'];
     put?: never;
     post?: never;
@@ -114,10 +117,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Release every hold and keep the cart */
+    /**
+     * Release every hold and keep the cart
+     * @description Needs a cart: `session_id` (the cookie, or the parameter on other sites) of a session holding a line, made by `POST booking/session` with the `slip[]` of a rated `item/{item_id}`.
+     */
     get: operations['sessionClearGet'];
     put?: never;
-    /** Release every hold and keep the cart */
+    /**
+     * Release every hold and keep the cart
+     * @description Needs a cart: `session_id` (the cookie, or the parameter on other sites) of a session holding a line, made by `POST booking/session` with the `slip[]` of a rated `item/{item_id}`.
+     */
     post: operations['sessionClearPost'];
     delete?: never;
     options?: never;
@@ -132,10 +141,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Release every hold and close the cart */
+    /**
+     * Release every hold and close the cart
+     * @description Needs a cart: `session_id` (the cookie, or the parameter on other sites) of a session holding a line, made by `POST booking/session` with the `slip[]` of a rated `item/{item_id}`.
+     */
     get: operations['sessionEndGet'];
     put?: never;
-    /** Release every hold and close the cart */
+    /**
+     * Release every hold and close the cart
+     * @description Needs a cart: `session_id` (the cookie, or the parameter on other sites) of a session holding a line, made by `POST booking/session` with the `slip[]` of a rated `item/{item_id}`.
+     */
     post: operations['sessionEndPost'];
     delete?: never;
     options?: never;
@@ -169,7 +184,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Book the cart (or SLIPs directly) */
+    /**
+     * Book the cart (or SLIPs directly)
+     * @description Needs a cart: `session_id` (the cookie, or the parameter on other sites) of a session holding a line, made by `POST booking/session` with the `slip[]` of a rated `item/{item_id}`; or `slip[]` itself, to hold and book in one call.
+     */
     post: operations['bookingCreate'];
     delete?: never;
     options?: never;
@@ -218,7 +236,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One booking, with its audit trail on request */
+    /**
+     * One booking, with its audit trail on request
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
     get: operations['bookingGet'];
     put?: never;
     post?: never;
@@ -235,7 +256,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A booking's invoice (staff, or the booking's token) */
+    /**
+     * A booking's invoice (staff, or the booking's token)
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it. Staff need only their credentials; anyone else sends the booking's `token` (`booking.token` in that answer, also in its `invoice_url`).
+     */
     get: operations['bookingInvoice'];
     put?: never;
     post?: never;
@@ -252,10 +276,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Check a booking in */
+    /**
+     * Check a booking in
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
     get: operations['bookingCheckinGet'];
     put?: never;
-    /** Check a booking in */
+    /**
+     * Check a booking in
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
     post: operations['bookingCheckinPost'];
     delete?: never;
     options?: never;
@@ -270,10 +300,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Check a booking out */
+    /**
+     * Check a booking out
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
     get: operations['bookingCheckoutGet'];
     put?: never;
-    /** Check a booking out */
+    /**
+     * Check a booking out
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
     post: operations['bookingCheckoutPost'];
     delete?: never;
     options?: never;
@@ -288,10 +324,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Change a booking status, or record its payment */
+    /**
+     * Change a booking status, or record its payment
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
     get: operations['bookingUpdateGet'];
     put?: never;
-    /** Change a booking status, or record its payment */
+    /**
+     * Change a booking status, or record its payment
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
     post: operations['bookingUpdatePost'];
     delete?: never;
     options?: never;
@@ -306,10 +348,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Set or clear the acting account's bookmark */
+    /**
+     * Set or clear the acting account's bookmark
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
     get: operations['bookingBookmarkGet'];
     put?: never;
-    /** Set or clear the acting account's bookmark */
+    /**
+     * Set or clear the acting account's bookmark
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
     post: operations['bookingBookmarkPost'];
     delete?: never;
     options?: never;
@@ -324,10 +372,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Add a note to a booking */
+    /**
+     * Add a note to a booking
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
     get: operations['bookingNoteGet'];
     put?: never;
-    /** Add a note to a booking */
+    /**
+     * Add a note to a booking
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
     post: operations['bookingNotePost'];
     delete?: never;
     options?: never;
@@ -359,7 +413,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One customer, with bookings */
+    /**
+     * One customer, with bookings
+     * @description Needs a customer: `{customer_id}` is the number or code (`C-000001`) of one who has booked, as the booking's record gives it (`customer_id` of `GET booking/{booking_id}`).
+     */
     get: operations['customerGet'];
     put?: never;
     post?: never;
@@ -563,7 +620,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An endpoint's recent deliveries, paged */
+    /**
+     * An endpoint's recent deliveries, paged
+     * @description Needs a webhook endpoint: `{webhook_id}` is the `id` of an entry of the tenant file's `webhooks` (the demo tenant has none: add one to try it).
+     */
     get: operations['webhookDeliveries'];
     put?: never;
     post?: never;
@@ -580,10 +640,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Re-send what happened since a time, with the same event ids */
+    /**
+     * Re-send what happened since a time, with the same event ids
+     * @description Needs a webhook endpoint: `{webhook_id}` is the `id` of an entry of the tenant file's `webhooks` (the demo tenant has none: add one to try it).
+     */
     get: operations['webhookReplayGet'];
     put?: never;
-    /** Re-send what happened since a time, with the same event ids */
+    /**
+     * Re-send what happened since a time, with the same event ids
+     * @description Needs a webhook endpoint: `{webhook_id}` is the `id` of an entry of the tenant file's `webhooks` (the demo tenant has none: add one to try it).
+     */
     post: operations['webhookReplayPost'];
     delete?: never;
     options?: never;
@@ -598,10 +664,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Resume a disabled endpoint */
+    /**
+     * Resume a disabled endpoint
+     * @description Needs a webhook endpoint: `{webhook_id}` is the `id` of an entry of the tenant file's `webhooks` (the demo tenant has none: add one to try it).
+     */
     get: operations['webhookEnableGet'];
     put?: never;
-    /** Resume a disabled endpoint */
+    /**
+     * Resume a disabled endpoint
+     * @description Needs a webhook endpoint: `{webhook_id}` is the `id` of an entry of the tenant file's `webhooks` (the demo tenant has none: add one to try it).
+     */
     post: operations['webhookEnablePost'];
     delete?: never;
     options?: never;
@@ -616,7 +688,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The staff calendar feed (iCalendar): every active booking as an event */
+    /**
+     * The staff calendar feed (iCalendar): every active booking as an event
+     * @description Needs the staff feed's token, issued by `npm run channels -- token bookings` and shown once.
+     */
     get: operations['bookingIcal'];
     put?: never;
     post?: never;
@@ -650,10 +725,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Sync one channel's feed now */
+    /**
+     * Sync one channel's feed now
+     * @description Needs a channel: `{channel_id}` is the `id` of an entry of the tenant file's `channels` whose feed answers (the demo tenant has none: add one to try it).
+     */
     get: operations['channelSyncGet'];
     put?: never;
-    /** Sync one channel's feed now */
+    /**
+     * Sync one channel's feed now
+     * @description Needs a channel: `{channel_id}` is the `id` of an entry of the tenant file's `channels` whose feed answers (the demo tenant has none: add one to try it).
+     */
     post: operations['channelSyncPost'];
     delete?: never;
     options?: never;
@@ -2723,9 +2804,6 @@ export interface operations {
         end_date?: string;
         /** @example 20270705 */
         date?: string;
-        'item_id[]'?: string[];
-        /** @example 1 */
-        category_id?: string;
       };
       header?: {
         /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
@@ -4484,6 +4562,14 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "form": {
+         *         "customer_name": "Ada Lovelace",
+         *         "customer_email": "ada@example.com"
+         *       }
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           form?: {
             [key: string]: unknown;
@@ -4494,6 +4580,14 @@ export interface operations {
           /** @description The session (cart) id. */
           session_id?: string;
         };
+        /**
+         * @example {
+         *       "form": {
+         *         "customer_name": "Ada Lovelace",
+         *         "customer_email": "ada@example.com"
+         *       }
+         *     }
+         */
         'application/json': {
           form?: {
             [key: string]: unknown;
@@ -4752,9 +4846,9 @@ export interface operations {
   bookingList: {
     parameters: {
       query?: {
-        /** @example PEND */
+        /** @example PAID */
         status_id?: string;
-        /** @example C-000001 */
+        /** @example 1 */
         customer_id?: string;
         /** @example ada@example.com */
         customer_email?: string;
@@ -4927,9 +5021,9 @@ export interface operations {
   bookingIndex: {
     parameters: {
       query?: {
-        /** @example PEND */
+        /** @example PAID */
         status_id?: string;
-        /** @example C-000001 */
+        /** @example 1 */
         customer_id?: string;
         /** @example ada@example.com */
         customer_email?: string;
@@ -6386,9 +6480,10 @@ export interface operations {
   bookingUpdateGet: {
     parameters: {
       query?: {
-        /** @example PEND */
+        /** @example PAID */
         status_id?: string;
         notify?: string;
+        /** @example 1 */
         set_paid?: string;
       };
       header?: {
@@ -6627,11 +6722,23 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "status_id": "PAID",
+         *       "set_paid": "1"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           status_id?: string;
           notify?: string;
           set_paid?: string;
         };
+        /**
+         * @example {
+         *       "status_id": "PAID",
+         *       "set_paid": "1"
+         *     }
+         */
         'application/json': {
           status_id?: string;
           notify?: string;
@@ -6852,6 +6959,7 @@ export interface operations {
   bookingBookmarkGet: {
     parameters: {
       query: {
+        /** @example 1 */
         mark: string;
       };
       header?: {
@@ -7069,9 +7177,19 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "mark": "1"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           mark: string;
         };
+        /**
+         * @example {
+         *       "mark": "1"
+         *     }
+         */
         'application/json': {
           mark: string;
         };
@@ -7269,6 +7387,7 @@ export interface operations {
   bookingNoteGet: {
     parameters: {
       query: {
+        /** @example Arriving by canoe around 6 pm. */
         body: string;
       };
       header?: {
@@ -7486,9 +7605,19 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "body": "Arriving by canoe around 6 pm."
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           body: string;
         };
+        /**
+         * @example {
+         *       "body": "Arriving by canoe around 6 pm."
+         *     }
+         */
         'application/json': {
           body: string;
         };
@@ -7851,7 +7980,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
-        /** @example C-000001 */
+        /** @example 1 */
         customer_id: string;
       };
       cookie?: never;
@@ -9473,6 +9602,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example 1 */
         event_id: string;
       };
       cookie?: never;
@@ -9989,6 +10119,7 @@ export interface operations {
   webhookReplayGet: {
     parameters: {
       query: {
+        /** @example 20270101 */
         since: string;
       };
       header?: {
@@ -10205,9 +10336,19 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "since": "20270101"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           since: string;
         };
+        /**
+         * @example {
+         *       "since": "20270101"
+         *     }
+         */
         'application/json': {
           since: string;
         };
@@ -11155,6 +11296,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example airbnb */
         channel_id: string;
       };
       cookie?: never;
@@ -11357,6 +11499,7 @@ export interface operations {
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path: {
+        /** @example airbnb */
         channel_id: string;
       };
       cookie?: never;

@@ -12,10 +12,11 @@ import { holdClientUnitsAction } from '../db/client-hold-repository.ts';
 import { createCustomerActions, getCustomerIdByEmail } from '../db/customer-repository.ts';
 import { giftcertBalanceAction } from '../db/giftcert-repository.ts';
 import { nextId } from '../db/id-counter-repository.ts';
-import { bookSessionAction, getSession } from '../db/session-repository.ts';
+import { bookSessionAction, getSession, type StoredSession } from '../db/session-repository.ts';
 import { holdStockAction, parseCounterId } from '../db/stock-repository.ts';
-import { createItemLoader } from '../db/tenant-repository.ts';
+import { createItemLoader, type StoredConfig } from '../db/tenant-repository.ts';
 import { commitWithRetry, type NamedAction, type TransactItem } from '../db/transact.ts';
+import { isNothingForNothing, NOTHING_FOR_NOTHING } from '../rating/rate-item.ts';
 import { accountIdOf, type BookingContext, canSee, newEvent } from './booking.ts';
 import { bookingEventActions } from './booking-events.ts';
 import { type Audience, validateForm } from './booking-form.ts';
@@ -124,6 +125,20 @@ async function makeBooking(ctx: BookingContext, input: CreateBookingInput): Prom
   }
 }
 
+/**
+ * Refuses a line of nobody at no charge once the tenant no longer allows free bookings: a cart line keeps
+ * the price of when it was added, so the rule that price was rated under is checked again here.
+ */
+function refuseNothingForNothing(config: StoredConfig, session: StoredSession): void {
+  if (config.settings.allow_free_bookings) return;
+  const line = Object.values(session.lines).find((entry) =>
+    isNothingForNothing(entry.sub_total, entry.payload.params),
+  );
+  if (!line) return;
+  const where = { line: line.line_id, item_id: line.item_id, reason: NOTHING_FOR_NOTHING };
+  throw new DomainError('unavailable', NOTHING_FOR_NOTHING, where);
+}
+
 /** Books a session (see `createBooking`) with a validated form. */
 async function bookSession(
   ctx: BookingContext,
@@ -190,6 +205,7 @@ async function bookSession(
           session_id: sessionId,
         });
       }
+      refuseNothingForNothing(ctx.config, session);
       const giftcertCode = options.giftcert ? await options.giftcert() : undefined;
 
       // A line held under an earlier tenant load may take less than its item takes now (an item that was

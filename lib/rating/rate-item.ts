@@ -121,12 +121,13 @@ export function unitsFor(item: TenantItem, quantities: Record<string, number>): 
 export const NOTHING_FOR_NOTHING = 'Choose at least one: a booking of nobody at no charge is not taken';
 
 /**
- * Whether a line books nobody: the item has parameters and every quantity is 0. An item without
- * parameters books the item itself, and a paid item (its own price) is a booking of the item.
+ * Whether a line is nobody at no charge: its sub-total (before discount, package parts included) is 0 and
+ * it books nobody (the item has parameters and every quantity is 0). An item without parameters books the
+ * item itself, and a paid item (its own price) is a booking of the item.
  */
-const takesNobody = (quantities: Record<string, number>): boolean => {
+export const isNothingForNothing = (subTotal: number, quantities: Record<string, number>): boolean => {
   const values = Object.values(quantities);
-  return values.length > 0 && values.every((quantity) => quantity === 0);
+  return subTotal === 0 && values.length > 0 && values.every((quantity) => quantity === 0);
 };
 
 /** The stock of an item's slot: capacity (per-date override or stock) less what is used. */
@@ -282,7 +283,7 @@ export function rateItem(input: RateItemInput): RatedItem {
   // script could fill the calendar for free. A price of 0 with people (a free tour's seats) and a
   // discount down to 0 are the tenant's own prices and stay bookable; a gift certificate is payment.
   // One reason is enough: a line already refused by a rule (a required guest) does not get this one too.
-  if (!tenant.allowFreeBookings && !ruleErrors.length && subTotal === 0 && takesNobody(quantities)) {
+  if (!tenant.allowFreeBookings && !ruleErrors.length && isNothingForNothing(subTotal, quantities)) {
     ruleErrors.push(NOTHING_FOR_NOTHING);
   }
 

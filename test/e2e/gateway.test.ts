@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createGateway, type GatewayHandler } from '#infra/local/gateway.ts';
@@ -216,6 +216,90 @@ describe('the local gateway over HTTP', () => {
       // Read whole and parsed: the SLIP is refused for what it is, not for its size.
       expect(at.status).toBe(400);
       expect(JSON.parse(at.body).request.error.id).toBe('validation_error');
+    });
+  });
+
+  describe('nosniff on the answers it writes itself', () => {
+    /** A gateway of its own, on a free port, for the length of `use`. */
+    const withGateway = async (
+      options: Parameters<typeof createGateway>[0],
+      use: (origin: string) => Promise<void>,
+    ) => {
+      const own = createGateway(options);
+      await new Promise<void>((done) => own.listen(0, '127.0.0.1', done));
+      try {
+        await use(`http://127.0.0.1:${(own.address() as AddressInfo).port}`);
+      } finally {
+        await new Promise((done) => own.close(done));
+      }
+    };
+    /** Sends bytes Node's HTTP parser refuses, and gives back the raw answer. */
+    const sendRaw = (origin: string, bytes: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(Number(new URL(origin).port), '127.0.0.1');
+        let answer = '';
+        socket.on('data', (chunk) => {
+          answer += chunk.toString('latin1');
+        });
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+        socket.write(bytes);
+      });
+
+    it('sends X-Content-Type-Options: nosniff on 404s, preflights, its pages and its own errors', async () => {
+      const answers: [string, Response][] = [
+        ['unknown API path', await fetch(`${base}/nowhere`)],
+        ['unknown path outside the API', await fetch(`${new URL(base).origin}/nowhere.html`)],
+        [
+          'preflight from a tenant origin',
+          await fetch(`${base}/booking/session`, {
+            method: 'OPTIONS',
+            headers: { origin: 'https://widget.example.com', 'access-control-request-method': 'POST' },
+          }),
+        ],
+        [
+          'preflight from another origin',
+          await fetch(`${base}/booking/session`, {
+            method: 'OPTIONS',
+            headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' },
+          }),
+        ],
+      ];
+      const failing: GatewayHandler = () => Promise.reject(new Error('the integration failed'));
+      await withGateway(
+        {
+          handlers: { items: failing, session: failing, bookings: failing, meta: failing, channels: failing },
+          pages: { '/demo': { headers: { 'content-type': 'text/html' }, body: '<p>demo</p>' } },
+        },
+        async (origin) => {
+          answers.push(['a page it serves', await fetch(`${origin}/demo`)]);
+          answers.push(['a page it serves, HEAD', await fetch(`${origin}/demo`, { method: 'HEAD' })]);
+          // Not through fetch: the test's fetch checks answers of the API against its document, and this one
+          // is API Gateway's own, not the API's.
+          const failed = await rawRequest(`${origin}/api/3.0/ping`, { method: 'GET' });
+          expect(failed.status).toBe(500);
+          expect(rawHeader(failed.rawHeaders, 'x-content-type-options')).toBe('nosniff');
+          const malformed = await sendRaw(
+            origin,
+            'GET /api/3.0/ping HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+          );
+          expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
+          expect({ malformed: /\r\nx-content-type-options: nosniff\r\n/i.test(malformed) }).toEqual({
+            malformed: true,
+          });
+        },
+      );
+      expect(answers.map(([name, response]) => [name, response.status])).toEqual([
+        ['unknown API path', 404],
+        ['unknown path outside the API', 404],
+        ['preflight from a tenant origin', 204],
+        ['preflight from another origin', 204],
+        ['a page it serves', 200],
+        ['a page it serves, HEAD', 200],
+      ]);
+      expect(
+        answers.map(([name, response]) => [name, response.headers.get('x-content-type-options')]),
+      ).toEqual(answers.map(([name]) => [name, 'nosniff']));
     });
   });
 });

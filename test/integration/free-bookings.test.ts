@@ -113,6 +113,37 @@ describe('a booking of nobody at no charge', () => {
     expect(guest.json.item.rate).toMatchObject({ status: 'AVAILABLE', sub_total: '120.00' });
   });
 
+  it('refuses on create a cart line added while the tenant allowed it, keeping the cart and its hold', async () => {
+    await loadTenant(true);
+    const stay = freshStay();
+    const issued = await rated(CABIN, nobody(stay));
+    const added = await post('session', 'booking/session', `slip[]=${issued.json.item.rate.slip}`);
+    expect(added.status).toBe(200);
+    const session = sessionOf(added).id as string;
+    await loadTenant(false);
+
+    const refused = await post('bookings', 'booking/create', `session_id=${session}&${customer}`);
+    expect(refused.status).toBe(409);
+    expect(refused.json.request.status).toBe('ERROR');
+    expect(refused.json.request.error).toMatchObject({
+      id: 'unavailable',
+      data: { line: '1', item_id: CABIN },
+    });
+    expect(refused.json.request.error.data.reason).toContain(NOTHING_FOR_NOTHING);
+    expect(refused.json.booking).toBeUndefined();
+    const kept = await invoke(handlers.session, { path: 'booking/session', query: `session_id=${session}` });
+    expect(kept.status).toBe(200);
+    expect(Object.keys(sessionOf(kept).item)).toEqual(['1']);
+    expect(await usedOf(CABIN, stay.start)).toBe(1);
+
+    // Turned on again, the very same cart books: the refusal changed nothing.
+    await loadTenant(true);
+    const booked = await post('bookings', 'booking/create', `session_id=${session}&${customer}`);
+    expect(booked.status).toBe(200);
+    expect(await usedOf(CABIN, stay.start)).toBe(1);
+    await loadTenant(false);
+  });
+
   it('is booked when the tenant allows free bookings', async () => {
     await loadTenant(true);
     const stay = freshStay();

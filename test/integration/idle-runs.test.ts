@@ -59,14 +59,15 @@ const watchWrites = () => {
 };
 
 describe('a scheduled run with nothing to do', () => {
-  it('sweeps: reads its watermark, the tenant and four expiry minutes, writes its watermark', async () => {
+  it('sweeps: reads its watermark, the tenant, four expiry minutes and the unpaid marks, writes its watermark', async () => {
     const writes = watchWrites();
     const report = await createSweeper({ db, meter: meterOf(metrics), clock: () => start + 60_000 })();
     metrics.publishStoredMetrics();
     expect(report).toMatchObject({ found: 0, released: 0, complete: true, lagSeconds: 0 });
     // The minute since the last run, the two before it re-read for clocks that lag, and the current one:
-    // docs/cost.md prices these seven calls.
-    expect(usage.calls).toEqual({ GetItem: 2, Query: 4, PutItem: 1 });
+    // The demo voids unpaid bookings after 72 hours, so each sweep also asks for the unpaid marks that are
+    // due. docs/cost.md prices these eight calls.
+    expect(usage.calls).toEqual({ GetItem: 2, Query: 5, PutItem: 1 });
     expect(usage).toMatchObject({ rcu: 1, wcu: 1, failed: 0, unreported: 0 });
     expect(writes()).toEqual({ logs: [], metrics: [] });
   });

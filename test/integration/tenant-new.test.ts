@@ -49,6 +49,7 @@ describe('npm run tenant:new', () => {
     expect(tenant.accounts).toHaveLength(1);
     expect(tenant.settings.cors_origins.length).toBeGreaterThan(0);
     expect(tenant.settings.alerts.email).toBeDefined();
+    expect(tenant.settings.void_unpaid_after_hours).toBe(72);
 
     const summary = await writeTenant(await createTestDb('tenant-new'), tenant, Date.now());
     expect(summary).toMatchObject({ items: tenant.items.length, accounts: 1 });

@@ -27,6 +27,18 @@ describe('the tenant file', () => {
     expect(result.tenant.settings.hold_minutes).toBe(15);
   });
 
+  it("lets a customer's unpaid booking lapse after 72 hours in the demo and the template, never by default", () => {
+    for (const file of ['infra/tenants/demo.json', 'infra/tenants/template.json']) {
+      const result = parseTenant(JSON.parse(readFileSync(file, 'utf8')));
+      if (!result.ok) throw new Error(`invalid ${file}`);
+      expect({ file, hours: result.tenant.settings.void_unpaid_after_hours }).toEqual({ file, hours: 72 });
+    }
+    // A tenant file that does not say keeps its bookings: voiding a guest's booking is the business's call.
+    const bare = parseTenant(makeTenantJson());
+    if (!bare.ok) throw new Error('invalid bare tenant');
+    expect(bare.tenant.settings.void_unpaid_after_hours).toBe(0);
+  });
+
   it('has what the demo needs: every unit, a stock-1 item, a package with an add-on, rates, codes, taxes', () => {
     const result = parseTenant(demoTenantJson());
     if (!result.ok) throw new Error('invalid demo');

@@ -22,10 +22,12 @@ interface MonthData {
   prices: Record<string, Record<string, string>>;
 }
 
-/** What the calendar knows of a day: open or not (undefined while loading) and the lowest price a night. */
+/** What the calendar knows of a day: open or not (undefined until its month is in) and the lowest price a night. */
 export interface DayState {
   past: boolean;
   open: boolean | undefined;
+  /** Its month could not be loaded: nothing is checking it until the guest tries again. */
+  failed: boolean;
   price: string | undefined;
 }
 
@@ -117,7 +119,7 @@ export class Availability {
     const past = date < isoDate(new Date());
     const data = this.months.get(monthSpan(date).start);
     if (past || !data || typeof data === 'string')
-      return { past, open: past ? false : undefined, price: undefined };
+      return { past, open: past ? false : undefined, failed: !past && data === 'failed', price: undefined };
     const key = compactDate(date);
     let open = false;
     let price: number | undefined;
@@ -127,7 +129,7 @@ export class Availability {
       const night = Number(data.prices[item.item_id]?.[key] ?? Number.NaN);
       if (Number.isFinite(night) && night > 0 && (price === undefined || night < price)) price = night;
     }
-    return { past, open, price: price === undefined ? undefined : price.toFixed(2) };
+    return { past, open, failed: false, price: price === undefined ? undefined : price.toFixed(2) };
   }
 
   /** Whether one item can be booked on a date, as `item/cal` said (undefined when that month is not in). */

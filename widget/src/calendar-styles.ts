@@ -101,7 +101,8 @@ export const calendarStyles = css`
     font-size: 0.85rem;
     margin: 0;
   }
-  .choice {
+  /* Not .choice: that is the form's box-and-label row (styles.ts), which space-between pulls apart. */
+  .dates-chosen {
     display: flex;
     align-items: center;
     justify-content: space-between;
@@ -109,7 +110,7 @@ export const calendarStyles = css`
     gap: 0.5rem;
     min-height: 3rem;
   }
-  .choice p {
+  .dates-chosen p {
     margin: 0;
     font-weight: 600;
   }

@@ -1,5 +1,5 @@
 import { html, nothing } from 'lit';
-import type { Availability } from '../availability.ts';
+import type { Availability, DayState } from '../availability.ts';
 import { dateOf, formatDate, formatDates, formatMoney, formatStay, isoDate, monthSpan } from '../format.ts';
 import type { CatalogueItem, Locale } from '../types.ts';
 
@@ -58,6 +58,21 @@ function dayAfterKey(key: string, shift: boolean, from: string): string | undefi
   }
 }
 
+/**
+ * A day's state in words, as its button's name says it: "checking" only while its month is being loaded,
+ * so that a month that failed is not announced as still being checked.
+ */
+const stateWords = (state: DayState): string =>
+  state.past
+    ? 'past'
+    : state.failed
+      ? 'availability not known'
+      : state.open === undefined
+        ? 'checking'
+        : state.open
+          ? 'available'
+          : 'not available';
+
 function renderDay(host: CalendarHost, date: string | undefined) {
   if (!date) return html`<td role="gridcell"></td>`;
   const { availability } = host;
@@ -72,7 +87,7 @@ function renderDay(host: CalendarHost, date: string | undefined) {
   const nightly = availability.unit !== 'H' && availability.unit !== 'D';
   const label = [
     formatDate(dateOf(date), host.locale, FULL),
-    state.past ? 'past' : state.open === undefined ? 'checking' : state.open ? 'available' : 'not available',
+    stateWords(state),
     money && nightly ? `from ${money} a night` : '',
     isStart ? 'your first date' : isEnd ? 'your last date' : '',
   ]
@@ -140,7 +155,7 @@ function renderChoice(host: CalendarHost) {
             : unit === 'H'
               ? 'Choose a date on the calendar.'
               : 'Choose your first and last dates on the calendar.';
-  return html`<div class="choice">
+  return html`<div class="dates-chosen">
     <p id="calendar-choice">${text}</p>
     ${
       status === 'failed'
