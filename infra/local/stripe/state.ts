@@ -133,6 +133,8 @@ export interface DeliveryRecord {
   lastError: string | null;
   /** A copy sent on request (a duplicate, a late resend): it does not count in `pending_webhooks`. */
   copy: boolean;
+  /** In a released or reordered batch, the delivery whose first attempt must be over before this one's. */
+  after?: string;
 }
 
 /** The first answer to an `Idempotency-Key`, kept 24 hours. */

@@ -100,12 +100,23 @@ export class WebhookSender {
   }
 
   #flushWindow(): void {
-    const now = Date.now();
-    for (const delivery of this.#window.reverse()) {
-      delivery.state = 'pending';
-      delivery.nextAt = now + this.faults.delayMs;
-    }
+    this.#inOrder(this.#window.reverse(), Date.now() + this.faults.delayMs);
     this.#window = [];
+  }
+
+  /** Makes deliveries pending so their first attempts go out one after the other, in the given order. */
+  #inOrder(deliveries: DeliveryRecord[], at: number): void {
+    deliveries.forEach((delivery, index) => {
+      delivery.state = 'pending';
+      delivery.nextAt = at;
+      delivery.after = deliveries[index - 1]?.id;
+    });
+  }
+
+  /** Whether a delivery's turn has come: whatever it waits on has had its first attempt. */
+  #ready(delivery: DeliveryRecord): boolean {
+    const before = delivery.after ? this.#ledger().state.deliveries[delivery.after] : undefined;
+    return !before || (before.attempts > 0 && !this.#inFlight.has(before.id));
   }
 
   /** Sends an event again as a copy: a late duplicate, on request. */
@@ -118,12 +129,7 @@ export class WebhookSender {
   release(order: 'created' | 'reverse' = 'created'): number {
     const held = Object.values(this.#ledger().state.deliveries).filter((d) => d.state === 'held');
     if (order === 'reverse') held.reverse();
-    // Later ones are due a millisecond later each, so the chosen order is the order of sending.
-    const now = Date.now();
-    held.forEach((delivery, index) => {
-      delivery.state = 'pending';
-      delivery.nextAt = now + index;
-    });
+    this.#inOrder(held, Date.now());
     this.#window = [];
     this.#ledger().store.save();
     this.#schedule();
@@ -145,7 +151,7 @@ export class WebhookSender {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
     const due = Object.values(this.#ledger().state.deliveries)
-      .filter((d) => d.state === 'pending' && !this.#inFlight.has(d.id))
+      .filter((d) => d.state === 'pending' && !this.#inFlight.has(d.id) && this.#ready(d))
       .sort((a, b) => a.nextAt - b.nextAt);
     const first = due[0];
     if (!first) return;
@@ -156,7 +162,7 @@ export class WebhookSender {
   #pump(): void {
     const now = Date.now();
     const due = Object.values(this.#ledger().state.deliveries)
-      .filter((d) => d.state === 'pending' && d.nextAt <= now && !this.#inFlight.has(d.id))
+      .filter((d) => d.state === 'pending' && d.nextAt <= now && !this.#inFlight.has(d.id) && this.#ready(d))
       .sort((a, b) => a.nextAt - b.nextAt);
     for (const delivery of due) void this.#attempt(delivery);
     this.#schedule();
