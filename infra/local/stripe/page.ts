@@ -49,7 +49,7 @@ ${back}
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Pay ${money(session.amountTotal)} (Stripe stand-in, test mode)</title>
 <style>body{font:1rem/1.5 system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
-table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.25rem 0}td:last-child{text-align:right}
+table{width:100%;border-collapse:collapse}caption{text-align:left;font-weight:600}th,td{text-align:left;padding:.25rem .75rem .25rem 0}td:last-child,thead th:last-child{text-align:right;padding-right:0}
 button{font:inherit;padding:.6rem 1rem;margin:.25rem .5rem .25rem 0;border:2px solid #1a1a1a;border-radius:4px;background:#fff;cursor:pointer}
 button[value=pay]{background:#1a1a1a;color:#fff}button:focus-visible,a:focus-visible{outline:3px solid #0a58ca;outline-offset:2px}
 .error{color:#a10000;font-weight:600}</style></head>
