@@ -67,6 +67,17 @@ export class StripeApi {
     this.#secretKey = secretKey;
   }
 
+  #prunedAt = Number.NEGATIVE_INFINITY;
+
+  /** Drops keys older than 24 hours, once a minute of the stand-in's clock at most. */
+  #forgetOldKeys(now: number): void {
+    if (now - this.#prunedAt < 60) return;
+    this.#prunedAt = now;
+    const keys = this.#ledger.state.idempotency;
+    for (const [name, record] of Object.entries(keys))
+      if (record.created <= now - KEY_SECONDS) delete keys[name];
+  }
+
   #takeFault(when: ApiFault['when']): ApiFault | undefined {
     const fault = this.faults[0];
     if (!fault || fault.when !== when) return undefined;
@@ -138,9 +149,9 @@ export class StripeApi {
     const now = store.now();
 
     if (typeof idempotencyKey === 'string') {
-      for (const [name, record] of Object.entries(store.state.idempotency))
-        if (record.created <= now - KEY_SECONDS) delete store.state.idempotency[name];
-      const first = store.state.idempotency[idempotencyKey];
+      this.#forgetOldKeys(now);
+      const stored = store.state.idempotency[idempotencyKey];
+      const first = stored && stored.created > now - KEY_SECONDS ? stored : undefined;
       if (first && first.endpoint !== endpoint)
         return sendError(400, {
           type: 'idempotency_error',

@@ -131,6 +131,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     store.save();
+    store.compact();
   };
   return { url, secretKey, webhookSecret, controls, stop };
 }

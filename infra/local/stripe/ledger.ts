@@ -29,6 +29,8 @@ export class Ledger {
   readonly store: StateStore;
   readonly baseUrl: string;
   readonly apiVersion: string;
+  /** The stand-in second of the last sweep for due sessions. */
+  sweptAt = -1;
   readonly #onEvent: (event: EventRecord) => void;
   readonly #endpointCount: () => number;
 

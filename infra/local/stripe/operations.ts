@@ -72,7 +72,8 @@ export function createSession(ledger: Ledger, input: SessionInput): SessionRecor
     paymentIntentId: null,
   };
   ledger.state.sessions[record.id] = record;
-  return record;
+  // The stored record, not the literal: changes to it are what the journal sees.
+  return ledger.session(record.id);
 }
 
 /**
@@ -91,9 +92,14 @@ function closeSession(ledger: Ledger, session: SessionRecord, cause: Cause): voi
   ledger.emit('checkout.session.expired', ledger.viewSession(session), cause);
 }
 
-/** Expires every open session whose `expires_at` has come; returns how many. */
+/**
+ * Expires every open session whose `expires_at` has come; returns how many. Deadlines are whole seconds, so
+ * one sweep a second of the stand-in's clock sees every one as it passes (every request calls this).
+ */
 export function sweepExpired(ledger: Ledger): number {
   const now = ledger.store.now();
+  if (ledger.sweptAt === now) return 0;
+  ledger.sweptAt = now;
   let expired = 0;
   for (const session of Object.values(ledger.state.sessions)) {
     if (session.status !== 'open' || session.expiresAt > now) continue;
@@ -139,7 +145,7 @@ function startIntent(ledger: Ledger, session: SessionRecord): IntentRecord {
   };
   ledger.state.intents[intent.id] = intent;
   session.paymentIntentId = intent.id;
-  return intent;
+  return ledger.intent(intent.id);
 }
 
 /**

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { Journaled } from './journal.ts';
 
 /** One line of a Checkout Session, from `line_items[n][price_data]` and `quantity`. */
 export interface LineItemRecord {
@@ -189,15 +188,14 @@ export function newId(prefix: string, length = 24): string {
   return out;
 }
 
-/** The stand-in's memory: its state, the clock it can advance, and the file it survives restarts in. */
+/** The stand-in's memory: its state, the clock it can advance, and the files it survives restarts in. */
 export class StateStore {
-  state: StandInState;
-  readonly #file: string | undefined;
+  readonly state: StandInState;
+  readonly #journaled: Journaled<StandInState>;
 
   constructor(file: string | undefined) {
-    this.#file = file;
-    this.state =
-      file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as StandInState) : emptyState();
+    this.#journaled = new Journaled(file, emptyState);
+    this.state = this.#journaled.state;
   }
 
   /** Milliseconds on the stand-in's clock: the wall clock plus whatever a test advanced it by. */
@@ -216,16 +214,13 @@ export class StateStore {
     return this.state.seq;
   }
 
-  /**
-   * Writes the state aside and renames it over the file, so a reader or a restart after a kill sees the
-   * old state or the new one, never half of one. Called before an answer leaves: what Stripe answered, it
-   * never forgets.
-   */
+  /** Makes what changed durable; called before an answer leaves: what Stripe answered, it never forgets. */
   save(): void {
-    if (!this.#file) return;
-    mkdirSync(dirname(this.#file), { recursive: true });
-    const aside = `${this.#file}.${process.pid}.tmp`;
-    writeFileSync(aside, JSON.stringify(this.state));
-    renameSync(aside, this.#file);
+    this.#journaled.flush();
+  }
+
+  /** Folds the journal into the snapshot (at stop, so the data directory is one JSON file again). */
+  compact(): void {
+    this.#journaled.compact();
   }
 }

@@ -59,6 +59,8 @@ export class WebhookSender {
   #window: DeliveryRecord[] = [];
   #timer: NodeJS.Timeout | undefined;
   #inFlight = new Set<string>();
+  /** The ids of pending deliveries, so scheduling never scans every delivery ever made. */
+  #pending = new Set<string>();
   #abort = new AbortController();
   #stopped = false;
 
@@ -92,9 +94,12 @@ export class WebhookSender {
       lastError: null,
       copy,
     };
-    this.#ledger().state.deliveries[delivery.id] = delivery;
+    const deliveries = this.#ledger().state.deliveries;
+    deliveries[delivery.id] = delivery;
+    if (delivery.state === 'pending') this.#pending.add(delivery.id);
     if (!this.faults.hold && this.faults.reorderWindow > 1) {
-      this.#window.push(delivery);
+      // The stored record, not the literal: changes to it are what the journal sees.
+      this.#window.push(deliveries[delivery.id] as DeliveryRecord);
       if (this.#window.length >= this.faults.reorderWindow) this.#flushWindow();
     }
   }
@@ -110,6 +115,7 @@ export class WebhookSender {
       delivery.state = 'pending';
       delivery.nextAt = at;
       delivery.after = deliveries[index - 1]?.id;
+      this.#pending.add(delivery.id);
     });
   }
 
@@ -138,6 +144,8 @@ export class WebhookSender {
 
   /** Starts sending (and resumes what a previous run left pending). */
   start(): void {
+    for (const delivery of Object.values(this.#ledger().state.deliveries))
+      if (delivery.state === 'pending') this.#pending.add(delivery.id);
     this.#schedule();
   }
 
@@ -147,11 +155,19 @@ export class WebhookSender {
     this.#abort.abort();
   }
 
+  #pendingDeliveries(): DeliveryRecord[] {
+    const deliveries = this.#ledger().state.deliveries;
+    return [...this.#pending].flatMap((id) => {
+      const delivery = deliveries[id];
+      return delivery?.state === 'pending' ? [delivery] : [];
+    });
+  }
+
   #schedule(): void {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
-    const due = Object.values(this.#ledger().state.deliveries)
-      .filter((d) => d.state === 'pending' && !this.#inFlight.has(d.id) && this.#ready(d))
+    const due = this.#pendingDeliveries()
+      .filter((d) => !this.#inFlight.has(d.id) && this.#ready(d))
       .sort((a, b) => a.nextAt - b.nextAt);
     const first = due[0];
     if (!first) return;
@@ -161,8 +177,8 @@ export class WebhookSender {
 
   #pump(): void {
     const now = Date.now();
-    const due = Object.values(this.#ledger().state.deliveries)
-      .filter((d) => d.state === 'pending' && d.nextAt <= now && !this.#inFlight.has(d.id) && this.#ready(d))
+    const due = this.#pendingDeliveries()
+      .filter((d) => d.nextAt <= now && !this.#inFlight.has(d.id) && this.#ready(d))
       .sort((a, b) => a.nextAt - b.nextAt);
     for (const delivery of due) void this.#attempt(delivery);
     this.#schedule();
@@ -173,6 +189,7 @@ export class WebhookSender {
     const endpoint = this.#endpoints.find((e) => e.url === delivery.endpoint);
     const event = ledger.state.events[delivery.eventId];
     if (!endpoint || !event) {
+      this.#pending.delete(delivery.id);
       delivery.state = 'failed';
       delivery.lastError = 'unknown endpoint or event';
       return;
@@ -205,6 +222,7 @@ export class WebhookSender {
       this.#inFlight.delete(delivery.id);
     }
     if (this.#stopped) return;
+    if (ok || delivery.attempts >= this.#retry.maxAttempts) this.#pending.delete(delivery.id);
     if (ok) {
       delivery.state = 'delivered';
       if (!delivery.copy) event.pendingWebhooks = Math.max(0, event.pendingWebhooks - 1);
