@@ -226,6 +226,49 @@ describe('API faults', () => {
   });
 });
 
+describe('the raw wire', () => {
+  const raw = (path: string, init: RequestInit = {}) =>
+    fetch(`${standIn.url}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${standIn.secretKey}`, ...(init.headers as Record<string, string>) },
+    });
+
+  it('answers without a key with 401 and says how to send one; takes the key as Basic user (curl -u)', async () => {
+    const none = await fetch(`${standIn.url}/v1/payment_intents`);
+    expect([none.status, none.headers.get('www-authenticate')]).toEqual([401, 'Basic realm="Stripe"']);
+    expect(((await none.json()) as { error: { message: string } }).error.message).toContain(
+      'You did not provide an API key',
+    );
+    const basic = await fetch(`${standIn.url}/v1/payment_intents`, {
+      headers: { authorization: `Basic ${Buffer.from(`${standIn.secretKey}:`).toString('base64')}` },
+    });
+    expect(basic.status).toBe(200);
+  });
+
+  it('answers an unknown URL or method with 404, and an id that is not valid percent-encoding as missing', async () => {
+    const unknown = await raw('/v1/customers');
+    expect([
+      unknown.status,
+      ((await unknown.json()) as { error: { message: string } }).error.message,
+    ]).toEqual([
+      404,
+      'Unrecognized request URL (GET: /v1/customers). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.',
+    ]);
+    expect((await raw('/v1/payment_intents', { method: 'DELETE' })).status).toBe(404);
+    const malformed = await raw('/v1/payment_intents/pi_%E0%A4%A');
+    expect([malformed.status, ((await malformed.json()) as { error: { code: string } }).error.code]).toEqual([
+      404,
+      'resource_missing',
+    ]);
+  });
+
+  it('refuses a body over 1 MiB with 413 and stays up', async () => {
+    const big = await raw('/v1/refunds', { method: 'POST', body: `metadata[x]=${'a'.repeat(1024 * 1024)}` });
+    expect(big.status).toBe(413);
+    expect((await raw('/v1/payment_intents')).status).toBe(200);
+  });
+});
+
 describe('a restart on the same data directory', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'stripe-stand-in-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -56,6 +56,15 @@ const masked = (key: string) => {
   return `${key.slice(0, shown)}${'*'.repeat(Math.max(0, key.length - shown - 4))}${key.slice(-4)}`;
 };
 
+/** An id from the path; one that is not valid percent-encoding is kept as sent (and so names nothing). */
+const decodePathId = (raw: string) => {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+};
+
 /** Stripe's `/v1` subset over HTTP: its key, its errors, its idempotency and its request ids. */
 export class StripeApi {
   readonly #ledger: Ledger;
@@ -174,7 +183,7 @@ export class StripeApi {
     let json: string;
     try {
       sweepExpired(this.#ledger);
-      const execute = match.route.prepare(params, decodeURIComponent(match.found[1] ?? ''));
+      const execute = match.route.prepare(params, decodePathId(match.found[1] ?? ''));
       json = JSON.stringify(
         execute(this.#ledger, {
           requestId,

@@ -49,6 +49,27 @@ export interface StripeStandIn {
 /** The most a request body may be: Stripe's own limit is far above anything the service sends. */
 const MAX_BODY = 1024 * 1024;
 
+type App = { ledger: Ledger; api: StripeApi; controls: StandInControls; secretKey: string };
+
+function route(app: App, request: IncomingMessage, response: ServerResponse, body: string): void {
+  const path = new URL(request.url ?? '/', 'http://stand-in').pathname;
+  const page = PAGE_PATH.exec(path);
+  if (path.startsWith('/v1/')) app.api.handle(request, response, body);
+  else if (page?.[1]) handlePage(app.ledger, request, response, body, page[1]);
+  else if (path.startsWith('/_standin/')) {
+    // The controls answer to the API key: only the service's own tests and soak may drive them.
+    if ((request.headers.authorization ?? '') !== `Bearer ${app.secretKey}`) {
+      response.writeHead(401, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } }),
+      );
+    } else handleControl(app.controls, request, response, body);
+  } else {
+    response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+    response.end('Not found\n');
+  }
+}
+
 /** Starts the local stand-in for Stripe on loopback (issue 43's subset; docs/payments-stand-in.md). */
 export async function startStripeStandIn(options: StripeStandInOptions = {}): Promise<StripeStandIn> {
   const store = new StateStore(options.dataDir ? join(options.dataDir, 'stripe-stand-in.json') : undefined);
@@ -57,7 +78,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
   keys.webhookSecret = options.webhookSecret ?? keys.webhookSecret ?? newId('whsec_', 32);
   const { secretKey, webhookSecret } = keys;
 
-  let app: { ledger: Ledger; api: StripeApi; controls: StandInControls } | undefined;
+  let app: App | undefined;
   const host = options.host ?? '127.0.0.1';
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -79,22 +100,15 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
         return;
       }
       const body = Buffer.concat(chunks).toString('utf8');
-      const path = new URL(request.url ?? '/', 'http://stand-in').pathname;
-      const page = PAGE_PATH.exec(path);
-      if (path.startsWith('/v1/')) app.api.handle(request, response, body);
-      else if (page?.[1]) handlePage(app.ledger, request, response, body, page[1]);
-      else if (path.startsWith('/_standin/')) {
-        // The controls answer to the API key: only the service's own tests and soak may drive them.
-        const auth = request.headers.authorization ?? '';
-        if (auth !== `Bearer ${secretKey}`) {
-          response.writeHead(401, { 'content-type': 'application/json' });
-          response.end(
-            JSON.stringify({ error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } }),
-          );
-        } else handleControl(app.controls, request, response, body);
-      } else {
-        response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-        response.end('Not found\n');
+      try {
+        route(app, request, response, body);
+      } catch (error) {
+        // A bug of the stand-in answers as Stripe's own outages do, and never stops the process.
+        process.stderr.write(
+          `stripe stand-in: ${request.method} ${request.url}: ${(error as Error).stack ?? String(error)}\n`,
+        );
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { type: 'api_error', message: 'An unknown error occurred' } }));
       }
     });
   });
@@ -116,7 +130,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
   });
   const api = new StripeApi(ledger, secretKey);
   const controls = new StandInControls(ledger, api, sender);
-  app = { ledger, api, controls };
+  app = { ledger, api, controls, secretKey };
   store.save();
   sender.start();
   const sweep = setInterval(() => {
