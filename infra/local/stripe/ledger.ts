@@ -18,6 +18,9 @@ export interface Cause {
   idempotencyKey: string | null;
 }
 
+/** The object an event of type `T` carries, by the SDK's own event types: `emit` cannot send the wrong one. */
+export type EventObject<T extends EventType> = Extract<Stripe.Event, { type: T }>['data']['object'];
+
 /** No request: a guest on the checkout page, or a session's deadline passing. */
 export const AUTOMATIC: Cause = { requestId: null, idempotencyKey: null };
 
@@ -119,7 +122,7 @@ export class Ledger {
   }
 
   /** Records an event with a copy of its object now, and hands it to the webhook sender. */
-  emit(type: EventType, object: { id: string }, cause: Cause): EventRecord {
+  emit<T extends EventType>(type: T, object: EventObject<T>, cause: Cause): EventRecord {
     const record: EventRecord = {
       id: newId('evt_'),
       seq: this.store.nextSeq(),
