@@ -66,7 +66,6 @@ export class ParamReader {
       throw invalidParam(
         this.name(key),
         `Invalid string: ${value.slice(0, 20)}...; must be at most ${max} characters`,
-        'string_length_exceeds_maximum',
       );
     return value;
   }
