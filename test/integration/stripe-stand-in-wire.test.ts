@@ -165,6 +165,36 @@ describe('events', () => {
     expect(refunded?.request).toEqual({ id: refund.lastResponse.requestId, idempotency_key: 'refund-ev' });
     expect((refunded?.data.object as Stripe.Charge | undefined)?.amount_refunded).toBe(12_500);
   });
+
+  it('emits each of its seven event types at its moment, with the object it is about', async () => {
+    const since = (await stripe.events.list({ limit: 1 })).data[0]?.id;
+    const manual = depositSession({ payment_intent_data: { capture_method: 'manual' } });
+    const held = await stripe.checkout.sessions.create(manual);
+    const intent = (await control(`checkout/${held.id}/decline`, {})).json.payment_intent as string;
+    await control(`checkout/${held.id}/pay`, {});
+    await stripe.paymentIntents.capture(intent);
+    await stripe.refunds.create({ payment_intent: intent, amount: 100 });
+    const released = await stripe.checkout.sessions.create(manual);
+    const releasedIntent = (await control(`checkout/${released.id}/pay`, {})).json.payment_intent as string;
+    await stripe.paymentIntents.cancel(releasedIntent);
+    const abandoned = await stripe.checkout.sessions.create(depositSession());
+    await stripe.checkout.sessions.expire(abandoned.id);
+    const events = await stripe.events.list({ limit: 100, ...(since ? { ending_before: since } : {}) });
+    const seen = events.data
+      .toReversed()
+      .map((event) => [event.type, (event.data.object as { id: string }).id]);
+    expect(seen).toEqual([
+      ['payment_intent.payment_failed', intent],
+      ['payment_intent.amount_capturable_updated', intent],
+      ['checkout.session.completed', held.id],
+      ['payment_intent.succeeded', intent],
+      ['charge.refunded', expect.stringMatching(/^ch_/)],
+      ['payment_intent.amount_capturable_updated', releasedIntent],
+      ['checkout.session.completed', released.id],
+      ['payment_intent.canceled', releasedIntent],
+      ['checkout.session.expired', abandoned.id],
+    ]);
+  });
 });
 
 describe('API faults', () => {
