@@ -39,9 +39,11 @@ export class StripeParamError extends StripeApiError {
   }
 }
 
+/** `Missing required param: x.` (400 `parameter_missing`). */
 export const missingParam = (param: string) =>
   new StripeParamError({ code: 'parameter_missing', param, message: `Missing required param: ${param}.` });
 
+/** `Received unknown parameter: x` (400 `parameter_unknown`). */
 export const unknownParam = (param: string) =>
   new StripeParamError({
     code: 'parameter_unknown',
@@ -49,6 +51,7 @@ export const unknownParam = (param: string) =>
     message: `Received unknown parameter: ${param}`,
   });
 
+/** `Invalid integer: x` (400 `parameter_invalid_integer`). */
 export const invalidInteger = (param: string, value: unknown) =>
   new StripeParamError({
     code: 'parameter_invalid_integer',
@@ -56,6 +59,7 @@ export const invalidInteger = (param: string, value: unknown) =>
     message: `Invalid integer: ${String(value)}`,
   });
 
+/** An empty string for a parameter that cannot be unset (400 `parameter_invalid_empty`). */
 export const invalidEmpty = (param: string) =>
   new StripeParamError({
     code: 'parameter_invalid_empty',
@@ -63,6 +67,7 @@ export const invalidEmpty = (param: string) =>
     message: `You passed an empty string for '${param}'. We assume empty values are an attempt to unset a parameter; however '${param}' cannot be unset. You should remove '${param}' from your request or supply a non-empty value.`,
   });
 
+/** Any other refused parameter, with its name and, where Stripe documents one, its code. */
 export const invalidParam = (param: string, message: string, code?: string) =>
   new StripeParamError({ param, message, ...(code ? { code } : {}) });
 
