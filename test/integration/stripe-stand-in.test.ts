@@ -227,6 +227,14 @@ describe('Refunds', () => {
     expect(plain(await stripe.refunds.retrieve(first.id))).toEqual(plain(first));
   });
 
+  it("refuses a refund without a payment_intent, in Stripe's words", async () => {
+    const error = await failure(stripe.refunds.create({}));
+    expect([error.statusCode, error.code, error.param]).toEqual([400, 'parameter_missing', 'payment_intent']);
+    expect(error.message).toBe(
+      'One of the following params should be provided for this request: payment_intent or charge.',
+    );
+  });
+
   it('refuses to refund a PaymentIntent that has not succeeded', async () => {
     const created = await stripe.checkout.sessions.create(depositSession());
     const declined = await decline(created.id);

@@ -1,4 +1,4 @@
-import { invalidParam, resourceMissing } from './errors.ts';
+import { invalidParam, resourceMissing, StripeParamError } from './errors.ts';
 import { applyExpand, checkExpand, listPage, readPage } from './expand.ts';
 import type { Cause, Ledger } from './ledger.ts';
 import {
@@ -219,7 +219,15 @@ export const ROUTES: Route[] = [
     path: /^\/v1\/refunds$/,
     prepare: (params) => {
       const reader = read(params);
-      const paymentIntent = reader.string('payment_intent', { required: true }) as string;
+      const paymentIntent = reader.string('payment_intent');
+      if (paymentIntent === undefined)
+        throw new StripeParamError({
+          code: 'parameter_missing',
+          param: 'payment_intent',
+          // Stripe's words: it takes `charge` too, which the stand-in refuses as unknown.
+          message:
+            'One of the following params should be provided for this request: payment_intent or charge.',
+        });
       const amount = reader.integer('amount', { min: 1, max: 99_999_999 });
       const metadata = reader.metadata('metadata') ?? {};
       const reason = reader.choice('reason', ['duplicate', 'fraudulent', 'requested_by_customer']) ?? null;
