@@ -66,6 +66,13 @@ export function paymentState(
 const idOf = (value: string | { id: string } | null | undefined): string | undefined =>
   typeof value === 'string' ? value : (value?.id ?? undefined);
 
+/**
+ * What was given back of a charge. Stripe counts the part of an authorisation a partial capture released in
+ * `amount_refunded` too, though no refund was made: that part (amount − amount_captured) is left out.
+ */
+const refundedOf = (charge: Pick<Stripe.Charge, 'amount' | 'amount_captured' | 'amount_refunded'>): number =>
+  Math.max(0, charge.amount_refunded - (charge.amount - charge.amount_captured));
+
 /** A PaymentIntent (its `latest_charge` expanded, for the refunded amount) as the port's payment. */
 export function toPayment(intent: Stripe.PaymentIntent): Payment {
   const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
@@ -78,7 +85,7 @@ export function toPayment(intent: Stripe.PaymentIntent): Payment {
     amount: intent.amount,
     capturable: intent.amount_capturable,
     captured: intent.amount_received,
-    refunded: state === 'captured' ? (charge?.amount_refunded ?? 0) : 0,
+    refunded: state === 'captured' && charge ? refundedOf(charge) : 0,
     currency: intent.currency.toUpperCase(),
     created: intent.created,
     metadata: fromStripeMetadata(intent.metadata),

@@ -213,7 +213,14 @@ describe('a payment', () => {
     const { paymentId, input, view } = await paidCheckout({ capture: 'manual' });
     expect(view.payment).toMatchObject({ state: 'authorised', capturable: 12_500, captured: 0 });
     const captured = await provider.capture(paymentId, { paymentId: input.paymentId, amount: 10_000 });
-    expect(captured).toMatchObject({ state: 'captured', capturable: 0, captured: 10_000, amount: 12_500 });
+    // The 2,500 a partial capture releases is not a refund.
+    expect(captured).toMatchObject({
+      state: 'captured',
+      capturable: 0,
+      captured: 10_000,
+      refunded: 0,
+      amount: 12_500,
+    });
     expect(await provider.capture(paymentId, { paymentId: input.paymentId, amount: 10_000 })).toEqual(
       captured,
     );
@@ -226,6 +233,9 @@ describe('a payment', () => {
     expect((await failure(provider.cancel(paymentId, { paymentId: input.paymentId }))).reason).toBe(
       'invalid_state',
     );
+    const refund = { paymentId: input.paymentId, refundId: `${input.paymentId}_r`, amount: 4_000 };
+    expect((await provider.refund(paymentId, refund)).amount).toBe(4_000);
+    expect(await provider.readPayment(paymentId)).toMatchObject({ captured: 10_000, refunded: 4_000 });
   });
 
   it('refuses to capture more than is authorised, and changes nothing', async () => {

@@ -43,7 +43,8 @@ describe('the PaymentIntent state table', () => {
       currency: 'cad',
       created: 1_800_000_000,
       metadata: { tenant_id: 'demo', payment_id: 'pay_1', other: 'not ours' },
-      latest_charge: { id: 'ch_1', amount_refunded: 1_500 },
+      // A partial capture of 8,000: Stripe counts the 2,000 released in amount_refunded, beside 1,500 refunded.
+      latest_charge: { id: 'ch_1', amount: 10_000, amount_captured: 8_000, amount_refunded: 3_500 },
       last_payment_error: null,
     } as unknown as Stripe.PaymentIntent;
     expect(toPayment(intent)).toEqual({
