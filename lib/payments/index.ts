@@ -19,5 +19,6 @@ export type {
   RefundState,
   StartCheckoutInput,
 } from './port.ts';
-export type { StripeProviderOptions } from './stripe-adapter.ts';
-export { SIGNATURE_TOLERANCE_SECONDS, STRIPE_API_VERSION, stripeProvider } from './stripe-adapter.ts';
+export { SIGNATURE_TOLERANCE_SECONDS, stripeProvider } from './stripe-adapter.ts';
+export type { StripeProviderOptions } from './stripe-config.ts';
+export { STRIPE_API_VERSION } from './stripe-config.ts';
