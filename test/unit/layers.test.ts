@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // Imports point one way, top to bottom (issue 11): infra (which composes the functions), functions,
-// then lib/http, lib/auth, lib/domain, then lib/rating, lib/slip, lib/db, lib/webhooks and lib/channels side by side, then
+// then lib/http, lib/auth, lib/domain, then lib/rating, lib/slip, lib/db, lib/webhooks, lib/channels and lib/payments side by side, then
 // lib/config, then lib/core; lib/client (the typed API client for widgets and tests) is a leaf too.
 const LEVEL: Record<string, number> = {
   infra: -1,
@@ -17,6 +17,7 @@ const LEVEL: Record<string, number> = {
   db: 4,
   webhooks: 4,
   channels: 4,
+  payments: 4,
   config: 5,
   core: 6,
   client: 6,
