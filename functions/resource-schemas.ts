@@ -278,12 +278,16 @@ export const channelSchema = z.strictObject({
   conflicts: z.array(channelConflictSchema),
 });
 
-/** What one sync of a channel did. */
+/**
+ * What one sync of a channel did. `partial`: the request's deadline came while applying; `pending` slots
+ * are left, and the next round (or sync) applies them.
+ */
 export const channelSyncSchema = z.strictObject({
-  outcome: z.enum(['synced', 'unchanged', 'failed', 'waiting_empty']),
+  outcome: z.enum(['synced', 'unchanged', 'failed', 'waiting_empty', 'partial']),
   listed: int,
   taken: int,
   released: int,
+  pending: int,
   conflicts_opened: int,
   conflicts_closed: int,
   blocked: int,

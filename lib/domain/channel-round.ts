@@ -53,6 +53,7 @@ export async function syncChannels(
           listed: 0,
           taken: 0,
           released: 0,
+          pending: 0,
           conflicts_opened: 0,
           conflicts_closed: 0,
           blocked: 0,

@@ -1,3 +1,4 @@
+import { ReadAbandonedError } from '../channels/read-budget.ts';
 import type { TenantChannel } from '../config/tenant-schema.ts';
 import { todayIn } from '../core/dates.ts';
 import {
@@ -29,11 +30,17 @@ export interface ChannelSyncDeps extends FeedFetching {
 /** What one channel's sync did. */
 export interface ChannelSyncResult {
   channel_id: string;
-  outcome: 'synced' | 'unchanged' | 'failed' | 'waiting_empty';
+  /**
+   * `partial`: the caller's deadline came while applying; `pending` slots are left for the next round.
+   * `deferred`: it came before the feed was read; nothing changed.
+   */
+  outcome: 'synced' | 'unchanged' | 'failed' | 'waiting_empty' | 'partial' | 'deferred';
   /** Slots the feed lists inside the horizon. */
   listed: number;
   taken: number;
   released: number;
+  /** Slots to take, resize or release that a deadline left for the next round. */
+  pending: number;
   conflicts_opened: number;
   conflicts_closed: number;
   /** Blocks held and conflicts open afterwards. */
@@ -48,6 +55,28 @@ export const EMPTY_FEED_GRACE_MS = 3_600_000;
 
 /** Blocks taken or released in one transaction (each is 2 to 4 writes; DynamoDB takes 100). */
 export const SLOTS_PER_TRANSACTION = 24;
+
+/** Whether the caller's deadline has come (a request's sync-now; a round has none). */
+const outOfTime = (deps: ChannelSyncDeps): boolean => (deps.timeLeftMs?.() ?? Number.POSITIVE_INFINITY) <= 0;
+
+/**
+ * Applies slots in transactions of SLOTS_PER_TRANSACTION, stopping between two when the caller's deadline
+ * has come; answers how many were left. What is left is the next round's: it applies the same difference.
+ */
+async function applyInGroups<S>(
+  deps: ChannelSyncDeps,
+  slots: S[],
+  options: Omit<Parameters<typeof transactInGroups<S>>[2], 'size'>,
+): Promise<number> {
+  for (let start = 0; start < slots.length; start += SLOTS_PER_TRANSACTION) {
+    if (outOfTime(deps)) return slots.length - start;
+    await transactInGroups(deps.db, slots.slice(start, start + SLOTS_PER_TRANSACTION), {
+      ...options,
+      size: SLOTS_PER_TRANSACTION,
+    });
+  }
+  return 0;
+}
 
 /** Records a failed read: nothing is released; the first failure of a run emits `channel.failed`. */
 async function fail(
@@ -103,6 +132,7 @@ export async function syncChannel(
     listed: 0,
     taken: 0,
     released: 0,
+    pending: 0,
     conflicts_opened: 0,
     conflicts_closed: 0,
     blocked: holdings.blocks.size,
@@ -117,9 +147,16 @@ export async function syncChannel(
   });
 
   const item = options.items.find((entry) => entry.item_id === channel.item_id && entry.enabled !== false);
-  const read: FeedRead = item
-    ? await readChannelFeed(deps, { channel, item, holdings, timeZone, today })
-    : { ok: false, error: `item ${channel.item_id} is not in the catalogue` };
+  let read: FeedRead;
+  try {
+    read = item
+      ? await readChannelFeed(deps, { channel, item, holdings, timeZone, today })
+      : { ok: false, error: `item ${channel.item_id} is not in the catalogue` };
+  } catch (error) {
+    // The caller's deadline, not the feed's fault: nothing is recorded, the next round reads it again.
+    if (error instanceof ReadAbandonedError) return done('deferred');
+    throw error;
+  }
   if (!read.ok || !item) {
     const error = read.ok ? 'no item' : read.error;
     await fail(deps, { channel, config, holdings, error, now });
@@ -165,8 +202,7 @@ export async function syncChannel(
     ),
   ];
 
-  await transactInGroups(db, toRelease, {
-    size: SLOTS_PER_TRANSACTION,
+  result.pending += await applyInGroups(deps, toRelease, {
     actionsOf: (block) =>
       releaseBlockActions(db, {
         channelId: channel.id,
@@ -182,8 +218,7 @@ export async function syncChannel(
   });
 
   const shortOf: string[] = [];
-  await transactInGroups(db, toResize, {
-    size: SLOTS_PER_TRANSACTION,
+  result.pending += await applyInGroups(deps, toResize, {
     actionsOf: (block) => [
       ...resizeBlockActions(db, {
         channelId: channel.id,
@@ -205,8 +240,7 @@ export async function syncChannel(
     },
   });
 
-  await transactInGroups(db, toTake, {
-    size: SLOTS_PER_TRANSACTION,
+  result.pending += await applyInGroups(deps, toTake, {
     actionsOf: (slot) => [
       ...takeBlockActions(db, {
         channelId: channel.id,
@@ -231,44 +265,48 @@ export async function syncChannel(
     },
   });
 
-  // What the counters and this channel's blocks are now decides the conflicts. A slot another run of the
-  // sync took meanwhile is no conflict; a slot the channel holds in full on a counter over capacity (the
-  // item's stock was lowered under its block and a sale here) is one; a conflict on a slot held in full on a
-  // counter within capacity is over.
-  const fresh = await readChannel(db, channel.id);
-  const held = [...fresh.blocks.values()]
-    .filter((block) => ours(block) && block.slot >= fromToday && block.units >= channel.units)
-    .map((block) => block.slot)
-    .sort();
-  const used = held.length
-    ? await queryStockRange(db, {
-        itemId: item.item_id,
-        first: held[0] as string,
-        last: held.at(-1) as string,
-        consistent: true,
-      })
-    : new Map<string, number>();
-  const heldInFull = new Set(held);
-  const overCapacity = (slot: string) => (used.get(slot) ?? 0) > capacityOf(item, slot, timeZone);
-  const toOpen = [
-    ...shortOf.filter((slot) => !heldInFull.has(slot)),
-    ...held.filter((slot) => wanted.has(slot) && overCapacity(slot)),
-  ].filter((slot) => !fresh.conflicts.has(slot));
-  result.conflicts_opened = await openConflicts(deps, { channel, config, item, slots: toOpen, now });
-  for (const slot of toOpen) holdings.conflicts.set(slot, { slot } as ChannelConflict);
-  for (const conflict of fresh.conflicts.values()) {
-    const settled = heldInFull.has(conflict.slot) && !overCapacity(conflict.slot);
-    if (settled && !toClose.some((entry) => entry.slot === conflict.slot)) toClose.push(conflict);
-  }
-
-  for (const conflict of toClose) {
-    try {
-      await transact(db, closing(conflict.slot, false));
-      result.conflicts_closed += 1;
-    } catch (error) {
-      if (!(error instanceof ConditionsFailedError)) throw error;
+  // Out of time, the conflicts wait for the next round too: it finds the same slots short.
+  if (result.pending === 0) {
+    // What the counters and this channel's blocks are now decides the conflicts. A slot another run of the
+    // sync took meanwhile is no conflict; a slot the channel holds in full on a counter over capacity (the
+    // item's stock was lowered under its block and a sale here) is one; a conflict on a slot held in full on a
+    // counter within capacity is over.
+    const fresh = await readChannel(db, channel.id);
+    const held = [...fresh.blocks.values()]
+      .filter((block) => ours(block) && block.slot >= fromToday && block.units >= channel.units)
+      .map((block) => block.slot)
+      .sort();
+    const used = held.length
+      ? await queryStockRange(db, {
+          itemId: item.item_id,
+          first: held[0] as string,
+          last: held.at(-1) as string,
+          consistent: true,
+        })
+      : new Map<string, number>();
+    const heldInFull = new Set(held);
+    const overCapacity = (slot: string) => (used.get(slot) ?? 0) > capacityOf(item, slot, timeZone);
+    const toOpen = [
+      ...shortOf.filter((slot) => !heldInFull.has(slot)),
+      ...held.filter((slot) => wanted.has(slot) && overCapacity(slot)),
+    ].filter((slot) => !fresh.conflicts.has(slot));
+    result.conflicts_opened = await openConflicts(deps, { channel, config, item, slots: toOpen, now });
+    for (const slot of toOpen) holdings.conflicts.set(slot, { slot } as ChannelConflict);
+    const closingSlots = new Set(toClose.map((conflict) => conflict.slot));
+    for (const conflict of fresh.conflicts.values()) {
+      const settled = heldInFull.has(conflict.slot) && !overCapacity(conflict.slot);
+      if (settled && !closingSlots.has(conflict.slot)) toClose.push(conflict);
     }
-    holdings.conflicts.delete(conflict.slot);
+
+    for (const conflict of toClose) {
+      try {
+        await transact(db, closing(conflict.slot, false));
+        result.conflicts_closed += 1;
+      } catch (error) {
+        if (!(error instanceof ConditionsFailedError)) throw error;
+      }
+      holdings.conflicts.delete(conflict.slot);
+    }
   }
 
   result.blocked = current.length - result.released + result.taken;
@@ -298,5 +336,7 @@ export async function syncChannel(
         ]
       : []),
   ]);
-  return done(waiting ? 'waiting_empty' : read.unchanged ? 'unchanged' : 'synced');
+  return done(
+    result.pending > 0 ? 'partial' : waiting ? 'waiting_empty' : read.unchanged ? 'unchanged' : 'synced',
+  );
 }

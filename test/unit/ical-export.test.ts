@@ -49,7 +49,7 @@ const readBackAs = (run: ExportRun): FeedEvent => {
 };
 
 describe('writeFeed', () => {
-  it('writes dates as all-day events with an exclusive DTEND, nothing but "Not available"', () => {
+  it('writes dates as all-day events with an exclusive DTEND, nothing but "Not available"', async () => {
     expect(feedOf([days('20310105', '20310107'), days('20310110', '20310110')]).split('\r\n')).toEqual([
       'BEGIN:VCALENDAR',
       'VERSION:2.0',
@@ -82,7 +82,7 @@ describe('writeFeed', () => {
     ]);
   });
 
-  it('keeps a run’s UID while its start moves on and its end stays, and changes it with the end', () => {
+  it('keeps a run’s UID while its start moves on and its end stays, and changes it with the end', async () => {
     expect(uidsOf(feedOf([days('20310105', '20310107')]))).toEqual(['item-7-20310108@demo.example']);
     expect(uidsOf(feedOf([days('20310106', '20310107')]))).toEqual(['item-7-20310108@demo.example']);
     expect(uidsOf(feedOf([days('20310106', '20310108')]))).toEqual(['item-7-20310109@demo.example']);
@@ -94,7 +94,7 @@ describe('writeFeed', () => {
     ]);
   });
 
-  it('writes the same bytes for the same input, whatever the clock and the process’s time zone', () => {
+  it('writes the same bytes for the same input, whatever the clock and the process’s time zone', async () => {
     const runs = [days('20310105', '20310107'), hours('2031-06-02T08:00Z', '2031-06-02T10:00Z')];
     const first = feedOf(runs);
     vi.useFakeTimers({ now: Date.parse('2040-01-01T00:00:00Z') });
@@ -107,7 +107,7 @@ describe('writeFeed', () => {
     }
   });
 
-  it('folds long lines to at most 75 octets, whole characters, and escapes , ; \\ and line breaks', () => {
+  it('folds long lines to at most 75 octets, whole characters, and escapes , ; \\ and line breaks', async () => {
     const name = `Ferienwohnung „Seeblick“; Balkon, Meerblick \\ Süd 🏖️\nINJECTED:1 ${'Zimmer mit Aussicht '.repeat(6)}`;
     const text = feedOf([days('20310105', '20310107')], {
       name,
@@ -123,7 +123,7 @@ describe('writeFeed', () => {
     expect(calendar?.['WR-CALNAME']).toBe(name);
   });
 
-  it('writes hours as timed events in the tenant’s zone, with its VTIMEZONE; dates alone need none', () => {
+  it('writes hours as timed events in the tenant’s zone, with its VTIMEZONE; dates alone need none', async () => {
     const text = unfolded(feedOf([hours('2031-06-02T08:00Z', '2031-06-02T10:00Z')]));
     expect(text).toContain('\r\nBEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\n');
     expect(text).toContain(
@@ -132,7 +132,7 @@ describe('writeFeed', () => {
     expect(feedOf([days('20310105', '20310107')])).not.toContain('VTIMEZONE');
   });
 
-  it('writes a run that starts or ends in the hour the clocks go back in UTC, since readers differ on it', () => {
+  it('writes a run that starts or ends in the hour the clocks go back in UTC, since readers differ on it', async () => {
     const text = feedOf([
       // 02:00 summer time, the first of the two 02:00s of 26 October, to 03:00 winter time.
       hours('2031-10-26T00:00Z', '2031-10-26T02:00Z'),
@@ -148,7 +148,7 @@ describe('writeFeed', () => {
     );
   });
 
-  it('writes hours in UTC for a zone known only by another name (an alias: no VTIMEZONE has its TZID)', () => {
+  it('writes hours in UTC for a zone known only by another name (an alias: no VTIMEZONE has its TZID)', async () => {
     const text = feedOf([hours('2031-06-02T08:00Z', '2031-06-02T10:00Z')], {
       timeZone: 'US/Eastern',
     });
@@ -184,13 +184,13 @@ describe('the round trip', () => {
     hours('2031-10-26T01:00Z', '2031-10-26T03:00Z'),
   ];
 
-  it('reads back as the same runs by this service’s reader and by node-ical, neither of them warning', () => {
+  it('reads back as the same runs by this service’s reader and by node-ical, neither of them warning', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const error = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const text = feedOf(RUNS);
       const expected = RUNS.map(readBackAs);
-      expect(readFeed(text, { timeZone: BERLIN, from: '20310101', to: '20321231' })).toEqual({
+      expect(await readFeed(text, { timeZone: BERLIN, from: '20310101', to: '20321231' })).toEqual({
         events: RUNS.length,
         taken: expected,
       });
@@ -205,22 +205,22 @@ describe('the round trip', () => {
     }
   });
 
-  it('writes a calendar with no events for no runs, read back as an empty feed', () => {
+  it('writes a calendar with no events for no runs, read back as an empty feed', async () => {
     const text = feedOf([]);
     expect(text).not.toContain('BEGIN:VEVENT');
-    expect(readFeed(text, { timeZone: BERLIN, from: '20310101', to: '20311231' })).toEqual({
+    expect(await readFeed(text, { timeZone: BERLIN, from: '20310101', to: '20311231' })).toEqual({
       events: 0,
       taken: [],
     });
   });
 
-  it('reads back in a zone known only by an alias as the same runs', () => {
+  it('reads back in a zone known only by an alias as the same runs', async () => {
     const runs = [days('20310105', '20310107'), hours('2031-11-02T07:00Z', '2031-11-02T09:00Z')];
     const text = feedOf(runs, { timeZone: 'US/Eastern' });
     const expected = runs.map(readBackAs);
-    expect(readFeed(text, { timeZone: 'US/Eastern', from: '20310101', to: '20311231' }).taken).toEqual(
-      expected,
-    );
+    expect(
+      (await readFeed(text, { timeZone: 'US/Eastern', from: '20310101', to: '20311231' })).taken,
+    ).toEqual(expected);
     expect(readByNodeIcal(text)).toEqual(expected);
   });
 });

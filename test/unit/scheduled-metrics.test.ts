@@ -39,6 +39,7 @@ const channel = (overrides: Partial<ChannelSyncResult> = {}): ChannelSyncResult 
   listed: 4,
   taken: 0,
   released: 0,
+  pending: 0,
   conflicts_opened: 0,
   conflicts_closed: 0,
   blocked: 4,
