@@ -11,6 +11,7 @@ import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { blockedSlots, channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { invoke, staffBasic, testContext } from '#test/support/events.ts';
+import { repeatedFeed } from '#test/support/hostile-feeds.ts';
 import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
 import { loadTenant } from '#test/support/tenant-table.ts';
 
@@ -25,24 +26,6 @@ const ZONE = 'America/Toronto';
 const WINDOW_DAYS = 731;
 /** The boat sells 08:00 to 20:00: twelve hours a day, 8,772 over the window, as in the issue. */
 const BOAT_HOURS = 12;
-
-/** The issue's feed: one all-day event from 1975 to 2035, repeated daily `count` times. */
-const repeatedFeed = (count: number, events = 1) =>
-  [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    'PRODID:-//Adversary//EN',
-    ...Array.from({ length: events }, (_, index) => [
-      'BEGIN:VEVENT',
-      `UID:e${index}@x`,
-      'DTSTART;VALUE=DATE:19750101',
-      'DTEND;VALUE=DATE:20350101',
-      `RRULE:FREQ=DAILY;COUNT=${count}`,
-      'END:VEVENT',
-    ]).flat(),
-    'END:VCALENDAR',
-    '',
-  ].join('\r\n');
 
 const url = (id: string) => `https://calendar.example.com/${id}.ics`;
 /**
