@@ -55,6 +55,7 @@ export async function syncChannels(
           released: 0,
           pending: 0,
           conflicts_opened: 0,
+          conflicts_reopened: 0,
           conflicts_closed: 0,
           blocked: 0,
           conflicts: 0,

@@ -4,20 +4,19 @@ import { todayIn } from '../core/dates.ts';
 import {
   type ChannelBlock,
   type ChannelConflict,
-  type ChannelHoldings,
   channelEventAction,
-  closeConflictAction,
   readChannel,
   releaseBlockActions,
   resizeBlockActions,
   takeBlockActions,
 } from '../db/channel-repository.ts';
-import { failingAction, recordFailure, saveStateAction } from '../db/channel-state-repository.ts';
+import { saveStateAction } from '../db/channel-state-repository.ts';
 import type { Db } from '../db/client.ts';
 import { queryStockRange } from '../db/stock-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
-import { ConditionsFailedError, transact, transactInGroups } from '../db/transact.ts';
-import { channelEvent, eventActions, openConflicts } from './channel-events.ts';
+import { transact, transactInGroups } from '../db/transact.ts';
+import { conflictCloser, openConflicts } from './channel-conflicts.ts';
+import { channelEvent, recordFailedRead } from './channel-events.ts';
 import { type FeedFetching, type FeedRead, firstSlotOf, readChannelFeed } from './channel-read.ts';
 import { capacityOf } from './stock.ts';
 
@@ -42,6 +41,8 @@ export interface ChannelSyncResult {
   /** Slots to take, resize or release that a deadline left for the next round. */
   pending: number;
   conflicts_opened: number;
+  /** Of those, conflicts closed lately for the same bookings and re-opened without being announced again. */
+  conflicts_reopened: number;
   conflicts_closed: number;
   /** Blocks held and conflicts open afterwards. */
   blocked: number;
@@ -78,36 +79,6 @@ async function applyInGroups<S>(
   return 0;
 }
 
-/** Records a failed read: nothing is released; the first failure of a run emits `channel.failed`. */
-async function fail(
-  deps: ChannelSyncDeps,
-  options: {
-    channel: TenantChannel;
-    config: StoredConfig;
-    holdings: ChannelHoldings;
-    error: string;
-    now: number;
-  },
-): Promise<void> {
-  const { channel, now } = options;
-  if (options.holdings.state?.failing_since === undefined) {
-    const event = channelEvent(channel, 'channel.failed', now, {
-      item_id: channel.item_id,
-      reason: options.error,
-    });
-    try {
-      await transact(deps.db, [
-        failingAction(deps.db, { channelId: channel.id, itemId: channel.item_id, now }),
-        ...eventActions(deps.db, options.config, event),
-      ]);
-    } catch (error) {
-      // Another run recorded the start of this failure first.
-      if (!(error instanceof ConditionsFailedError)) throw error;
-    }
-  }
-  await recordFailure(deps.db, { channelId: channel.id, itemId: channel.item_id, error: options.error, now });
-}
-
 /**
  * Syncs one channel: reads its feed (a conditional GET), turns it into the item's slots it takes over the
  * next two years, and applies only the difference with the blocks the channel holds. A slot taken is a
@@ -134,6 +105,7 @@ export async function syncChannel(
     released: 0,
     pending: 0,
     conflicts_opened: 0,
+    conflicts_reopened: 0,
     conflicts_closed: 0,
     blocked: holdings.blocks.size,
     conflicts: holdings.conflicts.size,
@@ -159,7 +131,7 @@ export async function syncChannel(
   }
   if (!read.ok || !item) {
     const error = read.ok ? 'no item' : read.error;
-    await fail(deps, { channel, config, holdings, error, now });
+    await recordFailedRead(deps.db, { channel, config, holdings, error, now });
     return done('failed', error);
   }
   result.listed = read.slots.length;
@@ -194,13 +166,19 @@ export async function syncChannel(
     (conflict) =>
       !wanted.has(conflict.slot) || conflict.item_id !== item.item_id || conflict.slot < fromToday,
   );
-  const closing = (slot: string, taken: boolean) => [
-    closeConflictAction(db, channel.id, slot),
-    channelEventAction(
-      db,
-      channelEvent(channel, 'channel.conflict_closed', now, { item_id: item.item_id, slot, taken }),
-    ),
-  ];
+  const closer = conflictCloser(db, { channel, config, now });
+  // A slot taken after all (it freed up): its conflict is over, nothing to remember.
+  const closedByTaking = (slot: string) => {
+    const conflict = holdings.conflicts.get(slot);
+    return conflict ? closer.actionsOf(conflict, { taken: true, remember: false }) : [];
+  };
+  const tookOver = (slot: string) => {
+    const conflict = holdings.conflicts.get(slot);
+    if (!conflict) return;
+    closer.applied(conflict);
+    holdings.conflicts.delete(slot);
+    result.conflicts_closed += 1;
+  };
 
   result.pending += await applyInGroups(deps, toRelease, {
     actionsOf: (block) =>
@@ -228,11 +206,9 @@ export async function syncChannel(
         to: channel.units,
         capacity: capacityOf(item, block.slot, timeZone),
       }),
-      ...(holdings.conflicts.has(block.slot) ? closing(block.slot, true) : []),
+      ...closedByTaking(block.slot),
     ],
-    onApplied: (block) => {
-      if (holdings.conflicts.delete(block.slot)) result.conflicts_closed += 1;
-    },
+    onApplied: (block) => tookOver(block.slot),
     // 0: no room for the extra units (the block keeps what it held, the rest is a conflict); else changed
     // meanwhile by another run.
     onRefused: (block, failed) => {
@@ -250,11 +226,11 @@ export async function syncChannel(
         capacity: capacityOf(item, slot, timeZone),
         now,
       }),
-      ...(holdings.conflicts.has(slot) ? closing(slot, true) : []),
+      ...closedByTaking(slot),
     ],
     onApplied: (slot) => {
       result.taken += 1;
-      if (holdings.conflicts.delete(slot)) result.conflicts_closed += 1;
+      tookOver(slot);
     },
     onRefused: (slot, failed) => {
       // 1: the channel holds the slot already (another run took it), whatever else failed with it;
@@ -290,7 +266,16 @@ export async function syncChannel(
       ...shortOf.filter((slot) => !heldInFull.has(slot)),
       ...held.filter((slot) => wanted.has(slot) && overCapacity(slot)),
     ].filter((slot) => !fresh.conflicts.has(slot));
-    result.conflicts_opened = await openConflicts(deps, { channel, config, item, slots: toOpen, now });
+    const opening = await openConflicts(deps, {
+      channel,
+      config,
+      item,
+      slots: toOpen,
+      closed: fresh.closed,
+      now,
+    });
+    result.conflicts_opened = opening.opened;
+    result.conflicts_reopened = opening.reopened;
     for (const slot of toOpen) holdings.conflicts.set(slot, { slot } as ChannelConflict);
     const closingSlots = new Set(toClose.map((conflict) => conflict.slot));
     for (const conflict of fresh.conflicts.values()) {
@@ -298,16 +283,21 @@ export async function syncChannel(
       if (settled && !closingSlots.has(conflict.slot)) toClose.push(conflict);
     }
 
-    for (const conflict of toClose) {
-      try {
-        await transact(db, closing(conflict.slot, false));
+    // A date that left the feed may come back: its conflict is remembered, so as not to be announced twice.
+    await transactInGroups(db, toClose, {
+      size: SLOTS_PER_TRANSACTION,
+      actionsOf: (conflict) =>
+        closer.actionsOf(conflict, { taken: false, remember: !wanted.has(conflict.slot) }),
+      onApplied: (conflict) => {
+        closer.applied(conflict);
         result.conflicts_closed += 1;
-      } catch (error) {
-        if (!(error instanceof ConditionsFailedError)) throw error;
-      }
-      holdings.conflicts.delete(conflict.slot);
-    }
+      },
+      // Closed meanwhile by another run of this channel's sync.
+      onRefused: () => undefined,
+    });
+    for (const conflict of toClose) holdings.conflicts.delete(conflict.slot);
   }
+  await closer.finish();
 
   result.blocked = current.length - result.released + result.taken;
   result.conflicts = [...holdings.conflicts.keys()].filter((slot) => slot >= fromToday).length;
@@ -332,6 +322,7 @@ export async function syncChannel(
           channelEventAction(
             db,
             channelEvent(channel, 'channel.recovered', now, { failing_since: state?.failing_since }),
+            { retentionDays: config.settings.webhooks.retention_days },
           ),
         ]
       : []),
