@@ -263,7 +263,10 @@ export const channelSchema = z.strictObject({
   id: z.string(),
   name: z.string(),
   item_id: int,
-  /** The feed's address without its query (channels put their secret there). */
+  /**
+   * The feed's address as it may be shown: scheme, host and port, every path segment masked (`***`) but
+   * the file name's extension. Channels put the feed's secret in the query, the path or the file name.
+   */
   url: z.string(),
   units: int,
   enabled: flag,

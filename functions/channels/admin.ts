@@ -1,4 +1,5 @@
 import { assertNotPartner } from '#lib/auth/access.ts';
+import { maskFeedAddress } from '#lib/channels/feed-address.ts';
 import { READ_BUDGET_MS } from '#lib/channels/read-budget.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
@@ -11,18 +12,12 @@ import { noParameters, parseInput } from '#lib/http/validate.ts';
 
 const seconds = (ms: number | undefined) => (ms ? unixSeconds(ms) : 0);
 
-/** A feed's address as staff see it: without its query, where channels put the feed's secret. */
-const shownUrl = (url: string): string => {
-  const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname}`;
-};
-
 /** A channel as staff see it: the tenant file's entry, its sync state and its open conflicts. */
 export const presentChannel = ({ channel, state, conflicts }: ChannelOverview) => ({
   id: channel.id,
   name: channel.name,
   item_id: channel.item_id,
-  url: shownUrl(channel.url),
+  url: maskFeedAddress(channel.url),
   units: channel.units,
   enabled: channel.enabled ? 1 : 0,
   state: !channel.enabled
