@@ -1,5 +1,6 @@
 import ical from 'node-ical';
 import { describe, expect, it, vi } from 'vitest';
+import { writeBookingsFeed } from '#lib/channels/ical-bookings.ts';
 import { type ExportRun, writeFeed } from '#lib/channels/ical-export.ts';
 import { type FeedEvent, readFeed } from '#lib/channels/ical-import.ts';
 import { readByNodeIcal } from '#test/support/ical.ts';
@@ -79,6 +80,7 @@ describe('writeFeed', () => {
       'TRANSP:OPAQUE',
       'END:VEVENT',
       'END:VCALENDAR',
+      '',
     ]);
   });
 
@@ -121,6 +123,41 @@ describe('writeFeed', () => {
     expect(unfolded(text)).toContain('\r\nPRODID:-//Demo\\; Rentals\\, Inc.//Booking\\nService//EN\r\n');
     const calendar = ical.sync.parseICS(text).vcalendar;
     expect(calendar?.['WR-CALNAME']).toBe(name);
+  });
+
+  it('ends every content line with CRLF, the last one too, none over 75 octets (RFC 5545 §3.1)', async () => {
+    const long = `Chalet „Sonnenhang“ mit Blick auf den Wilden Kaiser, Sauna und Kamin 🏔️ ${'Zimmer '.repeat(8)}`;
+    const feeds = [
+      feedOf([days('20310105', '20310107')]),
+      feedOf([hours('2031-06-02T08:00Z', '2031-06-02T10:00Z')], {
+        name: long,
+        timeZone: 'America/Argentina/Rio_Gallegos',
+      }),
+      feedOf([], { name: long }),
+      writeBookingsFeed({
+        name: `${long} bookings`,
+        prodId: { company: long, product: 'Booking API 3.0 staff calendar' },
+        uidDomain: 'demo.example',
+        bookings: [
+          {
+            code: 'DEMO-123456',
+            first: '20310105',
+            endExclusive: '20310108',
+            guest: 'Zoë Ångström-Øvergaard, née Ünsal',
+            items: [long, 'Kayak'],
+            status: 'Paid',
+          },
+        ],
+        stamp: STAMP,
+      }),
+    ];
+    for (const text of feeds) {
+      expect(text.endsWith('END:VCALENDAR\r\n')).toBe(true);
+      // Every line break is a CRLF: no CR or LF alone.
+      expect(text.replaceAll('\r\n', '')).not.toMatch(/[\r\n]/);
+      for (const line of text.slice(0, -2).split('\r\n'))
+        expect(Buffer.byteLength(line)).toBeLessThanOrEqual(75);
+    }
   });
 
   it('writes hours as timed events in the tenant’s zone, with its VTIMEZONE; dates alone need none', async () => {
