@@ -326,10 +326,10 @@ export async function readFeed(
   const vevents = budget.step(() => calendars.flatMap((calendar) => calendar.getAllSubcomponents('vevent')));
   // ical.js looks a TZID up in the feed's own VTIMEZONEs, then in its global service: the missing IANA
   // zones are lent to it while this feed is read.
-  const zones = await budget.walk(missingZones(calendars));
+  const zones = await budget.walk(() => missingZones(calendars));
   borrowZones(zones);
   try {
-    return { events: vevents.length, taken: await budget.walk(readEvents(vevents, window)) };
+    return { events: vevents.length, taken: await budget.walk(() => readEvents(vevents, window)) };
   } finally {
     returnZones(zones);
   }

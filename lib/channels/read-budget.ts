@@ -21,8 +21,8 @@ const SLICE_MS = 10;
  */
 const STEP_CAP_MS = 250;
 
-const overBudget = () =>
-  new FeedParseError(`the feed takes too long to read (over ${READ_BUDGET_MS / 1000} s of work)`);
+const overBudget = (limitMs: number) =>
+  new FeedParseError(`the feed takes too long to read (over ${limitMs / 1000} s of work)`);
 const stepTooLong = (cause: unknown) =>
   new FeedParseError(
     `the feed takes too long to read (a step of over ${STEP_CAP_MS} ms: a rule no date satisfies?)`,
@@ -30,10 +30,19 @@ const stepTooLong = (cause: unknown) =>
   );
 
 /** CPU time of the process so far, in ms: while a slice runs, the thread runs nothing but the read. */
-const cpuMs = (): number => {
+const processCpuMs = (): number => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
+
+/**
+ * Times a walk starts again after a slice cut while the process had the CPU for less than half of it: a
+ * loaded machine, not the feed, held that slice (the timeout counts wall-clock time).
+ */
+const MAX_RESTARTS = 3;
+
+/** A slice cut by its timeout that used under half of it in CPU time. */
+class PreemptedError extends Error {}
 
 /** The caller ran out of time before the read was done: nothing is known of the feed, nothing is wrong with it. */
 export class ReadAbandonedError extends Error {
@@ -55,20 +64,24 @@ const guard = new Script('step()');
 /**
  * The budget of one feed's read: synchronous steps run under node:vm's timeout, and a walk runs in slices
  * of about 10 ms with a turn of the event loop between them, so a hostile feed holds the thread (and every
- * other channel and request of the process) for one slice at a time, never for its whole read. Over the
- * budget, the read fails as an unreadable feed (FeedParseError); past the caller's deadline, if it has one,
- * it is abandoned (ReadAbandonedError).
+ * other channel and request of the process) for one slice at a time, never for its whole read. The budget
+ * counts CPU time (`cpuMs`, the process's by default); a slice cut by its wall-clock timeout with little
+ * CPU time in it was held by the machine, and its walk starts again. Over the budget, the read fails as an
+ * unreadable feed (FeedParseError); past the caller's deadline, if it has one, it is abandoned
+ * (ReadAbandonedError).
  */
 export class ReadBudget {
   readonly limitMs: number;
   readonly #timeLeftMs: () => number;
+  readonly #cpuMs: () => number;
   readonly #context = createContext({ step: (): unknown => undefined });
   #spentMs = 0;
   #longestMs = 0;
 
-  constructor(options: { limitMs?: number; timeLeftMs?: () => number } = {}) {
+  constructor(options: { limitMs?: number; timeLeftMs?: () => number; cpuMs?: () => number } = {}) {
     this.limitMs = options.limitMs ?? READ_BUDGET_MS;
     this.#timeLeftMs = options.timeLeftMs ?? (() => Number.POSITIVE_INFINITY);
+    this.#cpuMs = options.cpuMs ?? processCpuMs;
   }
 
   /** The read's own CPU time so far, in ms. */
@@ -86,29 +99,47 @@ export class ReadBudget {
    * left of the budget.
    */
   step<T>(work: () => T): T {
-    return this.#guarded(work, Number.POSITIVE_INFINITY);
+    try {
+      return this.#guarded(work, Number.POSITIVE_INFINITY);
+    } catch (error) {
+      // A step that outlasted the whole budget in wall-clock time, on a machine too loaded to give it the CPU.
+      throw error instanceof PreemptedError ? overBudget(this.limitMs) : error;
+    }
   }
 
-  /** Runs a walk to its end in slices, yielding to the event loop between them; answers what it returns. */
-  async walk<T>(work: Iterator<unknown, T>): Promise<T> {
-    for (;;) {
+  /**
+   * Runs a walk to its end in slices, yielding to the event loop between them; answers what it returns.
+   * `start` makes the walk: a slice the machine held (not the feed) starts it again, its work so far
+   * counted in the budget.
+   */
+  async walk<T>(start: () => Iterator<unknown, T>): Promise<T> {
+    let work = start();
+    for (let restarts = 0; ; ) {
       if (this.#timeLeftMs() <= 0) throw new ReadAbandonedError();
-      const next = this.#guarded(() => {
-        const until = performance.now() + SLICE_MS;
-        let result = work.next();
-        while (!result.done && performance.now() < until) result = work.next();
-        return result;
-      }, STEP_CAP_MS);
-      if (next.done) return next.value;
+      let next: IteratorResult<unknown, T> | undefined;
+      try {
+        next = this.#guarded(() => {
+          const until = performance.now() + SLICE_MS;
+          let result = work.next();
+          while (!result.done && performance.now() < until) result = work.next();
+          return result;
+        }, STEP_CAP_MS);
+      } catch (error) {
+        if (!(error instanceof PreemptedError)) throw error;
+        restarts += 1;
+        if (restarts > MAX_RESTARTS) throw stepTooLong(error);
+        work = start();
+      }
+      if (next?.done) return next.value;
       await nextTurn();
     }
   }
 
   #guarded<T>(work: () => T, capMs: number): T {
     const left = this.limitMs - this.#spentMs;
-    if (left <= 0) throw overBudget();
+    if (left <= 0) throw overBudget(this.limitMs);
     const started = performance.now();
-    const cpuAtStart = cpuMs();
+    const cpuAtStart = this.#cpuMs();
     this.#context.step = work;
     try {
       // The timeout is wall-clock time, never shorter than the CPU time it stands for.
@@ -117,9 +148,11 @@ export class ReadBudget {
       }) as T;
     } catch (error) {
       if (!isTimeout(error)) throw error;
-      throw capMs < left ? stepTooLong(error) : overBudget();
+      const timeoutMs = Math.min(capMs, left);
+      if (this.#cpuMs() - cpuAtStart < timeoutMs / 2) throw new PreemptedError();
+      throw capMs < left ? stepTooLong(error) : overBudget(this.limitMs);
     } finally {
-      this.#spentMs += cpuMs() - cpuAtStart;
+      this.#spentMs += this.#cpuMs() - cpuAtStart;
       this.#longestMs = Math.max(this.#longestMs, performance.now() - started);
       this.#context.step = () => undefined;
     }

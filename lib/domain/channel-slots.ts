@@ -95,7 +95,7 @@ export async function slotsTaken(
   options: { item: TenantItem; timeZone: string; first: Ymd; last: Ymd; budget?: ReadBudget },
 ): Promise<string[]> {
   const budget = options.budget ?? new ReadBudget();
-  return budget.walk(walkSlots(events, options));
+  return budget.walk(() => walkSlots(events, options));
 }
 
 function* walkSlots(
