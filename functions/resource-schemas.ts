@@ -263,7 +263,10 @@ export const channelSchema = z.strictObject({
   id: z.string(),
   name: z.string(),
   item_id: int,
-  /** The feed's address without its query (channels put their secret there). */
+  /**
+   * The feed's address as it may be shown: scheme, host and port, every path segment masked (`***`) but
+   * the file name's extension. Channels put the feed's secret in the query, the path or the file name.
+   */
   url: z.string(),
   units: int,
   enabled: flag,
@@ -278,12 +281,16 @@ export const channelSchema = z.strictObject({
   conflicts: z.array(channelConflictSchema),
 });
 
-/** What one sync of a channel did. */
+/**
+ * What one sync of a channel did. `partial`: the request's deadline came while applying; `pending` slots
+ * are left, and the next round (or sync) applies them.
+ */
 export const channelSyncSchema = z.strictObject({
-  outcome: z.enum(['synced', 'unchanged', 'failed', 'waiting_empty']),
+  outcome: z.enum(['synced', 'unchanged', 'failed', 'waiting_empty', 'partial']),
   listed: int,
   taken: int,
   released: int,
+  pending: int,
   conflicts_opened: int,
   conflicts_closed: int,
   blocked: int,

@@ -1,26 +1,23 @@
 import { assertNotPartner } from '#lib/auth/access.ts';
+import { maskFeedAddress } from '#lib/channels/feed-address.ts';
+import { READ_BUDGET_MS } from '#lib/channels/read-budget.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { Db } from '#lib/db/client.ts';
 import { listItems } from '#lib/db/tenant-repository.ts';
 import { type ChannelOverview, listChannels, syncChannelNow } from '#lib/domain/channel-admin.ts';
 import type { ChannelSyncDeps, ChannelSyncResult } from '#lib/domain/channel-sync.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
+import { ApiError } from '#lib/http/errors.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 
 const seconds = (ms: number | undefined) => (ms ? unixSeconds(ms) : 0);
-
-/** A feed's address as staff see it: without its query, where channels put the feed's secret. */
-const shownUrl = (url: string): string => {
-  const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname}`;
-};
 
 /** A channel as staff see it: the tenant file's entry, its sync state and its open conflicts. */
 export const presentChannel = ({ channel, state, conflicts }: ChannelOverview) => ({
   id: channel.id,
   name: channel.name,
   item_id: channel.item_id,
-  url: shownUrl(channel.url),
+  url: maskFeedAddress(channel.url),
   units: channel.units,
   enabled: channel.enabled ? 1 : 0,
   state: !channel.enabled
@@ -50,6 +47,7 @@ const presentSync = (result: ChannelSyncResult) => ({
   listed: result.listed,
   taken: result.taken,
   released: result.released,
+  pending: result.pending,
   conflicts_opened: result.conflicts_opened,
   conflicts_closed: result.conflicts_closed,
   blocked: result.blocked,
@@ -73,28 +71,47 @@ export const createListChannels =
     };
   };
 
-/** What a sync-now leaves of the request's deadline for applying the feed and answering. */
-const APPLY_RESERVE_MS = 4_000;
+/**
+ * The longest a sync-now works before answering: API Gateway stops waiting for a function after 30 s,
+ * whatever the function's own timeout (the channels function has 240 s for its rounds).
+ */
+const SYNC_NOW_MAX_MS = 25_000;
+/** What a sync-now keeps of its time for answering: the channel as it is afterwards, the state written. */
+const ANSWER_RESERVE_MS = 3_000;
+/** When to ask again after a sync-now that could not read the feed in time; the next round reads it anyway. */
+const RETRY_AFTER_SECONDS = 60;
 
 /**
- * POST channel/{channel_id}/sync (staff): fetches and applies the channel's feed now. The fetch gets what
- * the function's deadline leaves after a reserve for applying it (at most the usual 10 s).
+ * POST channel/{channel_id}/sync (staff): fetches and applies the channel's feed now, within the request's
+ * deadline (the function's, at most 25 s). The fetch gets what is left after a read's budget and the
+ * answer's reserve (at most the usual 10 s). Applying stops between two transactions when the time is up:
+ * the answer says what was done and `pending` what the next round takes (`outcome: partial`). A feed not
+ * read by then is a 503 `busy` with Retry-After, nothing changed; never a 500 for lack of time.
  */
 export const createSyncChannel =
-  (deps: Omit<ChannelSyncDeps, 'clock' | 'feedTimeoutMs'>): RouteHandler =>
+  (deps: Omit<ChannelSyncDeps, 'clock' | 'feedTimeoutMs' | 'timeLeftMs'>): RouteHandler =>
   async ({ input, params, config, caller, remainingMs }) => {
     assertNotPartner(caller, 'channels');
     parseInput(noParameters, input);
     const channelId = params.channel_id ?? '';
-    const feedTimeoutMs = Math.max(1_000, Math.min(10_000, remainingMs() - APPLY_RESERVE_MS));
+    const until = Date.now() + Math.min(remainingMs(), SYNC_NOW_MAX_MS) - ANSWER_RESERVE_MS;
+    const timeLeftMs = () => until - Date.now();
+    const feedTimeoutMs = Math.max(1_000, Math.min(10_000, timeLeftMs() - READ_BUDGET_MS));
     const { result, overview } = await syncChannelNow(
-      { ...deps, feedTimeoutMs },
+      { ...deps, feedTimeoutMs, timeLeftMs },
       {
         channelId,
         config,
         items: await listItems(deps.db),
       },
     );
+    if (result.outcome === 'deferred') {
+      throw new ApiError('busy', {
+        details: 'The feed could not be read before this request’s deadline; the next round syncs it',
+        data: { channel_id: channelId, retry_after: RETRY_AFTER_SECONDS },
+        headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+      });
+    }
     return {
       body: { channel: presentChannel(overview), sync: presentSync(result) },
       request: { id: channelId },

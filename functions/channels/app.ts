@@ -14,13 +14,17 @@ export const CHANNEL_FAILING_ALARM_MS = 3_600_000;
 export type ChannelRound = ChannelRoundReport & { failingOverAnHour: string[] };
 
 /**
- * What a round reports to CloudWatch, each count only when it is not zero: conflicts opened, feeds that
+ * What a round reports to CloudWatch, each count only when it is not zero: conflicts announced, feeds that
  * failed, and channels failing for over an hour (the stack alarms on the first and the last). A quiet round
  * emits no metric, since a custom metric is billed for every hour it receives a value; whether rounds run
  * at all is read from the function's AWS/Lambda Invocations, which AWS publishes for free.
  */
 export function meterRound(meter: Meter, round: ChannelRound): void {
-  const conflicts = round.channels.reduce((sum, result) => sum + result.conflicts_opened, 0);
+  // A conflict re-opened without being announced (a flapping feed) is no new double sale.
+  const conflicts = round.channels.reduce(
+    (sum, result) => sum + result.conflicts_opened - result.conflicts_reopened,
+    0,
+  );
   const failures = round.channels.filter((result) => result.outcome === 'failed').length;
   if (conflicts > 0) meter.count(METRIC.channelConflicts, conflicts);
   if (failures > 0) meter.count(METRIC.channelFetchFailures, failures);

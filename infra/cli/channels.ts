@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { createChannelSync } from '#functions/channels/app.ts';
 import { cliIsLocal, connectForCli } from '#infra/local/settings.ts';
 import { listFeedTokens, rotateFeedToken } from '#lib/auth/feed-tokens.ts';
+import { maskFeedAddress } from '#lib/channels/feed-address.ts';
 import { fetchFeed } from '#lib/channels/fetch-feed.ts';
 import type { FeedScope } from '#lib/db/feed-token-repository.ts';
 import { getConfig } from '#lib/db/tenant-repository.ts';
@@ -15,7 +16,8 @@ const USAGE = `usage: npm run channels -- <command>
   token bookings                     a new token for the staff calendar feed (booking/ical)
   tokens                             every feed that has a token, without the tokens
   sync [--channel <id>]              fetch and apply every enabled channel's feed now (or one channel's)
-  status                             each channel: last fetch, last success, dates blocked, conflicts, last error
+  status                             each channel: its feed's host (the path masked), last fetch, last success,
+                                     dates blocked, conflicts, last error
 The table: the running \`npm start\` (DATA_DIR), or TABLE_NAME (+ DYNAMODB_ENDPOINT for a local one).
 Feed links are printed on PUBLIC_URL when it is set (the stack's API endpoint), as paths otherwise.`;
 
@@ -97,7 +99,7 @@ async function main(): Promise<number> {
       if (config.channels.length === 0) say('no channel in the tenant file');
       for (const { channel, state, conflicts } of await listChannels(db, config)) {
         say(
-          `${channel.id} (item ${channel.item_id}${channel.enabled ? '' : ', disabled'}): last fetch ${iso(state?.last_fetch_at)}, ` +
+          `${channel.id} (item ${channel.item_id}, ${maskFeedAddress(channel.url)}${channel.enabled ? '' : ', disabled'}): last fetch ${iso(state?.last_fetch_at)}, ` +
             `last success ${iso(state?.last_success_at)}, blocked ${state?.blocked ?? 0}, conflicts ${conflicts.length}` +
             `${state?.last_error ? `, last error: ${state.last_error}` : ''}`,
         );

@@ -1,5 +1,5 @@
 import type { Ymd } from '../core/dates.ts';
-import { newCalendar } from './ical-export.ts';
+import { calendarText, newCalendar } from './ical-export.ts';
 
 /** One booking as a staff calendar shows it: an all-day event over the days it takes. */
 export interface BookingEntry {
@@ -39,5 +39,5 @@ export function writeBookingsFeed(feed: {
       description: `Status: ${booking.status}\nItems: ${booking.items.join(', ')}`,
     });
   }
-  return calendar.toString();
+  return calendarText(calendar);
 }

@@ -79,6 +79,13 @@ export const newCalendar = (feed: { name: string; prodId: { company: string; pro
   });
 
 /**
+ * A calendar's text, every content line ended by CRLF, the last one too (RFC 5545 §3.1): ical-generator
+ * folds lines to 75 octets and joins them with CRLF, but leaves the last one without it.
+ */
+export const calendarText = (calendar: ReturnType<typeof newCalendar>): string =>
+  `${calendar.toString()}\r\n`;
+
+/**
  * The VTIMEZONE of a zone, from timezones-ical-library (the zones' rules as data in the module, so a
  * bundled function reads no file), or null when it has none under exactly that name.
  */
@@ -141,5 +148,5 @@ export function writeFeed(feed: {
       calendar.createEvent({ ...common, start: new Date(run.start), end: new Date(run.end) });
     }
   }
-  return calendar.toString();
+  return calendarText(calendar);
 }

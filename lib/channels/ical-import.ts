@@ -1,7 +1,8 @@
-import { createContext, Script } from 'node:vm';
 import ICAL from 'ical.js';
 import { addDays, isRealYmd, localInstant, type Ymd } from '../core/dates.ts';
+import { FeedParseError } from './feed-error.ts';
 import { crowdedLine, MAX_PARAMETERS } from './ical-lines.ts';
+import { ReadBudget } from './read-budget.ts';
 
 /**
  * A stretch a channel's feed marks as taken: an all-day event's dates (end excluded), or a timed event's
@@ -11,32 +12,11 @@ export type FeedEvent =
   | { kind: 'dates'; first: Ymd; endExclusive: Ymd }
   | { kind: 'instants'; start: number; end: number };
 
-/** A feed that cannot be read; `reason` is short and safe to show staff (it quotes no more than a TZID). */
-export class FeedParseError extends Error {
-  readonly code = 'invalid_feed';
-  readonly reason: string;
-
-  constructor(reason: string, options?: { cause?: unknown }) {
-    super(reason, options);
-    this.name = 'FeedParseError';
-    this.reason = reason;
-  }
-}
-
 /**
  * Occurrences of one recurring event walked from its DTSTART before the feed is refused: a daily event
  * begun 50 years ago still reads (some 0.3 s), an hourly one begun years ago does not.
  */
 const MAX_OCCURRENCES = 20_000;
-
-/**
- * Wall-clock time a feed may take to read. ical.js's recurrence iterator can spin forever inside a single
- * step on a rule no date satisfies (`FREQ=DAILY;INTERVAL=7;BYDAY=TU` from a Monday), out of reach of any
- * occurrence count; node:vm's timeout interrupts synchronous code, so reading runs under it. A walk costs
- * some 15 µs an occurrence on a full core: 5 s leaves room for many capped walks on a 512 MB Lambda's third
- * of one.
- */
-const READ_BUDGET_MS = 5_000;
 
 type Time = ICAL.Time;
 type Window = { from: Ymd; to: Ymd; start: number; end: number; timeZone: string };
@@ -119,24 +99,53 @@ function parseCalendars(text: string): ICAL.Component[] {
 }
 
 /**
- * The TZIDs the feed's events name with no VTIMEZONE of the feed's and none ical.js already knows (UTC,
+ * IANA zones lent to ical.js's global service for the reads in progress that name them without a VTIMEZONE,
+ * with how many reads use each: reads take turns on the thread now, so one read's zone stays until the
+ * last read that uses it is done.
+ */
+const lentZones = new Map<string, number>();
+
+function borrowZones(tzids: string[]): void {
+  for (const tzid of tzids) {
+    const readers = lentZones.get(tzid) ?? 0;
+    if (readers === 0) ICAL.TimezoneService.register(new IntlZone(tzid), tzid);
+    lentZones.set(tzid, readers + 1);
+  }
+}
+
+function returnZones(tzids: string[]): void {
+  for (const tzid of tzids) {
+    const readers = (lentZones.get(tzid) ?? 1) - 1;
+    if (readers > 0) lentZones.set(tzid, readers);
+    else {
+      lentZones.delete(tzid);
+      ICAL.TimezoneService.remove(tzid);
+    }
+  }
+}
+
+/**
+ * The TZIDs the feed's events name with no VTIMEZONE of the feed's and none ical.js knows of its own (UTC,
  * GMT): each must be an IANA name. Reading them needs no time value, so nothing is read in a zone yet.
  */
-function missingZones(calendars: ICAL.Component[]): string[] {
+function* missingZones(calendars: ICAL.Component[]): Generator<void, string[]> {
   const missing = new Set<string>();
   for (const calendar of calendars) {
     const defined = new Set(
       calendar.getAllSubcomponents('vtimezone').map((zone) => String(zone.getFirstPropertyValue('tzid'))),
     );
-    for (const vevent of calendar.getAllSubcomponents('vevent'))
+    for (const vevent of calendar.getAllSubcomponents('vevent')) {
       for (const property of vevent.getAllProperties()) {
         const tzid = property.getParameter('tzid');
-        // get, not has: has answers false for UTC until the service has first been read.
         if (typeof tzid !== 'string' || defined.has(tzid) || missing.has(tzid)) continue;
-        if (ICAL.TimezoneService.get(tzid)) continue;
+        // Lent to another read: this one borrows it too. get, not has: has answers false for UTC until
+        // the service has first been read.
+        if (!lentZones.has(tzid) && ICAL.TimezoneService.get(tzid)) continue;
         if (!isIanaZone(tzid)) throw new FeedParseError(`unknown time zone "${clip(tzid)}"`);
         missing.add(tzid);
       }
+      yield;
+    }
   }
   return [...missing];
 }
@@ -215,10 +224,11 @@ function endsBefore(event: ICAL.Event, window: Window, reach: number): boolean {
 
 /**
  * A recurring event's occurrences that touch the window, walked from its DTSTART (ical.js applies RRULE,
- * RDATE, EXDATE and the RECURRENCE-ID overrides) up to the window's end, at most MAX_OCCURRENCES of them.
- * An override of an occurrence not looked at (long before the window, or past it) is read on its own.
+ * RDATE, EXDATE and the RECURRENCE-ID overrides) up to the window's end, at most MAX_OCCURRENCES of them,
+ * a step each. An override of an occurrence not looked at (long before the window, or past it) is read on
+ * its own.
  */
-function readRecurring(event: ICAL.Event, number: number, window: Window): FeedEvent[] {
+function* readRecurring(event: ICAL.Event, number: number, window: Window): Generator<void, FeedEvent[]> {
   // The series' own span first: a broken DTEND throws even when every occurrence is long past.
   spanOf(event.startDate, event.endDate, number, window);
   const reach = event.duration.toSeconds() * 1000 + 2 * DAY_MS;
@@ -232,6 +242,7 @@ function readRecurring(event: ICAL.Event, number: number, window: Window): FeedE
   const iterator = event.iterator();
   let walked = 0;
   for (let next = iterator.next(); next; next = iterator.next()) {
+    yield;
     walked += 1;
     if (walked > MAX_OCCURRENCES)
       throw new FeedParseError(
@@ -251,8 +262,8 @@ function readRecurring(event: ICAL.Event, number: number, window: Window): FeedE
   return taken;
 }
 
-/** Every span of the feed's events that touches the window, in feed order. */
-function readEvents(vevents: ICAL.Component[], window: Window): FeedEvent[] {
+/** Every span of the feed's events that touches the window, in feed order, a step an event or occurrence. */
+function* readEvents(vevents: ICAL.Component[], window: Window): Generator<void, FeedEvent[]> {
   // Overrides go to their own series by UID: left to itself, ical.js gives a series every override in the
   // calendar, whatever its UID. An override with no recurring series of its UID is read as an event.
   const series = new Set(
@@ -267,36 +278,38 @@ function readEvents(vevents: ICAL.Component[], window: Window): FeedEvent[] {
     if (!vevent.hasProperty('recurrence-id') || !series.has(uid)) continue;
     overrides.set(uid, [...(overrides.get(uid) ?? []), vevent]);
   }
-  return vevents.flatMap((vevent, index) => {
+  const taken: FeedEvent[] = [];
+  for (const [index, vevent] of vevents.entries()) {
+    yield;
     const number = index + 1;
     const uid = String(vevent.getFirstPropertyValue('uid'));
-    if (vevent.hasProperty('recurrence-id') && series.has(uid)) return [];
+    if (vevent.hasProperty('recurrence-id') && series.has(uid)) continue;
     if (!vevent.hasProperty('dtstart')) throw new FeedParseError(`event ${number} has no DTSTART`);
     try {
       const event = new ICAL.Event(vevent, { strictExceptions: true, exceptions: overrides.get(uid) ?? [] });
-      if (!event.isRecurring()) return readSingle(event, number, window);
+      if (!event.isRecurring()) taken.push(...readSingle(event, number, window));
       // A cancelled series cancels its overrides with it; a free one may have busy occurrences.
-      return isCancelled(vevent) ? [] : readRecurring(event, number, window);
+      else if (!isCancelled(vevent)) taken.push(...(yield* readRecurring(event, number, window)));
     } catch (error) {
       if (error instanceof FeedParseError) throw error;
       throw new FeedParseError(`event ${number} cannot be read`, { cause: error });
     }
-  });
+  }
+  return taken;
 }
-
-const guard = new Script('read()');
 
 /**
  * Reads a channel's iCalendar feed: the all-day and timed spans its events (and their recurrences) take
  * that touch the local dates `from`..`to` (both included); floating times are read in `timeZone`.
  * Cancelled events and free time (TRANSP:TRANSPARENT) block nothing; every other event does, whatever its
- * summary. `events` counts the feed's VEVENTs before any of this. Throws FeedParseError for anything that
- * is not a whole, readable VCALENDAR.
+ * summary. `events` counts the feed's VEVENTs before any of this. The read runs under `budget` (a fresh
+ * one unless given), in slices that leave the thread to others between them. Rejects with FeedParseError
+ * for anything that is not a whole, readable VCALENDAR, or that takes over the budget to read.
  */
-export function readFeed(
+export async function readFeed(
   text: string,
-  options: { timeZone: string; from: Ymd; to: Ymd },
-): { events: number; taken: FeedEvent[] } {
+  options: { timeZone: string; from: Ymd; to: Ymd; budget?: ReadBudget },
+): Promise<{ events: number; taken: FeedEvent[] }> {
   const { timeZone, from, to } = options;
   if (!isRealYmd(from) || !isRealYmd(to) || from > to)
     throw new RangeError('from and to are dates, from <= to');
@@ -308,30 +321,16 @@ export function readFeed(
     start: localInstant(from, 0, timeZone),
     end: localInstant(addDays(to, 1), 0, timeZone),
   };
-  const calendars = parseCalendars(text);
-  const vevents = calendars.flatMap((calendar) => calendar.getAllSubcomponents('vevent'));
+  const budget = options.budget ?? new ReadBudget();
+  const calendars = budget.step(() => parseCalendars(text));
+  const vevents = budget.step(() => calendars.flatMap((calendar) => calendar.getAllSubcomponents('vevent')));
   // ical.js looks a TZID up in the feed's own VTIMEZONEs, then in its global service: the missing IANA
-  // zones are registered there while this feed is read, and removed again (reading is synchronous).
-  const zones = missingZones(calendars);
-  for (const tzid of zones) ICAL.TimezoneService.register(new IntlZone(tzid), tzid);
+  // zones are lent to it while this feed is read.
+  const zones = await budget.walk(() => missingZones(calendars));
+  borrowZones(zones);
   try {
-    const taken = guard.runInContext(createContext({ read: () => readEvents(vevents, window) }), {
-      timeout: READ_BUDGET_MS,
-    }) as FeedEvent[];
-    return { events: vevents.length, taken };
-  } catch (error) {
-    // The timeout's error comes from the context's realm: not an instance of this realm's Error.
-    if (
-      typeof error === 'object' &&
-      error !== null &&
-      'code' in error &&
-      error.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT'
-    )
-      throw new FeedParseError('the feed takes too long to read (a recurrence with no end?)', {
-        cause: error,
-      });
-    throw error;
+    return { events: vevents.length, taken: await budget.walk(() => readEvents(vevents, window)) };
   } finally {
-    for (const tzid of zones) ICAL.TimezoneService.remove(tzid);
+    returnZones(zones);
   }
 }

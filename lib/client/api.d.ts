@@ -1968,10 +1968,11 @@ export interface components {
       channel: components['schemas']['Channel'];
       sync: {
         /** @enum {string} */
-        outcome: 'synced' | 'unchanged' | 'failed' | 'waiting_empty';
+        outcome: 'synced' | 'unchanged' | 'failed' | 'waiting_empty' | 'partial';
         listed: number;
         taken: number;
         released: number;
+        pending: number;
         conflicts_opened: number;
         conflicts_closed: number;
         blocked: number;

@@ -3,8 +3,10 @@ import { type ChannelState, stateOf } from './channel-state-repository.ts';
 import type { Db } from './client.ts';
 import {
   CHANNEL_BLOCK_PREFIX,
+  CHANNEL_CLOSED_PREFIX,
   CHANNEL_CONFLICT_PREFIX,
   channelBlockKey,
+  channelClosedKey,
   channelConflictKey,
   channelEventKey,
   channelPartition,
@@ -12,6 +14,7 @@ import {
 import { queryAll } from './operations.ts';
 import { holdStockAction, releaseStockAction } from './stock-repository.ts';
 import type { TransactItem } from './transact.ts';
+import { retentionTtl } from './webhook-outbox.ts';
 
 /** A channel's block of one item slot: `units` of the counter taken for it. */
 export interface ChannelBlock {
@@ -30,7 +33,21 @@ export interface ChannelConflict {
   opened_at: number;
   /** The codes of the bookings holding the slot when the conflict was found. */
   bookings: string[];
+  /** The `channel.conflict` event that announced it (for one re-opened unannounced, the one of before). */
   event_id: string;
+  /**
+   * Whether its opening was announced (its own event, or counted in a capped one); false when it was
+   * re-opened soon after closing for the same bookings. Records from before this flag were all announced.
+   */
+  announced?: boolean;
+}
+
+/** A conflict closed lately: its slot, the bookings it named and the event that announced it. */
+export interface ClosedConflict {
+  slot: string;
+  bookings: string[];
+  event_id: string;
+  closed_at: number;
 }
 
 /** One entry of a channel's audit trail. */
@@ -42,11 +59,12 @@ export interface ChannelEvent {
   data: Record<string, unknown>;
 }
 
-/** Everything one sync diffs against: the state, the blocks held and the conflicts open, by slot. */
+/** Everything one sync diffs against: the state, the blocks held, the conflicts open and those closed lately, by slot. */
 export interface ChannelHoldings {
   state?: ChannelState;
   blocks: Map<string, ChannelBlock>;
   conflicts: Map<string, ChannelConflict>;
+  closed: Map<string, ClosedConflict>;
 }
 
 /** Reads a channel's state, blocks and conflicts in one strongly consistent query (paged past 1 MB). */
@@ -56,7 +74,7 @@ export async function readChannel(db: Db, channelId: string): Promise<ChannelHol
     ExpressionAttributeValues: { ':pk': channelPartition(channelId) },
     ConsistentRead: true,
   });
-  const holdings: ChannelHoldings = { blocks: new Map(), conflicts: new Map() };
+  const holdings: ChannelHoldings = { blocks: new Map(), conflicts: new Map(), closed: new Map() };
   for (const record of records) {
     const sk = String(record.sk);
     if (sk === 'STATE') holdings.state = stateOf(record);
@@ -71,6 +89,14 @@ export async function readChannel(db: Db, channelId: string): Promise<ChannelHol
     } else if (sk.startsWith(CHANNEL_CONFLICT_PREFIX)) {
       const slot = sk.slice(CHANNEL_CONFLICT_PREFIX.length);
       holdings.conflicts.set(slot, { ...(record as unknown as ChannelConflict), slot });
+    } else if (sk.startsWith(CHANNEL_CLOSED_PREFIX)) {
+      const slot = sk.slice(CHANNEL_CLOSED_PREFIX.length);
+      holdings.closed.set(slot, {
+        slot,
+        bookings: (record.bookings as string[] | undefined) ?? [],
+        event_id: String(record.event_id),
+        closed_at: Number(record.closed_at),
+      });
     }
   }
   return holdings;
@@ -207,14 +233,39 @@ export const closeConflictAction = (db: Db, channelId: string, slot: string): Tr
   },
 });
 
-/** Appends an event to a channel's audit trail. */
-export const channelEventAction = (db: Db, event: ChannelEvent): TransactItem => ({
+/**
+ * Remembers a conflict as it closes, until `keepUntil` (ms; the table's TTL deletes it some time after):
+ * opened again before then for the same bookings, it is not announced again.
+ */
+export const rememberClosedAction = (
+  db: Db,
+  options: { channelId: string; conflict: ClosedConflict; keepUntil: number },
+): TransactItem => ({
+  Put: {
+    TableName: db.tableName,
+    Item: {
+      ...channelClosedKey(options.channelId, options.conflict.slot),
+      entity: 'channel_closed_conflict',
+      channel_id: options.channelId,
+      ...options.conflict,
+      ttl: Math.ceil(options.keepUntil / 1000),
+    },
+  },
+});
+
+/** Appends an event to a channel's audit trail, kept `retentionDays` (the table's TTL deletes it then). */
+export const channelEventAction = (
+  db: Db,
+  event: ChannelEvent,
+  options: { retentionDays: number },
+): TransactItem => ({
   Put: {
     TableName: db.tableName,
     Item: {
       ...channelEventKey(event.channel_id, event.at, event.event_id),
       entity: 'channel_event',
       ...event,
+      ttl: retentionTtl(event.at, options.retentionDays),
     },
   },
 });

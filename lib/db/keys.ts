@@ -249,6 +249,12 @@ export const channelConflictKey = (channelId: string, slot: string) => ({
   pk: channelPartition(channelId),
   sk: `${CHANNEL_CONFLICT_PREFIX}${slot}`,
 });
+/** A conflict of a channel closed lately, remembered so that one opened again is not announced again. */
+export const CHANNEL_CLOSED_PREFIX = 'CLOSED#';
+export const channelClosedKey = (channelId: string, slot: string) => ({
+  pk: channelPartition(channelId),
+  sk: `${CHANNEL_CLOSED_PREFIX}${slot}`,
+});
 
 /** A channel's audit trail (conflicts opened and closed, failures, recoveries), by time, apart from its blocks. */
 export const channelEventKey = (channelId: string, atMs: number, eventId: string) => ({

@@ -1,5 +1,7 @@
+import { FeedParseError } from '../channels/feed-error.ts';
 import type { FeedRequest, FeedResponse } from '../channels/fetch-feed.ts';
-import { FeedParseError, readFeed } from '../channels/ical-import.ts';
+import { readFeed } from '../channels/ical-import.ts';
+import { ReadAbandonedError, ReadBudget } from '../channels/read-budget.ts';
 import type { TenantChannel } from '../config/tenant-schema.ts';
 import { addDays, localInstant, utcHourKey, type Ymd } from '../core/dates.ts';
 import type { ChannelHoldings } from '../db/channel-repository.ts';
@@ -15,6 +17,11 @@ export interface FeedFetching {
   policy: DeliveryPolicy;
   /** The budget of one feed's fetch (10 s by default); a request's sync-now passes what its deadline leaves. */
   feedTimeoutMs?: number;
+  /**
+   * What the caller's deadline leaves, in ms (a request's sync-now; a round has none): a read not done by
+   * then is abandoned (ReadAbandonedError) and changes nothing, and applying stops between transactions.
+   */
+  timeLeftMs?: () => number;
 }
 
 /** The feed's slots as last read, from a fresh body or (on a 304) from the state the last read left. */
@@ -30,6 +37,11 @@ export type FeedRead =
     }
   | { ok: false; error: string };
 
+/**
+ * Fetches a channel's feed (conditionally, when the slots its validators stand for are kept) and reads it
+ * into the item's slots over the next two years: parse and expansion under one ReadBudget, so a feed that
+ * takes too long to read fails as an unreadable one. Throws ReadAbandonedError past the caller's deadline.
+ */
 export async function readChannelFeed(
   deps: FeedFetching,
   options: {
@@ -63,15 +75,23 @@ export async function readChannelFeed(
     const kept = (state?.taken ?? []).filter((slot) => slot >= fromToday);
     return { ok: true, slots: kept, readUntil: window.last, ...validators, unchanged: true };
   }
+  if ((deps.timeLeftMs?.() ?? Number.POSITIVE_INFINITY) <= 0) throw new ReadAbandonedError();
+  const budget = new ReadBudget(deps.timeLeftMs ? { timeLeftMs: deps.timeLeftMs } : {});
   try {
-    const feed = readFeed(response.body, {
+    const feed = await readFeed(response.body, {
       timeZone: options.timeZone,
       from: window.first,
       to: window.last,
+      budget,
     });
     return {
       ok: true,
-      slots: slotsTaken(feed.taken, { item: options.item, timeZone: options.timeZone, ...window }),
+      slots: await slotsTaken(feed.taken, {
+        item: options.item,
+        timeZone: options.timeZone,
+        ...window,
+        budget,
+      }),
       readUntil: window.last,
       ...(response.etag ? { etag: response.etag } : {}),
       ...(response.lastModified ? { lastModified: response.lastModified } : {}),

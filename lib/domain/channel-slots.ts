@@ -1,7 +1,8 @@
 import type { ExportRun } from '../channels/ical-export.ts';
 import type { FeedEvent } from '../channels/ical-import.ts';
+import { ReadBudget } from '../channels/read-budget.ts';
 import type { TenantItem } from '../config/tenant-schema.ts';
-import { addDays, datesFrom, hourKeyInstant, localParts, type Ymd } from '../core/dates.ts';
+import { addDays, datesFrom, hourKeyInstant, localInstant, localParts, type Ymd } from '../core/dates.ts';
 import { calendarOf, slotsOfDate } from '../rating/calendar.ts';
 import { quantitiesFor, type StockLookup, unitsFor } from '../rating/rate-item.ts';
 import { isClosed } from '../rating/rules.ts';
@@ -11,12 +12,13 @@ export const CHANNEL_HORIZON_DAYS = 730;
 
 const HOUR_MS = 3_600_000;
 
+/** Local dates, both included. */
+type DateRange = { first: Ymd; last: Ymd };
+/** Instants in ms, end excluded. */
+type Interval = { start: number; end: number };
+
 /** The local dates a feed event covers for a date-based item: an all-day event's own, a timed one's by unit. */
-function datesOfEvent(
-  event: FeedEvent,
-  unit: TenantItem['unit'],
-  timeZone: string,
-): { first: Ymd; last: Ymd } | undefined {
+function datesOfEvent(event: FeedEvent, unit: TenantItem['unit'], timeZone: string): DateRange | undefined {
   if (event.kind === 'dates') {
     return event.endExclusive > event.first
       ? { first: event.first, last: addDays(event.endExclusive, -1) }
@@ -33,42 +35,117 @@ function datesOfEvent(
   return { first, last: localParts(event.end - 1, timeZone).ymd };
 }
 
+/** Ranges cut to `first`..`last`, sorted, overlapping and touching ones joined: disjoint, and each once. */
+function mergeDates(ranges: DateRange[], first: Ymd, last: Ymd): DateRange[] {
+  const merged: DateRange[] = [];
+  const clipped = ranges
+    .map((range) => ({
+      first: range.first > first ? range.first : first,
+      last: range.last < last ? range.last : last,
+    }))
+    .filter((range) => range.first <= range.last)
+    .sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+  for (const range of clipped) {
+    const open = merged.at(-1);
+    if (open && range.first <= addDays(open.last, 1)) {
+      if (range.last > open.last) open.last = range.last;
+    } else merged.push({ ...range });
+  }
+  return merged;
+}
+
+/** Intervals cut to [start, end), sorted, overlapping and touching ones joined; empty ones dropped. */
+function mergeIntervals(intervals: Interval[], start: number, end: number): Interval[] {
+  const merged: Interval[] = [];
+  const clipped = intervals
+    .map((interval) => ({ start: Math.max(interval.start, start), end: Math.min(interval.end, end) }))
+    .filter((interval) => interval.start < interval.end)
+    .sort((a, b) => a.start - b.start);
+  for (const interval of clipped) {
+    const open = merged.at(-1);
+    if (open && interval.start <= open.end) open.end = Math.max(open.end, interval.end);
+    else merged.push({ ...interval });
+  }
+  return merged;
+}
+
+/** Whether [start, end) overlaps one of the disjoint, sorted intervals (a binary search). */
+function overlapsAny(intervals: Interval[], start: number, end: number): boolean {
+  let low = 0;
+  let high = intervals.length;
+  // The first interval that ends after `start`.
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((intervals[middle] as Interval).end <= start) low = middle + 1;
+    else high = middle;
+  }
+  const candidate = intervals[low];
+  return candidate !== undefined && candidate.start < end;
+}
+
 /**
  * The counter slots of an item that a feed's events take, from `first` to `last` (local dates), sorted and
  * each once: dates for daily and nightly items, the hours an hourly item sells (all of a date's for an
- * all-day event, those a timed event overlaps otherwise).
+ * all-day event, those a timed event overlaps otherwise). The events are merged into disjoint ranges cut
+ * to the window before any slot is made, so the work is bounded by the window's slots (two years of the
+ * item's units at most), however many and however long the events; it runs a step a date under `budget`.
  */
-export function slotsTaken(
+export async function slotsTaken(
+  events: FeedEvent[],
+  options: { item: TenantItem; timeZone: string; first: Ymd; last: Ymd; budget?: ReadBudget },
+): Promise<string[]> {
+  const budget = options.budget ?? new ReadBudget();
+  return budget.walk(() => walkSlots(events, options));
+}
+
+function* walkSlots(
   events: FeedEvent[],
   options: { item: TenantItem; timeZone: string; first: Ymd; last: Ymd },
-): string[] {
-  const { item, timeZone } = options;
-  const slots = new Set<string>();
+): Generator<void, string[]> {
+  const { item, timeZone, first, last } = options;
+  const hourly = item.unit === 'H';
+  const ranges: DateRange[] = [];
+  const timed: Interval[] = [];
   for (const event of events) {
-    const dates =
-      item.unit === 'H' && event.kind === 'instants'
-        ? {
-            first: localParts(event.start, timeZone).ymd,
-            last: localParts(Math.max(event.start, event.end - 1), timeZone).ymd,
-          }
-        : datesOfEvent(event, item.unit, timeZone);
-    if (!dates) continue;
-    const first = dates.first > options.first ? dates.first : options.first;
-    const last = dates.last < options.last ? dates.last : options.last;
-    if (first > last) continue;
-    for (const date of datesFrom(first, last)) {
-      if (item.unit !== 'H') {
-        slots.add(date);
-        continue;
-      }
-      for (const slot of slotsOfDate(item, date, timeZone)) {
-        const start = hourKeyInstant(slot.key);
-        if (event.kind === 'dates' || (start < event.end && start + HOUR_MS > event.start))
-          slots.add(slot.key);
-      }
+    if (hourly && event.kind === 'instants') timed.push({ start: event.start, end: event.end });
+    else {
+      const range = datesOfEvent(event, item.unit, timeZone);
+      if (range) ranges.push(range);
     }
   }
-  return [...slots].sort();
+  yield;
+  const whole = mergeDates(ranges, first, last);
+  const hours = mergeIntervals(
+    timed,
+    localInstant(first, 0, timeZone),
+    localInstant(addDays(last, 1), 0, timeZone),
+  );
+  yield;
+  const slots: string[] = [];
+  if (!hourly) {
+    for (const range of whole)
+      for (const date of datesFrom(range.first, range.last)) {
+        slots.push(date);
+        yield;
+      }
+    return slots;
+  }
+  // An hourly item: the dates its timed events touch, beside those taken whole.
+  const touched = hours.map((interval) => ({
+    first: localParts(interval.start, timeZone).ymd,
+    last: localParts(interval.end - 1, timeZone).ymd,
+  }));
+  const wholeDates = new Set(whole.flatMap((range) => datesFrom(range.first, range.last)));
+  for (const range of mergeDates([...whole, ...touched], first, last))
+    for (const date of datesFrom(range.first, range.last)) {
+      const all = wholeDates.has(date);
+      for (const slot of slotsOfDate(item, date, timeZone)) {
+        const start = hourKeyInstant(slot.key);
+        if (all || overlapsAny(hours, start, start + HOUR_MS)) slots.push(slot.key);
+      }
+      yield;
+    }
+  return [...new Set(slots)].sort();
 }
 
 /**

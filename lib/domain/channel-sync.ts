@@ -1,22 +1,22 @@
+import { ReadAbandonedError } from '../channels/read-budget.ts';
 import type { TenantChannel } from '../config/tenant-schema.ts';
 import { todayIn } from '../core/dates.ts';
 import {
   type ChannelBlock,
   type ChannelConflict,
-  type ChannelHoldings,
   channelEventAction,
-  closeConflictAction,
   readChannel,
   releaseBlockActions,
   resizeBlockActions,
   takeBlockActions,
 } from '../db/channel-repository.ts';
-import { failingAction, recordFailure, saveStateAction } from '../db/channel-state-repository.ts';
+import { saveStateAction } from '../db/channel-state-repository.ts';
 import type { Db } from '../db/client.ts';
 import { queryStockRange } from '../db/stock-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
-import { ConditionsFailedError, transact, transactInGroups } from '../db/transact.ts';
-import { channelEvent, eventActions, openConflicts } from './channel-events.ts';
+import { transact, transactInGroups } from '../db/transact.ts';
+import { conflictCloser, openConflicts } from './channel-conflicts.ts';
+import { channelEvent, recordFailedRead } from './channel-events.ts';
 import { type FeedFetching, type FeedRead, firstSlotOf, readChannelFeed } from './channel-read.ts';
 import { capacityOf } from './stock.ts';
 
@@ -29,12 +29,20 @@ export interface ChannelSyncDeps extends FeedFetching {
 /** What one channel's sync did. */
 export interface ChannelSyncResult {
   channel_id: string;
-  outcome: 'synced' | 'unchanged' | 'failed' | 'waiting_empty';
+  /**
+   * `partial`: the caller's deadline came while applying; `pending` slots are left for the next round.
+   * `deferred`: it came before the feed was read; nothing changed.
+   */
+  outcome: 'synced' | 'unchanged' | 'failed' | 'waiting_empty' | 'partial' | 'deferred';
   /** Slots the feed lists inside the horizon. */
   listed: number;
   taken: number;
   released: number;
+  /** Slots to take, resize or release that a deadline left for the next round. */
+  pending: number;
   conflicts_opened: number;
+  /** Of those, conflicts closed lately for the same bookings and re-opened without being announced again. */
+  conflicts_reopened: number;
   conflicts_closed: number;
   /** Blocks held and conflicts open afterwards. */
   blocked: number;
@@ -49,34 +57,26 @@ export const EMPTY_FEED_GRACE_MS = 3_600_000;
 /** Blocks taken or released in one transaction (each is 2 to 4 writes; DynamoDB takes 100). */
 export const SLOTS_PER_TRANSACTION = 24;
 
-/** Records a failed read: nothing is released; the first failure of a run emits `channel.failed`. */
-async function fail(
+/** Whether the caller's deadline has come (a request's sync-now; a round has none). */
+const outOfTime = (deps: ChannelSyncDeps): boolean => (deps.timeLeftMs?.() ?? Number.POSITIVE_INFINITY) <= 0;
+
+/**
+ * Applies slots in transactions of SLOTS_PER_TRANSACTION, stopping between two when the caller's deadline
+ * has come; answers how many were left. What is left is the next round's: it applies the same difference.
+ */
+async function applyInGroups<S>(
   deps: ChannelSyncDeps,
-  options: {
-    channel: TenantChannel;
-    config: StoredConfig;
-    holdings: ChannelHoldings;
-    error: string;
-    now: number;
-  },
-): Promise<void> {
-  const { channel, now } = options;
-  if (options.holdings.state?.failing_since === undefined) {
-    const event = channelEvent(channel, 'channel.failed', now, {
-      item_id: channel.item_id,
-      reason: options.error,
+  slots: S[],
+  options: Omit<Parameters<typeof transactInGroups<S>>[2], 'size'>,
+): Promise<number> {
+  for (let start = 0; start < slots.length; start += SLOTS_PER_TRANSACTION) {
+    if (outOfTime(deps)) return slots.length - start;
+    await transactInGroups(deps.db, slots.slice(start, start + SLOTS_PER_TRANSACTION), {
+      ...options,
+      size: SLOTS_PER_TRANSACTION,
     });
-    try {
-      await transact(deps.db, [
-        failingAction(deps.db, { channelId: channel.id, itemId: channel.item_id, now }),
-        ...eventActions(deps.db, options.config, event),
-      ]);
-    } catch (error) {
-      // Another run recorded the start of this failure first.
-      if (!(error instanceof ConditionsFailedError)) throw error;
-    }
   }
-  await recordFailure(deps.db, { channelId: channel.id, itemId: channel.item_id, error: options.error, now });
+  return 0;
 }
 
 /**
@@ -103,7 +103,9 @@ export async function syncChannel(
     listed: 0,
     taken: 0,
     released: 0,
+    pending: 0,
     conflicts_opened: 0,
+    conflicts_reopened: 0,
     conflicts_closed: 0,
     blocked: holdings.blocks.size,
     conflicts: holdings.conflicts.size,
@@ -117,12 +119,19 @@ export async function syncChannel(
   });
 
   const item = options.items.find((entry) => entry.item_id === channel.item_id && entry.enabled !== false);
-  const read: FeedRead = item
-    ? await readChannelFeed(deps, { channel, item, holdings, timeZone, today })
-    : { ok: false, error: `item ${channel.item_id} is not in the catalogue` };
+  let read: FeedRead;
+  try {
+    read = item
+      ? await readChannelFeed(deps, { channel, item, holdings, timeZone, today })
+      : { ok: false, error: `item ${channel.item_id} is not in the catalogue` };
+  } catch (error) {
+    // The caller's deadline, not the feed's fault: nothing is recorded, the next round reads it again.
+    if (error instanceof ReadAbandonedError) return done('deferred');
+    throw error;
+  }
   if (!read.ok || !item) {
     const error = read.ok ? 'no item' : read.error;
-    await fail(deps, { channel, config, holdings, error, now });
+    await recordFailedRead(deps.db, { channel, config, holdings, error, now });
     return done('failed', error);
   }
   result.listed = read.slots.length;
@@ -157,16 +166,21 @@ export async function syncChannel(
     (conflict) =>
       !wanted.has(conflict.slot) || conflict.item_id !== item.item_id || conflict.slot < fromToday,
   );
-  const closing = (slot: string, taken: boolean) => [
-    closeConflictAction(db, channel.id, slot),
-    channelEventAction(
-      db,
-      channelEvent(channel, 'channel.conflict_closed', now, { item_id: item.item_id, slot, taken }),
-    ),
-  ];
+  const closer = conflictCloser(db, { channel, config, now });
+  // A slot taken after all (it freed up): its conflict is over, nothing to remember.
+  const closedByTaking = (slot: string) => {
+    const conflict = holdings.conflicts.get(slot);
+    return conflict ? closer.actionsOf(conflict, { taken: true, remember: false }) : [];
+  };
+  const tookOver = (slot: string) => {
+    const conflict = holdings.conflicts.get(slot);
+    if (!conflict) return;
+    closer.applied(conflict);
+    holdings.conflicts.delete(slot);
+    result.conflicts_closed += 1;
+  };
 
-  await transactInGroups(db, toRelease, {
-    size: SLOTS_PER_TRANSACTION,
+  result.pending += await applyInGroups(deps, toRelease, {
     actionsOf: (block) =>
       releaseBlockActions(db, {
         channelId: channel.id,
@@ -182,8 +196,7 @@ export async function syncChannel(
   });
 
   const shortOf: string[] = [];
-  await transactInGroups(db, toResize, {
-    size: SLOTS_PER_TRANSACTION,
+  result.pending += await applyInGroups(deps, toResize, {
     actionsOf: (block) => [
       ...resizeBlockActions(db, {
         channelId: channel.id,
@@ -193,11 +206,9 @@ export async function syncChannel(
         to: channel.units,
         capacity: capacityOf(item, block.slot, timeZone),
       }),
-      ...(holdings.conflicts.has(block.slot) ? closing(block.slot, true) : []),
+      ...closedByTaking(block.slot),
     ],
-    onApplied: (block) => {
-      if (holdings.conflicts.delete(block.slot)) result.conflicts_closed += 1;
-    },
+    onApplied: (block) => tookOver(block.slot),
     // 0: no room for the extra units (the block keeps what it held, the rest is a conflict); else changed
     // meanwhile by another run.
     onRefused: (block, failed) => {
@@ -205,8 +216,7 @@ export async function syncChannel(
     },
   });
 
-  await transactInGroups(db, toTake, {
-    size: SLOTS_PER_TRANSACTION,
+  result.pending += await applyInGroups(deps, toTake, {
     actionsOf: (slot) => [
       ...takeBlockActions(db, {
         channelId: channel.id,
@@ -216,11 +226,11 @@ export async function syncChannel(
         capacity: capacityOf(item, slot, timeZone),
         now,
       }),
-      ...(holdings.conflicts.has(slot) ? closing(slot, true) : []),
+      ...closedByTaking(slot),
     ],
     onApplied: (slot) => {
       result.taken += 1;
-      if (holdings.conflicts.delete(slot)) result.conflicts_closed += 1;
+      tookOver(slot);
     },
     onRefused: (slot, failed) => {
       // 1: the channel holds the slot already (another run took it), whatever else failed with it;
@@ -231,45 +241,63 @@ export async function syncChannel(
     },
   });
 
-  // What the counters and this channel's blocks are now decides the conflicts. A slot another run of the
-  // sync took meanwhile is no conflict; a slot the channel holds in full on a counter over capacity (the
-  // item's stock was lowered under its block and a sale here) is one; a conflict on a slot held in full on a
-  // counter within capacity is over.
-  const fresh = await readChannel(db, channel.id);
-  const held = [...fresh.blocks.values()]
-    .filter((block) => ours(block) && block.slot >= fromToday && block.units >= channel.units)
-    .map((block) => block.slot)
-    .sort();
-  const used = held.length
-    ? await queryStockRange(db, {
-        itemId: item.item_id,
-        first: held[0] as string,
-        last: held.at(-1) as string,
-        consistent: true,
-      })
-    : new Map<string, number>();
-  const heldInFull = new Set(held);
-  const overCapacity = (slot: string) => (used.get(slot) ?? 0) > capacityOf(item, slot, timeZone);
-  const toOpen = [
-    ...shortOf.filter((slot) => !heldInFull.has(slot)),
-    ...held.filter((slot) => wanted.has(slot) && overCapacity(slot)),
-  ].filter((slot) => !fresh.conflicts.has(slot));
-  result.conflicts_opened = await openConflicts(deps, { channel, config, item, slots: toOpen, now });
-  for (const slot of toOpen) holdings.conflicts.set(slot, { slot } as ChannelConflict);
-  for (const conflict of fresh.conflicts.values()) {
-    const settled = heldInFull.has(conflict.slot) && !overCapacity(conflict.slot);
-    if (settled && !toClose.some((entry) => entry.slot === conflict.slot)) toClose.push(conflict);
-  }
-
-  for (const conflict of toClose) {
-    try {
-      await transact(db, closing(conflict.slot, false));
-      result.conflicts_closed += 1;
-    } catch (error) {
-      if (!(error instanceof ConditionsFailedError)) throw error;
+  // Out of time, the conflicts wait for the next round too: it finds the same slots short.
+  if (result.pending === 0) {
+    // What the counters and this channel's blocks are now decides the conflicts. A slot another run of the
+    // sync took meanwhile is no conflict; a slot the channel holds in full on a counter over capacity (the
+    // item's stock was lowered under its block and a sale here) is one; a conflict on a slot held in full on a
+    // counter within capacity is over.
+    const fresh = await readChannel(db, channel.id);
+    const held = [...fresh.blocks.values()]
+      .filter((block) => ours(block) && block.slot >= fromToday && block.units >= channel.units)
+      .map((block) => block.slot)
+      .sort();
+    const used = held.length
+      ? await queryStockRange(db, {
+          itemId: item.item_id,
+          first: held[0] as string,
+          last: held.at(-1) as string,
+          consistent: true,
+        })
+      : new Map<string, number>();
+    const heldInFull = new Set(held);
+    const overCapacity = (slot: string) => (used.get(slot) ?? 0) > capacityOf(item, slot, timeZone);
+    const toOpen = [
+      ...shortOf.filter((slot) => !heldInFull.has(slot)),
+      ...held.filter((slot) => wanted.has(slot) && overCapacity(slot)),
+    ].filter((slot) => !fresh.conflicts.has(slot));
+    const opening = await openConflicts(deps, {
+      channel,
+      config,
+      item,
+      slots: toOpen,
+      closed: fresh.closed,
+      now,
+    });
+    result.conflicts_opened = opening.opened;
+    result.conflicts_reopened = opening.reopened;
+    for (const slot of toOpen) holdings.conflicts.set(slot, { slot } as ChannelConflict);
+    const closingSlots = new Set(toClose.map((conflict) => conflict.slot));
+    for (const conflict of fresh.conflicts.values()) {
+      const settled = heldInFull.has(conflict.slot) && !overCapacity(conflict.slot);
+      if (settled && !closingSlots.has(conflict.slot)) toClose.push(conflict);
     }
-    holdings.conflicts.delete(conflict.slot);
+
+    // A date that left the feed may come back: its conflict is remembered, so as not to be announced twice.
+    await transactInGroups(db, toClose, {
+      size: SLOTS_PER_TRANSACTION,
+      actionsOf: (conflict) =>
+        closer.actionsOf(conflict, { taken: false, remember: !wanted.has(conflict.slot) }),
+      onApplied: (conflict) => {
+        closer.applied(conflict);
+        result.conflicts_closed += 1;
+      },
+      // Closed meanwhile by another run of this channel's sync.
+      onRefused: () => undefined,
+    });
+    for (const conflict of toClose) holdings.conflicts.delete(conflict.slot);
   }
+  await closer.finish();
 
   result.blocked = current.length - result.released + result.taken;
   result.conflicts = [...holdings.conflicts.keys()].filter((slot) => slot >= fromToday).length;
@@ -294,9 +322,12 @@ export async function syncChannel(
           channelEventAction(
             db,
             channelEvent(channel, 'channel.recovered', now, { failing_since: state?.failing_since }),
+            { retentionDays: config.settings.webhooks.retention_days },
           ),
         ]
       : []),
   ]);
-  return done(waiting ? 'waiting_empty' : read.unchanged ? 'unchanged' : 'synced');
+  return done(
+    result.pending > 0 ? 'partial' : waiting ? 'waiting_empty' : read.unchanged ? 'unchanged' : 'synced',
+  );
 }

@@ -13,11 +13,12 @@ import { ensureTable } from '#lib/db/table-admin.ts';
 import { writeTenant } from '#lib/db/tenant-load-repository.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
 import { type BundleResult, measureBundles, synthFunctions } from './bundles.ts';
-import { type ChannelRound, channelTable, measureChannelRounds } from './channels.ts';
+import { benchChannelsOnly, type ChannelRound, channelTable, measureChannelRounds } from './channels.ts';
 import { benchColdStarts, type ColdResult, coldTable } from './cold.ts';
 import { costPer1kRequests } from './cost.ts';
 import { startCpuMeter } from './cpu.ts';
 import { floorCalls, measureFloor, warmUntilSettled } from './floor.ts';
+import { type HostileRead, hostileTable, measureHostileReads } from './hostile-feeds.ts';
 import { bundleTable, cpuTable, type Row, scenarioTable, writeResults } from './report.ts';
 import { loadScenarios, raceFor, serviceBodies } from './scenarios.ts';
 import { startServer, stopServer } from './server.ts';
@@ -33,12 +34,14 @@ import { settledUsage, type UsageSnapshot, usageBetween } from './usage.ts';
 // `npm run bench -- --cold`: only the cold starts (test/bench/cold.ts; BENCH_COLD_RUNS, 15), which a full run
 // measures after the bundles.
 // `npm run bench -- --steady`: a full run without the bundles and cold starts (old and new side by side).
+// `npm run bench -- --channels`: only the channel sync rounds and the hostile feeds' reads (issue 41).
 // `npm run bench -- --quick`: a smoke check in under a minute (20 items, 2 s a scenario, 1 s floors, no bundles,
 // no ceiling unless `--ceiling`).
 
 const QUICK = process.argv.includes('--quick');
 const COLD_ONLY = process.argv.includes('--cold');
 const STEADY = process.argv.includes('--steady');
+const CHANNELS_ONLY = process.argv.includes('--channels');
 const SIZES = (process.env.BENCH_SIZES ?? (QUICK ? '20' : '20,200')).split(',').map(Number);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '8').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 8));
@@ -299,6 +302,10 @@ async function main() {
       await benchColdOnly(endpoint);
       return;
     }
+    if (CHANNELS_ONLY) {
+      await benchChannelsOnly(endpoint, say);
+      return;
+    }
     const rows: Row[] = [];
     for (const size of SIZES) {
       say(`benchmarking ${size} items`);
@@ -306,9 +313,11 @@ async function main() {
     }
     // One round of channel sync at 50 channels × 365 days (issue 30): its own table, the same DynamoDB Local.
     let channelRounds: ChannelRound[] = [];
+    let hostileReads: HostileRead[] = [];
     if (!ONLY) {
       say('measuring channel sync rounds');
       channelRounds = await measureChannelRounds(endpoint);
+      hostileReads = await measureHostileReads();
     }
     let bundles: BundleResult[] = [];
     let cold: ColdResult[] = [];
@@ -329,6 +338,8 @@ async function main() {
     if (channelRounds.length) {
       say('');
       for (const line of channelTable(channelRounds)) say(line);
+      say('');
+      for (const line of hostileTable(hostileReads)) say(line);
     }
     if (bundles.length) {
       say('');
@@ -345,6 +356,7 @@ async function main() {
       rows,
       bundles,
       channelRounds,
+      hostileReads,
       cold,
     });
     say('\nwrote bench-results.json');

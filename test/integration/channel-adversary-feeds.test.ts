@@ -289,7 +289,7 @@ describe('export stability and DST', () => {
           })
           .filter((at) => at >= hour(slots[0] ?? '') && at <= hour(slots.at(-1) ?? ''))
           .sort();
-      const icalJs = readFeed(response.text, { timeZone: ZONE, from: today, to: d(730) }).taken;
+      const icalJs = (await readFeed(response.text, { timeZone: ZONE, from: today, to: d(730) })).taken;
       return {
         nodeIcal: hoursOf(readByNodeIcal(response.text)),
         icalJs: hoursOf(icalJs),

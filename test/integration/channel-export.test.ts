@@ -73,8 +73,8 @@ const feed = (path: string, query: string, headers: Record<string, string> = {},
   invoke(over.channels, { path, query, headers });
 
 /** The all-day runs of a feed as `first..last` (inclusive) strings, read by ical.js through our reader. */
-const runsOf = (response: TestResponse) =>
-  readFeed(response.text, { timeZone: ZONE, from: today, to: d(400) }).taken.map((event) =>
+const runsOf = async (response: TestResponse) =>
+  (await readFeed(response.text, { timeZone: ZONE, from: today, to: d(400) })).taken.map((event) =>
     event.kind === 'dates' ? `${event.first}..${addDays(event.endExclusive, -1)}` : 'timed',
   );
 
@@ -115,7 +115,7 @@ describe('GET item/{id}/ical', () => {
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('text/calendar; charset=utf-8');
     const expected = [...closedDays(365), `${d(10)}..${d(11)}`].sort();
-    expect(runsOf(response).sort()).toEqual(
+    expect((await runsOf(response)).sort()).toEqual(
       // A closed day next to the sold-out run joins it.
       mergeAdjacent(expected),
     );
@@ -135,7 +135,7 @@ describe('GET item/{id}/ical', () => {
       const response = await feed('item/7/ical', `token=${itemToken}`);
       const parsed = new ICAL.Component(ICAL.parse(response.text));
       expect(parsed.getFirstPropertyValue('x-wr-calname')).toBeDefined();
-      const ours = readFeed(response.text, { timeZone: ZONE, from: today, to: d(400) }).taken;
+      const ours = (await readFeed(response.text, { timeZone: ZONE, from: today, to: d(400) })).taken;
       expect(readByNodeIcal(response.text)).toEqual(ours);
       expect(warn).not.toHaveBeenCalled();
       expect(error).not.toHaveBeenCalled();
@@ -163,7 +163,7 @@ describe('GET item/{id}/ical', () => {
     const changed = await feed('item/7/ical', `token=${itemToken}`, { 'if-none-match': etag });
     expect(changed.status).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
-    expect(runsOf(changed)).toContain(`${d(10)}..${d(12)}`);
+    expect(await runsOf(changed)).toContain(`${d(10)}..${d(12)}`);
     await setUsed(db, 7, d(12), 1);
   });
 
@@ -172,13 +172,15 @@ describe('GET item/{id}/ical', () => {
     await syncNow({ db, fetchFeed: channels.fetchFeed, policy: 'deployed' }, 'airbnb');
     expect(await readUsed(db, 7, d(50))).toBe(2);
     const forAll = await feed('item/7/ical', `token=${itemToken}`);
-    expect(runsOf(forAll).some((run) => run.startsWith(d(50)) || run.endsWith(`..${d(51)}`))).toBe(true);
+    expect((await runsOf(forAll)).some((run) => run.startsWith(d(50)) || run.endsWith(`..${d(51)}`))).toBe(
+      true,
+    );
 
     const recorded = recordCommands(db);
     const over = createAllHandlers(testDeps(recorded.db));
     const forAirbnb = await feed('item/7/ical', `token=${channelToken}`, {}, over);
     expect(forAirbnb.status).toBe(200);
-    for (const run of runsOf(forAirbnb)) expect(run.includes(d(50)) || run.includes(d(51))).toBe(false);
+    for (const run of await runsOf(forAirbnb)) expect(run.includes(d(50)) || run.includes(d(51))).toBe(false);
     // The token, the configuration's cache, one counter query over 365 days, one query of the channel's
     // blocks, and the stamp: a handful of calls, whatever the number of dates.
     const reads = recorded.commands.filter((name) => name === 'QueryCommand');
@@ -196,7 +198,7 @@ describe('GET item/{id}/ical', () => {
     const local = `${d(5)}T100000`;
     expect(response.text).toContain(`DTSTART;TZID=America/Toronto:${local}`);
     expect(response.text).toContain(`DTEND;TZID=America/Toronto:${d(5)}T120000`);
-    const [timed] = readFeed(response.text, { timeZone: ZONE, from: today, to: d(40) }).taken;
+    const [timed] = (await readFeed(response.text, { timeZone: ZONE, from: today, to: d(40) })).taken;
     expect(timed).toEqual({
       kind: 'instants',
       start: localInstant(d(5), 600, ZONE),
@@ -226,7 +228,7 @@ describe('GET booking/ical', () => {
     const response = await invoke(handlers.channels, { path: 'booking/ical', query: `token=${token}` });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('text/calendar; charset=utf-8');
-    const events = readFeed(response.text, { timeZone: ZONE, from: today, to: d(60) });
+    const events = await readFeed(response.text, { timeZone: ZONE, from: today, to: d(60) });
     expect(events.taken).toContainEqual({ kind: 'dates', first: d(20), endExclusive: d(21) });
     expect(response.text).toContain(`SUMMARY:${code} Grace Hopper (Kayak)`);
     expect(response.text).toContain(`UID:booking-${code}@test.example.com`);

@@ -14,18 +14,30 @@ const daily = makeTenantItem({ unit: 'D', stock: 1 });
 const hourly = makeTenantItem({ unit: 'H', stock: 1, hours: { open: '09:00', close: '12:00' } });
 
 describe('slotsTaken', () => {
-  it('takes an all-day event [DTSTART, DTEND) as dates, whatever the unit', () => {
+  it('takes an all-day event [DTSTART, DTEND) as dates, whatever the unit', async () => {
     const events = [{ kind: 'dates' as const, first: '20310105', endExclusive: '20310108' }];
-    expect(slotsTaken(events, { item: nightly, ...window })).toEqual(['20310105', '20310106', '20310107']);
-    expect(slotsTaken(events, { item: daily, ...window })).toEqual(['20310105', '20310106', '20310107']);
+    expect(await slotsTaken(events, { item: nightly, ...window })).toEqual([
+      '20310105',
+      '20310106',
+      '20310107',
+    ]);
+    expect(await slotsTaken(events, { item: daily, ...window })).toEqual([
+      '20310105',
+      '20310106',
+      '20310107',
+    ]);
   });
 
-  it('takes the nights a timed stay spans for a nightly item, the days it touches for a daily one', () => {
+  it('takes the nights a timed stay spans for a nightly item, the days it touches for a daily one', async () => {
     const stay = [
       { kind: 'instants' as const, start: at('20310105', '15:00'), end: at('20310108', '11:00') },
     ];
-    expect(slotsTaken(stay, { item: nightly, ...window })).toEqual(['20310105', '20310106', '20310107']);
-    expect(slotsTaken(stay, { item: daily, ...window })).toEqual([
+    expect(await slotsTaken(stay, { item: nightly, ...window })).toEqual([
+      '20310105',
+      '20310106',
+      '20310107',
+    ]);
+    expect(await slotsTaken(stay, { item: daily, ...window })).toEqual([
       '20310105',
       '20310106',
       '20310107',
@@ -35,14 +47,14 @@ describe('slotsTaken', () => {
     const whole = [
       { kind: 'instants' as const, start: at('20310105', '00:00'), end: at('20310107', '00:00') },
     ];
-    expect(slotsTaken(whole, { item: nightly, ...window })).toEqual(['20310105', '20310106']);
-    expect(slotsTaken(whole, { item: daily, ...window })).toEqual(['20310105', '20310106']);
+    expect(await slotsTaken(whole, { item: nightly, ...window })).toEqual(['20310105', '20310106']);
+    expect(await slotsTaken(whole, { item: daily, ...window })).toEqual(['20310105', '20310106']);
   });
 
-  it('takes every hour an hourly item sells on an all-day date, and the hours a timed event overlaps', () => {
+  it('takes every hour an hourly item sells on an all-day date, and the hours a timed event overlaps', async () => {
     const hours = (ymd: string, ...starts: string[]) => starts.map((hhmm) => utcHourKey(at(ymd, hhmm)));
     expect(
-      slotsTaken([{ kind: 'dates', first: '20310602', endExclusive: '20310603' }], {
+      await slotsTaken([{ kind: 'dates', first: '20310602', endExclusive: '20310603' }], {
         item: hourly,
         ...window,
       }),
@@ -50,21 +62,23 @@ describe('slotsTaken', () => {
     const overlap = [
       { kind: 'instants' as const, start: at('20310602', '10:30'), end: at('20310602', '11:15') },
     ];
-    expect(slotsTaken(overlap, { item: hourly, ...window })).toEqual(hours('20310602', '10:00', '11:00'));
+    expect(await slotsTaken(overlap, { item: hourly, ...window })).toEqual(
+      hours('20310602', '10:00', '11:00'),
+    );
     const evening = [
       { kind: 'instants' as const, start: at('20310602', '18:00'), end: at('20310602', '22:00') },
     ];
-    expect(slotsTaken(evening, { item: hourly, ...window })).toEqual([]);
+    expect(await slotsTaken(evening, { item: hourly, ...window })).toEqual([]);
   });
 
-  it('keeps only the window, ignores empty events, and lists each slot once, sorted', () => {
+  it('keeps only the window, ignores empty events, and lists each slot once, sorted', async () => {
     const events = [
       { kind: 'dates' as const, first: '20301230', endExclusive: '20310103' },
       { kind: 'dates' as const, first: '20310102', endExclusive: '20310104' },
       { kind: 'dates' as const, first: '20311231', endExclusive: '20320105' },
       { kind: 'instants' as const, start: at('20310301', '10:00'), end: at('20310301', '10:00') },
     ];
-    expect(slotsTaken(events, { item: nightly, ...window })).toEqual([
+    expect(await slotsTaken(events, { item: nightly, ...window })).toEqual([
       '20310101',
       '20310102',
       '20310103',
@@ -74,7 +88,7 @@ describe('slotsTaken', () => {
 });
 
 describe('unsellableRuns', () => {
-  it('joins sold-out and closed dates into runs, ignores the lead time, and counts what a reader leaves out', () => {
+  it('joins sold-out and closed dates into runs, ignores the lead time, and counts what a reader leaves out', async () => {
     const item = makeTenantItem({ unit: 'N', stock: 2, rules: { closed_dates: ['20310110'], lead_days: 5 } });
     const used = new Map([
       ['20310108', 2],
@@ -92,7 +106,7 @@ describe('unsellableRuns', () => {
     expect(runs).toEqual([{ kind: 'dates', first: '20310108', last: '20310110' }]);
   });
 
-  it('writes an hourly item as runs of unsellable hours', () => {
+  it('writes an hourly item as runs of unsellable hours', async () => {
     const sold = new Set([utcHourKey(at('20310602', '10:00')), utcHourKey(at('20310602', '11:00'))]);
     const runs = unsellableRuns({
       item: hourly,

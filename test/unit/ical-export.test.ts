@@ -1,5 +1,6 @@
 import ical from 'node-ical';
 import { describe, expect, it, vi } from 'vitest';
+import { writeBookingsFeed } from '#lib/channels/ical-bookings.ts';
 import { type ExportRun, writeFeed } from '#lib/channels/ical-export.ts';
 import { type FeedEvent, readFeed } from '#lib/channels/ical-import.ts';
 import { readByNodeIcal } from '#test/support/ical.ts';
@@ -49,7 +50,7 @@ const readBackAs = (run: ExportRun): FeedEvent => {
 };
 
 describe('writeFeed', () => {
-  it('writes dates as all-day events with an exclusive DTEND, nothing but "Not available"', () => {
+  it('writes dates as all-day events with an exclusive DTEND, nothing but "Not available"', async () => {
     expect(feedOf([days('20310105', '20310107'), days('20310110', '20310110')]).split('\r\n')).toEqual([
       'BEGIN:VCALENDAR',
       'VERSION:2.0',
@@ -79,10 +80,11 @@ describe('writeFeed', () => {
       'TRANSP:OPAQUE',
       'END:VEVENT',
       'END:VCALENDAR',
+      '',
     ]);
   });
 
-  it('keeps a run’s UID while its start moves on and its end stays, and changes it with the end', () => {
+  it('keeps a run’s UID while its start moves on and its end stays, and changes it with the end', async () => {
     expect(uidsOf(feedOf([days('20310105', '20310107')]))).toEqual(['item-7-20310108@demo.example']);
     expect(uidsOf(feedOf([days('20310106', '20310107')]))).toEqual(['item-7-20310108@demo.example']);
     expect(uidsOf(feedOf([days('20310106', '20310108')]))).toEqual(['item-7-20310109@demo.example']);
@@ -94,7 +96,7 @@ describe('writeFeed', () => {
     ]);
   });
 
-  it('writes the same bytes for the same input, whatever the clock and the process’s time zone', () => {
+  it('writes the same bytes for the same input, whatever the clock and the process’s time zone', async () => {
     const runs = [days('20310105', '20310107'), hours('2031-06-02T08:00Z', '2031-06-02T10:00Z')];
     const first = feedOf(runs);
     vi.useFakeTimers({ now: Date.parse('2040-01-01T00:00:00Z') });
@@ -107,7 +109,7 @@ describe('writeFeed', () => {
     }
   });
 
-  it('folds long lines to at most 75 octets, whole characters, and escapes , ; \\ and line breaks', () => {
+  it('folds long lines to at most 75 octets, whole characters, and escapes , ; \\ and line breaks', async () => {
     const name = `Ferienwohnung „Seeblick“; Balkon, Meerblick \\ Süd 🏖️\nINJECTED:1 ${'Zimmer mit Aussicht '.repeat(6)}`;
     const text = feedOf([days('20310105', '20310107')], {
       name,
@@ -123,7 +125,42 @@ describe('writeFeed', () => {
     expect(calendar?.['WR-CALNAME']).toBe(name);
   });
 
-  it('writes hours as timed events in the tenant’s zone, with its VTIMEZONE; dates alone need none', () => {
+  it('ends every content line with CRLF, the last one too, none over 75 octets (RFC 5545 §3.1)', async () => {
+    const long = `Chalet „Sonnenhang“ mit Blick auf den Wilden Kaiser, Sauna und Kamin 🏔️ ${'Zimmer '.repeat(8)}`;
+    const feeds = [
+      feedOf([days('20310105', '20310107')]),
+      feedOf([hours('2031-06-02T08:00Z', '2031-06-02T10:00Z')], {
+        name: long,
+        timeZone: 'America/Argentina/Rio_Gallegos',
+      }),
+      feedOf([], { name: long }),
+      writeBookingsFeed({
+        name: `${long} bookings`,
+        prodId: { company: long, product: 'Booking API 3.0 staff calendar' },
+        uidDomain: 'demo.example',
+        bookings: [
+          {
+            code: 'DEMO-123456',
+            first: '20310105',
+            endExclusive: '20310108',
+            guest: 'Zoë Ångström-Øvergaard, née Ünsal',
+            items: [long, 'Kayak'],
+            status: 'Paid',
+          },
+        ],
+        stamp: STAMP,
+      }),
+    ];
+    for (const text of feeds) {
+      expect(text.endsWith('END:VCALENDAR\r\n')).toBe(true);
+      // Every line break is a CRLF: no CR or LF alone.
+      expect(text.replaceAll('\r\n', '')).not.toMatch(/[\r\n]/);
+      for (const line of text.slice(0, -2).split('\r\n'))
+        expect(Buffer.byteLength(line)).toBeLessThanOrEqual(75);
+    }
+  });
+
+  it('writes hours as timed events in the tenant’s zone, with its VTIMEZONE; dates alone need none', async () => {
     const text = unfolded(feedOf([hours('2031-06-02T08:00Z', '2031-06-02T10:00Z')]));
     expect(text).toContain('\r\nBEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\n');
     expect(text).toContain(
@@ -132,7 +169,7 @@ describe('writeFeed', () => {
     expect(feedOf([days('20310105', '20310107')])).not.toContain('VTIMEZONE');
   });
 
-  it('writes a run that starts or ends in the hour the clocks go back in UTC, since readers differ on it', () => {
+  it('writes a run that starts or ends in the hour the clocks go back in UTC, since readers differ on it', async () => {
     const text = feedOf([
       // 02:00 summer time, the first of the two 02:00s of 26 October, to 03:00 winter time.
       hours('2031-10-26T00:00Z', '2031-10-26T02:00Z'),
@@ -148,7 +185,7 @@ describe('writeFeed', () => {
     );
   });
 
-  it('writes hours in UTC for a zone known only by another name (an alias: no VTIMEZONE has its TZID)', () => {
+  it('writes hours in UTC for a zone known only by another name (an alias: no VTIMEZONE has its TZID)', async () => {
     const text = feedOf([hours('2031-06-02T08:00Z', '2031-06-02T10:00Z')], {
       timeZone: 'US/Eastern',
     });
@@ -184,13 +221,13 @@ describe('the round trip', () => {
     hours('2031-10-26T01:00Z', '2031-10-26T03:00Z'),
   ];
 
-  it('reads back as the same runs by this service’s reader and by node-ical, neither of them warning', () => {
+  it('reads back as the same runs by this service’s reader and by node-ical, neither of them warning', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const error = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const text = feedOf(RUNS);
       const expected = RUNS.map(readBackAs);
-      expect(readFeed(text, { timeZone: BERLIN, from: '20310101', to: '20321231' })).toEqual({
+      expect(await readFeed(text, { timeZone: BERLIN, from: '20310101', to: '20321231' })).toEqual({
         events: RUNS.length,
         taken: expected,
       });
@@ -205,22 +242,22 @@ describe('the round trip', () => {
     }
   });
 
-  it('writes a calendar with no events for no runs, read back as an empty feed', () => {
+  it('writes a calendar with no events for no runs, read back as an empty feed', async () => {
     const text = feedOf([]);
     expect(text).not.toContain('BEGIN:VEVENT');
-    expect(readFeed(text, { timeZone: BERLIN, from: '20310101', to: '20311231' })).toEqual({
+    expect(await readFeed(text, { timeZone: BERLIN, from: '20310101', to: '20311231' })).toEqual({
       events: 0,
       taken: [],
     });
   });
 
-  it('reads back in a zone known only by an alias as the same runs', () => {
+  it('reads back in a zone known only by an alias as the same runs', async () => {
     const runs = [days('20310105', '20310107'), hours('2031-11-02T07:00Z', '2031-11-02T09:00Z')];
     const text = feedOf(runs, { timeZone: 'US/Eastern' });
     const expected = runs.map(readBackAs);
-    expect(readFeed(text, { timeZone: 'US/Eastern', from: '20310101', to: '20311231' }).taken).toEqual(
-      expected,
-    );
+    expect(
+      (await readFeed(text, { timeZone: 'US/Eastern', from: '20310101', to: '20311231' })).taken,
+    ).toEqual(expected);
     expect(readByNodeIcal(text)).toEqual(expected);
   });
 });

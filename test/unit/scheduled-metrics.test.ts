@@ -39,7 +39,9 @@ const channel = (overrides: Partial<ChannelSyncResult> = {}): ChannelSyncResult 
   listed: 4,
   taken: 0,
   released: 0,
+  pending: 0,
   conflicts_opened: 0,
+  conflicts_reopened: 0,
   conflicts_closed: 0,
   blocked: 4,
   conflicts: 0,
@@ -134,6 +136,13 @@ describe("channel sync's metrics", () => {
       [METRIC.channelFetchFailures, 2],
       [METRIC.channelsFailing, 1],
     ]);
+  });
+
+  it('counts no conflict re-opened without being announced (a flapping feed), only new ones', () => {
+    const { meter, recorded } = recording();
+    meterRound(meter, round([channel({ outcome: 'synced', conflicts_opened: 3, conflicts_reopened: 2 })]));
+    meterRound(meter, round([channel({ outcome: 'synced', conflicts_opened: 1, conflicts_reopened: 1 })]));
+    expect(recorded).toEqual([[METRIC.channelConflicts, 1]]);
   });
 });
 
