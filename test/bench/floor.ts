@@ -201,8 +201,10 @@ export function floorCalls(
             units: 1,
             allowance: 100_000_000,
             nowSeconds: nowSeconds(),
-            // The service's hold waits for the client's re-hold cooldown in the same condition.
+            // The service's hold waits for the client's re-hold cooldown in the same condition, and records
+            // that the client's holding of the night starts (issue 41).
             cooldownSession: sessionId,
+            period: { kind: 'start', since: nowSeconds() },
           }),
         ),
       ]),
@@ -274,7 +276,11 @@ export function floorCalls(
       },
       dropClientSessionAction(db, { client: session.client, sessionId: session.id }),
       ...nights.map((night) =>
-        keepClientUnitsAction(db, { client: session.client, counterId: counterId(2, night) }),
+        keepClientUnitsAction(db, {
+          client: session.client,
+          counterId: counterId(2, night),
+          cart: session.id,
+        }),
       ),
       record('EVENT', FLOOR_BYTES.event, { new: false }),
     ]);
