@@ -30,6 +30,12 @@ export interface SessionContext extends LineContext {
   retry?: RetryPolicy;
   /** The request's item loader, so one request reads each item once. */
   loadItems?: ItemLoader;
+  /**
+   * The request's loader of items as they are in the table now (consistent reads): a change that takes
+   * stock decides what a line takes, and the capacity it is held on, from these rather than from
+   * `loadItems` when that answers from a kept catalogue.
+   */
+  freshItems?: ItemLoader;
   /** The request's `altcha` parameter: a solved proof-of-work challenge, for holds under pressure. */
   altcha?: string;
   /**
@@ -69,9 +75,11 @@ export async function commitSession(
   ctx: SessionContext,
   read: () => Promise<StoredSession>,
   change: (session: StoredSession, all: StoredItem[]) => Change,
-  itemIds: number[] = [],
+  /** The items of new lines, and whether the change surely takes stock (adding lines does). */
+  adds: { itemIds: number[]; takes: boolean } = { itemIds: [], takes: false },
 ): Promise<StoredSession> {
   let cleaned = false;
+  let fresh = adds.takes && ctx.freshItems !== undefined;
   let written: Change | undefined;
   let before: StoredSession | undefined;
   /** How the counters this change starts holding stand to the client's other carts, once known. */
@@ -105,11 +113,31 @@ export async function commitSession(
     ...(ctx.retry ? { retry: ctx.retry } : {}),
     attempt: async () => {
       const session = await read();
-      const all = await (ctx.loadItems ?? createItemLoader(ctx.db))([
-        ...itemIds,
-        ...Object.values(session.lines).map((line) => line.item_id),
-      ]);
-      written = change(session, all);
+      const ids = [...adds.itemIds, ...Object.values(session.lines).map((line) => line.item_id)];
+      // Without a loader of the request's (a create holding its `slip[]`), the items are read now.
+      const kept = ctx.loadItems ?? createItemLoader(ctx.db, { consistent: true });
+      // A change that takes stock works out what its lines take, and the capacity they are held on, from
+      // the items as they are now: a kept catalogue may still say unlimited, or a stock since lowered. So
+      // does a refusal: the catalogue may still say withdrawn.
+      const byItems = async (fromTable: boolean) => {
+        const all = await (fromTable && ctx.freshItems ? ctx.freshItems : kept)(ids);
+        return { all, change: change(session, all) };
+      };
+      let decided: Awaited<ReturnType<typeof byItems>>;
+      try {
+        decided = await byItems(fresh);
+      } catch (error) {
+        const byItem = error instanceof DomainError && ['unavailable', 'invalid_slip'].includes(error.code);
+        if (fresh || !ctx.freshItems || !byItem) throw error;
+        fresh = true;
+        decided = await byItems(true);
+      }
+      if (decided.change.takes && !fresh && ctx.freshItems) {
+        fresh = true;
+        decided = await byItems(true);
+      }
+      const { all } = decided;
+      written = decided.change;
       if (written.next === session) return { done: session };
       const { owners } = written;
       const next = withHeldSince(session, written.next, { periods, nowSeconds: unixSeconds(ctx.now) });

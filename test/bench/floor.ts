@@ -22,6 +22,7 @@ import {
   queryStockMonth,
   queryStockRange,
 } from '#lib/db/stock-repository.ts';
+import { getItemsById } from '#lib/db/tenant-repository.ts';
 import { type TransactItem, transact } from '#lib/db/transact.ts';
 import { nthStart } from './scenarios.ts';
 import { FEED_DAYS, FEED_ITEM } from './tenant.ts';
@@ -185,11 +186,13 @@ export function floorCalls(
   const nowSeconds = () => unixSeconds(Date.now());
   // Sessions the floor's adds opened, for its creates to book (in the flow, or at the ceiling's server).
   const open: { id: string; client: string }[] = [];
-  // An add: its client's count; one transaction of the nights' counters, the client's budget for each
-  // night and its set of sessions, and the session; then the line's availability for the answer.
+  // An add: its client's count; its item as the table holds it now (a hold decides from a consistent read,
+  // issue 41); one transaction of the nights' counters, the client's budget for each night and its set of
+  // sessions, and the session; then the line's availability for the answer.
   const addSlip = async () => {
     const who = client();
     await countRequest(true);
+    await getItemsById(db, [2], { consistent: true });
     const sessionId = `floor-${randomUUID()}`;
     await transact(db, [
       ...nights.flatMap((night) => [
