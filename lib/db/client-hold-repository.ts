@@ -1,4 +1,4 @@
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import {
   clientHoldKey,
@@ -249,34 +249,32 @@ export interface ClientHoldState {
   cooldown?: { until: number; sessionId: string };
 }
 
-/** A client's records of some counters (consistent reads, 100 a call); counters without one are absent. */
+/** A client's records of some counters (consistent reads, at once); counters without one are absent. */
 export async function getClientHolds(
   db: Db,
   options: { client: string; counterIds: string[] },
 ): Promise<Map<string, ClientHoldState>> {
   const found = new Map<string, ClientHoldState>();
-  const ids = [...new Set(options.counterIds)];
-  for (let start = 0; start < ids.length; start += 100) {
-    let keys: Record<string, unknown>[] | undefined = ids
-      .slice(start, start + 100)
-      .map((id) => clientHoldKey(options.client, id));
-    while (keys?.length) {
-      const page: BatchGetCommandOutput = await db.client.send(
-        new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: keys, ConsistentRead: true } } }),
+  await Promise.all(
+    [...new Set(options.counterIds)].map(async (id) => {
+      const { Item: item } = await db.client.send(
+        new GetCommand({
+          TableName: db.tableName,
+          Key: clientHoldKey(options.client, id),
+          ConsistentRead: true,
+        }),
       );
-      for (const item of page.Responses?.[db.tableName] ?? []) {
-        found.set(String(item.sk).slice('HOLD#'.length), {
-          held: Number(item.held ?? 0),
-          carts: [...((item.carts as Set<string> | undefined) ?? [])],
-          ...(typeof item.anchor === 'number' ? { anchor: item.anchor } : {}),
-          ...(typeof item.cooldown_until === 'number'
-            ? { cooldown: { until: item.cooldown_until, sessionId: String(item.cooldown_session ?? '') } }
-            : {}),
-        });
-      }
-      keys = page.UnprocessedKeys?.[db.tableName]?.Keys;
-    }
-  }
+      if (!item) return;
+      found.set(id, {
+        held: Number(item.held ?? 0),
+        carts: [...((item.carts as Set<string> | undefined) ?? [])],
+        ...(typeof item.anchor === 'number' ? { anchor: item.anchor } : {}),
+        ...(typeof item.cooldown_until === 'number'
+          ? { cooldown: { until: item.cooldown_until, sessionId: String(item.cooldown_session ?? '') } }
+          : {}),
+      });
+    }),
+  );
   return found;
 }
 
