@@ -1,7 +1,7 @@
 import { METRIC } from '#lib/core/metric-names.ts';
 import type { Db } from '#lib/db/client.ts';
 import type { StoredSession } from '#lib/db/session-repository.ts';
-import type { ItemLoader } from '#lib/db/tenant-repository.ts';
+import { createItemLoader, type ItemLoader } from '#lib/db/tenant-repository.ts';
 import { sessionActorOf } from '#lib/domain/cart-lines.ts';
 import { type CatalogReader, catalogItemLoader } from '#lib/domain/catalog.ts';
 import { DomainError } from '#lib/domain/errors.ts';
@@ -86,14 +86,31 @@ const guardCookieWrite = (request: ApiRequest, source: SessionSource): void => {
   }
 };
 
-const contextOf = async (deps: SessionDeps, request: ApiRequest): Promise<SessionContext> => ({
-  db: deps.db,
-  config: request.config,
-  keys: await deps.slipKeys(),
-  now: request.now,
-  loadItems: catalogItemLoader(() => deps.catalog(request.config)),
-  actor: sessionActorOf(request.caller, request.client),
-});
+/**
+ * A change's context. Items come from the kept catalogue, but a change that takes stock reads its items
+ * from the table (consistently: a catalogue kept until the configuration is read again may still say
+ * unlimited, or a stock since lowered); the answer then shows the items that change was decided on.
+ */
+const contextOf = async (
+  deps: SessionDeps,
+  request: ApiRequest,
+): Promise<SessionContext & { loadItems: ItemLoader }> => {
+  const kept = catalogItemLoader(() => deps.catalog(request.config));
+  const fresh = createItemLoader(deps.db, { consistent: true });
+  let read = false;
+  return {
+    db: deps.db,
+    config: request.config,
+    keys: await deps.slipKeys(),
+    now: request.now,
+    loadItems: (ids) => (read ? fresh(ids) : kept(ids)),
+    freshItems: (ids) => {
+      read = true;
+      return fresh(ids);
+    },
+    actor: sessionActorOf(request.caller, request.client),
+  };
+};
 
 /**
  * GET and POST booking/session: adds SLIPs (a new session when there is none), applies `alter`, or reads.

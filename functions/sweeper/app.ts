@@ -4,7 +4,7 @@ import type { Db } from '#lib/db/client.ts';
 import { type ExpiringSession, listSessionsExpiringInMinute } from '#lib/db/session-expiry-repository.ts';
 import { getSweptUntil, putSweptUntil } from '#lib/db/sweeper-state-repository.ts';
 import { getConfig } from '#lib/db/tenant-repository.ts';
-import { reholdCooldownSeconds } from '#lib/domain/stock.ts';
+import { reholdCooldownOf } from '#lib/domain/stock.ts';
 import { releaseExpiredSession, releaseRounds, sweepMinutes } from '#lib/domain/sweep.ts';
 import { voidUnpaidBookings } from '#lib/domain/unpaid.ts';
 import { logger } from '#lib/http/logger.ts';
@@ -66,7 +66,7 @@ export const createSweeper =
     const minutes = sweepMinutes(now, await getSweptUntil(options.db));
     // Read once a run: each release records its client's re-hold cooldown by the tenant's setting of now.
     const config = await getConfig(options.db);
-    const cooldownSeconds = config ? reholdCooldownSeconds(config.settings) : 0;
+    const cooldown = config ? reholdCooldownOf(config.settings) : undefined;
     let found = 0;
     let released = 0;
     let failed = 0;
@@ -100,7 +100,7 @@ export const createSweeper =
                 await releaseExpiredSession(options.db, {
                   sessionId: sessionIdOf(session),
                   now: startedMs,
-                  cooldownSeconds,
+                  ...(cooldown ? { cooldown } : {}),
                 })
               )
                 released += 1;

@@ -58,7 +58,7 @@ const limitsSchema = z.strictObject({
     .max(1440)
     .optional()
     .describe(
-      'Minutes a client waits before it may hold an item-date again after its cart let go of it unbooked (expiry, end, clear or remove); 0 disables. Default: twice settings.hold_minutes.',
+      'Minutes a client waits before it may hold an item-date again after its cart let go of it unbooked (expiry, end, clear or remove), having held it settings.hold_minutes or less; held longer without a break (a cart kept alive, carts that overlap), it waits this many minutes per settings.hold_minutes held. 0 disables. Default: twice settings.hold_minutes.',
     ),
 });
 

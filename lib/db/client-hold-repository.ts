@@ -14,6 +14,19 @@ import type { TransactItem } from './transact.ts';
 const KEEP_SECONDS = 7 * 86_400;
 
 /**
+ * How a cart's first hold of a counter stands to its client's other carts, for the re-hold cooldown, which
+ * grows with how long the client held the counter: the client record keeps the carts that hold it
+ * (`carts`) and since when it has been held without a break (`anchor`, Unix seconds).
+ */
+export type HoldPeriod =
+  /** No cart of the client holds the counter and no cooldown runs on it: holding starts at `since`. */
+  | { kind: 'start'; since: number }
+  /** Another cart of the client holds it (or this cart's own cooldown runs): holding goes on from `anchor`. */
+  | { kind: 'join'; anchor: number | undefined }
+  /** The carts recorded (`seen`) hold it no longer (a booked cart): holding starts again at `since`. */
+  | { kind: 'restart'; since: number; seen: string[] };
+
+/**
  * Adds `units` to what a client holds of a counter, only while it stays within the client's allowance
  * (conditions cannot add, so the caller passes allowance − units).
  */
@@ -27,29 +40,60 @@ export function holdClientUnitsAction(
     nowSeconds: number;
     /** For a booking that counts on the record: keep it past TTL (see `keepClientUnitsAction`). */
     keep?: boolean;
-    /** Set: the hold also waits for the client's re-hold cooldown, unless this session started it. */
+    /**
+     * Set: the hold is this cart's, and waits for the client's re-hold cooldown unless this cart started it
+     * (with `period` start or restart, whoever started it).
+     */
     cooldownSession?: string;
+    /** The cart's first hold of the counter: how it stands to the client's other carts' holds. */
+    period?: HoldPeriod;
   },
 ): TransactItem {
-  const checkCooldown = options.cooldownSession !== undefined;
-  const cooldown = checkCooldown
-    ? ' AND (attribute_not_exists(cooldown_until) OR cooldown_until <= :now OR cooldown_session = :session)'
-    : '';
+  const session = options.cooldownSession;
+  const { period } = options;
+  const fresh = period?.kind === 'start' || period?.kind === 'restart';
+  const conditions = ['(attribute_not_exists(held) OR held <= :room)'];
+  if (session !== undefined) {
+    conditions.push(
+      `(attribute_not_exists(cooldown_until) OR cooldown_until <= :now${fresh ? '' : ' OR cooldown_session = :session'})`,
+    );
+  }
+  if (period?.kind === 'start') conditions.push('attribute_not_exists(carts)');
+  if (period?.kind === 'restart') conditions.push('carts = :seen');
+  if (period?.kind === 'join') {
+    conditions.push(
+      period.anchor === undefined ? 'attribute_not_exists(anchor)' : 'anchor = :anchor',
+      '(attribute_exists(carts) OR cooldown_session = :session)',
+    );
+  }
+  const adds = [
+    'held :units',
+    ...(session !== undefined && period?.kind !== 'restart' ? ['carts :cart'] : []),
+  ];
+  const sets = [
+    'entity = :entity',
+    ...(options.keep ? [] : ['#ttl = :ttl']),
+    ...(fresh ? ['anchor = :since'] : []),
+    ...(period?.kind === 'restart' ? ['carts = :cart'] : []),
+  ];
   return {
     Update: {
       TableName: db.tableName,
       Key: clientHoldKey(options.client, options.counterId),
-      UpdateExpression: options.keep
-        ? 'ADD held :units SET entity = :entity REMOVE #ttl'
-        : 'ADD held :units SET entity = :entity, #ttl = :ttl',
-      ConditionExpression: `(attribute_not_exists(held) OR held <= :room)${cooldown}`,
+      UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}${options.keep ? ' REMOVE #ttl' : ''}`,
+      ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: { '#ttl': 'ttl' },
       ExpressionAttributeValues: {
         ':units': options.units,
         ':room': options.allowance - options.units,
         ':entity': 'client_hold',
         ...(options.keep ? {} : { ':ttl': options.nowSeconds + KEEP_SECONDS }),
-        ...(checkCooldown ? { ':now': options.nowSeconds, ':session': options.cooldownSession } : {}),
+        ...(session !== undefined ? { ':now': options.nowSeconds, ':cart': new Set([session]) } : {}),
+        // A first hold that starts (or restarts) the client's holding waits for any cooldown, its own too.
+        ...(session !== undefined && !fresh ? { ':session': session } : {}),
+        ...(period?.kind === 'start' ? { ':since': period.since } : {}),
+        ...(period?.kind === 'restart' ? { ':since': period.since, ':seen': new Set(period.seen) } : {}),
+        ...(period?.kind === 'join' && period.anchor !== undefined ? { ':anchor': period.anchor } : {}),
       },
     },
   };
@@ -103,10 +147,11 @@ export interface Cooldown {
 }
 
 /**
- * Takes `units` off what a client holds of a counter (never refused, like releasing stock). With a
- * `cooldown` the client may not hold the counter again before its end, but from the session that let go
- * (the record then lives a week past it, so TTL deletes it only long after the cooldown); with
- * `nowSeconds` (a booking's budget given back) the record may be deleted again a week later.
+ * Takes `units` off what a client holds of a counter (never refused, like releasing stock). With `cart` the
+ * cart lets go of the counter entirely and leaves its record's `carts`. With a `cooldown` the client may not
+ * hold the counter again before its end, but from the session that let go (the record then lives a week
+ * past it, so TTL deletes it only long after the cooldown); with `nowSeconds` (a booking's budget given
+ * back) the record may be deleted again a week later.
  */
 export function releaseClientUnitsAction(
   db: Db,
@@ -116,9 +161,10 @@ export function releaseClientUnitsAction(
     units: number;
     cooldown?: Cooldown | undefined;
     nowSeconds?: number;
+    cart?: string | undefined;
   },
 ): TransactItem {
-  const { cooldown } = options;
+  const { cooldown, cart } = options;
   const ttl = cooldown
     ? Math.max(cooldown.until, cooldown.nowSeconds) + KEEP_SECONDS
     : options.nowSeconds !== undefined
@@ -132,13 +178,14 @@ export function releaseClientUnitsAction(
     Update: {
       TableName: db.tableName,
       Key: clientHoldKey(options.client, options.counterId),
-      UpdateExpression: `ADD held :units SET entity = :entity${sets.map((set) => `, ${set}`).join('')}`,
+      UpdateExpression: `ADD held :units SET entity = :entity${sets.map((set) => `, ${set}`).join('')}${cart !== undefined ? ' DELETE carts :cart' : ''}`,
       ...(ttl !== undefined ? { ExpressionAttributeNames: { '#ttl': 'ttl' } } : {}),
       ExpressionAttributeValues: {
         ':units': -options.units,
         ':entity': 'client_hold',
         ...(cooldown ? { ':until': cooldown.until, ':session': cooldown.sessionId } : {}),
         ...(ttl !== undefined ? { ':ttl': ttl } : {}),
+        ...(cart !== undefined ? { ':cart': new Set([cart]) } : {}),
       },
     },
   };
@@ -146,15 +193,22 @@ export function releaseClientUnitsAction(
 
 /**
  * Keeps a client's record of a counter for as long as an unpaid booking counts on it: TTL would delete it
- * a week after its last change, and the booking's units with it.
+ * a week after its last change, and the booking's units with it. With `cart`, the booked cart leaves the
+ * record's `carts` (its units are the booking's now).
  */
-export function keepClientUnitsAction(db: Db, options: { client: string; counterId: string }): TransactItem {
+export function keepClientUnitsAction(
+  db: Db,
+  options: { client: string; counterId: string; cart?: string },
+): TransactItem {
   return {
     Update: {
       TableName: db.tableName,
       Key: clientHoldKey(options.client, options.counterId),
-      UpdateExpression: 'REMOVE #ttl',
+      UpdateExpression: `REMOVE #ttl${options.cart !== undefined ? ' DELETE carts :cart' : ''}`,
       ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ...(options.cart !== undefined
+        ? { ExpressionAttributeValues: { ':cart': new Set([options.cart]) } }
+        : {}),
     },
   };
 }
@@ -187,22 +241,41 @@ export function dropUnpaidBookingAction(db: Db, options: { client: string }): Tr
   };
 }
 
-/** A client's re-hold cooldown on a counter, if one was ever recorded (consistent read). */
-export async function getClientCooldown(
+/** What a client's record of a counter says: units held, the carts holding it, since when, its cooldown. */
+export interface ClientHoldState {
+  held: number;
+  carts: string[];
+  anchor?: number;
+  cooldown?: { until: number; sessionId: string };
+}
+
+/** A client's records of some counters (consistent reads, at once); counters without one are absent. */
+export async function getClientHolds(
   db: Db,
-  options: { client: string; counterId: string },
-): Promise<{ until: number; sessionId: string } | undefined> {
-  const { Item } = await db.client.send(
-    new GetCommand({
-      TableName: db.tableName,
-      Key: clientHoldKey(options.client, options.counterId),
-      ConsistentRead: true,
-      ProjectionExpression: 'cooldown_until, cooldown_session',
+  options: { client: string; counterIds: string[] },
+): Promise<Map<string, ClientHoldState>> {
+  const found = new Map<string, ClientHoldState>();
+  await Promise.all(
+    [...new Set(options.counterIds)].map(async (id) => {
+      const { Item: item } = await db.client.send(
+        new GetCommand({
+          TableName: db.tableName,
+          Key: clientHoldKey(options.client, id),
+          ConsistentRead: true,
+        }),
+      );
+      if (!item) return;
+      found.set(id, {
+        held: Number(item.held ?? 0),
+        carts: [...((item.carts as Set<string> | undefined) ?? [])],
+        ...(typeof item.anchor === 'number' ? { anchor: item.anchor } : {}),
+        ...(typeof item.cooldown_until === 'number'
+          ? { cooldown: { until: item.cooldown_until, sessionId: String(item.cooldown_session ?? '') } }
+          : {}),
+      });
     }),
   );
-  return typeof Item?.cooldown_until === 'number'
-    ? { until: Item.cooldown_until, sessionId: String(Item.cooldown_session ?? '') }
-    : undefined;
+  return found;
 }
 
 /** Enters a session in its client's set of holding sessions, only while the set has room (or has it). */

@@ -77,6 +77,12 @@ export interface StoredSession {
   client?: string;
   /** When the session first held stock (ms); it holds for at most `max_session_minutes` after that. */
   first_held_at?: number;
+  /**
+   * Counter id → since when (Unix seconds) the client has held it without a break: when this cart first
+   * held it, or earlier when another cart of the client already held it. The re-hold cooldown after the
+   * cart lets go of it grows with the time since. Absent on sessions held before it was recorded.
+   */
+  held_since?: Record<string, number>;
 }
 
 /** Reads a session by id (consistent read: the caller decides on fresh state). */

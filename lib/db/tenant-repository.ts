@@ -114,15 +114,26 @@ export async function listItemsWithLoad(db: Db): Promise<{ item: StoredItem; loa
   }));
 }
 
-/** Reads items by id (BatchGetItem, 100 a call); ids that do not exist are absent from the result. */
-export async function getItemsById(db: Db, ids: number[]): Promise<StoredItem[]> {
+/**
+ * Reads items by id (BatchGetItem, 100 a call; `consistent`: strongly consistent reads); ids that do not
+ * exist are absent from the result.
+ */
+export async function getItemsById(
+  db: Db,
+  ids: number[],
+  options: { consistent?: boolean } = {},
+): Promise<StoredItem[]> {
   const unique = [...new Set(ids)];
   const found: StoredItem[] = [];
   for (let start = 0; start < unique.length; start += 100) {
     let keys: Record<string, unknown>[] | undefined = unique.slice(start, start + 100).map(itemKey);
     while (keys?.length) {
       const page: BatchGetCommandOutput = await db.client.send(
-        new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: keys } } }),
+        new BatchGetCommand({
+          RequestItems: {
+            [db.tableName]: { Keys: keys, ...(options.consistent ? { ConsistentRead: true } : {}) },
+          },
+        }),
       );
       found.push(...(page.Responses?.[db.tableName] ?? []).map((record) => tenantRecord<StoredItem>(record)));
       keys = page.UnprocessedKeys?.[db.tableName]?.Keys;
@@ -132,13 +143,17 @@ export async function getItemsById(db: Db, ids: number[]): Promise<StoredItem[]>
 }
 
 /** Reads items by id together with the parts of those that are packages (at most two calls). */
-async function getItemsWithParts(db: Db, ids: number[]): Promise<StoredItem[]> {
-  const items = await getItemsById(db, ids);
+async function getItemsWithParts(
+  db: Db,
+  ids: number[],
+  options: { consistent?: boolean },
+): Promise<StoredItem[]> {
+  const items = await getItemsById(db, ids, options);
   const have = new Set(items.map((item) => item.item_id));
   const parts = items
     .flatMap((item) => item.package?.items.map((part) => part.item_id) ?? [])
     .filter((id) => !have.has(id));
-  return parts.length ? [...items, ...(await getItemsById(db, parts))] : items;
+  return parts.length ? [...items, ...(await getItemsById(db, parts, options))] : items;
 }
 
 /** Loads items by id (with package parts) once per request: later calls reuse what was read. */
@@ -151,12 +166,17 @@ export function itemsWithParts(byId: ReadonlyMap<number, StoredItem>, ids: numbe
   return [...wanted].flatMap((id) => byId.get(id) ?? []);
 }
 
-/** A per-request item loader over `getItemsWithParts`. */
-export function createItemLoader(db: Db): ItemLoader {
+/**
+ * A per-request item loader over `getItemsWithParts`; `consistent`: the items as the table holds them now
+ * (strongly consistent reads, twice the read capacity).
+ */
+export function createItemLoader(db: Db, options: { consistent?: boolean } = {}): ItemLoader {
   const seen = new Map<number, StoredItem>();
   return async (ids) => {
     const missing = ids.filter((id) => !seen.has(id));
-    if (missing.length) for (const item of await getItemsWithParts(db, missing)) seen.set(item.item_id, item);
+    if (missing.length) {
+      for (const item of await getItemsWithParts(db, missing, options)) seen.set(item.item_id, item);
+    }
     return itemsWithParts(seen, ids);
   };
 }

@@ -87,6 +87,7 @@ export function applyAlters(
   const lines = { ...session.lines };
   const owners: Record<string, string> = {};
   let changed = false;
+  let takes = false;
   for (const change of options.changes) {
     const { value } = change;
     const field = `alter[${change.lineId}]`;
@@ -136,6 +137,7 @@ export function applyAlters(
       lines[main] = { ...rebuilt, qty: line.qty, added_at: line.added_at };
       for (const id of Object.keys(rebuilt.holds_per_qty)) owners[id] ??= lineId;
       changed = true;
+      takes ||= value === 'optin';
       continue;
     }
     if (value === 'optin' || value === 'optout') {
@@ -152,8 +154,9 @@ export function applyAlters(
     lines[main] = value > line.qty ? grownLine(ctx, { line, qty: value, all }) : { ...line, qty: value };
     for (const id of Object.keys(lines[main]?.holds_per_qty ?? {})) owners[id] ??= main;
     changed = true;
+    takes ||= value > line.qty;
   }
   // A change that changes nothing writes nothing and extends nothing.
   if (!changed) return { next: session, owners };
-  return { next: withHolds({ ...session, lines }, ctx), owners };
+  return { next: withHolds({ ...session, lines }, ctx), owners, takes };
 }

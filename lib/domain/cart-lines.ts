@@ -177,6 +177,11 @@ export interface Change {
   next: StoredSession;
   /** For messages: which line (or SLIP) each counter belongs to. */
   owners: Record<string, string>;
+  /**
+   * The change may take stock (a line added, grown or opted in): what it takes must then be worked out
+   * from the items as they are now.
+   */
+  takes?: boolean;
 }
 
 /** A session with its holds summed from its lines, one version on, its expiry moved on from now. */
@@ -248,5 +253,5 @@ export function addLines(
   if (Object.keys(lines).length === Object.keys(session.lines).length && session.version > 0) {
     return { next: session, owners };
   }
-  return { next: withHolds({ ...session, lines, next_line: next }, ctx), owners };
+  return { next: withHolds({ ...session, lines, next_line: next }, ctx), owners, takes: true };
 }

@@ -1,29 +1,26 @@
 import { unixSeconds } from '../core/time.ts';
 import { spendChallengeAction } from '../db/challenge-repository.ts';
 import type { Db } from '../db/client.ts';
-import {
-  claimClientSessionAction,
-  dropClientSessionAction,
-  getClientCooldown,
-  getClientSessions,
-  holdClientUnitsAction,
-  releaseClientUnitsAction,
-} from '../db/client-hold-repository.ts';
+import { getClientHolds, getClientSessions, type HoldPeriod } from '../db/client-hold-repository.ts';
 import { putSessionAction, type StoredSession } from '../db/session-repository.ts';
-import {
-  holdStockAction,
-  parseCounterId,
-  queryStockRange,
-  releaseStockAction,
-} from '../db/stock-repository.ts';
+import { parseCounterId, queryStockRange } from '../db/stock-repository.ts';
 import { createItemLoader, type ItemLoader, type StoredItem } from '../db/tenant-repository.ts';
-import { commitWithRetry, type NamedAction, type RetryPolicy, type TransactItem } from '../db/transact.ts';
+import { commitWithRetry, type RetryPolicy } from '../db/transact.ts';
 import type { SlipKey } from '../slip/codec.ts';
-import { type Change, type LineContext, MAX_COUNTER_CHANGES } from './cart-lines.ts';
+import {
+  type ActionRole,
+  holdActions,
+  type PowState,
+  periodsOf,
+  samePeriod,
+  startedCounters,
+  withHeldSince,
+} from './cart-holds.ts';
+import type { Change, LineContext } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
 import { coolingDown, holdLimitCounter, unavailableCounter } from './hold-refusals.ts';
-import { challengeRequired, type PowBinding, type SolvedChallenge, verifyChallenge } from './pow.ts';
-import { capacityOf, clientAllowance, isHolding, powReserve, reholdCooldownSeconds } from './stock.ts';
+import { challengeRequired, type PowBinding, verifyChallenge } from './pow.ts';
+import { reholdCooldownOf } from './stock.ts';
 import { releaseExpiredSession } from './sweep.ts';
 
 /** What every session operation needs: the line rules' context, the table and the SLIP keys. */
@@ -33,6 +30,12 @@ export interface SessionContext extends LineContext {
   retry?: RetryPolicy;
   /** The request's item loader, so one request reads each item once. */
   loadItems?: ItemLoader;
+  /**
+   * The request's loader of items as they are in the table now (consistent reads): a change that takes
+   * stock decides what a line takes, and the capacity it is held on, from these rather than from
+   * `loadItems` when that answers from a kept catalogue.
+   */
+  freshItems?: ItemLoader;
   /** The request's `altcha` parameter: a solved proof-of-work challenge, for holds under pressure. */
   altcha?: string;
   /**
@@ -40,133 +43,6 @@ export interface SessionContext extends LineContext {
    * holding): the client did not let anything go, so no re-hold cooldown starts.
    */
   startsCooldown?: boolean;
-}
-
-/** What one action of a session transaction does, to tell which rule a failed condition broke. */
-type ActionRole =
-  | { kind: 'stock'; counter: string; gated?: { capacity: number; units: number } }
-  | { kind: 'client'; counter: string; allowance: number }
-  | { kind: 'sessions' }
-  | { kind: 'session' }
-  | { kind: 'challenge' };
-
-/** The proof-of-work side of one change: what the presented solution allows, and what still needs one. */
-interface PowState {
-  solved?: SolvedChallenge;
-  /** Counters this change grows under pressure that the solution does not cover. */
-  gated: string[];
-  /** Of those, the ones no hold without a solution could get at all (the reserve alone is too big). */
-  blocked: { counter: string; capacity: number; units: number }[];
-  /** Whether the change spends the solution. */
-  spends: boolean;
-}
-
-/**
- * The actions that move a session's holds from `before` to `after`: each counter that grows is held on
- * capacity and (for a budgeted client) on the client's allowance; each that shrinks is released from both;
- * and the client's set of holding sessions gains or loses the session when it starts or stops holding.
- */
-function holdActions(
-  ctx: SessionContext,
-  options: {
-    before: StoredSession;
-    after: StoredSession;
-    all: StoredItem[];
-    owners: Record<string, string>;
-    pow: PowState;
-  },
-): NamedAction<ActionRole>[] {
-  const { before, after } = options;
-  const client = before.client ?? after.client;
-  const seconds = unixSeconds(ctx.now);
-  const named: NamedAction<ActionRole>[] = [];
-  const push = (action: TransactItem, role: ActionRole) => {
-    named.push({ action, role });
-  };
-  const cooldown = reholdCooldownSeconds(ctx.config.settings);
-  const refusalAt = { owners: options.owners, lines: after.lines, config: ctx.config, now: ctx.now };
-  const counters = new Set([...Object.keys(before.holds), ...Object.keys(after.holds)]);
-  for (const id of counters) {
-    const delta = (after.holds[id] ?? 0) - (before.holds[id] ?? 0);
-    if (delta === 0) continue;
-    const { itemId, slot } = parseCounterId(id);
-    if (delta < 0) {
-      push(releaseStockAction(ctx.db, { itemId, slot, units: -delta }), { kind: 'stock', counter: id });
-      if (client) {
-        // A cart that lets go of a counter entirely, unbooked (remove, clear, end), starts the client's
-        // re-hold cooldown on it: ending a cart and re-adding in a new one at once would otherwise skip
-        // the cooldown of expiry (and start a new cart lifetime).
-        const lettingGo = cooldown > 0 && ctx.startsCooldown !== false && !after.holds[id];
-        const release = releaseClientUnitsAction(ctx.db, {
-          client,
-          counterId: id,
-          units: -delta,
-          cooldown: lettingGo
-            ? { until: seconds + cooldown, sessionId: after.id, nowSeconds: seconds }
-            : undefined,
-        });
-        push(release, {
-          kind: 'client',
-          counter: id,
-          allowance: 0,
-        });
-      }
-      continue;
-    }
-    const item = options.all.find((entry) => entry.item_id === itemId);
-    const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
-    if (delta > capacity) throw unavailableCounter(id, refusalAt);
-    // Under a proof-of-work gate, a hold without a solution may not eat into the reserve: its condition
-    // leaves that much free, so the gate is decided in the same condition as the stock itself.
-    const reserve = client && item?.pow ? powReserve(capacity, item.pow.below_share) : 0;
-    const { pow } = options;
-    if (reserve > 0 && pow.solved?.counters.includes(id)) pow.spends = true;
-    if (reserve > 0 && !pow.solved?.counters.includes(id)) {
-      pow.gated.push(id);
-      if (capacity - reserve - delta < 0) pow.blocked.push({ counter: id, capacity, units: delta });
-      push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity: capacity - reserve }), {
-        kind: 'stock',
-        counter: id,
-        gated: { capacity, units: delta },
-      });
-    } else {
-      push(holdStockAction(ctx.db, { itemId, slot, units: delta, capacity }), { kind: 'stock', counter: id });
-    }
-    if (client) {
-      const allowance = clientAllowance(capacity, ctx.config.settings.limits.client_hold_share);
-      if (delta > allowance) throw holdLimitCounter(id, refusalAt, { allowance });
-      push(
-        holdClientUnitsAction(ctx.db, {
-          client,
-          counterId: id,
-          units: delta,
-          allowance,
-          nowSeconds: seconds,
-          ...(cooldown > 0 ? { cooldownSession: after.id } : {}),
-        }),
-        { kind: 'client', counter: id, allowance },
-      );
-    }
-  }
-  if (named.length > MAX_COUNTER_CHANGES * 2) {
-    throw new DomainError('validation_error', 'Too many item-dates change in one call; split the changes', {
-      alter: `at most ${MAX_COUNTER_CHANGES} item-dates may change in one call`,
-    });
-  }
-  if (client && isHolding(after) && !isHolding(before)) {
-    push(
-      claimClientSessionAction(ctx.db, {
-        client,
-        sessionId: after.id,
-        max: ctx.config.settings.limits.open_sessions_per_client,
-        nowSeconds: seconds,
-      }),
-      { kind: 'sessions' },
-    );
-  } else if (client && isHolding(before) && !isHolding(after)) {
-    push(dropClientSessionAction(ctx.db, { client, sessionId: before.id }), { kind: 'sessions' });
-  }
-  return named;
 }
 
 /**
@@ -180,7 +56,7 @@ async function releaseClientExpiredSessions(ctx: SessionContext, client: string)
     const done = await releaseExpiredSession(ctx.db, {
       sessionId,
       now: ctx.now,
-      cooldownSeconds: reholdCooldownSeconds(ctx.config.settings),
+      cooldown: reholdCooldownOf(ctx.config.settings),
       ...(ctx.retry ? { retry: ctx.retry } : {}),
     });
     released ||= done;
@@ -199,10 +75,15 @@ export async function commitSession(
   ctx: SessionContext,
   read: () => Promise<StoredSession>,
   change: (session: StoredSession, all: StoredItem[]) => Change,
-  itemIds: number[] = [],
+  /** The items of new lines, and whether the change surely takes stock (adding lines does). */
+  adds: { itemIds: number[]; takes: boolean } = { itemIds: [], takes: false },
 ): Promise<StoredSession> {
   let cleaned = false;
+  let fresh = adds.takes && ctx.freshItems !== undefined;
   let written: Change | undefined;
+  let before: StoredSession | undefined;
+  /** How the counters this change starts holding stand to the client's other carts, once known. */
+  const periods = new Map<string, HoldPeriod>();
   let pow: PowState = { gated: [], blocked: [], spends: false };
   let binding: PowBinding = { session: '', client: '' };
   let refused: 'invalid' | 'expired' | 'foreign' | undefined;
@@ -232,13 +113,36 @@ export async function commitSession(
     ...(ctx.retry ? { retry: ctx.retry } : {}),
     attempt: async () => {
       const session = await read();
-      const all = await (ctx.loadItems ?? createItemLoader(ctx.db))([
-        ...itemIds,
-        ...Object.values(session.lines).map((line) => line.item_id),
-      ]);
-      written = change(session, all);
-      const { next, owners } = written;
-      if (next === session) return { done: session };
+      const ids = [...adds.itemIds, ...Object.values(session.lines).map((line) => line.item_id)];
+      // Without a loader of the request's (a create holding its `slip[]`), the items are read now.
+      const kept = ctx.loadItems ?? createItemLoader(ctx.db, { consistent: true });
+      // A change that takes stock works out what its lines take, and the capacity they are held on, from
+      // the items as they are now: a kept catalogue may still say unlimited, or a stock since lowered. So
+      // does a refusal: the catalogue may still say withdrawn.
+      const byItems = async (fromTable: boolean) => {
+        const all = await (fromTable && ctx.freshItems ? ctx.freshItems : kept)(ids);
+        return { all, change: change(session, all) };
+      };
+      let decided: Awaited<ReturnType<typeof byItems>>;
+      try {
+        decided = await byItems(fresh);
+      } catch (error) {
+        const byItem = error instanceof DomainError && ['unavailable', 'invalid_slip'].includes(error.code);
+        if (fresh || !ctx.freshItems || !byItem) throw error;
+        fresh = true;
+        decided = await byItems(true);
+      }
+      if (decided.change.takes && !fresh && ctx.freshItems) {
+        fresh = true;
+        decided = await byItems(true);
+      }
+      const { all } = decided;
+      written = decided.change;
+      if (written.next === session) return { done: session };
+      const { owners } = written;
+      const next = withHeldSince(session, written.next, { periods, nowSeconds: unixSeconds(ctx.now) });
+      written = { ...written, next };
+      before = session;
       // A solution is good for the cart it was issued to ('' while the call opens one) and its client.
       binding = { session: session.version === 0 ? '' : session.id, client: next.client ?? '' };
       pow = { gated: [], blocked: [], spends: false };
@@ -253,7 +157,7 @@ export async function commitSession(
         if ('refused' in verified) refused = verified.refused;
         else pow.solved = verified;
       }
-      const write = holdActions(ctx, { before: session, after: next, all, owners, pow });
+      const write = holdActions(ctx, { before: session, after: next, all, owners, pow, periods });
       const blocked = pow.blocked[0];
       if (blocked) {
         throw (await fitsWithoutReserve(blocked.counter, blocked))
@@ -314,18 +218,9 @@ export async function commitSession(
         }
         throw unavailableCounter(stock.counter, refusalAt);
       }
-      const budget = failed.find((role) => role.kind === 'client');
-      if (budget?.kind === 'client') {
-        // One condition guards both the share and the cooldown: the record tells which one refused.
-        const cooldown = await getClientCooldown(ctx.db, {
-          client: next.client as string,
-          counterId: budget.counter,
-        });
-        const now = unixSeconds(ctx.now);
-        if (cooldown && cooldown.until > now && cooldown.sessionId !== next.id) {
-          throw coolingDown(budget.counter, refusalAt, { until: cooldown.until, now });
-        }
-        throw holdLimitCounter(budget.counter, refusalAt, { allowance: budget.allowance });
+      const budgets = failed.flatMap((role) => (role.kind === 'client' ? [role] : []));
+      if (budgets.length) {
+        await explainBudget(ctx, { before: before as StoredSession, next, owners, budgets, periods });
       }
       if (failed.some((role) => role.kind === 'sessions')) {
         throw holdLimitCounter(Object.keys(next.holds)[0] ?? '', refusalAt, {
@@ -334,4 +229,62 @@ export async function commitSession(
       }
     },
   });
+}
+
+/**
+ * Tells why the client's records refused a change, from a consistent read of them: a cooldown another cart
+ * started (409 `hold_limit` with `retry_after`), a share that would be exceeded (409 `hold_limit`), or a
+ * counter the change starts holding that the client's other carts hold (or that this cart let go while its
+ * cooldown runs), which `periods` then records so the change is tried again joining that holding.
+ */
+async function explainBudget(
+  ctx: SessionContext,
+  options: {
+    before: StoredSession;
+    next: StoredSession;
+    owners: Record<string, string>;
+    budgets: Extract<ActionRole, { kind: 'client' }>[];
+    periods: Map<string, HoldPeriod>;
+  },
+): Promise<void> {
+  const { before, next, budgets, periods } = options;
+  const client = next.client as string;
+  const refusalAt = { owners: options.owners, lines: next.lines, config: ctx.config, now: ctx.now };
+  const now = unixSeconds(ctx.now);
+  const starting = startedCounters(before, next);
+  const states = await getClientHolds(ctx.db, {
+    client,
+    counterIds: [...budgets.map((role) => role.counter), ...starting],
+  });
+  for (const { counter } of budgets) {
+    // One condition guards the share, the cooldown and the holding: the record tells which one refused.
+    const cooldown = states.get(counter)?.cooldown;
+    if (cooldown && cooldown.until > now && cooldown.sessionId !== next.id) {
+      throw coolingDown(counter, refusalAt, { until: cooldown.until, now });
+    }
+  }
+  for (const { counter, allowance } of budgets) {
+    const delta = (next.holds[counter] ?? 0) - (before.holds[counter] ?? 0);
+    if (allowance > 0 && (states.get(counter)?.held ?? 0) + delta > allowance) {
+      throw holdLimitCounter(counter, refusalAt, { allowance });
+    }
+  }
+  if (reholdCooldownOf(ctx.config.settings).seconds > 0) {
+    const found = await periodsOf(ctx.db, {
+      client,
+      sessionId: next.id,
+      counters: starting,
+      states,
+      nowSeconds: now,
+    });
+    let changed = false;
+    for (const [id, period] of found) {
+      if (samePeriod(periods.get(id), period)) continue;
+      periods.set(id, period);
+      changed = true;
+    }
+    if (changed) return;
+  }
+  const [first] = budgets;
+  if (first) throw holdLimitCounter(first.counter, refusalAt, { allowance: first.allowance });
 }

@@ -103,7 +103,7 @@ export async function addSlips(
     ctx,
     read,
     (session, all) => addLines(ctx, { session, all, slips: options.slips, payloads }),
-    payloads.map((payload) => payload.itemId),
+    { itemIds: payloads.map((payload) => payload.itemId), takes: true },
   );
 }
 

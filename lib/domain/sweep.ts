@@ -3,7 +3,7 @@ import type { Db } from '../db/client.ts';
 import { expireSessionAction, getSession } from '../db/session-repository.ts';
 import { parseCounterId, releaseStockAction } from '../db/stock-repository.ts';
 import { ConditionsFailedError, type RetryPolicy, type TransactItem, transact } from '../db/transact.ts';
-import { releaseBudgetActions } from './stock.ts';
+import { type CooldownPolicy, releaseBudgetActions } from './stock.ts';
 
 /** How far back the first sweep reads. */
 const SWEEP_LOOKBACK_MINUTES = 60;
@@ -56,12 +56,12 @@ export function releaseRounds<T extends { expires_at: number; holds: Record<stri
  * The sweeper's release of one expired session: its holds go back in one transaction conditioned on the
  * session still being open, still expired and unchanged, so an extension made meanwhile, a crash or a
  * second run never releases wrongly or twice. In the same transaction its client may not hold those
- * counters again until `cooldownSeconds` (default none) after the expiry (the re-hold cooldown). Returns whether it
- * released.
+ * counters again until the re-hold cooldown of `cooldown` (default none) after the expiry, longer for a
+ * counter held longer. Returns whether it released.
  */
 export async function releaseExpiredSession(
   db: Db,
-  options: { sessionId: string; now: number; cooldownSeconds?: number; retry?: RetryPolicy },
+  options: { sessionId: string; now: number; cooldown?: CooldownPolicy; retry?: RetryPolicy },
 ): Promise<boolean> {
   const nowSeconds = unixSeconds(options.now);
   const session = await getSession(db, options.sessionId);
@@ -70,9 +70,13 @@ export async function releaseExpiredSession(
     const { itemId, slot } = parseCounterId(id);
     return releaseStockAction(db, { itemId, slot, units });
   });
-  const until = session.expires_at + (options.cooldownSeconds ?? 0);
-  // A cooldown already over (a sweep long after the expiry) is not written: it could only shorten a later one.
-  actions.push(...releaseBudgetActions(db, session, until > nowSeconds ? { until, nowSeconds } : undefined));
+  actions.push(
+    ...releaseBudgetActions(
+      db,
+      session,
+      options.cooldown ? { policy: options.cooldown, from: session.expires_at, nowSeconds } : undefined,
+    ),
+  );
   actions.push(
     expireSessionAction(db, { session, nowSeconds: unixSeconds(options.now), nowMs: options.now }),
   );

@@ -12,8 +12,11 @@ export const BUNDLE_BUDGETS: Record<string, { entry: string; ratio: number }> = 
   Meta: { entry: 'functions/meta/handler.ts', ratio: TARGET_BUNDLE_RATIO },
   // 1.5006 on 26 November (503,695 bytes against 503,506): the edge's client address and refusal (issue 34,
   // lib/http/edge-origin.ts, about 1.1 KB in every API bundle) took session, which had 2.6 KB of margin, 189
-  // bytes past 1.5. Held here so nothing more gets in; the next saving in its path brings it back to 1.5.
-  Session: { entry: 'functions/session/handler.ts', ratio: 1.501 },
+  // bytes past 1.5. 1.5113 on 28 November (507,295 bytes): issue 41's held-time re-hold cooldown (the record
+  // of since when a client holds an item-date, across its carts, and the join on a refused guess; about
+  // 3.4 KB) and the consistent item read of a change that takes stock (0.2 KB). Held here so nothing more
+  // gets in; the next saving in its path brings it back towards 1.5.
+  Session: { entry: 'functions/session/handler.ts', ratio: 1.512 },
   // 1.75 on 26 November: Powertools Idempotency (42 KB), the logger and metrics (31), zod (22), the
   // document client (11), altcha, middy and cookie (11) leave 46 KB under 1.5 for the group's own code,
   // which is about 127 (docs/decisions.md, "Issue 33: cold starts").

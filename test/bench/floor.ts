@@ -22,6 +22,7 @@ import {
   queryStockMonth,
   queryStockRange,
 } from '#lib/db/stock-repository.ts';
+import { getItemsById } from '#lib/db/tenant-repository.ts';
 import { type TransactItem, transact } from '#lib/db/transact.ts';
 import { nthStart } from './scenarios.ts';
 import { FEED_DAYS, FEED_ITEM } from './tenant.ts';
@@ -185,11 +186,13 @@ export function floorCalls(
   const nowSeconds = () => unixSeconds(Date.now());
   // Sessions the floor's adds opened, for its creates to book (in the flow, or at the ceiling's server).
   const open: { id: string; client: string }[] = [];
-  // An add: its client's count; one transaction of the nights' counters, the client's budget for each
-  // night and its set of sessions, and the session; then the line's availability for the answer.
+  // An add: its client's count; its item as the table holds it now (a hold decides from a consistent read,
+  // issue 41); one transaction of the nights' counters, the client's budget for each night and its set of
+  // sessions, and the session; then the line's availability for the answer.
   const addSlip = async () => {
     const who = client();
     await countRequest(true);
+    await getItemsById(db, [2], { consistent: true });
     const sessionId = `floor-${randomUUID()}`;
     await transact(db, [
       ...nights.flatMap((night) => [
@@ -201,8 +204,10 @@ export function floorCalls(
             units: 1,
             allowance: 100_000_000,
             nowSeconds: nowSeconds(),
-            // The service's hold waits for the client's re-hold cooldown in the same condition.
+            // The service's hold waits for the client's re-hold cooldown in the same condition, and records
+            // that the client's holding of the night starts (issue 41).
             cooldownSession: sessionId,
+            period: { kind: 'start', since: nowSeconds() },
           }),
         ),
       ]),
@@ -274,7 +279,11 @@ export function floorCalls(
       },
       dropClientSessionAction(db, { client: session.client, sessionId: session.id }),
       ...nights.map((night) =>
-        keepClientUnitsAction(db, { client: session.client, counterId: counterId(2, night) }),
+        keepClientUnitsAction(db, {
+          client: session.client,
+          counterId: counterId(2, night),
+          cart: session.id,
+        }),
       ),
       record('EVENT', FLOOR_BYTES.event, { new: false }),
     ]);

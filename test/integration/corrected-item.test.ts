@@ -130,3 +130,63 @@ describe('a cart line held while its item was unlimited, after the item is given
     ]);
   });
 });
+
+// Issue 41: the session function keeps its configuration (15 s) and the catalogue of that configuration's
+// load, so right after the correction a warm function still saw the kayak unlimited: `alter` grew a line
+// to 99 (200, the line showing 99) holding nothing. A change that takes stock now reads its items.
+describe('a session function that kept the configuration and catalogue of before the correction', () => {
+  /** Handlers that keep the configuration for a minute, warmed by a cart added while the kayak was unlimited. */
+  const warmCart = async () => {
+    const warm = createAllHandlers({ ...testDeps(db), configTtlMs: 60_000 });
+    const warmClient = sessionClient(warm);
+    const sessionId = sessionOf(
+      await warmClient.add([await warmClient.slip(KAYAK, `date=${day}&param[qty]=1`)]),
+    ).id;
+    return { warmClient, sessionId };
+  };
+
+  it('does not grow a line to 99 of a stock of 2: the alter takes the stock or is refused', async () => {
+    await load({ unlimited: true, stock: 2 });
+    const { warmClient, sessionId } = await warmCart();
+    await load({ unlimited: false, stock: 2 });
+
+    const grown = await warmClient.alter(sessionId, { '1': '99' });
+    expect(grown.status).toBe(409);
+    expect(grown.json.request.error).toMatchObject({
+      id: 'unavailable',
+      data: { line: '1', item_id: KAYAK },
+    });
+    expect(await usedOf(day)).toBe(0);
+
+    const two = await warmClient.alter(sessionId, { '1': '2' });
+    expect(two.status).toBe(200);
+    expect(sessionOf(two).item['1'].qty).toBe(2);
+    expect(await usedOf(day)).toBe(2);
+    const run = await runReconcile(db, { fix: false, now: Date.now() });
+    expect(run.discrepancies).toEqual([]);
+    expect(run.holderDiscrepancies).toEqual([]);
+  });
+
+  it('holds a new line on the stock the item has now', async () => {
+    await load({ unlimited: true, stock: 2 });
+    const { warmClient, sessionId } = await warmCart();
+    await load({ unlimited: false, stock: 2 });
+
+    const three = await warmClient.add([await warmClient.slip(KAYAK, `date=${day}&param[qty]=3`)], sessionId);
+    expect(three.status).toBe(409);
+    expect(three.json.request.error).toMatchObject({ id: 'unavailable', data: { item_id: KAYAK } });
+    const one = await warmClient.add([await warmClient.slip(KAYAK, `date=${day}&param[qty]=2`)]);
+    expect(one.status).toBe(200);
+    expect(await usedOf(day)).toBe(2);
+  });
+
+  it('holds on a stock lowered by the load at once, not once the configuration is read again', async () => {
+    await load({ unlimited: false, stock: 10 });
+    const { warmClient } = await warmCart();
+    await load({ unlimited: false, stock: 2 });
+
+    const five = await warmClient.add([await warmClient.slip(KAYAK, `date=${day}&param[qty]=5`)]);
+    expect(five.status).toBe(409);
+    expect(await usedOf(day)).toBe(1);
+  });
+});

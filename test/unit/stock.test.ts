@@ -5,10 +5,13 @@ import { partsOf } from '#lib/domain/catalog.ts';
 import {
   capacityOf,
   clientAllowance,
+  cooldownUntil,
+  heldSinceOf,
   holdsOf,
   isHolding,
   lineHolds,
   powReserve,
+  reholdCooldownOf,
   reholdCooldownSeconds,
   totalHolds,
 } from '#lib/domain/stock.ts';
@@ -304,6 +307,57 @@ describe('the re-hold cooldown', () => {
     expect(reholdCooldownSeconds({ hold_minutes: hold, limits: { rehold_cooldown_minutes: setting } })).toBe(
       seconds,
     );
+  });
+});
+
+describe('the re-hold cooldown after a hold of some length', () => {
+  const FROM = 1_800_000_000;
+  const defaults = reholdCooldownOf({ hold_minutes: 15, limits: {} });
+  it.each([
+    ['nothing', 0, 1800],
+    ['a minute', 60, 1800],
+    ['one hold time', 900, 1800],
+    ['a second past one hold time', 901, 1802],
+    ['a cart kept alive for its lifetime', 3600, 7200],
+    ['two carts one after the other, overlapping', 6600, 13_200],
+  ])('after %s held (%i s) lasts %i s with the defaults', (_, held, seconds) => {
+    expect(cooldownUntil(defaults, { since: FROM - held, from: FROM })).toBe(FROM + seconds);
+  });
+
+  it('never runs back: a hold that began after it was let go counts nothing', () => {
+    expect(cooldownUntil(defaults, { since: FROM + 60, from: FROM })).toBe(FROM + 1800);
+  });
+
+  it.each([
+    [15, undefined, 1800, 2],
+    [15, 15, 900, 1],
+    [15, 60, 3600, 4],
+    [0.1, undefined, 12, 2],
+    [15, 0, 0, 0],
+  ])(
+    'with holds of %f minutes and a setting of %s is %i s, %f s per second held',
+    (hold, setting, seconds, per) => {
+      expect(reholdCooldownOf({ hold_minutes: hold, limits: { rehold_cooldown_minutes: setting } })).toEqual({
+        seconds,
+        perHeldSecond: per,
+      });
+    },
+  );
+
+  it('keeps a client at most hold / (hold + cooldown) of the time, however long it holds', () => {
+    for (const held of [1, 60, 900, 901, 1800, 3600, 86_400]) {
+      const waits = cooldownUntil(defaults, { since: FROM - held, from: FROM }) - FROM;
+      expect(held / (held + waits)).toBeLessThanOrEqual(1 / 3 + 1e-9);
+    }
+  });
+
+  it('counts a session from when it first held a counter, else from its first hold', () => {
+    const session = { ...sessionWith('open', { '1|20270110': 1 }), first_held_at: (FROM - 600) * 1000 };
+    expect(heldSinceOf({ ...session, held_since: { '1|20270110': FROM - 60 } }, '1|20270110', FROM)).toBe(
+      FROM - 60,
+    );
+    expect(heldSinceOf(session, '1|20270110', FROM)).toBe(FROM - 600);
+    expect(heldSinceOf(sessionWith('open', {}), '1|20270110', FROM)).toBe(FROM);
   });
 });
 
