@@ -1,5 +1,5 @@
-import { runtimeFromEnv } from '#lib/http/runtime.ts';
+import { apiDepsFromEnv } from '#lib/http/api-deps-from-env.ts';
 import { createBookingsHandler } from './app.ts';
 
 /** Lambda entry of the bookings group. */
-export const handler = createBookingsHandler(runtimeFromEnv());
+export const handler = createBookingsHandler(apiDepsFromEnv());

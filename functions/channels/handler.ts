@@ -3,8 +3,9 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { fetchFeed } from '#lib/channels/fetch-feed.ts';
+import { apiDepsFromEnv } from '#lib/http/api-deps-from-env.ts';
 import { meterOf } from '#lib/http/observability.ts';
-import { metricsFromEnv, runtimeFromEnv } from '#lib/http/runtime.ts';
+import { metricsFromEnv } from '#lib/http/runtime.ts';
 import { tracedDbFromEnv, tracer } from '#lib/http/tracing.ts';
 import { createChannelsHandler } from './api.ts';
 import { createChannelSync } from './app.ts';
@@ -18,7 +19,7 @@ const sync = middy(createChannelSync({ db, fetchFeed, policy: 'deployed', meter:
   .use(logMetrics(metrics));
 
 /** The channels group of the API (feeds, channel list and sync), over the same traced table. */
-const api = createChannelsHandler(runtimeFromEnv({ db, metrics }));
+const api = createChannelsHandler(apiDepsFromEnv({ db, metrics }));
 
 /** What API Gateway sends (an HTTP API v2 event), as against EventBridge's scheduled event. */
 const isApiEvent = (event: unknown): event is APIGatewayProxyEventV2 =>

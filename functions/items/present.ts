@@ -1,8 +1,8 @@
 import { describeDates, toLocalDate, type Ymd } from '#lib/core/dates.ts';
-import { joinReasons } from '#lib/core/guest-words.ts';
+import { joinReasons, unitCount, unitNoun } from '#lib/core/guest-words.ts';
 import { formatAmount, formatDisplay } from '#lib/core/money.ts';
 import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import { describeLength, escapeHtml, unitWord } from '#lib/domain/text.ts';
+import { escapeHtml } from '#lib/domain/text.ts';
 import { RawJson } from '#lib/http/raw-json.ts';
 import type { RatedItem, SlotRate } from '#lib/rating/rate-item.ts';
 import type { ItemQuery } from './query.ts';
@@ -186,7 +186,7 @@ export function presentRated(
   const { decimals } = currency;
   const span = rated.span;
   const first = rated.slots[0]?.rate.price ?? {};
-  const spanDesc = span ? describeLength(item.unit, rated.slots.length) : null;
+  const spanDesc = span ? unitCount(item.unit, rated.slots.length) : null;
   const errors = [...rated.errors, ...(rated.discountError ? [rated.discountError] : [])];
 
   const dates: Record<Ymd, unknown> = {};
@@ -238,7 +238,7 @@ export function presentRated(
       price: {
         total,
         title: spanDesc ? `${total} for ${spanDesc}` : total,
-        unit: `per ${unitWord(item.unit)}`,
+        unit: `per ${unitNoun(item.unit)}`,
         param: paramPrices,
       },
       span_desc: spanDesc,

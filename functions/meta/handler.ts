@@ -1,5 +1,5 @@
-import { runtimeFromEnv } from '#lib/http/runtime.ts';
+import { apiDepsFromEnv } from '#lib/http/api-deps-from-env.ts';
 import { createMetaHandler } from './app.ts';
 
 /** Lambda entry of the meta group (also the API's $default route). */
-export const handler = createMetaHandler(runtimeFromEnv());
+export const handler = createMetaHandler(apiDepsFromEnv());

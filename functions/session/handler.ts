@@ -1,5 +1,5 @@
-import { runtimeFromEnv } from '#lib/http/runtime.ts';
+import { apiDepsFromEnv } from '#lib/http/api-deps-from-env.ts';
 import { createSessionHandler } from './app.ts';
 
 /** Lambda entry of the session group. */
-export const handler = createSessionHandler(runtimeFromEnv());
+export const handler = createSessionHandler(apiDepsFromEnv());

@@ -1,15 +1,15 @@
 import { describeDates } from '#lib/core/dates.ts';
+import { unitCount } from '#lib/core/guest-words.ts';
 import { formatAmount } from '#lib/core/money.ts';
 import { unixSeconds } from '#lib/core/time.ts';
 import type { SessionLine, StoredSession } from '#lib/db/session-repository.ts';
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { describeLength } from '#lib/domain/text.ts';
 import { cartAmounts, sumAmounts } from '#lib/domain/totals.ts';
 
 const clock = (minutes: number): string =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
-const lengthOf = (line: SessionLine): string => describeLength(line.unit, line.length);
+const lengthOf = (line: SessionLine): string => unitCount(line.unit, line.length);
 
 /** The wire's `booking.session`: the cart with its lines, dates and totals (reference §2.6, wire notes). */
 export function presentSession(

@@ -1,5 +1,6 @@
 import type { StoredConfig } from '#lib/db/tenant-repository.ts';
 import type { StoredWebhookEvent } from '#lib/db/webhook-outbox.ts';
+import { bookingSnapshotOf } from '#lib/domain/booking-events.ts';
 import type { Caller } from '#lib/domain/caller.ts';
 import type { RenderWebhook } from '#lib/domain/webhook-dispatch.ts';
 import { presentEvent, presentRecord } from '../bookings/present.ts';
@@ -10,7 +11,7 @@ const NOBODY: Caller = { kind: 'customer' };
 
 /** The booking of an event as `booking/{id}` returned it at that event, with the tenant settings of then. */
 const bookingAt = (event: StoredWebhookEvent, config: StoredConfig) => {
-  const snapshot = event.snapshot;
+  const snapshot = bookingSnapshotOf(event);
   if (!snapshot) return undefined;
   const { timezone, ...then } = snapshot.config ?? { timezone: config.company.timezone };
   return presentRecord(
@@ -35,6 +36,7 @@ const bookingAt = (event: StoredWebhookEvent, config: StoredConfig) => {
  */
 export const renderWebhook: RenderWebhook = (format, event, config) => {
   const booking = bookingAt(event, config);
+  const omitted = bookingSnapshotOf(event)?.notes_omitted;
   if (format === 'checkfront') {
     return booking ? JSON.stringify(checkfrontNotification(booking, event.event)) : undefined;
   }
@@ -46,7 +48,7 @@ export const renderWebhook: RenderWebhook = (format, event, config) => {
       event: presentEvent(booking ? { ...event.event, booking_id: event.booking_id } : event.event),
       ...(booking ? { booking } : {}),
       // A booking too large to keep whole at its event is sent without its notes, and says how many.
-      ...(event.snapshot?.notes_omitted ? { notes_omitted: event.snapshot.notes_omitted } : {}),
+      ...(omitted ? { notes_omitted: omitted } : {}),
     },
   });
 };

@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { StoredEvent } from '../core/events.ts';
 import type { Db } from './client.ts';
 import {
   bookingCodeKey,
@@ -82,15 +83,6 @@ export interface StoredNote {
   date: string;
   body: string;
   private: number;
-}
-
-/** An event of a booking's audit trail. */
-export interface StoredEvent {
-  event_id: string;
-  type: string;
-  at: number;
-  account_id: number;
-  data: Record<string, unknown>;
 }
 
 /** A payment recorded on a booking. */

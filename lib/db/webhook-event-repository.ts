@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unixSeconds } from '../core/time.ts';
-import type { StoredEvent } from './booking-repository.ts';
+import type { StoredEvent } from '../core/events.ts';
 import type { Db } from './client.ts';
 import { monthsBetween, webhookEventKey, webhookEventMonthPartition } from './keys.ts';
 import { queryAll } from './operations.ts';

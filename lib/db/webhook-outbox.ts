@@ -1,35 +1,24 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { unixSeconds } from '../core/time.ts';
-import type { StoredBooking, StoredEvent, StoredNote, StoredPayment } from './booking-repository.ts';
+import type { StoredEvent } from '../core/events.ts';
 import type { Db } from './client.ts';
 import { webhookDeliveryKey, webhookEventIndexKeys, webhookEventKey, webhookPendingKeys } from './keys.ts';
-import type { StoredConfig } from './tenant-repository.ts';
 import type { TransactItem } from './transact.ts';
 
 // The transactional outbox: the records an event leaves for delivery and how they are written. The event
 // and delivery repositories both read and update these records, so their shapes live here, below both.
 
-/** The tenant settings a booking is shown with (names, money, dates, taxes), as they were at the event. */
-export type SnapshotConfig = Pick<StoredConfig, 'statuses' | 'taxes' | 'locale'> & { timezone: string };
-
-/** The booking as it was at an event: what a webhook payload shows, whenever it is delivered. */
-export interface BookingSnapshot {
-  booking: StoredBooking;
-  notes: StoredNote[];
-  payments: StoredPayment[];
-  config?: SnapshotConfig;
-  /** Notes left out because the snapshot would not fit in one record (counted here). */
-  notes_omitted?: number;
-}
-
-/** An event kept for delivery. */
-export interface StoredWebhookEvent {
+/**
+ * An event kept for delivery, with `snapshot`: what its payload is rendered from, as it was at the event
+ * (the booking, for a booking's event), opaque to the outbox.
+ */
+export interface StoredWebhookEvent<S = unknown> {
   event: StoredEvent;
   booking_id: number;
   /** The booking's version after the change (0 for an event about no booking): the delivery order. */
   sequence: number;
-  /** The booking at that event; absent for events that are not about a booking (`webhook.disabled`). */
-  snapshot?: BookingSnapshot;
+  /** What the payload shows, as it was; absent for events that are not about a booking (`webhook.disabled`). */
+  snapshot?: S;
 }
 
 /** What happened on one attempt. */
@@ -72,24 +61,20 @@ export const retentionTtl = (fromMs: number, retentionDays: number) =>
 /** A snapshot stays under this size (compressed), so an event record never outgrows DynamoDB's 400 KB. */
 const SNAPSHOT_LIMIT = 300_000;
 
-/** A snapshot as stored: compressed JSON, without the notes if even that would not fit. */
-function packSnapshot(snapshot: BookingSnapshot): Uint8Array {
+/**
+ * A snapshot as stored: compressed JSON; one that would not fit is `shrink`'s smaller version of itself (a
+ * booking's without its notes).
+ */
+function packSnapshot<S>(snapshot: S, shrink?: (snapshot: S) => S): Uint8Array {
   const packed = deflateRawSync(JSON.stringify(snapshot));
-  if (packed.length <= SNAPSHOT_LIMIT) return packed;
-  return deflateRawSync(
-    JSON.stringify({
-      ...snapshot,
-      notes: [],
-      notes_omitted: snapshot.notes.length,
-    } satisfies BookingSnapshot),
-  );
+  if (packed.length <= SNAPSHOT_LIMIT || !shrink) return packed;
+  return deflateRawSync(JSON.stringify(shrink(snapshot)));
 }
 
 /** A stored snapshot read back: compressed, or JSON text as records from before compression keep it. */
-export const unpackSnapshot = (stored: unknown): BookingSnapshot | undefined => {
-  if (stored instanceof Uint8Array)
-    return JSON.parse(inflateRawSync(stored).toString('utf8')) as BookingSnapshot;
-  return typeof stored === 'string' ? (JSON.parse(stored) as BookingSnapshot) : undefined;
+export const unpackSnapshot = (stored: unknown): unknown => {
+  if (stored instanceof Uint8Array) return JSON.parse(inflateRawSync(stored).toString('utf8'));
+  return typeof stored === 'string' ? JSON.parse(stored) : undefined;
 };
 
 /** A delivery as stored, with its index keys while it is pending. */
@@ -114,9 +99,15 @@ const deliveryItem = (delivery: StoredDelivery, ttl: number) => ({
  * The outbox writes of one event, for the transaction that records it: the event with the booking as it
  * is now, and a pending delivery to each endpoint that subscribes to it.
  */
-export function webhookEventActions(
+export function webhookEventActions<S>(
   db: Db,
-  options: { event: StoredWebhookEvent; endpointIds: string[]; retentionDays: number },
+  options: {
+    event: StoredWebhookEvent<S>;
+    endpointIds: string[];
+    retentionDays: number;
+    /** A smaller snapshot for one too big to keep whole. */
+    shrink?: (snapshot: S) => S;
+  },
 ): TransactItem[] {
   const { event } = options;
   if (options.endpointIds.length === 0) return [];
@@ -133,7 +124,7 @@ export function webhookEventActions(
           booking_id: event.booking_id,
           sequence: event.sequence,
           // Compressed in one binary attribute: a booking with many notes stays well under 400 KB.
-          ...(event.snapshot ? { snapshot: packSnapshot(event.snapshot) } : {}),
+          ...(event.snapshot ? { snapshot: packSnapshot(event.snapshot, options.shrink) } : {}),
           ...webhookEventIndexKeys(at, event.event.event_id),
           ttl,
         },

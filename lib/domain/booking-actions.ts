@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { unixSeconds } from '../core/time.ts';
-import {
-  bookmarkAction,
-  putNoteAction,
-  type StoredBooking,
-  type StoredNote,
-} from '../db/booking-repository.ts';
+import { bookmarkAction, putNoteAction, type StoredBooking, type StoredNote } from '../db/booking-repository.ts';
 import { accountIdOf, type BookingContext, isInactive } from './booking.ts';
 import { changeBooking, settleBudget } from './booking-change.ts';
 import { DomainError } from './errors.ts';

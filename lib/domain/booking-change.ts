@@ -1,12 +1,5 @@
 import { unixSeconds } from '../core/time.ts';
-import {
-  type BookingRecord,
-  dropBudgetAction,
-  replaceBookingAction,
-  type StoredBooking,
-  type StoredNote,
-  type StoredPayment,
-} from '../db/booking-repository.ts';
+import { type BookingRecord, dropBudgetAction, replaceBookingAction, type StoredBooking, type StoredNote, type StoredPayment } from '../db/booking-repository.ts';
 import { parseCounterId } from '../db/stock-repository.ts';
 import {
   ConditionsFailedError,
@@ -18,9 +11,9 @@ import {
 } from '../db/transact.ts';
 import { type BookingContext, findBooking, newEvent } from './booking.ts';
 import { bookingEventActions } from './booking-events.ts';
+import { releaseBookingBudgetActions } from './budgets.ts';
 import { isPartnerOnly } from './caller.ts';
 import { DomainError } from './errors.ts';
-import { releaseBookingBudgetActions } from './stock.ts';
 
 /** The most actions a booking's event takes: its audit entry, the outbox entry and ten endpoints' deliveries. */
 const EVENT_ACTIONS_AT_MOST = 12;

@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { countOf } from '../core/guest-words.ts';
 import { unixSeconds } from '../core/time.ts';
-import {
-  createBookingActions,
-  getBookingRecord,
-  putPaymentAction,
-  type StoredBooking,
-  type StoredPayment,
-} from '../db/booking-repository.ts';
+import { createBookingActions, getBookingRecord, putPaymentAction, type StoredBooking, type StoredPayment } from '../db/booking-repository.ts';
 import { holdClientUnitsAction } from '../db/client-hold-repository.ts';
 import { createCustomerActions, getCustomerIdByEmail } from '../db/customer-repository.ts';
 import { giftcertBalanceAction } from '../db/giftcert-repository.ts';
@@ -21,19 +15,15 @@ import { accountIdOf, type BookingContext, canSee, newEvent } from './booking.ts
 import { bookingEventActions } from './booking-events.ts';
 import { type Audience, validateForm } from './booking-form.ts';
 import { newBookingCode, newBookingRecord, sessionMoney } from './booking-record.ts';
+import { clientAllowance, keepBudgetActions, releaseBudgetActions } from './budgets.ts';
 import { type Caller, hasGrant, isPartnerOnly } from './caller.ts';
+import { capacityOf } from './capacity.ts';
 import { sessionActorOf } from './cart-lines.ts';
 import { DomainError, NO_LONGER_OFFERED, NO_SUCH_SESSION, SESSION_EXPIRED } from './errors.ts';
 import { checkGiftcert, spendableGiftcert } from './giftcert.ts';
 import { holdLimitCounter, type RefusalAt, unavailableCounter } from './hold-refusals.ts';
+import { catchUpLines } from './line-holds.ts';
 import { addSlips, endSession, isExpired, loadOpenSession, verifySlips } from './session.ts';
-import {
-  capacityOf,
-  catchUpLines,
-  clientAllowance,
-  keepBudgetActions,
-  releaseBudgetActions,
-} from './stock.ts';
 
 /** What `booking/create` is asked. */
 export interface CreateBookingInput {

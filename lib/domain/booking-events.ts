@@ -1,9 +1,34 @@
-import { putEventAction, type StoredEvent } from '../db/booking-repository.ts';
+import type { StoredEvent } from '../core/events.ts';
+import { putEventAction, type StoredBooking, type StoredNote, type StoredPayment } from '../db/booking-repository.ts';
 import type { Db } from '../db/client.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import type { TransactItem } from '../db/transact.ts';
-import { type BookingSnapshot, webhookEventActions } from '../db/webhook-outbox.ts';
+import { type StoredWebhookEvent, webhookEventActions } from '../db/webhook-outbox.ts';
 import { subscribersOf } from './webhooks.ts';
+
+/** The tenant settings a booking is shown with (names, money, dates, taxes), as they were at the event. */
+export type SnapshotConfig = Pick<StoredConfig, 'statuses' | 'taxes' | 'locale'> & { timezone: string };
+
+/** The booking as it was at an event: what a webhook payload shows, whenever it is delivered. */
+export interface BookingSnapshot {
+  booking: StoredBooking;
+  notes: StoredNote[];
+  payments: StoredPayment[];
+  config?: SnapshotConfig;
+  /** Notes left out because the snapshot would not fit in one record (counted here). */
+  notes_omitted?: number;
+}
+
+/** The booking snapshot of a booking's event kept for delivery (none for other events). */
+export const bookingSnapshotOf = (event: StoredWebhookEvent): BookingSnapshot | undefined =>
+  event.booking_id ? (event.snapshot as BookingSnapshot | undefined) : undefined;
+
+/** A snapshot too big for one record keeps everything but its notes, and says how many it left out. */
+const withoutNotes = (snapshot: BookingSnapshot): BookingSnapshot => ({
+  ...snapshot,
+  notes: [],
+  notes_omitted: snapshot.notes.length,
+});
 
 /**
  * The writes that record a booking event, for the transaction of the change it describes: the audit
@@ -33,6 +58,7 @@ export function bookingEventActions(
       },
       endpointIds: subscribersOf(ctx.config, options.event.type),
       retentionDays: ctx.config.settings.webhooks.retention_days,
+      shrink: withoutNotes,
     }),
   ];
 }

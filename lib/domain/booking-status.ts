@@ -12,8 +12,9 @@ import { createItemLoader, getItemsById, type StoredConfig } from '../db/tenant-
 import type { TransactItem } from '../db/transact.ts';
 import { accountIdOf, type BookingContext, isInactive, knownStatuses } from './booking.ts';
 import { changeBooking, settleBudget } from './booking-change.ts';
+import { capacityOf } from './capacity.ts';
 import { DomainError } from './errors.ts';
-import { capacityOf, catchUpLines } from './stock.ts';
+import { catchUpLines } from './line-holds.ts';
 
 /**
  * A status change as the caller asked it; a field left out is `undefined`, which the rule tells apart

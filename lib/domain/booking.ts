@@ -1,10 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type BookingRecord,
-  getBookingIdByCode,
-  getBookingRecord,
-  type StoredEvent,
-} from '../db/booking-repository.ts';
+import { type BookingRecord, getBookingIdByCode, getBookingRecord } from '../db/booking-repository.ts';
+import { type StoredEvent } from '../core/events.ts';
 import type { Db } from '../db/client.ts';
 import type { StoredConfig } from '../db/tenant-repository.ts';
 import type { RetryPolicy } from '../db/transact.ts';

@@ -9,7 +9,7 @@ import {
   withHolds,
 } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
-import { holdsNowOf } from './stock.ts';
+import { holdsNowOf } from './line-holds.ts';
 
 /** What `alter` may say of a line. */
 export type AlterValue = number | 'remove' | 'optin' | 'optout';

@@ -13,19 +13,19 @@ import type { StoredSession } from '../db/session-repository.ts';
 import { holdStockAction, parseCounterId, releaseStockAction } from '../db/stock-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
 import type { NamedAction, TransactItem } from '../db/transact.ts';
-import { MAX_COUNTER_CHANGES } from './cart-lines.ts';
-import { DomainError } from './errors.ts';
-import { holdLimitCounter, unavailableCounter } from './hold-refusals.ts';
-import type { SolvedChallenge } from './pow.ts';
 import {
-  capacityOf,
   clientAllowance,
   cooldownUntil,
   heldSinceOf,
   isHolding,
   powReserve,
   reholdCooldownOf,
-} from './stock.ts';
+} from './budgets.ts';
+import { capacityOf } from './capacity.ts';
+import { MAX_COUNTER_CHANGES } from './cart-lines.ts';
+import { DomainError } from './errors.ts';
+import { holdLimitCounter, unavailableCounter } from './hold-refusals.ts';
+import type { SolvedChallenge } from './pow.ts';
 
 // The write side of one cart change: the transaction actions that move a session's holds, and the record
 // of since when the client has held each counter, which the re-hold cooldown grows with.

@@ -7,8 +7,8 @@ import type { SlipPayload } from '../slip/codec.ts';
 import { type Caller, hasGrant, isPartnerOnly } from './caller.ts';
 import { paramLabels, partsOf, ratingTenant } from './catalog.ts';
 import { DomainError, NO_LONGER_OFFERED } from './errors.ts';
+import { holdsOf, totalHolds } from './line-holds.ts';
 import { requestOf } from './slip-contents.ts';
-import { holdsOf, totalHolds } from './stock.ts';
 
 // The pure side of the cart: what a line is, how SLIPs become lines and how `alter` changes them. The
 // session module orchestrates reads, these rules and the one transaction that writes the result.

@@ -15,10 +15,10 @@ import type { Db } from '../db/client.ts';
 import { queryStockRange } from '../db/stock-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
 import { transact, transactInGroups } from '../db/transact.ts';
+import { capacityOf } from './capacity.ts';
 import { conflictCloser, openConflicts } from './channel-conflicts.ts';
 import { channelEvent, recordFailedRead } from './channel-events.ts';
 import { type FeedFetching, type FeedRead, firstSlotOf, readChannelFeed } from './channel-read.ts';
-import { capacityOf } from './stock.ts';
 
 /** What channel sync needs from outside: the table, how feeds are fetched, and the clock. */
 export interface ChannelSyncDeps extends FeedFetching {

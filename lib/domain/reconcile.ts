@@ -3,7 +3,8 @@ import type { HoldingSnapshot } from '../db/reconcile-repository.ts';
 import { counterId, parseCounterId } from '../db/stock-repository.ts';
 import type { StoredConfig, StoredItem } from '../db/tenant-repository.ts';
 import { isInactive } from './booking.ts';
-import { capacityOf, holdsNowOf } from './stock.ts';
+import { capacityOf } from './capacity.ts';
+import { holdsNowOf } from './line-holds.ts';
 
 /** One counter that breaks the invariant. */
 export interface Discrepancy {

@@ -7,6 +7,7 @@ import { parseCounterId, queryStockRange } from '../db/stock-repository.ts';
 import { createItemLoader, type ItemLoader, type StoredItem } from '../db/tenant-repository.ts';
 import { commitWithRetry, type RetryPolicy } from '../db/transact.ts';
 import type { SlipKey } from '../slip/codec.ts';
+import { reholdCooldownOf } from './budgets.ts';
 import {
   type ActionRole,
   holdActions,
@@ -18,10 +19,9 @@ import {
 } from './cart-holds.ts';
 import type { Change, LineContext } from './cart-lines.ts';
 import { DomainError } from './errors.ts';
+import { releaseExpiredSession } from './expiry.ts';
 import { coolingDown, holdLimitCounter, unavailableCounter } from './hold-refusals.ts';
 import { challengeRequired, type PowBinding, verifyChallenge } from './pow.ts';
-import { reholdCooldownOf } from './stock.ts';
-import { releaseExpiredSession } from './sweep.ts';
 
 /** What every session operation needs: the line rules' context, the table and the SLIP keys. */
 export interface SessionContext extends LineContext {

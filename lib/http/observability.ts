@@ -1,7 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE, type MetricName } from '../core/metric-names.ts';
 import { logger } from './logger.ts';
-import type { RouteName } from './routes.ts';
 
 /**
  * The process's metrics (Powertools, embedded metric format): written to the log with each invocation's
@@ -68,7 +67,7 @@ const REFUSALS: Partial<Record<string, MetricName>> = {
  */
 export function meterAnswer(
   meter: Meter,
-  answer: { route: RouteName | undefined; errorId?: string; rated?: boolean; ms: number },
+  answer: { route: string | undefined; errorId?: string; rated?: boolean; ms: number },
 ): void {
   const refusal =
     answer.errorId === 'unavailable' && answer.route === 'session.write'

@@ -4,7 +4,7 @@ import { createSweeper } from '#functions/sweeper/app.ts';
 import { addDays } from '#lib/core/dates.ts';
 import type { Db } from '#lib/db/client.ts';
 import { stockKey } from '#lib/db/keys.ts';
-import { releaseExpiredSession } from '#lib/domain/sweep.ts';
+import { releaseExpiredSession } from '#lib/domain/expiry.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionClient, sessionOf } from '#test/support/session.ts';

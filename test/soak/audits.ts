@@ -4,8 +4,8 @@ import { formatAmount } from '#lib/core/money.ts';
 import type { Db } from '#lib/db/client.ts';
 import { counterId } from '#lib/db/stock-repository.ts';
 import { isInactive } from '#lib/domain/booking.ts';
+import { capacityOf } from '#lib/domain/capacity.ts';
 import { runReconcile } from '#lib/domain/reconcile-run.ts';
-import { capacityOf } from '#lib/domain/stock.ts';
 import type { Ledger } from './traffic.ts';
 
 // The soak's audits, each from committed data (the table's records) or received data (the webhook

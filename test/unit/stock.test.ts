@@ -1,20 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionLine, SessionStatus, StoredSession } from '#lib/db/session-repository.ts';
 import type { StoredItem } from '#lib/db/tenant-repository.ts';
-import { partsOf } from '#lib/domain/catalog.ts';
 import {
-  capacityOf,
   clientAllowance,
   cooldownUntil,
   heldSinceOf,
-  holdsOf,
   isHolding,
-  lineHolds,
   powReserve,
   reholdCooldownOf,
   reholdCooldownSeconds,
-  totalHolds,
-} from '#lib/domain/stock.ts';
+} from '#lib/domain/budgets.ts';
+import { capacityOf } from '#lib/domain/capacity.ts';
+import { partsOf } from '#lib/domain/catalog.ts';
+import { holdsOf, lineHolds, totalHolds } from '#lib/domain/line-holds.ts';
 import { quantitiesFor, unitsFor } from '#lib/rating/rate-item.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { makeTenantItem, NOW, rate } from '#test/support/rating.ts';
