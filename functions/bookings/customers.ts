@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { findCustomer } from '#lib/domain/customer.ts';
-import { DomainError } from '#lib/domain/errors.ts';
+import { findCustomer } from '#lib/bookings/customer.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
+import { DomainError } from '#lib/kernel/errors.ts';
 import { presentCustomer } from './present.ts';
 import type { BookingDeps } from './routes.ts';
 

@@ -1,4 +1,9 @@
 import * as z from 'zod/mini';
+import type { ListQuery } from '#lib/bookings/list.ts';
+import type { TimeRange } from '#lib/bookings/list-repository.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
+import { validationError } from '#lib/http/errors.ts';
+import { parseInput } from '#lib/http/validate.ts';
 import {
   addDays,
   isSupportedDate,
@@ -6,13 +11,8 @@ import {
   parseDateParam,
   SUPPORTED_DATES,
   todayIn,
-} from '#lib/core/dates.ts';
-import { unixSeconds } from '#lib/core/time.ts';
-import type { TimeRange } from '#lib/db/booking-list-repository.ts';
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import type { ListQuery } from '#lib/domain/booking-list.ts';
-import { validationError } from '#lib/http/errors.ts';
-import { parseInput } from '#lib/http/validate.ts';
+} from '#lib/kernel/dates.ts';
+import { unixSeconds } from '#lib/kernel/time.ts';
 
 /** Page size: default and most. */
 const LIST_LIMITS = { default: 100, max: 250 } as const;

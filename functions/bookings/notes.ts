@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
-import { unixSeconds } from '#lib/core/time.ts';
-import type { Db } from '#lib/db/client.ts';
-import { listNotes } from '#lib/domain/booking-list.ts';
+import { listNotes } from '#lib/bookings/list.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { unixSeconds } from '#lib/kernel/time.ts';
 import { readPaging, readTimeFilter } from './list.ts';
 
 const text = z.optional(z.string().check(z.maxLength(40)));

@@ -1,9 +1,9 @@
-import { describeDates } from '#lib/core/dates.ts';
-import { formatDisplay } from '#lib/core/money.ts';
-import type { BookingRecord } from '#lib/db/booking-repository.ts';
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { escapeHtml } from '#lib/domain/text.ts';
-import { bookedAmounts, sumAmounts } from '#lib/domain/totals.ts';
+import type { BookingRecord } from '#lib/bookings/repository.ts';
+import { bookedAmounts, sumAmounts } from '#lib/bookings/totals.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
+import { describeDates } from '#lib/kernel/dates.ts';
+import { formatDisplay } from '#lib/kernel/money.ts';
+import { escapeHtml } from '#lib/kernel/text.ts';
 import { customerOf, moneyOf } from './present.ts';
 
 /** The invoice: structured lines, taxes, totals and payments, and an HTML page with every value escaped. */

@@ -1,14 +1,14 @@
-import type { Caller } from '#lib/auth/access.ts';
-import { describeDates, localInstant } from '#lib/core/dates.ts';
-import { formatAmount } from '#lib/core/money.ts';
-import { unixSeconds } from '#lib/core/time.ts';
-import type { BookingRecord, StoredBooking } from '#lib/db/booking-repository.ts';
-import type { StoredEvent } from '#lib/core/events.ts';
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { accountIdOf, statusName } from '#lib/domain/booking.ts';
-import { fieldsFor } from '#lib/domain/booking-form.ts';
-import type { VisibleCustomer } from '#lib/domain/customer.ts';
-import { bookedAmounts } from '#lib/domain/totals.ts';
+import type { Caller } from '#lib/access/access.ts';
+import { accountIdOf, statusName } from '#lib/bookings/booking.ts';
+import type { VisibleCustomer } from '#lib/bookings/customer.ts';
+import { fieldsFor } from '#lib/bookings/form.ts';
+import type { BookingRecord, StoredBooking } from '#lib/bookings/repository.ts';
+import { bookedAmounts } from '#lib/bookings/totals.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
+import { describeDates, localInstant } from '#lib/kernel/dates.ts';
+import type { StoredEvent } from '#lib/kernel/events.ts';
+import { formatAmount } from '#lib/kernel/money.ts';
+import { unixSeconds } from '#lib/kernel/time.ts';
 
 /** The customer fields of the wire, in order. */
 const CUSTOMER_FIELDS = [

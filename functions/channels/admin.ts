@@ -1,14 +1,14 @@
-import { assertNotPartner } from '#lib/auth/access.ts';
+import { assertNotPartner } from '#lib/access/access.ts';
+import { type ChannelOverview, listChannels, syncChannelNow } from '#lib/channels/admin.ts';
 import { maskFeedAddress } from '#lib/channels/feed-address.ts';
 import { READ_BUDGET_MS } from '#lib/channels/read-budget.ts';
-import { unixSeconds } from '#lib/core/time.ts';
-import type { Db } from '#lib/db/client.ts';
-import { listItems } from '#lib/db/tenant-repository.ts';
-import { type ChannelOverview, listChannels, syncChannelNow } from '#lib/domain/channel-admin.ts';
-import type { ChannelSyncDeps, ChannelSyncResult } from '#lib/domain/channel-sync.ts';
+import type { ChannelSyncDeps, ChannelSyncResult } from '#lib/channels/sync.ts';
+import { listItems } from '#lib/config/repository.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { ApiError } from '#lib/http/errors.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { unixSeconds } from '#lib/kernel/time.ts';
 
 const seconds = (ms: number | undefined) => (ms ? unixSeconds(ms) : 0);
 

@@ -1,11 +1,11 @@
-import { METRIC } from '#lib/core/metric-names.ts';
-import { getChannelStates } from '#lib/db/channel-state-repository.ts';
-import type { Db } from '#lib/db/client.ts';
-import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
-import { type ChannelRoundReport, syncChannels } from '#lib/domain/channel-round.ts';
-import type { ChannelSyncDeps } from '#lib/domain/channel-sync.ts';
-import { logger } from '#lib/http/logger.ts';
-import type { Meter } from '#lib/http/observability.ts';
+import { type ChannelRoundReport, syncChannels } from '#lib/channels/round.ts';
+import { getChannelStates } from '#lib/channels/state-repository.ts';
+import type { ChannelSyncDeps } from '#lib/channels/sync.ts';
+import { getConfig, listItems } from '#lib/config/repository.ts';
+import { METRIC } from '#lib/kernel/metric-names.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { logger } from '#lib/runtime/logger.ts';
+import type { Meter } from '#lib/runtime/metrics.ts';
 
 /** A channel whose feed has failed this long raises the stack's alarm. */
 export const CHANNEL_FAILING_ALARM_MS = 3_600_000;

@@ -1,9 +1,9 @@
-import { resolveFeedToken } from '#lib/auth/feed-tokens.ts';
-import type { Db } from '#lib/db/client.ts';
-import { bookingsFeed } from '#lib/domain/channel-feeds.ts';
+import { bookingsFeed } from '#lib/channels/export-feeds.ts';
+import { resolveFeedToken } from '#lib/channels/feed-tokens.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { feedConditions, feedQuerySchema, feedResult } from './feed-answer.ts';
 
 /**

@@ -2,11 +2,11 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { fetchFeed } from '#lib/channels/fetch-feed.ts';
+import { fetchFeed } from '#lib/channels/feed-fetch.ts';
 import { apiDepsFromEnv } from '#lib/http/api-deps-from-env.ts';
-import { meterOf } from '#lib/http/observability.ts';
-import { metricsFromEnv } from '#lib/http/runtime.ts';
-import { tracedDbFromEnv, tracer } from '#lib/http/tracing.ts';
+import { metricsFromEnv } from '#lib/runtime/env.ts';
+import { meterOf } from '#lib/runtime/metrics.ts';
+import { tracedDbFromEnv, tracer } from '#lib/runtime/tracing.ts';
 import { createChannelsHandler } from './api.ts';
 import { createChannelSync } from './app.ts';
 

@@ -1,9 +1,9 @@
-import type { Caller } from '#lib/auth/access.ts';
-import type { Ymd } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { type CatalogReader, calendarsOf, findVisibleItem, selectListedItems } from '#lib/domain/catalog.ts';
+import type { Caller } from '#lib/access/access.ts';
+import { type CatalogReader, calendarsOf, findVisibleItem, selectListedItems } from '#lib/catalog/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
+import type { Ymd } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { readItemIdAnd } from './get-item.ts';
 import { readCalendarQuery } from './query.ts';
 

@@ -1,7 +1,7 @@
-import type { Db } from '#lib/db/client.ts';
-import { type CatalogReader, findVisibleItem } from '#lib/domain/catalog.ts';
+import { type CatalogReader, findVisibleItem } from '#lib/catalog/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
 import { presentItem, ratedEcho } from './present.ts';
 import { readItemQuery } from './query.ts';

@@ -1,6 +1,6 @@
-import type { Db } from '#lib/db/client.ts';
-import { type CatalogReader, selectListedItems } from '#lib/domain/catalog.ts';
+import { type CatalogReader, selectListedItems } from '#lib/catalog/catalog.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
 import { presentItemJson, ratedEcho } from './present.ts';
 import { readItemQuery } from './query.ts';

@@ -1,10 +1,10 @@
-import { describeDates, toLocalDate, type Ymd } from '#lib/core/dates.ts';
-import { joinReasons, unitCount, unitNoun } from '#lib/core/guest-words.ts';
-import { formatAmount, formatDisplay } from '#lib/core/money.ts';
-import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import { escapeHtml } from '#lib/domain/text.ts';
+import type { RatedItem, SlotRate } from '#lib/catalog/rate-item.ts';
+import type { StoredConfig, StoredItem } from '#lib/config/model.ts';
 import { RawJson } from '#lib/http/raw-json.ts';
-import type { RatedItem, SlotRate } from '#lib/rating/rate-item.ts';
+import { describeDates, toLocalDate, type Ymd } from '#lib/kernel/dates.ts';
+import { joinReasons, unitCount, unitNoun } from '#lib/kernel/guest-words.ts';
+import { formatAmount, formatDisplay } from '#lib/kernel/money.ts';
+import { escapeHtml } from '#lib/kernel/text.ts';
 import type { ItemQuery } from './query.ts';
 
 const currencyOf = (config: StoredConfig) => ({

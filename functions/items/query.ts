@@ -1,5 +1,13 @@
 import * as z from 'zod/mini';
-import type { Caller } from '#lib/auth/access.ts';
+import type { Caller } from '#lib/access/access.ts';
+import { hasGrant } from '#lib/access/caller.ts';
+import type { ItemFilters } from '#lib/catalog/catalog.ts';
+import type { RateRequest } from '#lib/catalog/rate-item.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
+import { validationError } from '#lib/http/errors.ts';
+import { reportIgnored } from '#lib/http/ignored.ts';
+import { asList } from '#lib/http/parse.ts';
+import { booleanParam, parseInput } from '#lib/http/validate.ts';
 import {
   addDays,
   daysBetween,
@@ -9,15 +17,7 @@ import {
   SUPPORTED_DATES,
   todayIn,
   type Ymd,
-} from '#lib/core/dates.ts';
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { hasGrant } from '#lib/domain/caller.ts';
-import type { ItemFilters } from '#lib/domain/catalog.ts';
-import { validationError } from '#lib/http/errors.ts';
-import { reportIgnored } from '#lib/http/ignored.ts';
-import { asList } from '#lib/http/parse.ts';
-import { booleanParam, parseInput } from '#lib/http/validate.ts';
-import type { RateRequest } from '#lib/rating/rate-item.ts';
+} from '#lib/kernel/dates.ts';
 
 /** The longest span a rated query or a calendar may cover. */
 const MAX_SPAN_DAYS = 366;

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { todayIn } from '#lib/core/dates.ts';
-import { SizedLru } from '#lib/core/sized-lru.ts';
-import type { Db } from '#lib/db/client.ts';
-import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import type { RateItemsOptions, ToRate } from '#lib/domain/catalog.ts';
-import { type ItemRating, prepareRating, type RatedWithSlip } from '#lib/domain/rated-items.ts';
-import { type SlipLine, slipExpiresAt } from '#lib/domain/slip-contents.ts';
+import type { RateItemsOptions, ToRate } from '#lib/catalog/catalog.ts';
+import type { RateRequest } from '#lib/catalog/rate-item.ts';
+import { type ItemRating, prepareRating, type RatedWithSlip } from '#lib/catalog/rated-items.ts';
+import { type SlipLine, slipExpiresAt } from '#lib/catalog/slip-lines.ts';
+import type { StoredConfig, StoredItem } from '#lib/config/model.ts';
 import { RawJson } from '#lib/http/raw-json.ts';
-import type { RateRequest } from '#lib/rating/rate-item.ts';
+import { todayIn } from '#lib/kernel/dates.ts';
+import { SizedLru } from '#lib/kernel/sized-lru.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { encodeSlip, type SlipKey } from '#lib/slip/codec.ts';
 import { presentRated } from './present.ts';
 

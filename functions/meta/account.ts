@@ -1,9 +1,9 @@
-import type { Db } from '#lib/db/client.ts';
-import { listAccounts } from '#lib/db/tenant-repository.ts';
-import { accountIdOf } from '#lib/domain/booking.ts';
-import { isPartnerOnly } from '#lib/domain/caller.ts';
+import { isPartnerOnly } from '#lib/access/caller.ts';
+import { accountIdOf } from '#lib/bookings/booking.ts';
+import { listAccounts } from '#lib/config/repository.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 
 /**
  * GET account (staff): every staff account as an array, or a partner's own credential only its own;

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { isRealYmd } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { escapeHtml } from '#lib/domain/text.ts';
-import { logger } from '#lib/http/logger.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
 import { API_PREFIX } from '#lib/http/routes.ts';
 import { createConfigCache } from '#lib/http/tenant-context.ts';
+import { isRealYmd } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { escapeHtml } from '#lib/kernel/text.ts';
+import { logger } from '#lib/runtime/logger.ts';
 import { WIDGET_FILE } from '#widget/files.ts';
 import { acceptsGzip } from './widget.ts';
 

@@ -1,8 +1,8 @@
-import type { Db } from '#lib/db/client.ts';
-import { listCategories, listItems } from '#lib/db/tenant-repository.ts';
-import { isListedFor } from '#lib/domain/visibility.ts';
+import { isListedFor } from '#lib/catalog/visibility.ts';
+import { listCategories, listItems } from '#lib/config/repository.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 
 /**
  * GET category: enabled categories keyed by id; `qty` counts the enabled items the caller would see in

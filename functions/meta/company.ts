@@ -1,6 +1,6 @@
-import { utcOffsetHours } from '#lib/core/time.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
+import { utcOffsetHours } from '#lib/kernel/time.ts';
 
 /** GET company: the company fields of reference §2.7 plus phone, utc_offset and currency. */
 export const getCompany: RouteHandler = async ({ input, config, now }) => {

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { DomainError } from '#lib/domain/errors.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { API_PREFIX } from '#lib/http/routes.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
+import { DomainError } from '#lib/kernel/errors.ts';
 
 /** The reference page's own files (Swagger UI), served by the service itself: no CDN, works offline. */
 export const DOCS_ASSETS = {

@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
-import { todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { listItems } from '#lib/db/tenant-repository.ts';
-import { DomainError } from '#lib/domain/errors.ts';
-import { rateEvents } from '#lib/domain/rate-events.ts';
+import { rateEvents } from '#lib/catalog/rate-events.ts';
+import { listItems } from '#lib/config/repository.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
+import { todayIn } from '#lib/kernel/dates.ts';
+import { DomainError } from '#lib/kernel/errors.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 
 const LIMITS = { default: 100, max: 250 } as const;
 const text = z.optional(z.string().check(z.maxLength(12)));

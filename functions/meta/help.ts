@@ -1,8 +1,8 @@
-import { escapeHtml } from '#lib/domain/text.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { PAGE_CSP } from '#lib/http/respond.ts';
 import { ROUTES } from '#lib/http/routes.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
+import { escapeHtml } from '#lib/kernel/text.ts';
 
 const ACCESS = {
   public: 'public',

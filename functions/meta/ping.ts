@@ -1,6 +1,6 @@
-import { unixSeconds } from '#lib/core/time.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
+import { unixSeconds } from '#lib/kernel/time.ts';
 
 /**
  * GET ping: the caller's address as API Gateway saw the connection (never X-Forwarded-For), the time,

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { logger } from '#lib/http/logger.ts';
 import { API_PREFIX } from '#lib/http/routes.ts';
+import { logger } from '#lib/runtime/logger.ts';
 import { WIDGET_DIST, WIDGET_FILE, WIDGET_FILES } from '#widget/files.ts';
 
 /** The folder beside the meta function's bundle that the widget is built into at bundling time. */

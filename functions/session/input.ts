@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { type AlterValue, readAlter } from '#lib/domain/cart-alter.ts';
-import { MAX_POW_PAYLOAD } from '#lib/domain/pow.ts';
+import { type AlterValue, readAlter } from '#lib/cart/alter.ts';
+import { MAX_POW_PAYLOAD } from '#lib/cart/pow.ts';
 import { asList } from '#lib/http/parse.ts';
 import { type SessionSource, sessionIdOf } from '#lib/http/session-cookie.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';

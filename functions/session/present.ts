@@ -1,10 +1,10 @@
-import { describeDates } from '#lib/core/dates.ts';
-import { unitCount } from '#lib/core/guest-words.ts';
-import { formatAmount } from '#lib/core/money.ts';
-import { unixSeconds } from '#lib/core/time.ts';
-import type { SessionLine, StoredSession } from '#lib/db/session-repository.ts';
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { cartAmounts, sumAmounts } from '#lib/domain/totals.ts';
+import { cartAmounts, sumAmounts } from '#lib/bookings/totals.ts';
+import type { SessionLine, StoredSession } from '#lib/cart/repository.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
+import { describeDates } from '#lib/kernel/dates.ts';
+import { unitCount } from '#lib/kernel/guest-words.ts';
+import { formatAmount } from '#lib/kernel/money.ts';
+import { unixSeconds } from '#lib/kernel/time.ts';
 
 const clock = (minutes: number): string =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;

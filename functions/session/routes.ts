@@ -1,10 +1,3 @@
-import { METRIC } from '#lib/core/metric-names.ts';
-import type { Db } from '#lib/db/client.ts';
-import type { StoredSession } from '#lib/db/session-repository.ts';
-import { createItemLoader, type ItemLoader } from '#lib/db/tenant-repository.ts';
-import { sessionActorOf } from '#lib/domain/cart-lines.ts';
-import { type CatalogReader, catalogItemLoader } from '#lib/domain/catalog.ts';
-import { DomainError } from '#lib/domain/errors.ts';
 import {
   addSlips,
   alterSession,
@@ -12,12 +5,19 @@ import {
   endSession,
   lineAvailability,
   loadOpenSession,
-} from '#lib/domain/session.ts';
-import type { SessionContext } from '#lib/domain/session-commit.ts';
+} from '#lib/cart/cart.ts';
+import type { SessionContext } from '#lib/cart/commit.ts';
+import { sessionActorOf } from '#lib/cart/lines.ts';
+import type { StoredSession } from '#lib/cart/repository.ts';
+import { type CatalogReader, catalogItemLoader } from '#lib/catalog/catalog.ts';
+import { createItemLoader, type ItemLoader } from '#lib/config/repository.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
 import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
 import { clearedSessionCookie, type SessionSource, sessionCookie } from '#lib/http/session-cookie.ts';
+import { DomainError } from '#lib/kernel/errors.ts';
+import { METRIC } from '#lib/kernel/metric-names.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
 import { readSessionId, readSessionRequest } from './input.ts';
 import { presentSession } from './present.ts';

@@ -1,15 +1,15 @@
-import { METRIC } from '#lib/core/metric-names.ts';
-import { unixSeconds } from '#lib/core/time.ts';
-import type { Db } from '#lib/db/client.ts';
-import { type ExpiringSession, listSessionsExpiringInMinute } from '#lib/db/session-expiry-repository.ts';
-import { getSweptUntil, putSweptUntil } from '#lib/db/sweeper-state-repository.ts';
-import { getConfig } from '#lib/db/tenant-repository.ts';
-import { reholdCooldownOf } from '#lib/domain/budgets.ts';
-import { releaseExpiredSession } from '#lib/domain/expiry.ts';
-import { releaseRounds, sweepMinutes } from '#lib/domain/sweep.ts';
-import { voidUnpaidBookings } from '#lib/domain/unpaid.ts';
-import { logger } from '#lib/http/logger.ts';
-import type { Meter } from '#lib/http/observability.ts';
+import { voidUnpaidBookings } from '#lib/bookings/unpaid.ts';
+import { reholdCooldownOf } from '#lib/cart/budgets.ts';
+import { releaseExpiredSession } from '#lib/cart/expiry.ts';
+import { type ExpiringSession, listSessionsExpiringInMinute } from '#lib/cart/expiry-repository.ts';
+import { getConfig } from '#lib/config/repository.ts';
+import { releaseRounds, sweepMinutes } from '#lib/housekeeping/sweep.ts';
+import { getSweptUntil, putSweptUntil } from '#lib/housekeeping/sweeper-state-repository.ts';
+import { METRIC } from '#lib/kernel/metric-names.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { unixSeconds } from '#lib/kernel/time.ts';
+import { logger } from '#lib/runtime/logger.ts';
+import type { Meter } from '#lib/runtime/metrics.ts';
 
 /** What one sweep did, and how far behind it is. */
 export interface SweepReport {

@@ -1,7 +1,7 @@
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { meterOf } from '#lib/http/observability.ts';
-import { dbFromEnv, metricsFromEnv, numberFromEnv } from '#lib/http/runtime.ts';
+import { dbFromEnv, metricsFromEnv, numberFromEnv } from '#lib/runtime/env.ts';
+import { meterOf } from '#lib/runtime/metrics.ts';
 import { createSweeper, DEFAULT_SWEEP_BUDGET_MS } from './app.ts';
 
 const metrics = metricsFromEnv();

@@ -1,11 +1,11 @@
-import { METRIC } from '#lib/core/metric-names.ts';
-import type { Db } from '#lib/db/client.ts';
-import { getConfig } from '#lib/db/tenant-repository.ts';
-import type { WebhookSecretStore } from '#lib/db/webhook-secret-store.ts';
-import { DISPATCH_BATCH, type DispatchReport, dispatchDue } from '#lib/domain/webhook-dispatch.ts';
-import { logger } from '#lib/http/logger.ts';
-import type { Meter } from '#lib/http/observability.ts';
-import type { DeliveryPolicy } from '#lib/webhooks/address-guard.ts';
+import { getConfig } from '#lib/config/repository.ts';
+import { METRIC } from '#lib/kernel/metric-names.ts';
+import type { DeliveryPolicy } from '#lib/kernel/outbound/address-guard.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { logger } from '#lib/runtime/logger.ts';
+import type { Meter } from '#lib/runtime/metrics.ts';
+import { DISPATCH_BATCH, type DispatchReport, dispatchDue } from '#lib/webhooks/dispatch.ts';
+import type { WebhookSecretStore } from '#lib/webhooks/secret-store.ts';
 import { postWebhook } from '#lib/webhooks/send.ts';
 import { renderWebhook } from './render.ts';
 

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '#lib/core/events.ts';
+import type { StoredEvent } from '#lib/kernel/events.ts';
 import type { presentRecord } from '../bookings/present.ts';
 
 type BookingRecordWire = ReturnType<typeof presentRecord>;

@@ -1,8 +1,8 @@
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { createSecretsManagerStore } from '#lib/db/webhook-secret-store.ts';
-import { meterOf } from '#lib/http/observability.ts';
-import { dbFromEnv, metricsFromEnv, requiredEnv } from '#lib/http/runtime.ts';
+import { dbFromEnv, metricsFromEnv, requiredEnv } from '#lib/runtime/env.ts';
+import { meterOf } from '#lib/runtime/metrics.ts';
+import { createSecretsManagerStore } from '#lib/webhooks/secret-store.ts';
 import { createDispatcher, createDispatchInvocation } from './app.ts';
 
 const dispatch = createDispatcher({

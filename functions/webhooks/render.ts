@@ -1,8 +1,8 @@
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import type { StoredWebhookEvent } from '#lib/db/webhook-outbox.ts';
-import { bookingSnapshotOf } from '#lib/domain/booking-events.ts';
-import type { Caller } from '#lib/domain/caller.ts';
-import type { RenderWebhook } from '#lib/domain/webhook-dispatch.ts';
+import type { Caller } from '#lib/access/caller.ts';
+import { bookingSnapshotOf } from '#lib/bookings/events.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
+import type { RenderWebhook } from '#lib/webhooks/dispatch.ts';
+import type { StoredWebhookEvent } from '#lib/webhooks/outbox.ts';
 import { presentEvent, presentRecord } from '../bookings/present.ts';
 import { checkfrontNotification } from './checkfront.ts';
 

@@ -4,7 +4,7 @@ import {
   TenantFileError,
   webhookSecretsForCli,
 } from '#infra/local/settings.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
 
 // Usage: npm run tenant:load -- [file]   (default TENANT_FILE, else infra/tenants/demo.json)

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { localSettings } from '#infra/local/settings.ts';
-import { createDb } from '#lib/db/client.ts';
+import { createDb } from '#lib/kernel/storage/database.ts';
 import { copyTable } from '../restore/copy-table.ts';
 
 // Usage: npm run table:copy -- --from <restored table> --to <the stack's new table>

@@ -2,15 +2,15 @@ import { parseArgs } from 'node:util';
 import { readTimeFilter } from '#functions/bookings/list.ts';
 import { presentWebhook } from '#functions/bookings/webhooks.ts';
 import { connectForCli, webhookSecretsForCli } from '#infra/local/settings.ts';
-import { getConfig } from '#lib/db/tenant-repository.ts';
-import { DomainError } from '#lib/domain/errors.ts';
+import { getConfig } from '#lib/config/repository.ts';
+import { DomainError } from '#lib/kernel/errors.ts';
 import {
   enableWebhook,
   findWebhook,
   listWebhookDeliveries,
   listWebhooks,
   replayWebhook,
-} from '#lib/domain/webhook-admin.ts';
+} from '#lib/webhooks/admin.ts';
 import { rotateEndpointSecret } from '#lib/webhooks/secrets.ts';
 
 const USAGE = `usage: npm run webhooks -- <command>

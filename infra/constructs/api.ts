@@ -127,7 +127,7 @@ export class TenantApi extends Construct {
       routeKey: HttpRouteKey.with(BOOK_ROUTE.path, HttpMethod[BOOK_ROUTE.method]),
       integration: integrations.meta,
     });
-    // Access control is the service's own (Basic, Bearer, partners, per-client limits in lib/auth and
+    // Access control is the service's own (Basic, Bearer, partners, per-client limits in lib/access and
     // lib/http), inside the functions; most routes are public by the interface's design.
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-APIG4',

@@ -17,9 +17,9 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { META_FILES } from '#functions/meta/docs.ts';
 import { WIDGET_ASSETS_DIR } from '#functions/meta/widget.ts';
-import { METRICS_NAMESPACE, METRICS_SERVICE } from '#lib/core/metric-names.ts';
-import { ACCOUNT_PARTITION, FEED_TOKEN_PREFIX, RATE_PARTITION_PREFIX } from '#lib/db/keys.ts';
 import type { Group } from '#lib/http/routes.ts';
+import { METRICS_NAMESPACE, METRICS_SERVICE } from '#lib/kernel/metric-names.ts';
+import { ACCOUNT_PARTITION, FEED_TOKEN_PREFIX, RATE_PARTITION_PREFIX } from '#lib/kernel/storage/keys.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -69,7 +69,7 @@ export const FUNCTION_BUNDLING: {
 
 /**
  * The AWS Parameters and Secrets Lambda Extension (an AWS layer) of the functions that read the SLIP
- * secret: they GET it on localhost (lib/db/slip-key-store.ts) instead of bundling the Secrets Manager
+ * secret: they GET it on localhost (lib/slip/key-store.ts) instead of bundling the Secrets Manager
  * client, and the extension keeps it five minutes.
  */
 const SLIP_SECRET_EXTENSION = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
@@ -171,14 +171,14 @@ export class TenantFunctions extends Construct {
         environment: {
           TABLE_NAME: props.table.tableName,
           TENANT: props.tenant,
-          // Powertools: the metrics' namespace and `service` dimension (lib/core/metric-names.ts), and no
+          // Powertools: the metrics' namespace and `service` dimension (lib/kernel/metric-names.ts), and no
           // response bodies in traces (they carry SLIPs, tokens and guests' details).
           POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
           POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
           POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
           ...(traced ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
           // No NODE_OPTIONS=--enable-source-maps: Node would parse the whole map at every cold start; a
-          // logged error's stack is mapped when it is logged instead (lib/http/stack-map.ts).
+          // logged error's stack is mapped when it is logged instead (lib/runtime/stack-map.ts).
           ...environment,
         },
         logGroup,
@@ -296,7 +296,7 @@ export class TenantFunctions extends Construct {
     }
     for (const signer of [items, session, bookings]) props.slipSecret.grantRead(signer);
 
-    // Only the dispatcher's access patterns (lib/db/webhook-*-repository.ts): it reads the config, events and
+    // Only the dispatcher's access patterns (lib/webhooks/*-repository.ts): it reads the config, events and
     // endpoints, claims and finishes deliveries, and writes the `webhook.disabled` outbox transaction, whose
     // Puts IAM authorises as PutItem (there is no TransactWriteItems action). No Scan, no DeleteItem.
     this.webhookDispatcher.addToRolePolicy(

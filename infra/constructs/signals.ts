@@ -4,13 +4,13 @@ import { type IMetric, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-clo
 import { type ITableV2, Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { METRIC, METRICS_NAMESPACE, type MetricName, metricDimensions } from '#lib/core/metric-names.ts';
+import { METRIC, METRICS_NAMESPACE, type MetricName, metricDimensions } from '#lib/kernel/metric-names.ts';
 
 /** Every signal is read over five minutes: the alarms' period and the dashboard's. */
 export const SIGNAL_PERIOD = Duration.minutes(5);
 
 /**
- * The table operations the service sends (lib/db: GetItem, BatchGetItem, Query, PutItem, UpdateItem,
+ * The table operations the service sends (the repositories: GetItem, BatchGetItem, Query, PutItem, UpdateItem,
  * TransactWriteItems) and the dispatcher's stream reads (GetRecords). Summing all fourteen operations CDK
  * knows would exceed the ten metrics an alarm's expression may hold; the operator's Scan (reconcile) is
  * left out on purpose.

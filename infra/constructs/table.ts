@@ -1,7 +1,7 @@
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE_DEFINITION } from '#lib/db/table-definition.ts';
+import { TABLE_DEFINITION } from '#lib/kernel/storage/table-definition.ts';
 
 /** Props of the tenant table. */
 export interface TenantTableProps {

@@ -4,7 +4,7 @@ import { FilterCriteria, FilterRule, type IFunction, StartingPosition } from 'aw
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { WEBHOOK_DUE } from '#lib/db/keys.ts';
+import { WEBHOOK_DUE } from '#lib/kernel/storage/keys.ts';
 
 /** Props of the webhook dispatch. */
 export interface WebhookDispatchProps {

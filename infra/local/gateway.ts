@@ -11,10 +11,10 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { BOOK_ROUTE } from '#functions/meta/book-page.ts';
 import { WIDGET_ROUTE } from '#functions/meta/widget.ts';
-import { logger } from '#lib/http/logger.ts';
 import { REQUEST_LIMITS } from '#lib/http/parse.ts';
 import { matchRoute } from '#lib/http/route-match.ts';
 import { fullPath, type Group } from '#lib/http/routes.ts';
+import { logger } from '#lib/runtime/logger.ts';
 
 /** A Lambda handler as the gateway calls it. */
 export type GatewayHandler = (

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseTenant, type Tenant } from '#lib/config/tenant-schema.ts';
-import { createDb, type Db } from '#lib/db/client.ts';
+import { parseProxyList } from '#lib/http/client-address.ts';
+import { createDb, type Db } from '#lib/kernel/storage/database.ts';
 import {
   createFileSecretStore,
   createSecretsManagerStore,
   type WebhookSecretStore,
-} from '#lib/db/webhook-secret-store.ts';
-import { parseProxyList } from '#lib/http/client-address.ts';
+} from '#lib/webhooks/secret-store.ts';
 
 /** The local runner's knobs, from the environment (design §4). */
 export const localSettings = () => ({

@@ -1,5 +1,5 @@
 import { BatchWriteCommand, type BatchWriteCommandOutput, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { Db } from '#lib/db/client.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 
 /** What a copy did: items read from the source and written to the target. */
 export interface CopyReport {

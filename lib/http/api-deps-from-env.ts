@@ -1,10 +1,10 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DEFAULT_CONFIG_CACHE_MS } from '../config/limits.ts';
-import type { Db } from '../db/client.ts';
+import type { Db } from '../kernel/storage/database.ts';
+import { dbFromEnv, metricsFromEnv, numberFromEnv, requiredEnv, slipKeysFromEnv } from '../runtime/env.ts';
 import type { ApiDeps } from './api.ts';
 import { edgeOriginFromEnv } from './edge-origin.ts';
 import { parsePublicUrl } from './public-url.ts';
-import { dbFromEnv, metricsFromEnv, numberFromEnv, requiredEnv, slipKeysFromEnv } from './runtime.ts';
 
 /**
  * The dependencies of a deployed function, read from its environment once at cold start: a missing

@@ -1,9 +1,9 @@
-import type { Caller } from '../auth/access.ts';
-import { waitOf } from '../core/guest-words.ts';
-import { unixSeconds } from '../core/time.ts';
-import type { Db } from '../db/client.ts';
-import { countRequestInWindow, type WindowBudgets } from '../db/rate-limit-repository.ts';
-import type { StoredConfig } from '../db/tenant-repository.ts';
+import type { Caller } from '../access/access.ts';
+import type { StoredConfig } from '../config/model.ts';
+import { waitOf } from '../kernel/guest-words.ts';
+import type { Db } from '../kernel/storage/database.ts';
+import { unixSeconds } from '../kernel/time.ts';
+import { countRequestInWindow, type WindowBudgets } from '../limits/repository.ts';
 import { ApiError } from './errors.ts';
 import type { Input } from './parse.ts';
 import type { Route } from './routes.ts';

@@ -1,12 +1,12 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { AccessError } from '../auth/errors.ts';
-import { IdempotencyKeyError } from '../db/idempotency-key-error.ts';
-import { ContentionError } from '../db/transact.ts';
-import { BudgetSpentError, DomainError } from '../domain/errors.ts';
+import { AccessError } from '../access/errors.ts';
+import { IdempotencyKeyError } from '../bookings/idempotency-key-error.ts';
+import { BudgetSpentError, DomainError } from '../kernel/errors.ts';
+import { ContentionError } from '../kernel/storage/transact.ts';
+import { logger } from '../runtime/logger.ts';
 import { buildErrorEnvelope, type EnvelopeContext } from './envelope.ts';
 import { ApiError, type AuthError } from './errors.ts';
 import { ignoredParametersHeader } from './ignored.ts';
-import { logger } from './logger.ts';
 import { stringify } from './raw-json.ts';
 import type { RequestState } from './request-state.ts';
 

@@ -1,8 +1,9 @@
+import { getCredential, getToken, recordCredentialUse } from '../access/credential-repository.ts';
 import { DEFAULT_CONFIG_CACHE_MS } from '../config/limits.ts';
-import { unixSeconds } from '../core/time.ts';
-import type { Db } from '../db/client.ts';
-import { getCredential, getToken, recordCredentialUse } from '../db/credential-repository.ts';
-import { getAccount, getConfig, recordAccountLogin, type StoredConfig } from '../db/tenant-repository.ts';
+import { getAccount, getConfig, recordAccountLogin } from '../config/repository.ts';
+import { type StoredConfig } from '../config/model.ts';
+import type { Db } from '../kernel/storage/database.ts';
+import { unixSeconds } from '../kernel/time.ts';
 import { type TrustedProxies, trustedProxies } from './client-address.ts';
 import { type EnvelopeTenant, UNKNOWN_TENANT } from './envelope.ts';
 

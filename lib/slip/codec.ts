@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { unixSeconds } from '../core/time.ts';
+import { unixSeconds } from '../kernel/time.ts';
 
 /** What a SLIP carries: everything needed to hold and book one line, and when it stops being valid. */
 export interface SlipPayload {

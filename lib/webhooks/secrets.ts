@@ -1,4 +1,4 @@
-import type { EndpointSecrets, WebhookSecretStore } from '../db/webhook-secret-store.ts';
+import type { EndpointSecrets, WebhookSecretStore } from './secret-store.ts';
 import { generateWebhookSecret } from './sign.ts';
 
 /** Gives every listed endpoint a secret if it has none yet (on a tenant load); returns those created. */

@@ -1,8 +1,8 @@
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
-import type { DeliveryPolicy } from './address-guard.ts';
-import { type BodyReader, exchange, resolveTarget, startDeadline } from './outbound.ts';
+import type { DeliveryPolicy } from '../kernel/outbound/address-guard.ts';
+import { type BodyReader, exchange, resolveTarget, startDeadline } from '../kernel/outbound/connection.ts';
 
 // The delivery log keeps this much of a response body; reading more only costs memory and time.
 const RESPONSE_BODY_LIMIT = 1024;

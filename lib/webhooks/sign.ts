@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import type { EndpointSecrets } from '../db/webhook-secret-store.ts';
+import type { EndpointSecrets } from './secret-store.ts';
 
 /** A new endpoint secret in the Standard Webhooks form: `whsec_` and 32 random bytes in base64. */
 export const generateWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;

@@ -55,13 +55,13 @@ export function synthFunctions(): SynthedFunction[] {
 export function measureBundles(functions: SynthedFunction[] = synthFunctions()): BundleResult[] {
   const env = {
     ...process.env,
-    // What the functions read at cold start (lib/http/runtime.ts, functions/webhooks/handler.ts).
+    // What the functions read at cold start (lib/runtime/env.ts, functions/webhooks/handler.ts).
     TABLE_NAME: 'bench',
     TENANT: 'bench',
     AWS_REGION: 'us-east-1',
     SLIP_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
     WEBHOOK_SECRETS_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-webhooks',
-    // The API groups check it at cold start (lib/http/runtime.ts); the stack gives each its endpoint.
+    // The API groups check it at cold start (lib/runtime/env.ts); the stack gives each its endpoint.
     PUBLIC_URL: 'https://bench.example.com',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };

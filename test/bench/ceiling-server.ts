@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { countDbUsage, emptyDbUsage } from '#infra/local/db-usage.ts';
-import { createDb } from '#lib/db/client.ts';
+import { createDb } from '#lib/kernel/storage/database.ts';
 import { type FloorRequest, floorCalls } from './floor.ts';
 
 // The ratio's ceiling on this machine: a server that answers each request with only the DynamoDB calls

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { addDays, todayIn, type Ymd } from '#lib/core/dates.ts';
+import { addDays, todayIn, type Ymd } from '#lib/kernel/dates.ts';
 import { makeEvent, type TestRequest } from '#test/support/events.ts';
 import type { SynthedFunction } from './bundles.ts';
 import type { FloorScript } from './cold-floor-handler.ts';

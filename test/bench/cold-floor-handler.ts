@@ -30,7 +30,7 @@ export interface FloorScript {
 }
 
 const script = JSON.parse(readFileSync(process.env.COLD_FLOOR_SCRIPT ?? '', 'utf8')) as FloorScript;
-// Built as the service's own client is against a local endpoint (lib/db/client.ts): inline credentials.
+// Built as the service's own client is against a local endpoint (lib/kernel/storage/database.ts): inline credentials.
 const client = new DynamoDBClient({
   endpoint: process.env.DYNAMODB_ENDPOINT,
   region: process.env.AWS_REGION,

@@ -1,29 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import { addDays, todayIn, type Ymd } from '#lib/core/dates.ts';
-import { unixSeconds } from '#lib/core/time.ts';
-import type { Db } from '#lib/db/client.ts';
+import { getCustomerIdByEmail } from '#lib/bookings/customer-repository.ts';
+import { nextId } from '#lib/bookings/id-counter-repository.ts';
 import {
   claimClientSessionAction,
   claimUnpaidBookingAction,
   dropClientSessionAction,
   holdClientUnitsAction,
   keepClientUnitsAction,
-} from '#lib/db/client-hold-repository.ts';
-import { getCustomerIdByEmail } from '#lib/db/customer-repository.ts';
-import { getFeedToken } from '#lib/db/feed-token-repository.ts';
-import { nextId } from '#lib/db/id-counter-repository.ts';
-import { sessionKey } from '#lib/db/keys.ts';
-import { countRequestInWindow } from '#lib/db/rate-limit-repository.ts';
-import { bookSessionAction, getSession, type StoredSession } from '#lib/db/session-repository.ts';
+} from '#lib/cart/budget-repository.ts';
+import { bookSessionAction, getSession, type StoredSession } from '#lib/cart/repository.ts';
+import { getFeedToken } from '#lib/channels/feed-token-repository.ts';
+import { getItemsById } from '#lib/config/repository.ts';
+import { addDays, todayIn, type Ymd } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { sessionKey } from '#lib/kernel/storage/keys.ts';
+import { type TransactItem, transact } from '#lib/kernel/storage/transact.ts';
+import { unixSeconds } from '#lib/kernel/time.ts';
+import { countRequestInWindow } from '#lib/limits/repository.ts';
 import {
   counterId,
   holdStockAction,
   monthsOfRanges,
   queryStockMonth,
   queryStockRange,
-} from '#lib/db/stock-repository.ts';
-import { getItemsById } from '#lib/db/tenant-repository.ts';
-import { type TransactItem, transact } from '#lib/db/transact.ts';
+} from '#lib/stock/repository.ts';
 import { nthStart } from './scenarios.ts';
 import { FEED_DAYS, FEED_ITEM } from './tenant.ts';
 

@@ -1,14 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { FeedParseError } from '#lib/channels/feed-error.ts';
-import { readFeed } from '#lib/channels/ical-import.ts';
+import { readFeed } from '#lib/channels/feed-parse.ts';
 import { ReadBudget } from '#lib/channels/read-budget.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import { CHANNEL_HORIZON_DAYS, slotsTaken } from '#lib/domain/channel-slots.ts';
+import { CHANNEL_HORIZON_DAYS, slotsTaken } from '#lib/channels/slots.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import { largestFeed, repeatedFeed, spinningFeed } from '#test/support/hostile-feeds.ts';
 import { makeTenantItem } from '#test/support/rating.ts';
 
 // Issue 41, item 1: what the worst feeds an adversary can serve cost to read, as channel sync reads them
-// (lib/domain/channel-read.ts): parse, recurrence walk and slot expansion under one ReadBudget.
+// (lib/channels/feed-read.ts): parse, recurrence walk and slot expansion under one ReadBudget.
 
 /** One hostile feed read for one item. */
 export interface HostileRead {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type Challenge, solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { type LocalDynamo, startLocalDynamo } from '#infra/local/dynamodb.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import { demoTenantJson } from '#test/support/tenant.ts';
 import { startServer, stopServer } from './server.ts';
 

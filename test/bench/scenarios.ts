@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { addDays, type Ymd } from '#lib/core/dates.ts';
+import { addDays, type Ymd } from '#lib/kernel/dates.ts';
 import type { FloorRequest } from './floor.ts';
 import { asClients } from './server.ts';
 

@@ -1,4 +1,4 @@
-import { addDays, type Ymd } from '#lib/core/dates.ts';
+import { addDays, type Ymd } from '#lib/kernel/dates.ts';
 import { makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 /** The item the contention scenario races for: private, so it never shows in lists. */

@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import { createDb } from '#lib/db/client.ts';
-import { runReconcile } from '#lib/domain/reconcile-run.ts';
+import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import { createDb } from '#lib/kernel/storage/database.ts';
 import { readJson } from '#test/support/events.ts';
 import { setUpService } from '#test/support/local-runner.ts';
 

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, inject, it } from 'vitest';
 import { readTenantFile } from '#infra/local/settings.ts';
-import { createCredential, ensureCredential, revoke } from '#lib/auth/credential-admin.ts';
-import { createDb, type Db } from '#lib/db/client.ts';
-import { getCredential } from '#lib/db/credential-repository.ts';
-import { ensureTable } from '#lib/db/table-admin.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { createCredential, ensureCredential, revoke } from '#lib/access/credential-admin.ts';
+import { getCredential } from '#lib/access/credential-repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { createDb, type Db } from '#lib/kernel/storage/database.ts';
+import { ensureTable } from '#lib/kernel/storage/table-admin.ts';
 import { basic } from '#test/support/events.ts';
 import { startService, stopService } from '#test/support/local-runner.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createBookingClient } from '#lib/client/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import { setUpService } from '#test/support/local-runner.ts';
 
 // The typed client (lib/client) against a real `npm start`, through a customer's whole flow and a staff

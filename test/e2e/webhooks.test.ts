@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import { basic, readJson } from '#test/support/events.ts';
 import {
   liveInGroup,

@@ -4,7 +4,7 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addStackChecks } from '#infra/checks.ts';
-import { METRICS_NAMESPACE, METRICS_SERVICE } from '#lib/core/metric-names.ts';
+import { METRICS_NAMESPACE, METRICS_SERVICE } from '#lib/kernel/metric-names.ts';
 import { buildStack } from '#test/support/cdk.ts';
 
 type Json = Record<string, unknown>;

@@ -66,7 +66,7 @@ const fleet = (argv: string[], aws?: AwsPorts) =>
 
 describe('a changed table key against a folder of templates', () => {
   it('is a replacement of the table: diff exits 1 and deploy refuses before deploying anything', async () => {
-    repo.edit('lib/db/table-definition.ts', "sortKey: 'sk',", "sortKey: 'sk2',");
+    repo.edit('lib/kernel/storage/table-definition.ts', "sortKey: 'sk',", "sortKey: 'sk2',");
     const diffed = await fleet(['diff', '--base', 'baseline-templates', '--tenants', 'alpha']);
     expect(diffed.code).toBe(1);
     expect(diffed.out).toContain('Baseline: templates in ');

@@ -5,7 +5,7 @@ import type { Alerts } from '#lib/config/alerts-schema.ts';
 import type { Deployment } from '#lib/config/deployment-schema.ts';
 import { DEFAULT_ALERTS } from '#lib/config/limits.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
-import { METRIC, METRICS_NAMESPACE } from '#lib/core/metric-names.ts';
+import { METRIC, METRICS_NAMESPACE } from '#lib/kernel/metric-names.ts';
 import { buildStack, demoTenant } from '#test/support/cdk.ts';
 
 type Json = Record<string, unknown>;
@@ -35,7 +35,7 @@ interface CompositeProperties {
 }
 
 const FUNCTIONS = ['items', 'session', 'bookings', 'meta', 'sweeper', 'webhooks', 'channels'];
-/** What lib/db sends (the operator's Scan aside) and the dispatcher's stream reads. */
+/** What the repositories send (the operator's Scan aside) and the dispatcher's stream reads. */
 const TABLE_OPERATIONS = 'GetItem BatchGetItem Query PutItem UpdateItem TransactWriteItems GetRecords'.split(
   ' ',
 );

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { rotateFeedToken } from '#lib/auth/feed-tokens.ts';
-import { hashToken } from '#lib/auth/secrets.ts';
-import { addDays, daysBetween, todayIn, type Ymd } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { hashToken } from '#lib/access/secrets.ts';
+import { rotateFeedToken } from '#lib/channels/feed-tokens.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { addDays, daysBetween, todayIn, type Ymd } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { type FloorRequest, floorCalls } from '#test/bench/floor.ts';
 import { benchTenant, FEED_ITEM } from '#test/bench/tenant.ts';
 import { testDeps } from '#test/support/deps.ts';

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createMetaHandler } from '#functions/meta/app.ts';
 import { BOOK_PAGE_CSP, readDeepLink } from '#functions/meta/book-page.ts';
 import { resolveGroup } from '#infra/local/gateway.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { makeEvent, testContext } from '#test/support/events.ts';

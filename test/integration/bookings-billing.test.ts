@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { addDays } from '#lib/core/dates.ts';
-import { giftcertKey } from '#lib/db/keys.ts';
+import { addDays } from '#lib/kernel/dates.ts';
+import { giftcertKey } from '#lib/kernel/storage/keys.ts';
 import { encodeSlip, verifySlip } from '#lib/slip/codec.ts';
 import {
   book,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addDays } from '#lib/core/dates.ts';
-import { LEASE_MARGIN_MS, runOnceOrReplay } from '#lib/db/idempotency-store.ts';
+import { LEASE_MARGIN_MS, runOnceOrReplay } from '#lib/bookings/idempotency-store.ts';
+import { addDays } from '#lib/kernel/dates.ts';
 import {
   book,
   cart,

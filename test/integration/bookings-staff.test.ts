@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays } from '#lib/core/dates.ts';
+import { addDays } from '#lib/kernel/dates.ts';
 import {
   admin,
   book,

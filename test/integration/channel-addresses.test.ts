@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import type { Db } from '#lib/db/client.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { channelFeed, fakeChannels } from '#test/support/channel-world.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { invoke, staffBasic } from '#test/support/events.ts';

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import { listChannelEvents } from '#lib/db/channel-repository.ts';
-import type { Db } from '#lib/db/client.ts';
-import type { ChannelSyncDeps } from '#lib/domain/channel-sync.ts';
-import { runReconcile } from '#lib/domain/reconcile-run.ts';
+import { listChannelEvents } from '#lib/channels/repository.ts';
+import type { ChannelSyncDeps } from '#lib/channels/sync.ts';
+import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { bookNights, channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
 import { invoke, staffBasic } from '#test/support/events.ts';
 import { sessionClient } from '#test/support/session.ts';

@@ -1,10 +1,10 @@
 import ICAL from 'ical.js';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { rotateFeedToken } from '#lib/auth/feed-tokens.ts';
-import { readFeed } from '#lib/channels/ical-import.ts';
-import { addDays, dayOfWeek, localInstant, todayIn, utcHourKey } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
+import { readFeed } from '#lib/channels/feed-parse.ts';
+import { rotateFeedToken } from '#lib/channels/feed-tokens.ts';
+import { addDays, dayOfWeek, localInstant, todayIn, utcHourKey } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { channelFeed, fakeChannels, staffBooks, syncNow } from '#test/support/channel-world.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { readUsed, recordCommands, setUsed } from '#test/support/dynamo.ts';

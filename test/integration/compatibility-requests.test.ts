@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addDays } from '#lib/core/dates.ts';
+import { addDays } from '#lib/kernel/dates.ts';
 import { book, day, handlers, setUpCompatibilityWorld, staff } from '#test/support/compatibility-world.ts';
 import { invoke } from '#test/support/events.ts';
 

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_ASSETS } from '#functions/meta/docs.ts';
 import { buildOpenApiDocument } from '#functions/openapi.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import { createCredential } from '#lib/access/credential-admin.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import {
   book,
   day,

@@ -8,9 +8,9 @@ import {
   listCredentialSummaries,
   revoke,
   rotate,
-} from '#lib/auth/credential-admin.ts';
-import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+} from '#lib/access/credential-admin.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { basic, invoke } from '#test/support/events.ts';
 import { makeTenant } from '#test/support/tenant.ts';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb, setUsed } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';

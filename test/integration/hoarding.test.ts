@@ -1,9 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createSweeper } from '#functions/sweeper/app.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import { clientHoldKey } from '#lib/db/keys.ts';
-import { runReconcile } from '#lib/domain/reconcile-run.ts';
+import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import { clientHoldKey } from '#lib/kernel/storage/keys.ts';
 import { invoke } from '#test/support/events.ts';
 import {
   CABIN,

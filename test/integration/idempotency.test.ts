@@ -1,12 +1,12 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Db } from '#lib/db/client.ts';
 import {
   IDEMPOTENCY_SECONDS,
   type IdempotentCall,
   LEASE_MARGIN_MS,
   runOnceOrReplay,
-} from '#lib/db/idempotency-store.ts';
+} from '#lib/bookings/idempotency-store.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 
 let db: Db;

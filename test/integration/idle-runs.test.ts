@@ -4,11 +4,11 @@ import { createChannelSync } from '#functions/channels/app.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
 import { createDispatcher, createDispatchInvocation } from '#functions/webhooks/app.ts';
 import { countDbUsage, type DbUsage, emptyDbUsage } from '#infra/local/db-usage.ts';
-import { fetchFeed } from '#lib/channels/fetch-feed.ts';
-import { createDb, type Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { logger } from '#lib/http/logger.ts';
-import { createMetrics, meterOf } from '#lib/http/observability.ts';
+import { fetchFeed } from '#lib/channels/feed-fetch.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { createDb, type Db } from '#lib/kernel/storage/database.ts';
+import { logger } from '#lib/runtime/logger.ts';
+import { createMetrics, meterOf } from '#lib/runtime/metrics.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { demoTenantJson, makeTenant } from '#test/support/tenant.ts';
 

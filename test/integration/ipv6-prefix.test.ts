@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';

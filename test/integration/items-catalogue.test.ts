@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { addDays } from '#lib/core/dates.ts';
+import { addDays } from '#lib/kernel/dates.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { recordCommands } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';

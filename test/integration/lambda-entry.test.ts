@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import { METRIC, METRICS_NAMESPACE } from '#lib/core/metric-names.ts';
-import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { logger } from '#lib/http/logger.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import { METRIC, METRICS_NAMESPACE } from '#lib/kernel/metric-names.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { logger } from '#lib/runtime/logger.ts';
 import { TEST_SLIP_KEY } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { invoke, makeEvent } from '#test/support/events.ts';

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
-import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { createCredential } from '#lib/access/credential-admin.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { ROUTES } from '#lib/http/routes.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { basic, invoke, staffBasic } from '#test/support/events.ts';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { invoke } from '#test/support/events.ts';
 import {
   book,

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AccessStore } from '#lib/auth/access.ts';
-import { hashSecret } from '#lib/auth/secrets.ts';
-import type { Db } from '#lib/db/client.ts';
+import type { AccessStore } from '#lib/access/access.ts';
+import { hashSecret } from '#lib/access/secrets.ts';
 import { trustedProxies } from '#lib/http/client-address.ts';
 import { AuthError } from '#lib/http/errors.ts';
 import { authorise } from '#lib/http/middleware/authorise.ts';
@@ -9,6 +8,7 @@ import { parseInput } from '#lib/http/middleware/parse-input.ts';
 import { rateLimit } from '#lib/http/middleware/rate-limit.ts';
 import { resolveAddress } from '#lib/http/middleware/resolve-address.ts';
 import type { RouteName } from '#lib/http/routes.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { basic, type makeEvent } from '#test/support/events.ts';
 import { config, NOW, requestOf, routeNamed, run, SECRET, started } from '#test/support/pipeline.ts';

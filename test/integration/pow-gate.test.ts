@@ -2,7 +2,7 @@ import { type Challenge, solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import type { Db } from '#lib/db/client.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { readUsed } from '#test/support/dynamo.ts';
 import { invoke, staffBasic, type TestResponse } from '#test/support/events.ts';
 import { freshAddresses, freshDays } from '#test/support/fresh.ts';

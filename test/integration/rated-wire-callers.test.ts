@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { addDays } from '#lib/core/dates.ts';
+import { addDays } from '#lib/kernel/dates.ts';
 import {
   advanceTo,
   asStaff,
@@ -10,8 +10,8 @@ import {
   verify,
 } from '#test/support/rated-wire-world.ts';
 
-vi.mock('#lib/rating/rate-item.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('#lib/rating/rate-item.ts')>();
+vi.mock('#lib/catalog/rate-item.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('#lib/catalog/rate-item.ts')>();
   return { ...actual, rateItem: vi.fn(actual.rateItem) };
 });
 

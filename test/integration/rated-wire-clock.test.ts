@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
-import { addDays, localInstant, todayIn } from '#lib/core/dates.ts';
-import { unixSeconds } from '#lib/core/time.ts';
-import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import type { ApiDeps } from '#lib/http/api.ts';
+import { addDays, localInstant, todayIn } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { unixSeconds } from '#lib/kernel/time.ts';
 import { type SlipKey, verifySlip } from '#lib/slip/codec.ts';
 import { TEST_SLIP_KEY, testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
@@ -31,8 +31,8 @@ import {
 import { sessionClient, sessionOf } from '#test/support/session.ts';
 import { makeTenant } from '#test/support/tenant.ts';
 
-vi.mock('#lib/rating/rate-item.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('#lib/rating/rate-item.ts')>();
+vi.mock('#lib/catalog/rate-item.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('#lib/catalog/rate-item.ts')>();
   return { ...actual, rateItem: vi.fn(actual.rateItem) };
 });
 

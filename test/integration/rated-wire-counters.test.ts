@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { addDays, localInstant, toIsoDate, utcHourKey } from '#lib/core/dates.ts';
+import { addDays, localInstant, toIsoDate, utcHourKey } from '#lib/kernel/dates.ts';
 import { setUsed } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
 import {
@@ -17,8 +17,8 @@ import {
 } from '#test/support/rated-wire-world.ts';
 import { sessionOf } from '#test/support/session.ts';
 
-vi.mock('#lib/rating/rate-item.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('#lib/rating/rate-item.ts')>();
+vi.mock('#lib/catalog/rate-item.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('#lib/catalog/rate-item.ts')>();
   return { ...actual, rateItem: vi.fn(actual.rateItem) };
 });
 

@@ -2,20 +2,21 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { presentItem, presentItemJson, presentRated } from '#functions/items/present.ts';
 import { rateAndPresent } from '#functions/items/rated-cache.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { getConfig, type StoredConfig } from '#lib/db/tenant-repository.ts';
 import {
   type CatalogReader,
   createCatalogReader,
   paramLabels,
   ratingTenant,
   stockForRating,
-} from '#lib/domain/catalog.ts';
-import { slipExpiresAt, slipLineFor } from '#lib/domain/slip-contents.ts';
+} from '#lib/catalog/catalog.ts';
+import { type RateRequest, rateItem } from '#lib/catalog/rate-item.ts';
+import { slipExpiresAt, slipLineFor } from '#lib/catalog/slip-lines.ts';
+import { getConfig } from '#lib/config/repository.ts';
+import { type StoredConfig } from '#lib/config/model.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { stringify } from '#lib/http/raw-json.ts';
-import { type RateRequest, rateItem } from '#lib/rating/rate-item.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { encodeSlip } from '#lib/slip/codec.ts';
 import { TEST_SLIP_KEY } from '#test/support/deps.ts';
 import { createTestDb, setUsed } from '#test/support/dynamo.ts';

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
-import type { Db } from '#lib/db/client.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { readUsed } from '#test/support/dynamo.ts';
 import type { TestResponse } from '#test/support/events.ts';
 import { freshAddresses, freshDays } from '#test/support/fresh.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays } from '#lib/core/dates.ts';
+import { addDays } from '#lib/kernel/dates.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionOf } from '#test/support/session.ts';
 import { client, handlers, setUpSessionWorld, start, usedOf } from '#test/support/session-world.ts';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
-import { addDays } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
-import { releaseExpiredSession } from '#lib/domain/expiry.ts';
+import { releaseExpiredSession } from '#lib/cart/expiry.ts';
+import { addDays } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { stockKey } from '#lib/kernel/storage/keys.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionClient, sessionOf } from '#test/support/session.ts';
@@ -187,7 +187,7 @@ describe('concurrency', () => {
 describe('npm run reconcile', () => {
   it('reports a corrupt counter, fixes it conditionally, and reports a lowered stock apart', async () => {
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { runReconcile } = await import('#lib/domain/reconcile-run.ts');
+    const { runReconcile } = await import('#lib/housekeeping/reconcile-run.ts');
     now = Math.max(now, Date.now());
     const day = addDays(start, 20);
     const session = sessionOf(await client.add([await client.slip(1, `date=${day}&param[qty]=2`)]));
@@ -207,7 +207,7 @@ describe('npm run reconcile', () => {
     expect(fixed.fixed).toBe(1);
     expect(await usedOf(1, day)).toBe(2);
 
-    const original = (await import('#lib/db/tenant-repository.ts')).listItems;
+    const original = (await import('#lib/config/repository.ts')).listItems;
     const kayak = (await original(db)).find((item) => item.item_id === 1);
     await db.client.send(
       new UpdateCommand({

@@ -1,7 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '#lib/db/client.ts';
-import { webhookEventActions } from '#lib/db/webhook-outbox.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { webhookEventActions } from '#lib/webhooks/outbox.ts';
 import type { RecordedEvent } from '#test/soak/audit-webhooks.ts';
 import { readRecordedEvents } from '#test/soak/read-recorded-events.ts';
 import { createTestDb } from '#test/support/dynamo.ts';

@@ -2,12 +2,12 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { configKey, stockKey } from '#lib/db/keys.ts';
-import { daysOfRanges, monthsOfRanges, readStock } from '#lib/db/stock-repository.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { getConfig } from '#lib/db/tenant-repository.ts';
+import { getConfig } from '#lib/config/repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { configKey, stockKey } from '#lib/kernel/storage/keys.ts';
+import { daysOfRanges, monthsOfRanges, readStock } from '#lib/stock/repository.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb, recordCommands, watchCommands } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';

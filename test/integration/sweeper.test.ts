@@ -1,12 +1,12 @@
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSweeper } from '#functions/sweeper/app.ts';
-import type { Db } from '#lib/db/client.ts';
-import { stockKey, sweeperStateKey } from '#lib/db/keys.ts';
-import { putSessionAction, type StoredSession } from '#lib/db/session-repository.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { newSessionId } from '#lib/domain/session.ts';
-import { releaseRounds } from '#lib/domain/sweep.ts';
+import { newSessionId } from '#lib/cart/cart.ts';
+import { putSessionAction, type StoredSession } from '#lib/cart/repository.ts';
+import { releaseRounds } from '#lib/housekeeping/sweep.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { stockKey, sweeperStateKey } from '#lib/kernel/storage/keys.ts';
 import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 

@@ -1,10 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, DEFAULT_POW, DEFAULT_SETTINGS } from '#lib/config/limits.ts';
-import type { Db } from '#lib/db/client.ts';
-import { configKey, giftcertKey } from '#lib/db/keys.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { getConfig, listAccounts, listCategories, listItems } from '#lib/db/tenant-repository.ts';
+import { getConfig, listAccounts, listCategories, listItems } from '#lib/config/repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { configKey, giftcertKey } from '#lib/kernel/storage/keys.ts';
 import { createTestDb, setGiftcertBalance } from '#test/support/dynamo.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTenant } from '#lib/config/tenant-schema.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 
 // `npm run tenant:new <name>` (issue 15), run as the script runs it, always into a temporary directory.

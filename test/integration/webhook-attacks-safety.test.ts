@@ -1,12 +1,12 @@
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { addDays } from '#lib/core/dates.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { listDeliveriesOfEndpoint } from '#lib/db/webhook-delivery-repository.ts';
-import { getEndpoint } from '#lib/db/webhook-endpoint-repository.ts';
-import { replayWebhook } from '#lib/domain/webhook-admin.ts';
-import { logger } from '#lib/http/logger.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { addDays } from '#lib/kernel/dates.ts';
+import { logger } from '#lib/runtime/logger.ts';
+import { replayWebhook } from '#lib/webhooks/admin.ts';
+import { listDeliveriesOfEndpoint } from '#lib/webhooks/delivery-repository.ts';
+import { getEndpoint } from '#lib/webhooks/endpoint-repository.ts';
 import { postWebhook } from '#lib/webhooks/send.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 import {

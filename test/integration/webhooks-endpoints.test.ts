@@ -1,10 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { listDeliveriesOfEndpoint } from '#lib/db/webhook-delivery-repository.ts';
-import { disableEndpointWithEvent, getEndpoint } from '#lib/db/webhook-endpoint-repository.ts';
-import { webhookEventActions } from '#lib/db/webhook-outbox.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { listDeliveriesOfEndpoint } from '#lib/webhooks/delivery-repository.ts';
+import { disableEndpointWithEvent, getEndpoint } from '#lib/webhooks/endpoint-repository.ts';
+import { webhookEventActions } from '#lib/webhooks/outbox.ts';
 import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { invoke, staffBasic } from '#test/support/events.ts';
@@ -92,7 +92,7 @@ describe('review: the auto-void of unpaid bookings', () => {
   });
 
   // Failed at 73acd22: the voider looks back only 30 days past the cutoff (LOOK_BACK_SECONDS in
-  // lib/domain/unpaid.ts), so an unpaid customer booking older than that (the setting turned on later, or
+  // lib/bookings/unpaid.ts), so an unpaid customer booking older than that (the setting turned on later, or
   // the sweeper down for a month) is never voided and keeps counting against its client for ever.
   it('voids an unpaid booking made more than 30 days before the sweep', async () => {
     const code = await customerBooking();

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { runReconcile } from '#lib/domain/reconcile-run.ts';
+import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { readUsed } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionOf } from '#test/support/session.ts';

@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { stockKey } from '#lib/db/keys.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { runReconcile } from '#lib/domain/reconcile-run.ts';
+import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { stockKey } from '#lib/kernel/storage/keys.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';

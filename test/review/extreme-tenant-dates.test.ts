@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import type { Db } from '#lib/db/client.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { invoke, staffBasic } from '#test/support/events.ts';
 import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
 import { loadTenant } from '#test/support/tenant-table.ts';

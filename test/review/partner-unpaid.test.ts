@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionOf } from '#test/support/session.ts';
 import { setUpPartnerWorld } from './partner-world.ts';

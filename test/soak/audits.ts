@@ -1,11 +1,11 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { isInactive } from '#lib/bookings/booking.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
-import { formatAmount } from '#lib/core/money.ts';
-import type { Db } from '#lib/db/client.ts';
-import { counterId } from '#lib/db/stock-repository.ts';
-import { isInactive } from '#lib/domain/booking.ts';
-import { capacityOf } from '#lib/domain/capacity.ts';
-import { runReconcile } from '#lib/domain/reconcile-run.ts';
+import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
+import { formatAmount } from '#lib/kernel/money.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { capacityOf } from '#lib/stock/capacity.ts';
+import { counterId } from '#lib/stock/repository.ts';
 import type { Ledger } from './traffic.ts';
 
 // The soak's audits, each from committed data (the table's records) or received data (the webhook

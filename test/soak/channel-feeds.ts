@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import { channelFeed } from '#test/support/channel-world.ts';
 import type { Random } from './traffic.ts';
 

@@ -1,5 +1,5 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { Db } from '#lib/db/client.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import type { RecordedEvent } from './audit-webhooks.ts';
 
 // The events the service committed to its webhook outbox, read from the table itself for the soak's audit

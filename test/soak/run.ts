@@ -4,7 +4,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { bookingKey, sessionKey, stockKey } from '#lib/db/keys.ts';
+import { bookingKey, sessionKey, stockKey } from '#lib/kernel/storage/keys.ts';
 import { auditWebhooks } from './audit-webhooks.ts';
 import {
   type AuditResult,

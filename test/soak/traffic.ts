@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import { SOAK_ITEMS } from './tenant.ts';
 import { ADMIN } from './world.ts';
 

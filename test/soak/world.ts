@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, type LocalDynamo, startLocalDynamo } from '#infra/local/dynamodb.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
-import { createDb, type Db } from '#lib/db/client.ts';
+import { createDb, type Db } from '#lib/kernel/storage/database.ts';
 import { startServer } from '#test/bench/server.ts';
 
 // The soak's processes: DynamoDB Local with its data on disk, and the local runner as a process of its own,

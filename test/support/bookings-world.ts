@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, expect } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { readUsed } from './dynamo.ts';
 import { formBody, invoke, staffBasic } from './events.ts';
 import { expectInvariant, sessionClient, sessionOf } from './session.ts';

@@ -1,6 +1,6 @@
-import { counterId } from '#lib/db/stock-repository.ts';
-import type { StoredItem } from '#lib/db/tenant-repository.ts';
-import type { StockLookup } from '#lib/rating/rate-item.ts';
+import type { StockLookup } from '#lib/catalog/rate-item.ts';
+import type { StoredItem } from '#lib/config/model.ts';
+import { counterId } from '#lib/stock/repository.ts';
 import { makeCatalog } from './tenant.ts';
 
 // Catalogues, counters and dates of the capacity tests (test/unit/item-capacity.test.ts,

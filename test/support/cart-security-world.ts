@@ -1,6 +1,6 @@
 import { afterEach, beforeAll } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import type { Db } from '#lib/db/client.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { readUsed, setGiftcertBalance } from './dynamo.ts';
 import { accountBasic, invoke, staffBasic, type TestRequest } from './events.ts';
 import { freshDays } from './fresh.ts';

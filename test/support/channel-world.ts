@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import type { FeedRequest, FeedResponse } from '#lib/channels/fetch-feed.ts';
-import { readChannel } from '#lib/db/channel-repository.ts';
-import type { Db } from '#lib/db/client.ts';
-import { getConfig, listItems } from '#lib/db/tenant-repository.ts';
-import { syncChannels } from '#lib/domain/channel-round.ts';
-import { type ChannelSyncDeps, syncChannel } from '#lib/domain/channel-sync.ts';
+import type { FeedRequest, FeedResponse } from '#lib/channels/feed-fetch.ts';
+import { readChannel } from '#lib/channels/repository.ts';
+import { syncChannels } from '#lib/channels/round.ts';
+import { type ChannelSyncDeps, syncChannel } from '#lib/channels/sync.ts';
+import { getConfig, listItems } from '#lib/config/repository.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { formBody, invoke } from './events.ts';
 import { sessionClient, sessionOf } from './session.ts';
 

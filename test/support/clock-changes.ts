@@ -2,7 +2,7 @@ import { makeTenantItem } from './rating.ts';
 import { wallClockOf } from './wall-clock.ts';
 
 // Where and when the clocks change, and which whole local hours a date has, read back through
-// Intl.DateTimeFormat independently of lib/core/dates.ts, for test/unit/hourly-dst.test.ts; and its zones
+// Intl.DateTimeFormat independently of lib/kernel/dates.ts, for test/unit/hourly-dst.test.ts; and its zones
 // and hourly items.
 
 export const H = 3_600_000;

@@ -1,7 +1,7 @@
 import { beforeAll, expect } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { accountBasic, invoke, staffBasic } from './events.ts';
 import { makeAccount, makeItem, makeTenantJson } from './tenant.ts';
 import { loadTenant } from './tenant-table.ts';

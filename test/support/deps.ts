@@ -1,5 +1,5 @@
-import type { Db } from '#lib/db/client.ts';
 import type { ApiDeps } from '#lib/http/api.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
 
 /** The SLIP signing key of the tests. */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { createDb, type Db } from '#lib/db/client.ts';
-import { giftcertKey, stockKey } from '#lib/db/keys.ts';
-import { COUNTER_FIELDS, counterValues } from '#lib/db/stock-repository.ts';
-import { ensureTable } from '#lib/db/table-admin.ts';
+import { createDb, type Db } from '#lib/kernel/storage/database.ts';
+import { giftcertKey, stockKey } from '#lib/kernel/storage/keys.ts';
+import { ensureTable } from '#lib/kernel/storage/table-admin.ts';
+import { COUNTER_FIELDS, counterValues } from '#lib/stock/repository.ts';
 
 /** Whether an endpoint is on this machine; test setup refuses anything else. */
 function isLocalEndpoint(endpoint: string | undefined): boolean {

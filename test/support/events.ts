@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authErrorSchema, errorEnvelopeSchema, isRawRoute, RESPONSES } from '#functions/responses.ts';
 import { resolveGroup } from '#infra/local/gateway.ts';
-import { createCredential } from '#lib/auth/credential-admin.ts';
-import type { Db } from '#lib/db/client.ts';
+import { createCredential } from '#lib/access/credential-admin.ts';
 import { matchRoute } from '#lib/http/route-match.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { expectDocumented } from './openapi.ts';
 
 /** What a test request says. */

@@ -1,4 +1,4 @@
-import { addDays, todayIn } from '#lib/core/dates.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
 
 /** Dates no earlier test of the file touched: each call gives the next day after `daysAhead` from today. */
 export const freshDays = (daysAhead = 30): (() => string) => {

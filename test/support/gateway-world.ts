@@ -2,7 +2,7 @@ import { Agent, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { createGateway } from '#infra/local/gateway.ts';
-import type { Db } from '#lib/db/client.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { staffBasic } from './events.ts';
 import { makeTenantJson } from './tenant.ts';
 import { loadTenant, type TenantTable } from './tenant-table.ts';

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, expect } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import type { Db } from '#lib/db/client.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { readUsed } from './dynamo.ts';
 import { staffBasic, type TestResponse } from './events.ts';
 import { scriptClient } from './script-client.ts';

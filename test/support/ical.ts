@@ -1,5 +1,5 @@
 import ical, { type VEvent } from 'node-ical';
-import type { FeedEvent } from '#lib/channels/ical-import.ts';
+import type { FeedEvent } from '#lib/channels/feed-parse.ts';
 
 /** The events node-ical reads, as FeedEvents: an all-day date is its local midnight in the process's zone. */
 export function readByNodeIcal(text: string): FeedEvent[] {

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, expect } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import type { Db } from '#lib/db/client.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { accountBasic, formBody, invoke } from './events.ts';
 import { freshDays } from './fresh.ts';
 import { scriptClient } from './script-client.ts';

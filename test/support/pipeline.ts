@@ -1,6 +1,6 @@
 import type { Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
 import { startRequest } from '#lib/http/middleware/start-request.ts';
 import { type ApiMiddleware, type RequestState, stateOf } from '#lib/http/request-state.ts';
 import { ROUTES, type Route, type RouteName } from '#lib/http/routes.ts';

@@ -1,10 +1,10 @@
 import { beforeAll, expect, vi } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn, toIsoDate } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { configKey } from '#lib/db/keys.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
-import { rateItem } from '#lib/rating/rate-item.ts';
+import { rateItem } from '#lib/catalog/rate-item.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { addDays, todayIn, toIsoDate } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { configKey } from '#lib/kernel/storage/keys.ts';
 import { type SlipPayload, verifySlip } from '#lib/slip/codec.ts';
 import { TEST_SLIP_KEY, testDeps } from './deps.ts';
 import { createTestDb } from './dynamo.ts';

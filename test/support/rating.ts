@@ -1,5 +1,5 @@
+import { type RateItemInput, type RateRequest, rateItem } from '#lib/catalog/rate-item.ts';
 import type { TenantItem } from '#lib/config/tenant-schema.ts';
-import { type RateItemInput, type RateRequest, rateItem } from '#lib/rating/rate-item.ts';
 import { makeItem, makeTenant, makeTenantJson } from './tenant.ts';
 
 /** A validated item (defaults filled in) from raw overrides. */

@@ -1,8 +1,8 @@
 import { afterEach, beforeAll } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { addDays, todayIn } from '#lib/core/dates.ts';
-import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { testDeps } from './deps.ts';
 import { createTestDb, readUsed } from './dynamo.ts';
 import { expectInvariant, sessionClient } from './session.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import type { Db } from '#lib/db/client.ts';
-import { runReconcile } from '#lib/domain/reconcile-run.ts';
+import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { formBody, invoke, type TestResponse } from './events.ts';
 
 type Handlers = ReturnType<typeof createAllHandlers>;

@@ -1,7 +1,7 @@
 import { createAllHandlers } from '#functions/index.ts';
-import type { Db } from '#lib/db/client.ts';
-import { writeTenant } from '#lib/db/tenant-load-repository.ts';
+import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import type { ApiDeps } from '#lib/http/api.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { testDeps } from './deps.ts';
 import { createTestDb } from './dynamo.ts';
 import { makeTenant } from './tenant.ts';

@@ -1,4 +1,4 @@
-// Local wall-clock readings by Intl alone, for tests that check the date helpers (lib/core/dates.ts)
+// Local wall-clock readings by Intl alone, for tests that check the date helpers (lib/kernel/dates.ts)
 // without using them.
 
 const formats = new Map<string, Intl.DateTimeFormat>();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type AccessStore, RECORD_USE_INTERVAL_MS, resolveCaller } from '#lib/auth/access.ts';
-import { AccessError } from '#lib/auth/errors.ts';
-import { hashSecret, hashToken } from '#lib/auth/secrets.ts';
+import { type AccessStore, RECORD_USE_INTERVAL_MS, resolveCaller } from '#lib/access/access.ts';
+import { AccessError } from '#lib/access/errors.ts';
+import { hashSecret, hashToken } from '#lib/access/secrets.ts';
 import { AuthError, ERRORS } from '#lib/http/errors.ts';
 
 /** The HTTP status the error table gives an access error. */

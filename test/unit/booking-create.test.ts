@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredBooking } from '#lib/db/booking-repository.ts';
-import { provesCreation } from '#lib/domain/booking-create.ts';
-import type { Caller } from '#lib/domain/caller.ts';
+import type { Caller } from '#lib/access/caller.ts';
+import { provesCreation } from '#lib/bookings/create.ts';
+import type { StoredBooking } from '#lib/bookings/repository.ts';
 
 // Who may see a booking's token, URLs and money when `booking/create` answers (issue 29, item 3): the
 // create that made it, or a repeat that proves it made it; a booked session's id alone is no proof.

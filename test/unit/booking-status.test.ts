@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '#lib/db/client.ts';
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { changeStatus, checkStatusChange, type StatusChange } from '#lib/domain/booking-status.ts';
-import { DomainError } from '#lib/domain/errors.ts';
+import { changeStatus, checkStatusChange, type StatusChange } from '#lib/bookings/status.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
+import { DomainError } from '#lib/kernel/errors.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import { NOW } from '#test/support/rating.ts';
 import { makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { calendarOf } from '#lib/catalog/calendar.ts';
+import { partsOf } from '#lib/catalog/catalog.ts';
+import type { StockLookup } from '#lib/catalog/rate-item.ts';
 import type { TenantItem } from '#lib/config/tenant-schema.ts';
-import { addDays } from '#lib/core/dates.ts';
-import { partsOf } from '#lib/domain/catalog.ts';
-import { calendarOf } from '#lib/rating/calendar.ts';
-import type { StockLookup } from '#lib/rating/rate-item.ts';
+import { addDays } from '#lib/kernel/dates.ts';
 import { rate } from '#test/support/rating.ts';
 import { makeCatalog } from '#test/support/tenant.ts';
 import { wallClockOf } from '#test/support/wall-clock.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { applyAlters, readAlter } from '#lib/cart/alter.ts';
+import { addLines, type LineContext, sessionActorOf } from '#lib/cart/lines.ts';
+import type { StoredSession } from '#lib/cart/repository.ts';
+import type { StoredConfig, StoredItem } from '#lib/config/model.ts';
 import type { AccountGrant } from '#lib/config/tenant-schema.ts';
-import type { StoredSession } from '#lib/db/session-repository.ts';
-import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import { applyAlters, readAlter } from '#lib/domain/cart-alter.ts';
-import { addLines, type LineContext, sessionActorOf } from '#lib/domain/cart-lines.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { NOW } from '#test/support/rating.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { localInstant, utcHourKey } from '#lib/core/dates.ts';
-import { slotsTaken, unsellableRuns } from '#lib/domain/channel-slots.ts';
+import { slotsTaken, unsellableRuns } from '#lib/channels/slots.ts';
+import { localInstant, utcHourKey } from '#lib/kernel/dates.ts';
 import { makeTenantItem } from '#test/support/rating.ts';
 
 // Which counter slots a channel's events take (import), and which runs an item cannot be sold on (export).

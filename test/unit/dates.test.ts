@@ -10,7 +10,7 @@ import {
   localInstant,
   localParts,
   todayIn,
-} from '#lib/core/dates.ts';
+} from '#lib/kernel/dates.ts';
 import { inProcessZone, wallClockOf } from '#test/support/wall-clock.ts';
 
 /** A calendar date from 1900 to 9998, as `YYYYMMDD` (400 days from it stay in four-digit years). */
@@ -222,9 +222,9 @@ describe('dates', () => {
 
 describe('date walks', () => {
   it('end past year 9999, where a nine-digit date sorts before the dates it follows', async () => {
-    const { datesFrom } = await import('#lib/core/dates.ts');
-    const { daysOfRanges } = await import('#lib/db/stock-repository.ts');
-    const { monthsBetween } = await import('#lib/db/keys.ts');
+    const { datesFrom } = await import('#lib/kernel/dates.ts');
+    const { daysOfRanges } = await import('#lib/stock/repository.ts');
+    const { monthsBetween } = await import('#lib/kernel/storage/keys.ts');
     expect(datesFrom('99991230', addDays('99991231', 1))).toEqual(['99991230', '99991231', '100000101']);
     expect(daysOfRanges([{ first: '99991231', last: '100000101' }])).toHaveLength(2);
     expect(daysOfRanges([{ first: '99991231T22Z', last: '99991231T23Z' }])).toEqual(['99991231']);

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createDb, SDK_LOGGER_MIDDLEWARE } from '#lib/db/client.ts';
+import { createDb, SDK_LOGGER_MIDDLEWARE } from '#lib/kernel/storage/database.ts';
 
 // createDb drops the SDK's logger middleware (its log filter walks every input and output for a no-op
 // logger); calls, their results and their errors are what they were.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import snapshot from '#infra/constructs/cloudfront-origin-facing.json' with { type: 'json' };
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
 import { resolveClientAddress, trustedProxies } from '#lib/http/client-address.ts';
 import {
   EDGE_TOKEN_HEADER,

@@ -3,7 +3,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FeedRequest, type FeedResponse, fetchFeed } from '#lib/channels/fetch-feed.ts';
+import { type FeedRequest, type FeedResponse, fetchFeed } from '#lib/channels/feed-fetch.ts';
 import { allowLoopbackOnly, resolvesTo } from '#test/support/loopback-only.ts';
 
 // Network rule for this file: traffic only ever goes to 127.0.0.1. Other addresses are handed to the fetcher

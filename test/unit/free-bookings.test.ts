@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NOTHING_FOR_NOTHING } from '#lib/rating/rate-item.ts';
+import { NOTHING_FOR_NOTHING } from '#lib/catalog/rate-item.ts';
 import { makeTenantItem, rate } from '#test/support/rating.ts';
 
 // A line of nobody at no charge (a cabin priced per guest, asked for no guests) held a unit for free.

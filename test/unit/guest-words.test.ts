@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { countOf, datesInWords, localeTag, unitCount, waitOf } from '#lib/core/guest-words.ts';
-import type { SessionLine } from '#lib/db/session-repository.ts';
-import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import { addLines, sessionActorOf } from '#lib/domain/cart-lines.ts';
-import { partsOf, ratingTenant } from '#lib/domain/catalog.ts';
-import { coolingDown, holdLimitCounter, unavailableCounter } from '#lib/domain/hold-refusals.ts';
-import { rateItem } from '#lib/rating/rate-item.ts';
+import { addLines, sessionActorOf } from '#lib/cart/lines.ts';
+import { coolingDown, holdLimitCounter, unavailableCounter } from '#lib/cart/refusals.ts';
+import type { SessionLine } from '#lib/cart/repository.ts';
+import { partsOf, ratingTenant } from '#lib/catalog/catalog.ts';
+import { rateItem } from '#lib/catalog/rate-item.ts';
+import type { StoredConfig, StoredItem } from '#lib/config/model.ts';
+import { countOf, datesInWords, localeTag, unitCount, waitOf } from '#lib/kernel/guest-words.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { cabin, kayak, makeTenantItem, rate } from '#test/support/rating.ts';
 import { demoTenantJson, makeTenant } from '#test/support/tenant.ts';

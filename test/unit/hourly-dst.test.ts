@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readTimeFilter } from '#functions/bookings/list.ts';
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { calendarOf, slotsOfDate } from '#lib/rating/calendar.ts';
-import type { StockLookup } from '#lib/rating/rate-item.ts';
-import { resolveSpan } from '#lib/rating/span.ts';
+import { calendarOf, slotsOfDate } from '#lib/catalog/calendar.ts';
+import type { StockLookup } from '#lib/catalog/rate-item.ts';
+import { resolveSpan } from '#lib/catalog/span.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
 import {
   changeDays,
   H,
@@ -26,7 +26,7 @@ import { inProcessZone } from '#test/support/wall-clock.ts';
 // Hourly items where the clocks change, in unusual zones and under any process time zone (from an
 // adversarial review, stop 25). An hourly item sells the whole local hours from the start time up to the
 // end time, as the clocks show them: an hour they repeat twice, an hour they skip not at all. Every
-// expected value is read back through Intl.DateTimeFormat, independently of lib/core/dates.ts
+// expected value is read back through Intl.DateTimeFormat, independently of lib/kernel/dates.ts
 // (test/support/clock-changes.ts).
 
 describe('hourly items where the clocks change', () => {

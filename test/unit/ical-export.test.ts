@@ -1,12 +1,12 @@
 import ical from 'node-ical';
 import { describe, expect, it, vi } from 'vitest';
-import { writeBookingsFeed } from '#lib/channels/ical-bookings.ts';
-import { type ExportRun, writeFeed } from '#lib/channels/ical-export.ts';
-import { type FeedEvent, readFeed } from '#lib/channels/ical-import.ts';
+import { writeBookingsFeed } from '#lib/channels/export-bookings.ts';
+import { type ExportRun, writeFeed } from '#lib/channels/export-calendar.ts';
+import { type FeedEvent, readFeed } from '#lib/channels/feed-parse.ts';
 import { readByNodeIcal } from '#test/support/ical.ts';
 import { inProcessZone } from '#test/support/wall-clock.ts';
 
-// Writing an item's channel feed (lib/channels/ical-export.ts) with ical-generator, checked as text and
+// Writing an item's channel feed (lib/channels/export-calendar.ts) with ical-generator, checked as text and
 // read back by this service's reader (ical.js) and by a second, independent parser (node-ical).
 
 const BERLIN = 'Europe/Berlin';

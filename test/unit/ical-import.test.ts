@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
 import { FeedParseError } from '#lib/channels/feed-error.ts';
-import { type FeedEvent, readFeed } from '#lib/channels/ical-import.ts';
+import { type FeedEvent, readFeed } from '#lib/channels/feed-parse.ts';
 
-// Reading a channel's iCalendar feed (lib/channels/ical-import.ts). The stored fixtures are shaped like each
+// Reading a channel's iCalendar feed (lib/channels/feed-parse.ts). The stored fixtures are shaped like each
 // channel's published feed (test/fixtures/ical/); the smaller feeds are built here, one property per line.
 // Every date lies in 2031..2032 and every read names its window, so nothing goes stale.
 

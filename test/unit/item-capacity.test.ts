@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredItem } from '#lib/db/tenant-repository.ts';
-import { calendarOf } from '#lib/rating/calendar.ts';
+import { calendarOf } from '#lib/catalog/calendar.ts';
+import type { StoredItem } from '#lib/config/model.ts';
 import { catalogOf, DAY, used } from '#test/support/capacity.ts';
 import { rate, TODAY } from '#test/support/rating.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { presentItem } from '#functions/items/present.ts';
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
 import { makeTenant } from '#test/support/tenant.ts';
 
 // Issue 32: an item picture is a URL, or a path on this service answered as a URL on its public address.

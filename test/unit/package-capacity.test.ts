@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredItem } from '#lib/db/tenant-repository.ts';
-import { partsOf } from '#lib/domain/catalog.ts';
-import { calendarOf } from '#lib/rating/calendar.ts';
+import { calendarOf } from '#lib/catalog/calendar.ts';
+import { partsOf } from '#lib/catalog/catalog.ts';
+import type { StoredItem } from '#lib/config/model.ts';
 import { catalogOf, DAY, used } from '#test/support/capacity.ts';
 import { rate, TODAY } from '#test/support/rating.ts';
 

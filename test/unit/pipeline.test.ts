@@ -9,7 +9,7 @@ import { notImplemented } from '#lib/http/middleware/not-implemented.ts';
 import { parseInput } from '#lib/http/middleware/parse-input.ts';
 import { resolveAddress } from '#lib/http/middleware/resolve-address.ts';
 import { routeContext } from '#lib/http/middleware/route-context.ts';
-import type { Meter } from '#lib/http/observability.ts';
+import type { Meter } from '#lib/runtime/metrics.ts';
 import { makeEvent } from '#test/support/events.ts';
 import { config, NOW, requestOf, routeNamed, run, started } from '#test/support/pipeline.ts';
 import { makeTenant } from '#test/support/tenant.ts';

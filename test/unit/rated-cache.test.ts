@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { presentRated } from '#functions/items/present.ts';
 import { ratedWires } from '#functions/items/rated-cache.ts';
-import type { StoredConfig, StoredItem } from '#lib/db/tenant-repository.ts';
-import { partsOf } from '#lib/domain/catalog.ts';
-import { type ItemRating, ratingOver } from '#lib/domain/rated-items.ts';
-import { slipExpiresAt } from '#lib/domain/slip-contents.ts';
+import { partsOf } from '#lib/catalog/catalog.ts';
+import type { RateRequest, StockLookup } from '#lib/catalog/rate-item.ts';
+import { type ItemRating, ratingOver } from '#lib/catalog/rated-items.ts';
+import { slipExpiresAt } from '#lib/catalog/slip-lines.ts';
+import type { StoredConfig, StoredItem } from '#lib/config/model.ts';
 import { stringify } from '#lib/http/raw-json.ts';
-import type { RateRequest, StockLookup } from '#lib/rating/rate-item.ts';
 import { encodeSlip, type SlipKey } from '#lib/slip/codec.ts';
 import { NOW } from '#test/support/rating.ts';
 import { demoTenantJson, makeTenant } from '#test/support/tenant.ts';

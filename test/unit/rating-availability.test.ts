@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { calendarOf } from '#lib/rating/calendar.ts';
+import { calendarOf } from '#lib/catalog/calendar.ts';
 import { cabin, kayak, makeTenantItem, rate } from '#test/support/rating.ts';
 
 // Rating an item: its rules, stock, packages and calendar. The items: test/support/rating.ts.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAmount, percentOf, toMinor } from '#lib/core/money.ts';
+import { formatAmount, percentOf, toMinor } from '#lib/kernel/money.ts';
 import { cabin, kayak, keys, makeTenantItem, NOW, rate } from '#test/support/rating.ts';
 
 // Rating an item: the span it covers, its prices, discounts and money. The items: test/support/rating.ts.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredConfig } from '#lib/db/tenant-repository.ts';
-import { reconcile, reconcileClients } from '#lib/domain/reconcile.ts';
-import { sweepMinutes } from '#lib/domain/sweep.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
+import { reconcile, reconcileClients } from '#lib/housekeeping/reconcile.ts';
+import { sweepMinutes } from '#lib/housekeeping/sweep.ts';
 import { makeTenantItem } from '#test/support/rating.ts';
 
 const items = [

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { type ChannelRound, meterRound } from '#functions/channels/app.ts';
 import { meterSweep, type SweepReport } from '#functions/sweeper/app.ts';
 import { createDispatchInvocation } from '#functions/webhooks/app.ts';
-import { METRIC } from '#lib/core/metric-names.ts';
-import type { ChannelSyncResult } from '#lib/domain/channel-sync.ts';
-import { DISPATCH_BATCH, type DispatchReport } from '#lib/domain/webhook-dispatch.ts';
-import { type Meter, meterOf } from '#lib/http/observability.ts';
+import type { ChannelSyncResult } from '#lib/channels/sync.ts';
+import { METRIC } from '#lib/kernel/metric-names.ts';
+import { type Meter, meterOf } from '#lib/runtime/metrics.ts';
+import { DISPATCH_BATCH, type DispatchReport } from '#lib/webhooks/dispatch.ts';
 
 // Issue 34, item 7: what the scheduled runs report to CloudWatch. A custom metric is billed for every hour it
 // receives a value, so a run with nothing to say emits nothing; a run that did something says what.

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SizedLru } from '#lib/core/sized-lru.ts';
+import { SizedLru } from '#lib/kernel/sized-lru.ts';
 
 const lengthOf = (text: string) => text.length;
 

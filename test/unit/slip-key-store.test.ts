@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSecretSlipKeys } from '#lib/db/slip-key-store.ts';
+import { createSecretSlipKeys } from '#lib/slip/key-store.ts';
 import { TEST_SLIP_KEY } from '#test/support/deps.ts';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:slip-AbCdEf';

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { build } from 'esbuild';
 import { describe, expect, it, vi } from 'vitest';
-import { mapErrorStacks, originalStack } from '#lib/http/stack-map.ts';
+import { mapErrorStacks, originalStack } from '#lib/runtime/stack-map.ts';
 
 // A minified bundle with its map beside it, as the stack deploys one, loaded without --enable-source-maps.
 const planted = async () => {

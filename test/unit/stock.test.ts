@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionLine, SessionStatus, StoredSession } from '#lib/db/session-repository.ts';
-import type { StoredItem } from '#lib/db/tenant-repository.ts';
 import {
   clientAllowance,
   cooldownUntil,
@@ -9,12 +7,14 @@ import {
   powReserve,
   reholdCooldownOf,
   reholdCooldownSeconds,
-} from '#lib/domain/budgets.ts';
-import { capacityOf } from '#lib/domain/capacity.ts';
-import { partsOf } from '#lib/domain/catalog.ts';
-import { holdsOf, lineHolds, totalHolds } from '#lib/domain/line-holds.ts';
-import { quantitiesFor, unitsFor } from '#lib/rating/rate-item.ts';
+} from '#lib/cart/budgets.ts';
+import { holdsOf, lineHolds, totalHolds } from '#lib/cart/line-holds.ts';
+import type { SessionLine, SessionStatus, StoredSession } from '#lib/cart/repository.ts';
+import { partsOf } from '#lib/catalog/catalog.ts';
+import { quantitiesFor, unitsFor } from '#lib/catalog/rate-item.ts';
+import type { StoredItem } from '#lib/config/model.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
+import { capacityOf } from '#lib/stock/capacity.ts';
 import { makeTenantItem, NOW, rate } from '#test/support/rating.ts';
 import { makeCatalog } from '#test/support/tenant.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { stripKeys } from '#lib/db/operations.ts';
-import { KEY_ATTRIBUTES, TABLE_DEFINITION } from '#lib/db/table-definition.ts';
+import { stripKeys } from '#lib/kernel/storage/operations.ts';
+import { KEY_ATTRIBUTES, TABLE_DEFINITION } from '#lib/kernel/storage/table-definition.ts';
 
 describe('stripKeys', () => {
   it('drops every key attribute the table definition names, the entity type and the TTL', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cartAmounts, lineAmounts, type PricedLine, spreadAmount, sumAmounts } from '#lib/domain/totals.ts';
+import { cartAmounts, lineAmounts, type PricedLine, spreadAmount, sumAmounts } from '#lib/bookings/totals.ts';
 
 const taxes = [
   { tax_id: 'hst', name: 'HST', rate: 13, inclusive: false },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type DeliveryPolicy, refusedAddress, refusedUrl } from '#lib/webhooks/address-guard.ts';
+import { type DeliveryPolicy, refusedAddress, refusedUrl } from '#lib/kernel/outbound/address-guard.ts';
 
 // Public addresses appear here only as strings: nothing in this file opens a connection.
 const PUBLIC_V4 = '93.184.216.34';

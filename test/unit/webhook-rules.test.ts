@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WEBHOOK_SETTINGS } from '#lib/config/limits.ts';
 import { parseTenant } from '#lib/config/tenant-schema.ts';
-import { matchesEvent, retryDelayMs, subscribersOf } from '#lib/domain/webhooks.ts';
+import { matchesEvent, retryDelayMs, subscribersOf } from '#lib/webhooks/subscriptions.ts';
 import { makeTenantJson } from '#test/support/tenant.ts';
 
 const hook = (overrides: Record<string, unknown> = {}) => ({

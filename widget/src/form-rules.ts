@@ -1,6 +1,6 @@
 import type { FormField } from './types.ts';
 
-/** The server's test of an email address (lib/domain/booking-form.ts), so both refuse the same values. */
+/** The server's test of an email address (lib/bookings/form.ts), so both refuse the same values. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
 
 /** The server's length limit when the form does not say (the tenant schema's default). */

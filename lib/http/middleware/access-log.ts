@@ -1,4 +1,4 @@
-import { logger } from '../logger.ts';
+import { logger } from '../../runtime/logger.ts';
 import { type ApiMiddleware, stateOf } from '../request-state.ts';
 
 /** Logs one line per answered request (errors are logged where their envelope is built). */

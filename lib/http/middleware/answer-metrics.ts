@@ -1,4 +1,4 @@
-import { type Meter, meterAnswer } from '../observability.ts';
+import { type Meter, meterAnswer } from '../../runtime/metrics.ts';
 import { type ApiMiddleware, stateOf } from '../request-state.ts';
 import { toApiError } from '../respond.ts';
 

@@ -1,5 +1,5 @@
-import { type AccessStore, type Caller, resolveCaller } from '../../auth/access.ts';
-import type { Db } from '../../db/client.ts';
+import { type AccessStore, type Caller, resolveCaller } from '../../access/access.ts';
+import type { Db } from '../../kernel/storage/database.ts';
 import { clientKeyOf } from '../client-address.ts';
 import { AuthError } from '../errors.ts';
 import { enforceRateLimit } from '../rate-limit.ts';

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/client.ts';
+import type { Db } from '../../kernel/storage/database.ts';
 import { budgetOf, enforceRateLimit } from '../rate-limit.ts';
 import { type ApiMiddleware, stateWith } from '../request-state.ts';
 import type { Route } from '../routes.ts';

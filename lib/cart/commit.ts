@@ -1,0 +1,291 @@
+import { createItemLoader, type ItemLoader } from '../config/repository.ts';
+import { type StoredItem } from '../config/model.ts';
+import { DomainError } from '../kernel/errors.ts';
+import type { Db } from '../kernel/storage/database.ts';
+import { commitWithRetry, type RetryPolicy } from '../kernel/storage/transact.ts';
+import { unixSeconds } from '../kernel/time.ts';
+import type { SlipKey } from '../slip/codec.ts';
+import { parseCounterId, queryStockRange } from '../stock/repository.ts';
+import { getClientHolds, getClientSessions, type HoldPeriod } from './budget-repository.ts';
+import { reholdCooldownOf } from './budgets.ts';
+import { spendChallengeAction } from './challenge-repository.ts';
+import { releaseExpiredSession } from './expiry.ts';
+import {
+  type ActionRole,
+  holdActions,
+  type PowState,
+  periodsOf,
+  samePeriod,
+  startedCounters,
+  withHeldSince,
+} from './hold-actions.ts';
+import type { Change, LineContext } from './lines.ts';
+import { challengeRequired, type PowBinding, verifyChallenge } from './pow.ts';
+import { coolingDown, holdLimitCounter, unavailableCounter } from './refusals.ts';
+import { putSessionAction, type StoredSession } from './repository.ts';
+
+/** What every session operation needs: the line rules' context, the table and the SLIP keys. */
+export interface SessionContext extends LineContext {
+  db: Db;
+  keys: readonly SlipKey[];
+  retry?: RetryPolicy;
+  /** The request's item loader, so one request reads each item once. */
+  loadItems?: ItemLoader;
+  /**
+   * The request's loader of items as they are in the table now (consistent reads): a change that takes
+   * stock decides what a line takes, and the capacity it is held on, from these rather than from
+   * `loadItems` when that answers from a kept catalogue.
+   */
+  freshItems?: ItemLoader;
+  /** The request's `altcha` parameter: a solved proof-of-work challenge, for holds under pressure. */
+  altcha?: string;
+  /**
+   * False when the service itself lets go of a cart the same call made (a create that failed after
+   * holding): the client did not let anything go, so no re-hold cooldown starts.
+   */
+  startsCooldown?: boolean;
+}
+
+/**
+ * Releases a client's sessions that have already expired but that the sweeper has not reached yet, as
+ * the sweeper would (their cooldown included), so a guest who abandoned carts is not held back by them
+ * until the next sweep. Returns whether it released any.
+ */
+async function releaseClientExpiredSessions(ctx: SessionContext, client: string): Promise<boolean> {
+  let released = false;
+  for (const sessionId of await getClientSessions(ctx.db, client)) {
+    const done = await releaseExpiredSession(ctx.db, {
+      sessionId,
+      now: ctx.now,
+      cooldown: reholdCooldownOf(ctx.config.settings),
+      ...(ctx.retry ? { retry: ctx.retry } : {}),
+    });
+    released ||= done;
+  }
+  return released;
+}
+
+/**
+ * Writes a changed session and the difference of its holds in one transaction: counters that grow are
+ * held conditionally on capacity and on the client's hold budget, those that shrink are released, and the
+ * session only if nobody changed it meanwhile. A failed counter is 409 `unavailable` naming the line and
+ * date; a budget that would be exceeded is 409 `hold_limit`; a concurrent change of the session is re-read
+ * and re-applied; persistent conflicts end in 503 `busy`.
+ */
+export async function commitSession(
+  ctx: SessionContext,
+  read: () => Promise<StoredSession>,
+  change: (session: StoredSession, all: StoredItem[]) => Change,
+  /** The items of new lines, and whether the change surely takes stock (adding lines does). */
+  adds: { itemIds: number[]; takes: boolean } = { itemIds: [], takes: false },
+): Promise<StoredSession> {
+  let cleaned = false;
+  let fresh = adds.takes && ctx.freshItems !== undefined;
+  let written: Change | undefined;
+  let before: StoredSession | undefined;
+  /** How the counters this change starts holding stand to the client's other carts, once known. */
+  const periods = new Map<string, HoldPeriod>();
+  let pow: PowState = { gated: [], blocked: [], spends: false };
+  let binding: PowBinding = { session: '', client: '' };
+  let refused: 'invalid' | 'expired' | 'foreign' | undefined;
+  /** 409 challenge_required for the counters this change grows under pressure. */
+  const needChallenge = (reason: Parameters<typeof challengeRequired>[0]['reason']) =>
+    challengeRequired({
+      keys: ctx.keys,
+      settings: ctx.config.settings.pow,
+      binding,
+      counters: pow.gated,
+      at: {
+        owners: (written as Change).owners,
+        lines: (written as Change).next.lines,
+        config: ctx.config,
+        now: ctx.now,
+      },
+      now: ctx.now,
+      reason: refused ?? (pow.solved ? (reason === 'pressure' ? 'other_dates' : reason) : reason),
+    });
+  /** Whether a counter has the units left when the reserve is not counted (else it is unavailable). */
+  const fitsWithoutReserve = async (counter: string, gate: { capacity: number; units: number }) => {
+    const { itemId, slot } = parseCounterId(counter);
+    const used = (await queryStockRange(ctx.db, { itemId, first: slot, last: slot })).get(slot) ?? 0;
+    return used + gate.units <= gate.capacity;
+  };
+  return commitWithRetry<StoredSession, ActionRole>(ctx.db, {
+    ...(ctx.retry ? { retry: ctx.retry } : {}),
+    attempt: async () => {
+      const session = await read();
+      const ids = [...adds.itemIds, ...Object.values(session.lines).map((line) => line.item_id)];
+      // Without a loader of the request's (a create holding its `slip[]`), the items are read now.
+      const kept = ctx.loadItems ?? createItemLoader(ctx.db, { consistent: true });
+      // A change that takes stock works out what its lines take, and the capacity they are held on, from
+      // the items as they are now: a kept catalogue may still say unlimited, or a stock since lowered. So
+      // does a refusal: the catalogue may still say withdrawn.
+      const byItems = async (fromTable: boolean) => {
+        const all = await (fromTable && ctx.freshItems ? ctx.freshItems : kept)(ids);
+        return { all, change: change(session, all) };
+      };
+      let decided: Awaited<ReturnType<typeof byItems>>;
+      try {
+        decided = await byItems(fresh);
+      } catch (error) {
+        const byItem = error instanceof DomainError && ['unavailable', 'invalid_slip'].includes(error.code);
+        if (fresh || !ctx.freshItems || !byItem) throw error;
+        fresh = true;
+        decided = await byItems(true);
+      }
+      if (decided.change.takes && !fresh && ctx.freshItems) {
+        fresh = true;
+        decided = await byItems(true);
+      }
+      const { all } = decided;
+      written = decided.change;
+      if (written.next === session) return { done: session };
+      const { owners } = written;
+      const next = withHeldSince(session, written.next, { periods, nowSeconds: unixSeconds(ctx.now) });
+      written = { ...written, next };
+      before = session;
+      // A solution is good for the cart it was issued to ('' while the call opens one) and its client.
+      binding = { session: session.version === 0 ? '' : session.id, client: next.client ?? '' };
+      pow = { gated: [], blocked: [], spends: false };
+      refused = undefined;
+      if (ctx.altcha && next.client) {
+        const verified = await verifyChallenge({
+          keys: ctx.keys,
+          payload: ctx.altcha,
+          binding,
+          now: ctx.now,
+        });
+        if ('refused' in verified) refused = verified.refused;
+        else pow.solved = verified;
+      }
+      const write = holdActions(ctx, { before: session, after: next, all, owners, pow, periods });
+      const blocked = pow.blocked[0];
+      if (blocked) {
+        throw (await fitsWithoutReserve(blocked.counter, blocked))
+          ? await needChallenge('pressure')
+          : unavailableCounter(blocked.counter, {
+              owners,
+              lines: next.lines,
+              config: ctx.config,
+              now: ctx.now,
+            });
+      }
+      if (pow.spends && pow.solved) {
+        write.push({
+          role: { kind: 'challenge' },
+          action: spendChallengeAction(ctx.db, {
+            nonce: pow.solved.nonce,
+            expiresAt: pow.solved.expiresAt,
+            nowSeconds: unixSeconds(ctx.now),
+          }),
+        });
+      }
+      write.push({
+        role: { kind: 'session' },
+        action: putSessionAction(ctx.db, {
+          session: next,
+          ...(session.version === 0 ? {} : { previousVersion: session.version }),
+          nowSeconds: unixSeconds(ctx.now),
+        }),
+      });
+      if (write.length > 100) {
+        throw new DomainError(
+          'validation_error',
+          'Too many item-dates change in one call; split the changes',
+          {
+            alter: 'too many item-dates change in one call',
+          },
+        );
+      }
+      return { write, result: next };
+    },
+    onFailed: async (failed) => {
+      // Someone changed (or expired) the session since we read it: read again and re-apply.
+      if (failed.some((role) => role.kind === 'session')) return;
+      const { next, owners } = written as Change;
+      const refusalAt = { owners, lines: next.lines, config: ctx.config, now: ctx.now };
+      if (failed.some((role) => role.kind === 'challenge')) throw await needChallenge('spent');
+      // The client's own carts that expired before the sweeper came still take stock, its share and its
+      // slots: release them once (recording their cooldown) and try again before refusing.
+      if (!cleaned && next.client) {
+        cleaned = true;
+        if (await releaseClientExpiredSessions(ctx, next.client)) return;
+      }
+      const stock = failed.find((role) => role.kind === 'stock');
+      if (stock?.kind === 'stock') {
+        // A gated counter refused only for its reserve asks for a solution; one without the units is gone.
+        if (stock.gated && (await fitsWithoutReserve(stock.counter, stock.gated))) {
+          throw await needChallenge('pressure');
+        }
+        throw unavailableCounter(stock.counter, refusalAt);
+      }
+      const budgets = failed.flatMap((role) => (role.kind === 'client' ? [role] : []));
+      if (budgets.length) {
+        await explainBudget(ctx, { before: before as StoredSession, next, owners, budgets, periods });
+      }
+      if (failed.some((role) => role.kind === 'sessions')) {
+        throw holdLimitCounter(Object.keys(next.holds)[0] ?? '', refusalAt, {
+          sessions: ctx.config.settings.limits.open_sessions_per_client,
+        });
+      }
+    },
+  });
+}
+
+/**
+ * Tells why the client's records refused a change, from a consistent read of them: a cooldown another cart
+ * started (409 `hold_limit` with `retry_after`), a share that would be exceeded (409 `hold_limit`), or a
+ * counter the change starts holding that the client's other carts hold (or that this cart let go while its
+ * cooldown runs), which `periods` then records so the change is tried again joining that holding.
+ */
+async function explainBudget(
+  ctx: SessionContext,
+  options: {
+    before: StoredSession;
+    next: StoredSession;
+    owners: Record<string, string>;
+    budgets: Extract<ActionRole, { kind: 'client' }>[];
+    periods: Map<string, HoldPeriod>;
+  },
+): Promise<void> {
+  const { before, next, budgets, periods } = options;
+  const client = next.client as string;
+  const refusalAt = { owners: options.owners, lines: next.lines, config: ctx.config, now: ctx.now };
+  const now = unixSeconds(ctx.now);
+  const starting = startedCounters(before, next);
+  const states = await getClientHolds(ctx.db, {
+    client,
+    counterIds: [...budgets.map((role) => role.counter), ...starting],
+  });
+  for (const { counter } of budgets) {
+    // One condition guards the share, the cooldown and the holding: the record tells which one refused.
+    const cooldown = states.get(counter)?.cooldown;
+    if (cooldown && cooldown.until > now && cooldown.sessionId !== next.id) {
+      throw coolingDown(counter, refusalAt, { until: cooldown.until, now });
+    }
+  }
+  for (const { counter, allowance } of budgets) {
+    const delta = (next.holds[counter] ?? 0) - (before.holds[counter] ?? 0);
+    if (allowance > 0 && (states.get(counter)?.held ?? 0) + delta > allowance) {
+      throw holdLimitCounter(counter, refusalAt, { allowance });
+    }
+  }
+  if (reholdCooldownOf(ctx.config.settings).seconds > 0) {
+    const found = await periodsOf(ctx.db, {
+      client,
+      sessionId: next.id,
+      counters: starting,
+      states,
+      nowSeconds: now,
+    });
+    let changed = false;
+    for (const [id, period] of found) {
+      if (samePeriod(periods.get(id), period)) continue;
+      periods.set(id, period);
+      changed = true;
+    }
+    if (changed) return;
+  }
+  const [first] = budgets;
+  if (first) throw holdLimitCounter(first.counter, refusalAt, { allowance: first.allowance });
+}

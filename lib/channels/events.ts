@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import type { StoredConfig } from '../config/model.ts';
+import type { TenantChannel } from '../config/tenant-schema.ts';
+import type { Db } from '../kernel/storage/database.ts';
+import { ConditionsFailedError, type TransactItem, transact } from '../kernel/storage/transact.ts';
+import { webhookEventActions } from '../webhooks/outbox.ts';
+import { subscribersOf } from '../webhooks/subscriptions.ts';
+import { type ChannelEvent, type ChannelHoldings, channelEventAction } from './repository.ts';
+import { failingAction, recordFailure } from './state-repository.ts';
+
+// A channel's events: its audit trail (kept the tenant's event retention) and, for subscribers, webhooks.
+
+/** A new event of a channel. */
+export const channelEvent = (
+  channel: TenantChannel,
+  type: string,
+  at: number,
+  data: Record<string, unknown>,
+): ChannelEvent => ({ event_id: randomUUID(), type, at, channel_id: channel.id, data });
+
+/** The audit entry of a channel event and, for the endpoints that subscribe to it, its webhook deliveries. */
+export function eventActions(db: Db, config: StoredConfig, event: ChannelEvent): TransactItem[] {
+  const retentionDays = config.settings.webhooks.retention_days;
+  return [
+    channelEventAction(db, event, { retentionDays }),
+    ...webhookEventActions(db, {
+      event: {
+        event: {
+          event_id: event.event_id,
+          type: event.type,
+          at: event.at,
+          account_id: 0,
+          data: { channel_id: event.channel_id, ...event.data },
+        },
+        booking_id: 0,
+        sequence: 0,
+      },
+      endpointIds: subscribersOf(config, event.type),
+      retentionDays,
+    }),
+  ];
+}
+
+/** Records a failed read: nothing is released; the first failure of a run emits `channel.failed`. */
+export async function recordFailedRead(
+  db: Db,
+  options: {
+    channel: TenantChannel;
+    config: StoredConfig;
+    holdings: ChannelHoldings;
+    error: string;
+    now: number;
+  },
+): Promise<void> {
+  const { channel, now } = options;
+  if (options.holdings.state?.failing_since === undefined) {
+    const event = channelEvent(channel, 'channel.failed', now, {
+      item_id: channel.item_id,
+      reason: options.error,
+    });
+    try {
+      await transact(db, [
+        failingAction(db, { channelId: channel.id, itemId: channel.item_id, now }),
+        ...eventActions(db, options.config, event),
+      ]);
+    } catch (error) {
+      // Another run recorded the start of this failure first.
+      if (!(error instanceof ConditionsFailedError)) throw error;
+    }
+  }
+  await recordFailure(db, { channelId: channel.id, itemId: channel.item_id, error: options.error, now });
+}
