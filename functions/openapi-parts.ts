@@ -1,4 +1,4 @@
-import type { Tenant } from '#lib/config/tenant-schema.ts';
+import type { Tenant } from '#lib/config/index.ts';
 import { ERRORS, type ErrorId } from '#lib/http/errors.ts';
 import { IGNORED_HEADER_BUDGET } from '#lib/http/ignored.ts';
 import type { ByRoute, Route } from '#lib/http/routes.ts';

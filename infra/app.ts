@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { EDGE_REGION } from '#lib/config/deployment-schema.ts';
+import { EDGE_REGION } from '#lib/config/index.ts';
 import { addStackChecks } from './checks.ts';
 import { SharedEdgeStack } from './edge-stack.ts';
 import { addTenantStack } from './tenant-app.ts';

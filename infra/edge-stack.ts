@@ -1,6 +1,6 @@
 import { CfnOutput, Stack, type StackProps, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { EDGE_REGION } from '#lib/config/deployment-schema.ts';
+import { EDGE_REGION } from '#lib/config/index.ts';
 import { EdgeWebAcl } from './constructs/edge-acl.ts';
 
 /** Props of the account's shared edge stack. */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { findCustomer } from '#lib/bookings/customer.ts';
+import { findCustomer } from '#lib/bookings/index.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import { DomainError } from '#lib/kernel/errors.ts';

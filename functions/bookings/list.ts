@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import type { ListQuery } from '#lib/bookings/list.ts';
-import type { TimeRange } from '#lib/bookings/list-repository.ts';
-import type { StoredConfig } from '#lib/config/model.ts';
+import type { ListQuery, TimeRange } from '#lib/bookings/index.ts';
+
+import type { StoredConfig } from '#lib/config/index.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';
 import {

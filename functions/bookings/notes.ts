@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { listNotes } from '#lib/bookings/list.ts';
+import { listNotes } from '#lib/bookings/index.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';

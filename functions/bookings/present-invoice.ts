@@ -1,6 +1,6 @@
-import type { BookingRecord } from '#lib/bookings/repository.ts';
-import { bookedAmounts, sumAmounts } from '#lib/bookings/totals.ts';
-import type { StoredConfig } from '#lib/config/model.ts';
+import type { BookingRecord } from '#lib/bookings/index.ts';
+import { bookedAmounts, sumAmounts } from '#lib/bookings/index.ts';
+import type { StoredConfig } from '#lib/config/index.ts';
 import { describeDates } from '#lib/kernel/dates.ts';
 import { formatDisplay } from '#lib/kernel/money.ts';
 import { escapeHtml } from '#lib/kernel/text.ts';

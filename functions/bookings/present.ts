@@ -1,10 +1,8 @@
-import type { Caller } from '#lib/access/access.ts';
-import { accountIdOf, statusName } from '#lib/bookings/booking.ts';
-import type { VisibleCustomer } from '#lib/bookings/customer.ts';
-import { fieldsFor } from '#lib/bookings/form.ts';
-import type { BookingRecord, StoredBooking } from '#lib/bookings/repository.ts';
-import { bookedAmounts } from '#lib/bookings/totals.ts';
-import type { StoredConfig } from '#lib/config/model.ts';
+import type { Caller } from '#lib/access/index.ts';
+import type { BookingRecord, StoredBooking, VisibleCustomer } from '#lib/bookings/index.ts';
+import { accountIdOf, bookedAmounts, fieldsFor, statusName } from '#lib/bookings/index.ts';
+
+import type { StoredConfig } from '#lib/config/index.ts';
 import { describeDates, localInstant } from '#lib/kernel/dates.ts';
 import type { StoredEvent } from '#lib/kernel/events.ts';
 import { formatAmount } from '#lib/kernel/money.ts';

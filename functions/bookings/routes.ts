@@ -1,15 +1,21 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import { sameSecret } from '#lib/access/secrets.ts';
-import { addNote, checkInOrOut, setBookmark } from '#lib/bookings/actions.ts';
-import { type BookingContext, findBooking } from '#lib/bookings/booking.ts';
-import { createBooking } from '#lib/bookings/create.ts';
-import { unknownFormFields } from '#lib/bookings/form.ts';
-import { runOnceOrReplay } from '#lib/bookings/idempotency-store.ts';
-import { listBookings } from '#lib/bookings/list.ts';
-import { changeStatus } from '#lib/bookings/status.ts';
-import { isSessionId } from '#lib/cart/cart.ts';
-import { MAX_POW_PAYLOAD } from '#lib/cart/pow.ts';
+import { sameSecret } from '#lib/access/index.ts';
+import {
+  addNote,
+  type BookingContext,
+  changeStatus,
+  checkInOrOut,
+  createBooking,
+  findBooking,
+  listBookings,
+  runOnceOrReplay,
+  setBookmark,
+  unknownFormFields,
+} from '#lib/bookings/index.ts';
+
+import { isSessionId, MAX_POW_PAYLOAD } from '#lib/cart/index.ts';
+
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
 import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
@@ -22,7 +28,7 @@ import { booleanParam, noParameters, parseInput } from '#lib/http/validate.ts';
 import { DomainError, NO_SUCH_SESSION } from '#lib/kernel/errors.ts';
 import { METRIC } from '#lib/kernel/metric-names.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
-import type { SlipKey } from '#lib/slip/codec.ts';
+import type { SlipKey } from '#lib/slip/index.ts';
 import { readListQuery } from './list.ts';
 import { invoiceUrl, presentCreated, presentForm, presentRecord, presentRow } from './present.ts';
 import { presentInvoice } from './present-invoice.ts';

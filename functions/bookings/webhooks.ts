@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
-import { assertNotPartner } from '#lib/access/access.ts';
+import { assertNotPartner } from '#lib/access/index.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';
-import { enableWebhook, listWebhookDeliveries, listWebhooks, replayWebhook } from '#lib/webhooks/admin.ts';
-import type { StoredEndpoint } from '#lib/webhooks/endpoint-repository.ts';
-import type { StoredDelivery } from '#lib/webhooks/outbox.ts';
+import type { StoredDelivery, StoredEndpoint } from '#lib/webhooks/index.ts';
+import { enableWebhook, listWebhookDeliveries, listWebhooks, replayWebhook } from '#lib/webhooks/index.ts';
+
 import { readPaging, readTimeFilter } from './list.ts';
 
 const seconds = (ms: number | undefined) => (ms ? unixSeconds(ms) : 0);

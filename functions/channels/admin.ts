@@ -1,9 +1,13 @@
-import { assertNotPartner } from '#lib/access/access.ts';
-import { type ChannelOverview, listChannels, syncChannelNow } from '#lib/channels/admin.ts';
-import { maskFeedAddress } from '#lib/channels/feed-address.ts';
-import { READ_BUDGET_MS } from '#lib/channels/read-budget.ts';
-import type { ChannelSyncDeps, ChannelSyncResult } from '#lib/channels/sync.ts';
-import { listItems } from '#lib/config/repository.ts';
+import { assertNotPartner } from '#lib/access/index.ts';
+import type { ChannelSyncDeps, ChannelSyncResult } from '#lib/channels/index.ts';
+import {
+  type ChannelOverview,
+  listChannels,
+  maskFeedAddress,
+  READ_BUDGET_MS,
+  syncChannelNow,
+} from '#lib/channels/index.ts';
+import { listItems } from '#lib/config/index.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { ApiError } from '#lib/http/errors.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';

@@ -1,6 +1,6 @@
-import { createCatalogReader } from '#lib/catalog/catalog.ts';
-import { fetchFeed } from '#lib/channels/feed-fetch.ts';
-import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/limits.ts';
+import { createCatalogReader } from '#lib/catalog/index.ts';
+import { fetchFeed } from '#lib/channels/index.ts';
+import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/index.ts';
 import { type ApiDeps, createApiHandler } from '#lib/http/api.ts';
 import { createListChannels, createSyncChannel } from './admin.ts';
 import { createBookingsFeed } from './bookings-feed.ts';

@@ -1,7 +1,6 @@
-import { type ChannelRoundReport, syncChannels } from '#lib/channels/round.ts';
-import { getChannelStates } from '#lib/channels/state-repository.ts';
-import type { ChannelSyncDeps } from '#lib/channels/sync.ts';
-import { getConfig, listItems } from '#lib/config/repository.ts';
+import type { ChannelSyncDeps } from '#lib/channels/index.ts';
+import { type ChannelRoundReport, getChannelStates, syncChannels } from '#lib/channels/index.ts';
+import { getConfig, listItems } from '#lib/config/index.ts';
 import { METRIC } from '#lib/kernel/metric-names.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { logger } from '#lib/runtime/logger.ts';

@@ -1,5 +1,5 @@
-import { bookingsFeed } from '#lib/channels/export-feeds.ts';
-import { resolveFeedToken } from '#lib/channels/feed-tokens.ts';
+import { bookingsFeed, resolveFeedToken } from '#lib/channels/index.ts';
+
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { FeedAnswer, FeedConditions } from '#lib/channels/export-feeds.ts';
+import type { FeedAnswer, FeedConditions } from '#lib/channels/index.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
 
 /**

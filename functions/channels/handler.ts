@@ -2,7 +2,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { fetchFeed } from '#lib/channels/feed-fetch.ts';
+import { fetchFeed } from '#lib/channels/index.ts';
 import { apiDepsFromEnv } from '#lib/http/api-deps-from-env.ts';
 import { metricsFromEnv } from '#lib/runtime/env.ts';
 import { meterOf } from '#lib/runtime/metrics.ts';

@@ -1,6 +1,6 @@
-import type { CatalogReader } from '#lib/catalog/catalog.ts';
-import { itemFeed } from '#lib/channels/export-feeds.ts';
-import { resolveFeedToken } from '#lib/channels/feed-tokens.ts';
+import type { CatalogReader } from '#lib/catalog/index.ts';
+import { itemFeed, resolveFeedToken } from '#lib/channels/index.ts';
+
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError } from '#lib/http/errors.ts';
 import { parseInput } from '#lib/http/validate.ts';

@@ -1,5 +1,5 @@
-import { createCatalogReader } from '#lib/catalog/catalog.ts';
-import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/limits.ts';
+import { createCatalogReader } from '#lib/catalog/index.ts';
+import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/index.ts';
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
 import { createItemCalendar, createItemsCalendar } from './calendar.ts';
 import { createGetItem } from './get-item.ts';

@@ -1,5 +1,5 @@
-import type { Caller } from '#lib/access/access.ts';
-import { type CatalogReader, calendarsOf, findVisibleItem, selectListedItems } from '#lib/catalog/catalog.ts';
+import type { Caller } from '#lib/access/index.ts';
+import { type CatalogReader, calendarsOf, findVisibleItem, selectListedItems } from '#lib/catalog/index.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
 import type { Ymd } from '#lib/kernel/dates.ts';

@@ -1,8 +1,8 @@
-import { type CatalogReader, findVisibleItem } from '#lib/catalog/catalog.ts';
+import { type CatalogReader, findVisibleItem } from '#lib/catalog/index.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
-import type { SlipKey } from '#lib/slip/codec.ts';
+import type { SlipKey } from '#lib/slip/index.ts';
 import { presentItem, ratedEcho } from './present.ts';
 import { readItemQuery } from './query.ts';
 import { rateAndPresent } from './rated-cache.ts';

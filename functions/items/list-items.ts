@@ -1,7 +1,7 @@
-import { type CatalogReader, selectListedItems } from '#lib/catalog/catalog.ts';
+import { type CatalogReader, selectListedItems } from '#lib/catalog/index.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
-import type { SlipKey } from '#lib/slip/codec.ts';
+import type { SlipKey } from '#lib/slip/index.ts';
 import { presentItemJson, ratedEcho } from './present.ts';
 import { readItemQuery } from './query.ts';
 import { rateAndPresent } from './rated-cache.ts';

@@ -1,5 +1,5 @@
-import type { RatedItem, SlotRate } from '#lib/catalog/rate-item.ts';
-import type { StoredConfig, StoredItem } from '#lib/config/model.ts';
+import type { RatedItem, SlotRate } from '#lib/catalog/index.ts';
+import type { StoredConfig, StoredItem } from '#lib/config/index.ts';
 import { RawJson } from '#lib/http/raw-json.ts';
 import { describeDates, toLocalDate, type Ymd } from '#lib/kernel/dates.ts';
 import { joinReasons, unitCount, unitNoun } from '#lib/kernel/guest-words.ts';

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import type { Caller } from '#lib/access/access.ts';
-import { hasGrant } from '#lib/access/caller.ts';
-import type { ItemFilters } from '#lib/catalog/catalog.ts';
-import type { RateRequest } from '#lib/catalog/rate-item.ts';
-import type { StoredConfig } from '#lib/config/model.ts';
+import type { Caller } from '#lib/access/index.ts';
+import { hasGrant } from '#lib/access/index.ts';
+import type { ItemFilters, RateRequest } from '#lib/catalog/index.ts';
+
+import type { StoredConfig } from '#lib/config/index.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { reportIgnored } from '#lib/http/ignored.ts';
 import { asList } from '#lib/http/parse.ts';

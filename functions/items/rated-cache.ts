@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { RateItemsOptions, ToRate } from '#lib/catalog/catalog.ts';
-import type { RateRequest } from '#lib/catalog/rate-item.ts';
-import { type ItemRating, prepareRating, type RatedWithSlip } from '#lib/catalog/rated-items.ts';
-import { type SlipLine, slipExpiresAt } from '#lib/catalog/slip-lines.ts';
-import type { StoredConfig, StoredItem } from '#lib/config/model.ts';
+import type { RateItemsOptions, RateRequest, ToRate } from '#lib/catalog/index.ts';
+
+import {
+  type ItemRating,
+  prepareRating,
+  type RatedWithSlip,
+  type SlipLine,
+  slipExpiresAt,
+} from '#lib/catalog/index.ts';
+
+import type { StoredConfig, StoredItem } from '#lib/config/index.ts';
 import { RawJson } from '#lib/http/raw-json.ts';
 import { todayIn } from '#lib/kernel/dates.ts';
 import { SizedLru } from '#lib/kernel/sized-lru.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
-import { encodeSlip, type SlipKey } from '#lib/slip/codec.ts';
+import { encodeSlip, type SlipKey } from '#lib/slip/index.ts';
 import { presentRated } from './present.ts';
 
 /*

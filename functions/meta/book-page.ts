@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { StoredConfig } from '#lib/config/model.ts';
+import type { StoredConfig } from '#lib/config/index.ts';
 import { API_PREFIX } from '#lib/http/routes.ts';
 import { createConfigCache } from '#lib/http/tenant-context.ts';
 import { isRealYmd } from '#lib/kernel/dates.ts';

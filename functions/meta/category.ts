@@ -1,5 +1,5 @@
-import { isListedFor } from '#lib/catalog/visibility.ts';
-import { listCategories, listItems } from '#lib/config/repository.ts';
+import { isListedFor } from '#lib/catalog/index.ts';
+import { listCategories, listItems } from '#lib/config/index.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { rateEvents } from '#lib/catalog/rate-events.ts';
-import { listItems } from '#lib/config/repository.ts';
+import { rateEvents } from '#lib/catalog/index.ts';
+import { listItems } from '#lib/config/index.ts';
 import type { RouteHandler } from '#lib/http/api.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';

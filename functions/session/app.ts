@@ -1,5 +1,5 @@
-import { createCatalogReader } from '#lib/catalog/catalog.ts';
-import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/limits.ts';
+import { createCatalogReader } from '#lib/catalog/index.ts';
+import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/index.ts';
 import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
 import { createClearSession, createEndSession, createWriteSession, sessionErrorCookies } from './routes.ts';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { type AlterValue, readAlter } from '#lib/cart/alter.ts';
-import { MAX_POW_PAYLOAD } from '#lib/cart/pow.ts';
+import { type AlterValue, MAX_POW_PAYLOAD, readAlter } from '#lib/cart/index.ts';
+
 import { asList } from '#lib/http/parse.ts';
 import { type SessionSource, sessionIdOf } from '#lib/http/session-cookie.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';

@@ -1,6 +1,6 @@
-import { cartAmounts, sumAmounts } from '#lib/bookings/totals.ts';
-import type { SessionLine, StoredSession } from '#lib/cart/repository.ts';
-import type { StoredConfig } from '#lib/config/model.ts';
+import { cartAmounts, sumAmounts } from '#lib/bookings/index.ts';
+import type { SessionLine, StoredSession } from '#lib/cart/index.ts';
+import type { StoredConfig } from '#lib/config/index.ts';
 import { describeDates } from '#lib/kernel/dates.ts';
 import { unitCount } from '#lib/kernel/guest-words.ts';
 import { formatAmount } from '#lib/kernel/money.ts';

@@ -1,3 +1,4 @@
+import type { SessionContext, StoredSession } from '#lib/cart/index.ts';
 import {
   addSlips,
   alterSession,
@@ -5,12 +6,11 @@ import {
   endSession,
   lineAvailability,
   loadOpenSession,
-} from '#lib/cart/cart.ts';
-import type { SessionContext } from '#lib/cart/commit.ts';
-import { sessionActorOf } from '#lib/cart/lines.ts';
-import type { StoredSession } from '#lib/cart/repository.ts';
-import { type CatalogReader, catalogItemLoader } from '#lib/catalog/catalog.ts';
-import { createItemLoader, type ItemLoader } from '#lib/config/repository.ts';
+  sessionActorOf,
+} from '#lib/cart/index.ts';
+
+import { type CatalogReader, catalogItemLoader } from '#lib/catalog/index.ts';
+import { createItemLoader, type ItemLoader } from '#lib/config/index.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
 import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
@@ -18,7 +18,7 @@ import { clearedSessionCookie, type SessionSource, sessionCookie } from '#lib/ht
 import { DomainError } from '#lib/kernel/errors.ts';
 import { METRIC } from '#lib/kernel/metric-names.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
-import type { SlipKey } from '#lib/slip/codec.ts';
+import type { SlipKey } from '#lib/slip/index.ts';
 import { readSessionId, readSessionRequest } from './input.ts';
 import { presentSession } from './present.ts';
 

@@ -1,10 +1,14 @@
-import { voidUnpaidBookings } from '#lib/bookings/unpaid.ts';
-import { reholdCooldownOf } from '#lib/cart/budgets.ts';
-import { releaseExpiredSession } from '#lib/cart/expiry.ts';
-import { type ExpiringSession, listSessionsExpiringInMinute } from '#lib/cart/expiry-repository.ts';
-import { getConfig } from '#lib/config/repository.ts';
-import { releaseRounds, sweepMinutes } from '#lib/housekeeping/sweep.ts';
-import { getSweptUntil, putSweptUntil } from '#lib/housekeeping/sweeper-state-repository.ts';
+import { voidUnpaidBookings } from '#lib/bookings/index.ts';
+import {
+  type ExpiringSession,
+  listSessionsExpiringInMinute,
+  reholdCooldownOf,
+  releaseExpiredSession,
+} from '#lib/cart/index.ts';
+
+import { getConfig } from '#lib/config/index.ts';
+import { getSweptUntil, putSweptUntil, releaseRounds, sweepMinutes } from '#lib/housekeeping/index.ts';
+
 import { METRIC } from '#lib/kernel/metric-names.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';

@@ -1,12 +1,12 @@
-import { getConfig } from '#lib/config/repository.ts';
+import { getConfig } from '#lib/config/index.ts';
 import { METRIC } from '#lib/kernel/metric-names.ts';
 import type { DeliveryPolicy } from '#lib/kernel/outbound/address-guard.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { logger } from '#lib/runtime/logger.ts';
 import type { Meter } from '#lib/runtime/metrics.ts';
-import { DISPATCH_BATCH, type DispatchReport, dispatchDue } from '#lib/webhooks/dispatch.ts';
-import type { WebhookSecretStore } from '#lib/webhooks/secret-store.ts';
-import { postWebhook } from '#lib/webhooks/send.ts';
+import type { WebhookSecretStore } from '#lib/webhooks/index.ts';
+import { DISPATCH_BATCH, type DispatchReport, dispatchDue, postWebhook } from '#lib/webhooks/index.ts';
+
 import { renderWebhook } from './render.ts';
 
 /**

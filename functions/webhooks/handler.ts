@@ -2,7 +2,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { dbFromEnv, metricsFromEnv, requiredEnv } from '#lib/runtime/env.ts';
 import { meterOf } from '#lib/runtime/metrics.ts';
-import { createSecretsManagerStore } from '#lib/webhooks/secret-store.ts';
+import { createSecretsManagerStore } from '#lib/webhooks/index.ts';
 import { createDispatcher, createDispatchInvocation } from './app.ts';
 
 const dispatch = createDispatcher({

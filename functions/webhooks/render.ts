@@ -1,8 +1,8 @@
-import type { Caller } from '#lib/access/caller.ts';
-import { bookingSnapshotOf } from '#lib/bookings/events.ts';
-import type { StoredConfig } from '#lib/config/model.ts';
-import type { RenderWebhook } from '#lib/webhooks/dispatch.ts';
-import type { StoredWebhookEvent } from '#lib/webhooks/outbox.ts';
+import type { Caller } from '#lib/access/index.ts';
+import { bookingSnapshotOf } from '#lib/bookings/index.ts';
+import type { StoredConfig } from '#lib/config/index.ts';
+import type { RenderWebhook, StoredWebhookEvent } from '#lib/webhooks/index.ts';
+
 import { presentEvent, presentRecord } from '../bookings/present.ts';
 import { checkfrontNotification } from './checkfront.ts';
 

@@ -1,12 +1,16 @@
 import { parseArgs } from 'node:util';
 import { createChannelSync } from '#functions/channels/app.ts';
 import { cliIsLocal, connectForCli } from '#infra/local/settings.ts';
-import { listChannels } from '#lib/channels/admin.ts';
-import { maskFeedAddress } from '#lib/channels/feed-address.ts';
-import { fetchFeed } from '#lib/channels/feed-fetch.ts';
-import type { FeedScope } from '#lib/channels/feed-token-repository.ts';
-import { listFeedTokens, rotateFeedToken } from '#lib/channels/feed-tokens.ts';
-import { getConfig } from '#lib/config/repository.ts';
+import type { FeedScope } from '#lib/channels/index.ts';
+import {
+  fetchFeed,
+  listChannels,
+  listFeedTokens,
+  maskFeedAddress,
+  rotateFeedToken,
+} from '#lib/channels/index.ts';
+
+import { getConfig } from '#lib/config/index.ts';
 import { API_PREFIX } from '#lib/http/routes.ts';
 
 const USAGE = `usage: npm run channels -- <command>

@@ -7,7 +7,7 @@ import {
   listCredentialSummaries,
   revoke,
   rotate,
-} from '#lib/access/credential-admin.ts';
+} from '#lib/access/index.ts';
 
 const USAGE = `usage: npm run credentials -- <command>
   create --account <id> [--on-behalf] [--label <text>]   new key and secret (the secret is shown once)

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { tenantJsonSchema } from '#lib/config/tenant-schema.ts';
+import { tenantJsonSchema } from '#lib/config/index.ts';
 
 // Writes the tenant file's JSON Schema beside the tenant files (editors validate against it).
 const file = 'infra/tenants/tenant.schema.json';

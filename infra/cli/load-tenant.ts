@@ -4,8 +4,8 @@ import {
   TenantFileError,
   webhookSecretsForCli,
 } from '#infra/local/settings.ts';
-import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
-import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
+import { writeTenant } from '#lib/housekeeping/index.ts';
+import { ensureEndpointSecrets } from '#lib/webhooks/index.ts';
 
 // Usage: npm run tenant:load -- [file]   (default TENANT_FILE, else infra/tenants/demo.json)
 // Validates the file (every problem listed by path) and writes it into the table idempotently.

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { connectForCli } from '#infra/local/settings.ts';
-import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
-import { parseCounterId } from '#lib/stock/repository.ts';
+import { runReconcile } from '#lib/housekeeping/index.ts';
+import { parseCounterId } from '#lib/stock/index.ts';
 
 // Usage: npm run reconcile [-- --fix]
 // Checks, for every item-date, used = live session holds + active bookings + channel blocks <= capacity, and that every

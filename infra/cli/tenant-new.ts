@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parseTenant, tenantSchema } from '#lib/config/tenant-schema.ts';
+import { parseTenant, tenantSchema } from '#lib/config/index.ts';
 
 const USAGE = `usage: npm run tenant:new -- <name> [--company "Name"] [--currency CAD] [--dir <dir>]
   <name>      the tenant id: lower case letters, digits and -, starting with a letter (2 to 40 characters)

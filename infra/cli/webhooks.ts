@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { readTimeFilter } from '#functions/bookings/list.ts';
 import { presentWebhook } from '#functions/bookings/webhooks.ts';
 import { connectForCli, webhookSecretsForCli } from '#infra/local/settings.ts';
-import { getConfig } from '#lib/config/repository.ts';
+import { getConfig } from '#lib/config/index.ts';
 import { DomainError } from '#lib/kernel/errors.ts';
 import {
   enableWebhook,
@@ -10,8 +10,8 @@ import {
   listWebhookDeliveries,
   listWebhooks,
   replayWebhook,
-} from '#lib/webhooks/admin.ts';
-import { rotateEndpointSecret } from '#lib/webhooks/secrets.ts';
+  rotateEndpointSecret,
+} from '#lib/webhooks/index.ts';
 
 const USAGE = `usage: npm run webhooks -- <command>
   list                                  every endpoint: state, last success, consecutive failures

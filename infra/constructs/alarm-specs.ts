@@ -1,6 +1,6 @@
 import { ComparisonOperator, type IMetric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import type { Alerts } from '#lib/config/alerts-schema.ts';
-import type { Tier } from '#lib/config/deployment-schema.ts';
+import type { Alerts, Tier } from '#lib/config/index.ts';
+
 import type { TenantSignals } from './signals.ts';
 
 /** One alarm, before it is built: the signal, when it fires, what it means, and which tiers get it. */

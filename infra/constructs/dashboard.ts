@@ -10,7 +10,7 @@ import {
   type IWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import type { Alerts } from '#lib/config/alerts-schema.ts';
+import type { Alerts } from '#lib/config/index.ts';
 import { SIGNAL_PERIOD, type TenantSignals } from './signals.ts';
 
 /** Props of the tenant's dashboard. */

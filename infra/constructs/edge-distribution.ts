@@ -18,7 +18,7 @@ import {
 import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { Edge } from '#lib/config/deployment-schema.ts';
+import type { Edge } from '#lib/config/index.ts';
 import { EDGE_ENV, EDGE_TOKEN_HEADER } from '#lib/http/edge-origin.ts';
 import originFacing from './cloudfront-origin-facing.json' with { type: 'json' };
 

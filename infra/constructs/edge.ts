@@ -10,7 +10,7 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Construct } from 'constructs';
-import { certificateRegion, type Deployment, type Domain, type Edge } from '#lib/config/deployment-schema.ts';
+import { certificateRegion, type Deployment, type Domain, type Edge } from '#lib/config/index.ts';
 import { CLOUDFRONT_HOSTED_ZONE_ID, EdgeDistribution } from './edge-distribution.ts';
 
 /**

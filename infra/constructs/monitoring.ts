@@ -11,8 +11,8 @@ import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import type { Alerts } from '#lib/config/alerts-schema.ts';
-import type { Tier } from '#lib/config/deployment-schema.ts';
+import type { Alerts, Tier } from '#lib/config/index.ts';
+
 import { alarmSpecs } from './alarm-specs.ts';
 import type { TenantSignals } from './signals.ts';
 

@@ -1,6 +1,6 @@
 import { contactLines, PAGE_STYLE, pageStart } from '#functions/meta/book-page.ts';
 import { widgetSnippet } from '#functions/meta/widget.ts';
-import type { Tenant } from '#lib/config/tenant-schema.ts';
+import type { Tenant } from '#lib/config/index.ts';
 import { escapeHtml } from '#lib/kernel/text.ts';
 import type { GatewayPage } from './gateway.ts';
 

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseTenant, type Tenant } from '#lib/config/tenant-schema.ts';
+import { parseTenant, type Tenant } from '#lib/config/index.ts';
 import { parseProxyList } from '#lib/http/client-address.ts';
 import { createDb, type Db } from '#lib/kernel/storage/database.ts';
 import {
   createFileSecretStore,
   createSecretsManagerStore,
   type WebhookSecretStore,
-} from '#lib/webhooks/secret-store.ts';
+} from '#lib/webhooks/index.ts';
 
 /** The local runner's knobs, from the environment (design §4). */
 export const localSettings = () => ({

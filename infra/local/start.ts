@@ -13,18 +13,23 @@ import { createChannelSync } from '#functions/channels/app.ts';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/app.ts';
 import { createDispatcher } from '#functions/webhooks/app.ts';
-import { CredentialAdminError, createCredential, ensureCredential } from '#lib/access/credential-admin.ts';
-import { getCredential } from '#lib/access/credential-repository.ts';
-import { fetchFeed } from '#lib/channels/feed-fetch.ts';
-import type { Tenant } from '#lib/config/tenant-schema.ts';
-import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
+import {
+  CredentialAdminError,
+  createCredential,
+  ensureCredential,
+  getCredential,
+} from '#lib/access/index.ts';
+
+import { fetchFeed } from '#lib/channels/index.ts';
+import type { Tenant } from '#lib/config/index.ts';
+import { writeTenant } from '#lib/housekeeping/index.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
 import { DEFAULT_PUBLIC_URL, parsePublicUrl } from '#lib/http/public-url.ts';
 import { createDb, type Db } from '#lib/kernel/storage/database.ts';
 import { ensureTable } from '#lib/kernel/storage/table-admin.ts';
-import { generateSlipSecret, parseSlipKeys } from '#lib/slip/keys.ts';
-import { createFileSecretStore } from '#lib/webhooks/secret-store.ts';
-import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
+import { generateSlipSecret, parseSlipKeys } from '#lib/slip/index.ts';
+import { createFileSecretStore, ensureEndpointSecrets } from '#lib/webhooks/index.ts';
+
 import { buildWidget } from '#widget/build.ts';
 import { WIDGET_DIST, WIDGET_FILE, WIDGET_MAX_GZIP_BYTES } from '#widget/files.ts';
 import { acquireDataDirLock, type DataDirLock, DataDirLockedError } from './data-dir-lock.ts';

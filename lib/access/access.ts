@@ -1,4 +1,4 @@
-import type { AccountGrant } from '../config/tenant-schema.ts';
+import type { AccountGrant } from '../config/index.ts';
 import type { Caller } from './caller.ts';
 import { AccessError, AuthError } from './errors.ts';
 import {
@@ -8,8 +8,6 @@ import {
   MIN_SECRET_LENGTH,
   verifySecret,
 } from './secrets.ts';
-
-export type { Caller };
 
 /** The stored facts access checks need, behind an interface so the rules stay free of I/O details. */
 export interface AccessStore {

@@ -1,4 +1,4 @@
-import type { AccountGrant } from '../config/tenant-schema.ts';
+import type { AccountGrant } from '../config/index.ts';
 
 /**
  * Who is calling: a customer (the public widget surface) or a staff account. `partnerId` is the partner

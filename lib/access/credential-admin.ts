@@ -1,4 +1,4 @@
-import { getAccount } from '../config/repository.ts';
+import { getAccount } from '../config/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import {
   CredentialNotFoundError,

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '../access/caller.ts';
-import type { StoredConfig } from '../config/model.ts';
+import type { Caller } from '../access/index.ts';
+import type { StoredConfig } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import type { StoredEvent } from '../kernel/events.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import type { RetryPolicy } from '../kernel/storage/transact.ts';
-import type { SlipKey } from '../slip/codec.ts';
+import type { SlipKey } from '../slip/index.ts';
 import { type BookingRecord, getBookingIdByCode, getBookingRecord } from './repository.ts';
 
 /** Statuses whose stock is released and that cannot be checked in or out. */

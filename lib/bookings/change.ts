@@ -1,5 +1,5 @@
-import { isPartnerOnly } from '../access/caller.ts';
-import { releaseBookingBudgetActions } from '../cart/budgets.ts';
+import { isPartnerOnly } from '../access/index.ts';
+import { releaseBookingBudgetActions } from '../cart/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import {
   ConditionsFailedError,
@@ -10,7 +10,7 @@ import {
   transact,
 } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { parseCounterId } from '../stock/repository.ts';
+import { parseCounterId } from '../stock/index.ts';
 import { type BookingContext, findBooking, newEvent } from './booking.ts';
 import { bookingEventActions } from './events.ts';
 import {

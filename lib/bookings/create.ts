@@ -1,21 +1,34 @@
 import { randomUUID } from 'node:crypto';
-import { type Caller, hasGrant, isPartnerOnly } from '../access/caller.ts';
-import { holdClientUnitsAction } from '../cart/budget-repository.ts';
-import { clientAllowance, keepBudgetActions, releaseBudgetActions } from '../cart/budgets.ts';
-import { addSlips, endSession, isExpired, loadOpenSession, verifySlips } from '../cart/cart.ts';
-import { catchUpLines } from '../cart/line-holds.ts';
-import { sessionActorOf } from '../cart/lines.ts';
-import { holdLimitCounter, type RefusalAt, unavailableCounter } from '../cart/refusals.ts';
-import { bookSessionAction, getSession, type StoredSession } from '../cart/repository.ts';
-import { isNothingForNothing, NOTHING_FOR_NOTHING } from '../catalog/rate-item.ts';
-import { createItemLoader } from '../config/repository.ts';
-import { type StoredConfig } from '../config/model.ts';
+import { type Caller, hasGrant, isPartnerOnly } from '../access/index.ts';
+import {
+  addSlips,
+  bookSessionAction,
+  catchUpLines,
+  clientAllowance,
+  endSession,
+  getSession,
+  holdClientUnitsAction,
+  holdLimitCounter,
+  isExpired,
+  keepBudgetActions,
+  loadOpenSession,
+  type RefusalAt,
+  releaseBudgetActions,
+  type StoredSession,
+  sessionActorOf,
+  unavailableCounter,
+  verifySlips,
+} from '../cart/index.ts';
+
+import { isNothingForNothing, NOTHING_FOR_NOTHING } from '../catalog/index.ts';
+import { createItemLoader, type StoredConfig } from '../config/index.ts';
+
 import { DomainError, NO_LONGER_OFFERED, NO_SUCH_SESSION, SESSION_EXPIRED } from '../kernel/errors.ts';
 import { countOf } from '../kernel/guest-words.ts';
 import { commitWithRetry, type NamedAction, type TransactItem } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { capacityOf } from '../stock/capacity.ts';
-import { holdStockAction, parseCounterId } from '../stock/repository.ts';
+import { capacityOf, holdStockAction, parseCounterId } from '../stock/index.ts';
+
 import { accountIdOf, type BookingContext, canSee, newEvent } from './booking.ts';
 import { createCustomerActions, getCustomerIdByEmail } from './customer-repository.ts';
 import { bookingEventActions } from './events.ts';

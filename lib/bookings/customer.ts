@@ -1,4 +1,4 @@
-import { type Caller, isPartnerOnly } from '../access/caller.ts';
+import { type Caller, isPartnerOnly } from '../access/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { canSee } from './booking.ts';
 import { getCustomer, getCustomerIdByEmail, type StoredCustomer } from './customer-repository.ts';

@@ -1,9 +1,9 @@
-import type { StoredConfig } from '../config/model.ts';
+import type { StoredConfig } from '../config/index.ts';
 import type { StoredEvent } from '../kernel/events.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import type { TransactItem } from '../kernel/storage/transact.ts';
-import { type StoredWebhookEvent, webhookEventActions } from '../webhooks/outbox.ts';
-import { subscribersOf } from '../webhooks/subscriptions.ts';
+import { type StoredWebhookEvent, subscribersOf, webhookEventActions } from '../webhooks/index.ts';
+
 import { putEventAction, type StoredBooking, type StoredNote, type StoredPayment } from './repository.ts';
 
 /** The tenant settings a booking is shown with (names, money, dates, taxes), as they were at the event. */

@@ -1,4 +1,4 @@
-import type { StoredConfig } from '../config/model.ts';
+import type { StoredConfig } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 
 /** Who fills the form: customers see the customer layout, staff the staff one. */

@@ -1,9 +1,9 @@
-import { isPartnerOnly } from '../access/caller.ts';
+import { isPartnerOnly } from '../access/index.ts';
 import { todayIn } from '../kernel/dates.ts';
 import { BudgetSpentError, DomainError } from '../kernel/errors.ts';
 import { waitOf } from '../kernel/guest-words.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { returnGiftcertAttempt, takeGiftcertAttempt } from '../limits/repository.ts';
+import { returnGiftcertAttempt, takeGiftcertAttempt } from '../limits/index.ts';
 import type { BookingContext } from './booking.ts';
 import { getGiftcert } from './giftcert-repository.ts';
 

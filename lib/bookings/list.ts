@@ -1,5 +1,5 @@
-import type { Caller } from '../access/caller.ts';
-import type { StoredConfig } from '../config/model.ts';
+import type { Caller } from '../access/index.ts';
+import type { StoredConfig } from '../config/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { knownStatuses } from './booking.ts';

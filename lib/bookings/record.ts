@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { SessionLine, StoredSession } from '../cart/repository.ts';
-import type { StoredConfig } from '../config/model.ts';
+import type { SessionLine, StoredSession } from '../cart/index.ts';
+import type { StoredConfig } from '../config/index.ts';
 import { localInstant, todayIn } from '../kernel/dates.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { accountIdOf, type BookingContext } from './booking.ts';

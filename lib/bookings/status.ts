@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { catchUpLines } from '../cart/line-holds.ts';
-import { createItemLoader, getItemsById } from '../config/repository.ts';
-import { type StoredConfig } from '../config/model.ts';
+import { catchUpLines } from '../cart/index.ts';
+import { createItemLoader, getItemsById, type StoredConfig } from '../config/index.ts';
+
 import { DomainError } from '../kernel/errors.ts';
 import type { TransactItem } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { capacityOf } from '../stock/capacity.ts';
-import { holdStockAction, parseCounterId, releaseStockAction, takeStockAction } from '../stock/repository.ts';
+import {
+  capacityOf,
+  holdStockAction,
+  parseCounterId,
+  releaseStockAction,
+  takeStockAction,
+} from '../stock/index.ts';
+
 import { accountIdOf, type BookingContext, isInactive, knownStatuses } from './booking.ts';
 import { changeBooking, settleBudget } from './change.ts';
 import { giftcertBalanceAction } from './giftcert-repository.ts';

@@ -1,4 +1,4 @@
-import type { Tenant } from '../config/tenant-schema.ts';
+import type { Tenant } from '../config/index.ts';
 import { type LineAmounts, percentOf, toMinor } from '../kernel/money.ts';
 
 /** What a line's money is computed from. */

@@ -1,6 +1,6 @@
-import type { Caller } from '../access/caller.ts';
-import { listUnpaidBookingsBefore } from '../cart/budget-repository.ts';
-import type { StoredConfig } from '../config/model.ts';
+import type { Caller } from '../access/index.ts';
+import { listUnpaidBookingsBefore } from '../cart/index.ts';
+import type { StoredConfig } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { unixSeconds } from '../kernel/time.ts';

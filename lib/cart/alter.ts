@@ -1,4 +1,4 @@
-import type { StoredItem } from '../config/model.ts';
+import type { StoredItem } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { holdsNowOf } from './line-holds.ts';
 import { type Change, type LineContext, makeLine, offeredItem, SESSION_LIMITS, withHolds } from './lines.ts';

@@ -1,15 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { mergeRanges, paramLabels, partsOf, type Range, ratingTenant } from '../catalog/catalog.ts';
-import { rateItem, type StockLookup } from '../catalog/rate-item.ts';
-import { requestOf } from '../catalog/slip-lines.ts';
-import { resolveSpan } from '../catalog/span.ts';
-import { createItemLoader, type ItemLoader } from '../config/repository.ts';
-import { type StoredConfig } from '../config/model.ts';
+import {
+  mergeRanges,
+  paramLabels,
+  partsOf,
+  type Range,
+  rateItem,
+  ratingTenant,
+  requestOf,
+  resolveSpan,
+  type StockLookup,
+} from '../catalog/index.ts';
+
+import { createItemLoader, type ItemLoader, type StoredConfig } from '../config/index.ts';
+
 import { DomainError, NO_SUCH_SESSION, SESSION_EXPIRED } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { SlipError, type SlipPayload, verifySlip } from '../slip/codec.ts';
-import { queryStockRanges } from '../stock/repository.ts';
+import { SlipError, type SlipPayload, verifySlip } from '../slip/index.ts';
+import { queryStockRanges } from '../stock/index.ts';
 import { type AlterChange, applyAlters } from './alter.ts';
 import { commitSession, type SessionContext } from './commit.ts';
 import { addLines, SESSION_LIMITS, sessionExpiryOf, withHolds } from './lines.ts';

@@ -1,11 +1,11 @@
-import { createItemLoader, type ItemLoader } from '../config/repository.ts';
-import { type StoredItem } from '../config/model.ts';
+import { createItemLoader, type ItemLoader, type StoredItem } from '../config/index.ts';
+
 import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { commitWithRetry, type RetryPolicy } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import type { SlipKey } from '../slip/codec.ts';
-import { parseCounterId, queryStockRange } from '../stock/repository.ts';
+import type { SlipKey } from '../slip/index.ts';
+import { parseCounterId, queryStockRange } from '../stock/index.ts';
 import { getClientHolds, getClientSessions, type HoldPeriod } from './budget-repository.ts';
 import { reholdCooldownOf } from './budgets.ts';
 import { spendChallengeAction } from './challenge-repository.ts';

@@ -6,7 +6,7 @@ import {
   transact,
 } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { parseCounterId, releaseStockAction } from '../stock/repository.ts';
+import { parseCounterId, releaseStockAction } from '../stock/index.ts';
 import { type CooldownPolicy, releaseBudgetActions } from './budgets.ts';
 import { expireSessionAction, getSession } from './repository.ts';
 

@@ -1,10 +1,10 @@
-import type { StoredConfig, StoredItem } from '../config/model.ts';
+import type { StoredConfig, StoredItem } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import type { NamedAction, TransactItem } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { capacityOf } from '../stock/capacity.ts';
-import { holdStockAction, parseCounterId, releaseStockAction } from '../stock/repository.ts';
+import { capacityOf, holdStockAction, parseCounterId, releaseStockAction } from '../stock/index.ts';
+
 import {
   type ClientHoldState,
   claimClientSessionAction,

@@ -1,9 +1,17 @@
-import { paramLabels, partsOf, ratingTenant } from '../catalog/catalog.ts';
-import { quantitiesFor, type RatedItem, rateItem, unitsFor } from '../catalog/rate-item.ts';
-import { requestOf } from '../catalog/slip-lines.ts';
-import type { StoredConfig, StoredItem } from '../config/model.ts';
-import type { SlipPayload } from '../slip/codec.ts';
-import { counterId } from '../stock/repository.ts';
+import {
+  paramLabels,
+  partsOf,
+  quantitiesFor,
+  type RatedItem,
+  rateItem,
+  ratingTenant,
+  requestOf,
+  unitsFor,
+} from '../catalog/index.ts';
+
+import type { StoredConfig, StoredItem } from '../config/index.ts';
+import type { SlipPayload } from '../slip/index.ts';
+import { counterId } from '../stock/index.ts';
 import type { SessionLine } from './repository.ts';
 
 /** The counters a line holds in total: its per-qty holds times its qty. */

@@ -1,12 +1,11 @@
-import { type Caller, hasGrant, isPartnerOnly } from '../access/caller.ts';
-import { paramLabels, partsOf, ratingTenant } from '../catalog/catalog.ts';
-import { type RatedItem, rateItem } from '../catalog/rate-item.ts';
-import { requestOf } from '../catalog/slip-lines.ts';
-import type { StoredConfig, StoredItem } from '../config/model.ts';
+import { type Caller, hasGrant, isPartnerOnly } from '../access/index.ts';
+import { paramLabels, partsOf, type RatedItem, rateItem, ratingTenant, requestOf } from '../catalog/index.ts';
+
+import type { StoredConfig, StoredItem } from '../config/index.ts';
 import { DomainError, NO_LONGER_OFFERED } from '../kernel/errors.ts';
 import { joinReasons } from '../kernel/guest-words.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import type { SlipPayload } from '../slip/codec.ts';
+import type { SlipPayload } from '../slip/index.ts';
 import { holdsOf, totalHolds } from './line-holds.ts';
 import type { SessionLine, StoredSession } from './repository.ts';
 

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { type Challenge, createChallenge, randomInt, type Solution, verifySolution } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { DomainError } from '../kernel/errors.ts';
-import type { SlipKey } from '../slip/codec.ts';
+import type { SlipKey } from '../slip/index.ts';
 import { counterInWords, type RefusalAt } from './refusals.ts';
 
 /** The ALTCHA (v2) algorithm of every challenge: PBKDF2/SHA-256, which browsers run natively. */

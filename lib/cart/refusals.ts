@@ -1,8 +1,8 @@
-import type { StoredConfig } from '../config/model.ts';
+import type { StoredConfig } from '../config/index.ts';
 import { hourKeyInstant, localParts, todayIn, type Ymd } from '../kernel/dates.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { countOf, dateInWords, localeTag, waitOf } from '../kernel/guest-words.ts';
-import { parseCounterId } from '../stock/repository.ts';
+import { parseCounterId } from '../stock/index.ts';
 import type { SessionLine } from './repository.ts';
 
 // The refusals of a hold, each naming the cart line that wanted the counter and its item and date: shared

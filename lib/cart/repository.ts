@@ -4,7 +4,7 @@ import type { Db } from '../kernel/storage/database.ts';
 import { sessionExpiryShard, sessionKey } from '../kernel/storage/keys.ts';
 import { stripKeys } from '../kernel/storage/operations.ts';
 import type { TransactItem } from '../kernel/storage/transact.ts';
-import type { SlipPayload } from '../slip/codec.ts';
+import type { SlipPayload } from '../slip/index.ts';
 
 /** A package part inside a session line, per one of the line. */
 export interface SessionPart {

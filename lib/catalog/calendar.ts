@@ -1,4 +1,4 @@
-import type { TenantItem } from '../config/tenant-schema.ts';
+import type { TenantItem } from '../config/index.ts';
 import { datesFrom, localHourStarts, utcHourKey, type Ymd } from '../kernel/dates.ts';
 import { quantitiesFor, type StockLookup, stockOf, unitsFor } from './rate-item.ts';
 import { bookableWindow, isBookableIn } from './rules.ts';

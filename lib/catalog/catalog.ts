@@ -1,11 +1,18 @@
-import { type Caller, hasGrant } from '../access/caller.ts';
-import { type ItemLoader, itemsWithParts, listItems, listItemsWithLoad } from '../config/repository.ts';
-import { type StoredConfig, type StoredItem } from '../config/model.ts';
+import { type Caller, hasGrant } from '../access/index.ts';
+import {
+  type ItemLoader,
+  itemsWithParts,
+  listItems,
+  listItemsWithLoad,
+  type StoredConfig,
+  type StoredItem,
+} from '../config/index.ts';
+
 import { todayIn, type Ymd } from '../kernel/dates.ts';
 import { localeTag } from '../kernel/guest-words.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { STOCK_INDEX_LAYOUT } from '../kernel/storage/keys.ts';
-import { readStock } from '../stock/repository.ts';
+import { readStock } from '../stock/index.ts';
 import { calendarOf, slotRangeOf } from './calendar.ts';
 import type { RateRequest, RatingTenant, StockLookup } from './rate-item.ts';
 import { resolveSpan, SpanError } from './span.ts';

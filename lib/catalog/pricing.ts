@@ -1,4 +1,4 @@
-import type { Tenant, TenantItem } from '../config/tenant-schema.ts';
+import type { Tenant, TenantItem } from '../config/index.ts';
 import { dayOfWeek, type Ymd } from '../kernel/dates.ts';
 import { percentOf, toMinor } from '../kernel/money.ts';
 

@@ -1,4 +1,4 @@
-import type { StoredConfig, StoredItem } from '../config/model.ts';
+import type { StoredConfig, StoredItem } from '../config/index.ts';
 
 /** A rate event as API 3.0's `event` resource shows it: a seasonal rate, a discount or a closed date. */
 export interface RateEvent {

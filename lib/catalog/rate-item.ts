@@ -1,4 +1,4 @@
-import type { Tenant, TenantItem } from '../config/tenant-schema.ts';
+import type { Tenant, TenantItem } from '../config/index.ts';
 import { dayOfWeek, todayIn } from '../kernel/dates.ts';
 import type { DateWords } from '../kernel/guest-words.ts';
 import { applyDiscount, pricesOn, slotTotal } from './pricing.ts';

@@ -1,4 +1,4 @@
-import type { StoredConfig } from '../config/model.ts';
+import type { StoredConfig } from '../config/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { paramLabels, type RateItemsOptions, ratingTenant, stockForRating, type ToRate } from './catalog.ts';
 import { type RatedItem, type RateRequest, rateItem, type StockLookup } from './rate-item.ts';

@@ -1,4 +1,4 @@
-import type { TenantItem } from '../config/tenant-schema.ts';
+import type { TenantItem } from '../config/index.ts';
 import type { Ymd } from '../kernel/dates.ts';
 import { type DateWords, datesInWords, listInWords } from '../kernel/guest-words.ts';
 import type { Slot, Span } from './span.ts';

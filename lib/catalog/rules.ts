@@ -1,4 +1,4 @@
-import type { TenantItem } from '../config/tenant-schema.ts';
+import type { TenantItem } from '../config/index.ts';
 import { addDays, dayOfWeek, type Ymd } from '../kernel/dates.ts';
 import { countOf, type DateWords, datesInWords, unitCount } from '../kernel/guest-words.ts';
 import type { Span } from './span.ts';

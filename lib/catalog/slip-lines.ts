@@ -1,6 +1,6 @@
-import type { StoredConfig, StoredItem } from '../config/model.ts';
+import type { StoredConfig, StoredItem } from '../config/index.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import type { SlipPayload } from '../slip/codec.ts';
+import type { SlipPayload } from '../slip/index.ts';
 import type { RatedItem, RateRequest } from './rate-item.ts';
 
 /** When a SLIP made at `now` (ms) stops being valid, in Unix seconds. */

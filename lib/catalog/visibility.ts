@@ -1,4 +1,4 @@
-import { type Caller, hasGrant } from '../access/caller.ts';
+import { type Caller, hasGrant } from '../access/index.ts';
 
 /** Item visibility: `*` everyone, `S` staff, `P` private (only when asked for by id). */
 export type Visibility = '*' | 'S' | 'P';

@@ -1,5 +1,5 @@
-import type { StoredConfig, StoredItem } from '../config/model.ts';
-import type { TenantChannel } from '../config/tenant-schema.ts';
+import type { StoredConfig, StoredItem, TenantChannel } from '../config/index.ts';
+
 import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { type ChannelConflict, listConflicts } from './repository.ts';

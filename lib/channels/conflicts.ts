@@ -1,7 +1,7 @@
-import { isInactive } from '../bookings/booking.ts';
-import { findBookingsHolding } from '../bookings/list-repository.ts';
-import type { StoredConfig, StoredItem } from '../config/model.ts';
-import type { TenantChannel } from '../config/tenant-schema.ts';
+import { findBookingsHolding, isInactive } from '../bookings/index.ts';
+
+import type { StoredConfig, StoredItem, TenantChannel } from '../config/index.ts';
+
 import type { Db } from '../kernel/storage/database.ts';
 import {
   ConditionsFailedError,
@@ -9,7 +9,7 @@ import {
   transact,
   transactInGroups,
 } from '../kernel/storage/transact.ts';
-import { counterId } from '../stock/repository.ts';
+import { counterId } from '../stock/index.ts';
 import { channelEvent, eventActions } from './events.ts';
 import {
   type ChannelConflict,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { StoredConfig } from '../config/model.ts';
-import type { TenantChannel } from '../config/tenant-schema.ts';
+import type { StoredConfig, TenantChannel } from '../config/index.ts';
+
 import type { Db } from '../kernel/storage/database.ts';
 import { ConditionsFailedError, type TransactItem, transact } from '../kernel/storage/transact.ts';
-import { webhookEventActions } from '../webhooks/outbox.ts';
-import { subscribersOf } from '../webhooks/subscriptions.ts';
+import { subscribersOf, webhookEventActions } from '../webhooks/index.ts';
+
 import { type ChannelEvent, type ChannelHoldings, channelEventAction } from './repository.ts';
 import { failingAction, recordFailure } from './state-repository.ts';
 

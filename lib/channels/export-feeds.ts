@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import { isInactive } from '../bookings/booking.ts';
-import { listBookingsEndingFrom } from '../bookings/list-repository.ts';
-import { slotRangeOf } from '../catalog/calendar.ts';
-import { mergeRanges, partsOf } from '../catalog/catalog.ts';
-import type { StoredConfig, StoredItem } from '../config/model.ts';
+import { isInactive, listBookingsEndingFrom } from '../bookings/index.ts';
+
+import { mergeRanges, partsOf, slotRangeOf } from '../catalog/index.ts';
+
+import type { StoredConfig, StoredItem } from '../config/index.ts';
 import { addDays, localInstant, todayIn, type Ymd } from '../kernel/dates.ts';
 import { SizedLru } from '../kernel/sized-lru.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { STOCK_INDEX_LAYOUT } from '../kernel/storage/keys.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { readStock } from '../stock/repository.ts';
+import { readStock } from '../stock/index.ts';
 import { type BookingEntry, writeBookingsFeed } from './export-bookings.ts';
 import { type ExportRun, writeFeed } from './export-calendar.ts';
 import { stampFeed } from './feed-token-repository.ts';

@@ -1,5 +1,5 @@
-import type { StoredItem } from '../config/model.ts';
-import type { TenantChannel } from '../config/tenant-schema.ts';
+import type { StoredItem, TenantChannel } from '../config/index.ts';
+
 import { addDays, localInstant, utcHourKey, type Ymd } from '../kernel/dates.ts';
 import type { DeliveryPolicy } from '../kernel/outbound/address-guard.ts';
 import { FeedParseError } from './feed-error.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hashToken } from '../access/secrets.ts';
+import { hashToken } from '../access/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import {
   type FeedScope,

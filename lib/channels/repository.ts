@@ -12,8 +12,8 @@ import {
 } from '../kernel/storage/keys.ts';
 import { queryAll } from '../kernel/storage/operations.ts';
 import type { TransactItem } from '../kernel/storage/transact.ts';
-import { holdStockAction, releaseStockAction } from '../stock/repository.ts';
-import { retentionTtl } from '../webhooks/outbox.ts';
+import { holdStockAction, releaseStockAction } from '../stock/index.ts';
+import { retentionTtl } from '../webhooks/index.ts';
 import { type ChannelState, stateOf } from './state-repository.ts';
 
 /** A channel's block of one item slot: `units` of the counter taken for it. */

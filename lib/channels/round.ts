@@ -1,5 +1,5 @@
-import type { StoredConfig, StoredItem } from '../config/model.ts';
-import type { TenantChannel } from '../config/tenant-schema.ts';
+import type { StoredConfig, StoredItem, TenantChannel } from '../config/index.ts';
+
 import { transactInGroups } from '../kernel/storage/transact.ts';
 import { closeConflictAction, readChannel, releaseBlockActions } from './repository.ts';
 import { forgetChannel, listChannelIds } from './state-repository.ts';

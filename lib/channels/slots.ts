@@ -1,7 +1,13 @@
-import { calendarOf, slotsOfDate } from '../catalog/calendar.ts';
-import { quantitiesFor, type StockLookup, unitsFor } from '../catalog/rate-item.ts';
-import { isClosed } from '../catalog/rules.ts';
-import type { TenantItem } from '../config/tenant-schema.ts';
+import {
+  calendarOf,
+  isClosed,
+  quantitiesFor,
+  type StockLookup,
+  slotsOfDate,
+  unitsFor,
+} from '../catalog/index.ts';
+
+import type { TenantItem } from '../config/index.ts';
 import { addDays, datesFrom, hourKeyInstant, localInstant, localParts, type Ymd } from '../kernel/dates.ts';
 import type { ExportRun } from './export-calendar.ts';
 import type { FeedEvent } from './feed-parse.ts';

@@ -1,10 +1,10 @@
-import type { StoredConfig, StoredItem } from '../config/model.ts';
-import type { TenantChannel } from '../config/tenant-schema.ts';
+import type { StoredConfig, StoredItem, TenantChannel } from '../config/index.ts';
+
 import { todayIn } from '../kernel/dates.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { transact, transactInGroups } from '../kernel/storage/transact.ts';
-import { capacityOf } from '../stock/capacity.ts';
-import { queryStockRange } from '../stock/repository.ts';
+import { capacityOf, queryStockRange } from '../stock/index.ts';
+
 import { conflictCloser, openConflicts } from './conflicts.ts';
 import { channelEvent, recordFailedRead } from './events.ts';
 import { type FeedFetching, type FeedRead, firstSlotOf, readChannelFeed } from './feed-read.ts';

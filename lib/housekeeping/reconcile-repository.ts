@@ -1,9 +1,9 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SessionLine } from '../cart/repository.ts';
+import type { SessionLine } from '../cart/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { clientHoldKey, clientSessionsKey, clientUnpaidKey, stockKey } from '../kernel/storage/keys.ts';
 import { applyIfCondition } from '../kernel/storage/operations.ts';
-import { COUNTER_FIELDS, counterValues } from '../stock/repository.ts';
+import { COUNTER_FIELDS, counterValues } from '../stock/index.ts';
 
 /** Everything the invariant check reads: counters, holding sessions, bookings and channel blocks. */
 export interface HoldingSnapshot {

@@ -1,4 +1,4 @@
-import { getConfig, listItems } from '../config/repository.ts';
+import { getConfig, listItems } from '../config/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { type ReconcileReport, reconcile } from './reconcile.ts';
 import {

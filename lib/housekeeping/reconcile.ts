@@ -1,9 +1,9 @@
-import { isInactive } from '../bookings/booking.ts';
-import { holdsNowOf } from '../cart/line-holds.ts';
-import type { StoredConfig, StoredItem } from '../config/model.ts';
+import { isInactive } from '../bookings/index.ts';
+import { holdsNowOf } from '../cart/index.ts';
+import type { StoredConfig, StoredItem } from '../config/index.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { capacityOf } from '../stock/capacity.ts';
-import { counterId, parseCounterId } from '../stock/repository.ts';
+import { capacityOf, counterId, parseCounterId } from '../stock/index.ts';
+
 import type { HoldingSnapshot } from './reconcile-repository.ts';
 
 /** One counter that breaks the invariant. */

@@ -1,6 +1,6 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { listAccounts, listCategories, listItems } from '../config/repository.ts';
-import type { Tenant } from '../config/tenant-schema.ts';
+import type { Tenant } from '../config/index.ts';
+import { listAccounts, listCategories, listItems } from '../config/index.ts';
 import { toMinor } from '../kernel/money.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import {
@@ -13,8 +13,8 @@ import {
 } from '../kernel/storage/keys.ts';
 import { applyIfCondition } from '../kernel/storage/operations.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { indexStockCounters } from '../stock/repository.ts';
-import { listEndpoints, retireEndpoint, upsertEndpointFromFile } from '../webhooks/endpoint-repository.ts';
+import { indexStockCounters } from '../stock/index.ts';
+import { listEndpoints, retireEndpoint, upsertEndpointFromFile } from '../webhooks/index.ts';
 
 /**
  * Writes `record`'s attributes onto the record at `key`, creating it if needed; `onCreate` attributes

@@ -73,4 +73,4 @@ export function notFoundError(what: string): ApiError {
   return new ApiError('not_found', { details: `${what} not found` });
 }
 
-export { AuthError } from '../access/errors.ts';
+export { AuthError } from '../access/index.ts';

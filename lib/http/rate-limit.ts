@@ -1,9 +1,9 @@
-import type { Caller } from '../access/access.ts';
-import type { StoredConfig } from '../config/model.ts';
+import type { Caller } from '../access/index.ts';
+import type { StoredConfig } from '../config/index.ts';
 import { waitOf } from '../kernel/guest-words.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { countRequestInWindow, type WindowBudgets } from '../limits/repository.ts';
+import { countRequestInWindow, type WindowBudgets } from '../limits/index.ts';
 import { ApiError } from './errors.ts';
 import type { Input } from './parse.ts';
 import type { Route } from './routes.ts';

@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { Caller } from '../access/access.ts';
-import type { StoredConfig } from '../config/model.ts';
+import type { Caller } from '../access/index.ts';
+import type { StoredConfig } from '../config/index.ts';
 import type { ParsedRequest } from './parse.ts';
 import type { RouteName } from './routes.ts';
 

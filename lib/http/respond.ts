@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { AccessError } from '../access/errors.ts';
-import { IdempotencyKeyError } from '../bookings/idempotency-key-error.ts';
+import { AccessError } from '../access/index.ts';
+import { IdempotencyKeyError } from '../bookings/index.ts';
 import { BudgetSpentError, DomainError } from '../kernel/errors.ts';
 import { ContentionError } from '../kernel/storage/transact.ts';
 import { logger } from '../runtime/logger.ts';

@@ -1,7 +1,12 @@
-import { getCredential, getToken, recordCredentialUse } from '../access/credential-repository.ts';
-import { DEFAULT_CONFIG_CACHE_MS } from '../config/limits.ts';
-import { getAccount, getConfig, recordAccountLogin } from '../config/repository.ts';
-import { type StoredConfig } from '../config/model.ts';
+import { getCredential, getToken, recordCredentialUse } from '../access/index.ts';
+import {
+  DEFAULT_CONFIG_CACHE_MS,
+  getAccount,
+  getConfig,
+  recordAccountLogin,
+  type StoredConfig,
+} from '../config/index.ts';
+
 import type { Db } from '../kernel/storage/database.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { type TrustedProxies, trustedProxies } from './client-address.ts';

@@ -1,7 +1,7 @@
 import { createDb, type DbOptions } from '../kernel/storage/database.ts';
-import type { SlipKey } from '../slip/codec.ts';
-import { createSecretSlipKeys, EXTENSION_DEFAULT_PORT } from '../slip/key-store.ts';
-import { parseSlipKeys } from '../slip/keys.ts';
+import type { SlipKey } from '../slip/index.ts';
+import { createSecretSlipKeys, EXTENSION_DEFAULT_PORT, parseSlipKeys } from '../slip/index.ts';
+
 import { createMetrics } from './metrics.ts';
 
 /** An environment variable a deployed function cannot run without: its absence fails the cold start. */

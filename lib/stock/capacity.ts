@@ -1,4 +1,4 @@
-import type { StoredItem } from '../config/model.ts';
+import type { StoredItem } from '../config/index.ts';
 import { localParts } from '../kernel/dates.ts';
 
 /** The capacity of a counter from the item's configuration (the date's override or its stock). */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { StoredConfig } from '../config/model.ts';
+import type { StoredConfig } from '../config/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import {
   claimDelivery,

@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TenantWebhook } from '../config/tenant-schema.ts';
+import type { TenantWebhook } from '../config/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { WEBHOOK_ENDPOINTS, webhookEndpointKey, webhookListKey } from '../kernel/storage/keys.ts';
 import { queryAll, stripKeys } from '../kernel/storage/operations.ts';

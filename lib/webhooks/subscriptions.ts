@@ -1,4 +1,4 @@
-import type { StoredConfig } from '../config/model.ts';
+import type { StoredConfig } from '../config/index.ts';
 
 /**
  * Whether an event name matches a pattern: `*` alone matches every event, a `*` segment matches one

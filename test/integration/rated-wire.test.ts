@@ -11,8 +11,8 @@ import {
 } from '#lib/catalog/catalog.ts';
 import { type RateRequest, rateItem } from '#lib/catalog/rate-item.ts';
 import { slipExpiresAt, slipLineFor } from '#lib/catalog/slip-lines.ts';
+import type { StoredConfig } from '#lib/config/model.ts';
 import { getConfig } from '#lib/config/repository.ts';
-import { type StoredConfig } from '#lib/config/model.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { stringify } from '#lib/http/raw-json.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';

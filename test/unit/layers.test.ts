@@ -3,25 +3,47 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// Imports point one way, top to bottom (issue 11): infra (which composes the functions), functions,
-// then lib/http, lib/auth, lib/domain, then lib/rating, lib/slip, lib/db, lib/webhooks, lib/channels and lib/payments side by side, then
-// lib/config, then lib/core; lib/client (the typed API client for widgets and tests) is a leaf too.
+// Imports point one way, top to bottom (issues 11 and 42): infra (which composes the functions), functions,
+// lib/http (the API's request pipeline), lib/runtime (logger, tracing, metrics, environment), then the
+// contexts, each below the ones that use it, then lib/config (the tenant file and its stored model), then
+// lib/kernel (dates, money, storage, transactions, outbound HTTP); lib/client (the typed API client for
+// widgets and tests) is a leaf too. Contexts on one level never import each other (the cycle test says so).
 const LEVEL: Record<string, number> = {
   infra: -1,
   functions: 0,
   http: 1,
-  auth: 2,
-  domain: 3,
-  rating: 4,
-  slip: 4,
-  db: 4,
-  webhooks: 4,
-  channels: 4,
-  payments: 4,
-  config: 5,
-  core: 6,
-  client: 6,
+  runtime: 2,
+  channels: 3,
+  housekeeping: 3,
+  bookings: 4,
+  cart: 5,
+  catalog: 6,
+  access: 7,
+  slip: 7,
+  stock: 7,
+  limits: 7,
+  webhooks: 7,
+  payments: 7,
+  config: 8,
+  kernel: 9,
+  client: 9,
 };
+
+/** The contexts: a folder of lib/ that others (contexts, the pipeline, functions, CLIs) reach only through its entry. */
+const CONTEXTS = [
+  'access',
+  'bookings',
+  'cart',
+  'catalog',
+  'channels',
+  'config',
+  'housekeeping',
+  'limits',
+  'payments',
+  'slip',
+  'stock',
+  'webhooks',
+];
 
 const root = resolve('.');
 const layerOf = (file: string): string => {
@@ -58,6 +80,27 @@ function upwardImports(): string[] {
     }
   }
   return found;
+}
+
+/** The context a file belongs to, if any. */
+const contextOf = (file: string): string | undefined => {
+  const [top = '', second = ''] = relative(root, file).split('/');
+  return top === 'lib' && CONTEXTS.includes(second) ? second : undefined;
+};
+
+/**
+ * Every import of lib/, functions/ and infra/ that reaches into a context other than its own anywhere but
+ * its entry (`lib/<context>/index.ts`), as `from -> to`, over a graph of each file's imported files.
+ */
+function entryBypasses(graph: Map<string, string[]>): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    targets
+      .filter((target) => {
+        const context = contextOf(target);
+        return context && context !== contextOf(file) && target !== join(root, 'lib', context, 'index.ts');
+      })
+      .map((target) => `${relative(root, file)} -> ${relative(root, target)}`),
+  );
 }
 
 // The widget (issue 14) runs in the browser: its source imports only itself and lib/client (the typed
@@ -134,6 +177,24 @@ describe('the import graph', () => {
     expect(upwardImports()).toEqual([]);
   });
 
+  it('reaches a context from outside only through its entry', () => {
+    const files = ['lib', 'functions', 'infra'].flatMap((dir) => sources(join(root, dir)));
+    expect(entryBypasses(importGraph(files))).toEqual([]);
+  });
+
+  it('finds a context reached past its entry, planted in that graph', () => {
+    const files = ['lib', 'functions', 'infra'].flatMap((dir) => sources(join(root, dir)));
+    const graph = importGraph(files);
+    const sync = join(root, 'lib', 'channels', 'sync.ts');
+    // The shortcut a channel's sync would take to read a booking: the bookings repository itself.
+    graph.set(sync, [...(graph.get(sync) ?? []), join(root, 'lib', 'bookings', 'repository.ts')]);
+    expect(entryBypasses(graph)).toEqual(['lib/channels/sync.ts -> lib/bookings/repository.ts']);
+  });
+
+  it('gives every context an entry', () => {
+    expect(CONTEXTS.filter((context) => !existsSync(join(root, 'lib', context, 'index.ts')))).toEqual([]);
+  });
+
   it('has no cycle among the files of lib/ and functions/, type imports included', () => {
     const files = ['lib', 'functions'].flatMap((dir) => sources(join(root, dir)));
     expect(importCycles(importGraph(files))).toEqual([]);
@@ -142,8 +203,8 @@ describe('the import graph', () => {
   it('finds a cycle planted in that graph', () => {
     const files = ['lib', 'functions'].flatMap((dir) => sources(join(root, dir)));
     const graph = importGraph(files);
-    const [outbox, deliveries] = ['webhook-outbox.ts', 'webhook-delivery-repository.ts'].map((name) =>
-      join(root, 'lib', 'db', name),
+    const [outbox, deliveries] = ['outbox.ts', 'delivery-repository.ts'].map((name) =>
+      join(root, 'lib', 'webhooks', name),
     ) as [string, string];
     // The loop the outbox module broke: the outbox reading a type back from a repository that imports it.
     graph.set(outbox, [...(graph.get(outbox) ?? []), deliveries]);

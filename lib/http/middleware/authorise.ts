@@ -1,4 +1,4 @@
-import { type AccessStore, type Caller, resolveCaller } from '../../access/access.ts';
+import { type AccessStore, type Caller, resolveCaller } from '../../access/index.ts';
 import type { Db } from '../../kernel/storage/database.ts';
 import { clientKeyOf } from '../client-address.ts';
 import { AuthError } from '../errors.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { StoredConfig } from '../../config/model.ts';
+import type { StoredConfig } from '../../config/index.ts';
 import { envelopeContext } from '../envelope-context.ts';
 import { AuthError } from '../errors.ts';
 import { type ApiMiddleware, type RequestState, stateOf } from '../request-state.ts';

@@ -1,4 +1,4 @@
-import type { StoredConfig } from '../../config/model.ts';
+import type { StoredConfig } from '../../config/index.ts';
 import { type ApiMiddleware, stateWith } from '../request-state.ts';
 
 /** Reads the tenant's configuration (cached for a short time by `loadConfig`) for everything after it. */

@@ -1,4 +1,4 @@
-import type { StoredConfig } from '../../config/model.ts';
+import type { StoredConfig } from '../../config/index.ts';
 import { resolveClientAddress, type TrustedProxies } from '../client-address.ts';
 import { cameThroughEdge, EDGE_TOKEN_HEADER, type EdgeOrigin, viewerOfEdge } from '../edge-origin.ts';
 import { ApiError } from '../errors.ts';

@@ -1,0 +1,5 @@
+// The housekeeping context's public entry: what other contexts, the functions and the CLIs use of it.
+export { runReconcile } from './reconcile-run.ts';
+export { releaseRounds, sweepMinutes } from './sweep.ts';
+export { getSweptUntil, putSweptUntil } from './sweeper-state-repository.ts';
+export { writeTenant } from './tenant-load.ts';
