@@ -5,6 +5,8 @@ import type { StoredConfig, StoredItem, TenantChannel } from '../config/index.ts
 import type { Db } from '../kernel/storage/database.ts';
 import {
   ConditionsFailedError,
+  type NamedAction,
+  named,
   type TransactItem,
   transact,
   transactInGroups,
@@ -128,7 +130,7 @@ export async function openConflicts(
   // Without events of their own first: the event that counts them then says how many were recorded.
   await transactInGroups(db, [...silent, ...counted], {
     size: CONFLICTS_PER_TRANSACTION,
-    actionsOf: (conflict) => [openConflictAction(db, conflict)],
+    actionsOf: (conflict) => named('conflict', [openConflictAction(db, conflict)]),
     onApplied: (conflict) => {
       opened += 1;
       if (!conflict.announced) reopened += 1;
@@ -169,8 +171,11 @@ export function conflictCloser(
   const unrecorded = new Set<string>();
   const wasAnnounced = (conflict: ChannelConflict) => conflict.announced !== false;
   return {
-    /** The actions that close a conflict (3 at most). */
-    actionsOf(conflict: ChannelConflict, detail: { taken: boolean; remember: boolean }): TransactItem[] {
+    /** The actions that close a conflict (3 at most; only the close itself is conditional). */
+    actionsOf(
+      conflict: ChannelConflict,
+      detail: { taken: boolean; remember: boolean },
+    ): NamedAction<'conflict'>[] {
       const { slot } = conflict;
       if (wasAnnounced(conflict) && recorded.size < CONFLICT_EVENTS_PER_SYNC) recorded.add(slot);
       const event = channelEvent(channel, 'channel.conflict_closed', now, {
@@ -178,7 +183,7 @@ export function conflictCloser(
         slot,
         taken: detail.taken,
       });
-      return [
+      return named('conflict', [
         closeConflictAction(db, channel.id, slot),
         ...(detail.remember
           ? [
@@ -195,7 +200,7 @@ export function conflictCloser(
             ]
           : []),
         ...(recorded.has(slot) ? [channelEventAction(db, event, { retentionDays })] : []),
-      ];
+      ]);
     },
     /** Notes a close that was applied. */
     applied(conflict: ChannelConflict): void {

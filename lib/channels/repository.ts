@@ -11,7 +11,7 @@ import {
   channelPartition,
 } from '../kernel/storage/keys.ts';
 import { queryAll } from '../kernel/storage/operations.ts';
-import type { TransactItem } from '../kernel/storage/transact.ts';
+import type { NamedAction, TransactItem } from '../kernel/storage/transact.ts';
 import { holdStockAction, releaseStockAction } from '../stock/index.ts';
 import { retentionTtl } from '../webhooks/index.ts';
 import { type ChannelState, stateOf } from './state-repository.ts';
@@ -139,28 +139,37 @@ export async function listConflicts(db: Db, channelId: string): Promise<ChannelC
 }
 
 /**
+ * What an action of a block's change does: moves the `counter` (its condition: the room a hold needs) or
+ * writes the `block` record (its condition: the block as it was read).
+ */
+export type BlockRole = 'counter' | 'block';
+
+/**
  * Takes a block: the counter grows by `units` only while it stays within capacity (the very condition of a
  * cart's hold), and the block record is created only if the channel does not hold that slot already.
  */
 export function takeBlockActions(
   db: Db,
   options: { channelId: string; itemId: number; slot: string; units: number; capacity: number; now: number },
-): TransactItem[] {
+): NamedAction<BlockRole>[] {
   return [
-    holdStockAction(db, options),
+    { role: 'counter', action: holdStockAction(db, options) },
     {
-      Put: {
-        TableName: db.tableName,
-        Item: {
-          ...channelBlockKey(options.channelId, options.slot),
-          entity: 'channel_block',
-          channel_id: options.channelId,
-          item_id: options.itemId,
-          slot: options.slot,
-          units: options.units,
-          taken_at: options.now,
+      role: 'block',
+      action: {
+        Put: {
+          TableName: db.tableName,
+          Item: {
+            ...channelBlockKey(options.channelId, options.slot),
+            entity: 'channel_block',
+            channel_id: options.channelId,
+            item_id: options.itemId,
+            slot: options.slot,
+            units: options.units,
+            taken_at: options.now,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
   ];
@@ -174,20 +183,23 @@ export function takeBlockActions(
 export function resizeBlockActions(
   db: Db,
   options: { channelId: string; itemId: number; slot: string; from: number; to: number; capacity: number },
-): TransactItem[] {
+): NamedAction<BlockRole>[] {
   const counter =
     options.to > options.from
       ? holdStockAction(db, { ...options, units: options.to - options.from })
       : releaseStockAction(db, { ...options, units: options.from - options.to });
   return [
-    counter,
+    { role: 'counter', action: counter },
     {
-      Update: {
-        TableName: db.tableName,
-        Key: channelBlockKey(options.channelId, options.slot),
-        UpdateExpression: 'SET units = :to',
-        ConditionExpression: 'units = :from',
-        ExpressionAttributeValues: { ':to': options.to, ':from': options.from },
+      role: 'block',
+      action: {
+        Update: {
+          TableName: db.tableName,
+          Key: channelBlockKey(options.channelId, options.slot),
+          UpdateExpression: 'SET units = :to',
+          ConditionExpression: 'units = :from',
+          ExpressionAttributeValues: { ':to': options.to, ':from': options.from },
+        },
       },
     },
   ];
@@ -197,15 +209,18 @@ export function resizeBlockActions(
 export function releaseBlockActions(
   db: Db,
   options: { channelId: string; itemId: number; slot: string; units: number },
-): TransactItem[] {
+): NamedAction<BlockRole>[] {
   return [
-    releaseStockAction(db, options),
+    { role: 'counter', action: releaseStockAction(db, options) },
     {
-      Delete: {
-        TableName: db.tableName,
-        Key: channelBlockKey(options.channelId, options.slot),
-        ConditionExpression: 'units = :units',
-        ExpressionAttributeValues: { ':units': options.units },
+      role: 'block',
+      action: {
+        Delete: {
+          TableName: db.tableName,
+          Key: channelBlockKey(options.channelId, options.slot),
+          ConditionExpression: 'units = :units',
+          ExpressionAttributeValues: { ':units': options.units },
+        },
       },
     },
   ];

@@ -1,6 +1,6 @@
 import type { StoredConfig, StoredItem, TenantChannel } from '../config/index.ts';
 
-import { transactInGroups } from '../kernel/storage/transact.ts';
+import { named, transactInGroups } from '../kernel/storage/transact.ts';
 import { closeConflictAction, readChannel, releaseBlockActions } from './repository.ts';
 import { forgetChannel, listChannelIds } from './state-repository.ts';
 import { type ChannelSyncDeps, type ChannelSyncResult, SLOTS_PER_TRANSACTION, syncChannel } from './sync.ts';
@@ -79,14 +79,10 @@ async function retireRemovedChannels(deps: ChannelSyncDeps, config: StoredConfig
           slot: block.slot,
           units: block.units,
         }),
-      onApplied: () => undefined,
-      onRefused: () => undefined,
     });
     await transactInGroups(deps.db, [...holdings.conflicts.values()], {
       size: SLOTS_PER_TRANSACTION,
-      actionsOf: (conflict) => [closeConflictAction(deps.db, channelId, conflict.slot)],
-      onApplied: () => undefined,
-      onRefused: () => undefined,
+      actionsOf: (conflict) => named('conflict', [closeConflictAction(deps.db, channelId, conflict.slot)]),
     });
     // Forgotten only once nothing is left, so a release that failed is tried again next round.
     if ((await readChannel(deps.db, channelId)).blocks.size === 0) await forgetChannel(deps.db, channelId);

@@ -10,8 +10,10 @@ import { channelEvent, recordFailedRead } from './events.ts';
 import { type FeedFetching, type FeedRead, firstSlotOf, readChannelFeed } from './feed-read.ts';
 import { ReadAbandonedError } from './read-budget.ts';
 import {
+  type BlockRole,
   type ChannelBlock,
   type ChannelConflict,
+  type ChannelHoldings,
   channelEventAction,
   readChannel,
   releaseBlockActions,
@@ -60,24 +62,289 @@ export const SLOTS_PER_TRANSACTION = 24;
 /** Whether the caller's deadline has come (a request's sync-now; a round has none). */
 const outOfTime = (deps: ChannelSyncDeps): boolean => (deps.timeLeftMs?.() ?? Number.POSITIVE_INFINITY) <= 0;
 
+/** What one action of a sync's transactions stands for: a block's counter or record, or a conflict. */
+type SyncRole = BlockRole | 'conflict';
+
 /**
- * Applies slots in transactions of SLOTS_PER_TRANSACTION, stopping between two when the caller's deadline
+ * Applies entries in transactions of SLOTS_PER_TRANSACTION, stopping between two when the caller's deadline
  * has come; answers how many were left. What is left is the next round's: it applies the same difference.
  */
 async function applyInGroups<S>(
   deps: ChannelSyncDeps,
-  slots: S[],
-  options: Omit<Parameters<typeof transactInGroups<S>>[2], 'size'>,
+  entries: S[],
+  options: Omit<Parameters<typeof transactInGroups<S, SyncRole>>[2], 'size'>,
 ): Promise<number> {
-  for (let start = 0; start < slots.length; start += SLOTS_PER_TRANSACTION) {
-    if (outOfTime(deps)) return slots.length - start;
-    await transactInGroups(deps.db, slots.slice(start, start + SLOTS_PER_TRANSACTION), {
+  for (let start = 0; start < entries.length; start += SLOTS_PER_TRANSACTION) {
+    if (outOfTime(deps)) return entries.length - start;
+    await transactInGroups(deps.db, entries.slice(start, start + SLOTS_PER_TRANSACTION), {
       ...options,
       size: SLOTS_PER_TRANSACTION,
     });
   }
   return 0;
 }
+
+/** What a sync changes, worked out from the feed's slots and what the channel holds. */
+export interface SyncPlan {
+  /** The item's first slot that is not past: blocks and conflicts before it are history. */
+  fromToday: string;
+  /** The slots the channel should hold once applied. */
+  wanted: Set<string>;
+  /** Since when the feed has been empty while the channel held something (it waits out its grace). */
+  emptySince?: number;
+  waiting: boolean;
+  /** Blocks held from today on, before the sync. */
+  current: ChannelBlock[];
+  /** Blocks of dates that left the feed, or of the item the channel named before. */
+  release: ChannelBlock[];
+  /** Blocks kept whose units the channel changed: the counter moves by the difference only. */
+  resize: ChannelBlock[];
+  take: string[];
+  /** Conflicts no longer wanted (a date that left the feed, another item, a past slot). */
+  close: ChannelConflict[];
+}
+
+/**
+ * Plans one sync: the difference between the slots the feed lists and the blocks and conflicts the channel
+ * holds. An empty feed while something is held keeps everything as it is until it has been empty for
+ * EMPTY_FEED_GRACE_MS.
+ */
+export function planChannelSync(input: {
+  channel: TenantChannel;
+  item: StoredItem;
+  holdings: ChannelHoldings;
+  slots: string[];
+  fromToday: string;
+  now: number;
+}): SyncPlan {
+  const { channel, item, holdings, fromToday, now } = input;
+  const current = [...holdings.blocks.values()].filter((block) => block.slot >= fromToday);
+  const conflictsFromToday = [...holdings.conflicts.values()].filter(
+    (conflict) => conflict.slot >= fromToday,
+  );
+  const holding = current.length > 0 || conflictsFromToday.length > 0;
+  const emptySince = input.slots.length === 0 && holding ? (holdings.state?.empty_since ?? now) : undefined;
+  const waiting = emptySince !== undefined && now - emptySince < EMPTY_FEED_GRACE_MS;
+  const wanted = new Set(
+    waiting
+      ? [...current.map((block) => block.slot), ...conflictsFromToday.map((conflict) => conflict.slot)]
+      : input.slots,
+  );
+  const ours = (block: ChannelBlock) => block.item_id === item.item_id;
+  const heldHere = new Set(current.filter(ours).map((block) => block.slot));
+  return {
+    fromToday,
+    wanted,
+    ...(emptySince !== undefined ? { emptySince } : {}),
+    waiting,
+    current,
+    release: current.filter((block) => !wanted.has(block.slot) || !ours(block)),
+    resize: current.filter((block) => wanted.has(block.slot) && ours(block) && block.units !== channel.units),
+    take: [...wanted].filter((slot) => !heldHere.has(slot)),
+    close: [...holdings.conflicts.values()].filter(
+      (conflict) =>
+        !wanted.has(conflict.slot) || conflict.item_id !== item.item_id || conflict.slot < fromToday,
+    ),
+  };
+}
+
+/** What the steps of one sync share: the channel, its item, what it held and what the sync has done. */
+interface SyncRun {
+  deps: ChannelSyncDeps;
+  channel: TenantChannel;
+  config: StoredConfig;
+  item: StoredItem;
+  holdings: ChannelHoldings;
+  plan: SyncPlan;
+  result: ChannelSyncResult;
+  closer: ReturnType<typeof conflictCloser>;
+  now: number;
+}
+
+/**
+ * Applies a plan's blocks: releases, resizes, then takes, each a conditional write on the counter exactly as
+ * a cart's hold. A slot taken after all closes its conflict in the same transaction. Answers the slots short
+ * of room (sold here): conflicts, unless another run took them meanwhile.
+ */
+async function applyBlocks(run: SyncRun): Promise<string[]> {
+  const { deps, channel, item, holdings, plan, result, closer, now } = run;
+  const { db } = deps;
+  const timeZone = run.config.company.timezone;
+  const closedByTaking = (slot: string) => {
+    const conflict = holdings.conflicts.get(slot);
+    return conflict ? closer.actionsOf(conflict, { taken: true, remember: false }) : [];
+  };
+  const tookOver = (slot: string) => {
+    const conflict = holdings.conflicts.get(slot);
+    if (!conflict) return;
+    closer.applied(conflict);
+    holdings.conflicts.delete(slot);
+    result.conflicts_closed += 1;
+  };
+  const shortOf: string[] = [];
+  result.pending += await applyInGroups(deps, plan.release, {
+    actionsOf: (block) =>
+      releaseBlockActions(db, {
+        channelId: channel.id,
+        itemId: block.item_id,
+        slot: block.slot,
+        units: block.units,
+      }),
+    onApplied: () => {
+      result.released += 1;
+    },
+    // Refused: released or changed meanwhile by another run of this channel's sync.
+  });
+  result.pending += await applyInGroups(deps, plan.resize, {
+    actionsOf: (block) => [
+      ...resizeBlockActions(db, {
+        channelId: channel.id,
+        itemId: item.item_id,
+        slot: block.slot,
+        from: block.units,
+        to: channel.units,
+        capacity: capacityOf(item, block.slot, timeZone),
+      }),
+      ...closedByTaking(block.slot),
+    ],
+    onApplied: (block) => tookOver(block.slot),
+    // No room for the extra units: the block keeps what it held, the rest is a conflict. A block changed
+    // meanwhile by another run is that run's.
+    onRefused: (block, failed) => {
+      if (failed.includes('counter') && !failed.includes('block')) shortOf.push(block.slot);
+    },
+  });
+  result.pending += await applyInGroups(deps, plan.take, {
+    actionsOf: (slot) => [
+      ...takeBlockActions(db, {
+        channelId: channel.id,
+        itemId: item.item_id,
+        slot,
+        units: channel.units,
+        capacity: capacityOf(item, slot, timeZone),
+        now,
+      }),
+      ...closedByTaking(slot),
+    ],
+    onApplied: (slot) => {
+      result.taken += 1;
+      tookOver(slot);
+    },
+    // The channel holds the slot already (another run took it), whatever else failed with it; the counter
+    // alone: no room, sold here; the conflict alone: closed meanwhile.
+    onRefused: (slot, failed) => {
+      if (failed.includes('block')) return;
+      if (failed.includes('counter')) shortOf.push(slot);
+      else holdings.conflicts.delete(slot);
+    },
+  });
+  return shortOf;
+}
+
+/**
+ * Decides the conflicts from what the counters and the channel's blocks are now. A slot another run took
+ * meanwhile is no conflict; a slot held in full on a counter over capacity (the stock lowered under its
+ * block and a sale here) is one; a conflict on a slot held in full on a counter within capacity is over. A
+ * date that left the feed may come back: its closed conflict is remembered, so as not to be announced twice.
+ */
+async function settleConflicts(run: SyncRun, shortOf: string[]): Promise<void> {
+  const { deps, channel, item, holdings, plan, result, closer } = run;
+  const timeZone = run.config.company.timezone;
+  const fresh = await readChannel(deps.db, channel.id);
+  const held = [...fresh.blocks.values()]
+    .filter(
+      (block) =>
+        block.item_id === item.item_id && block.slot >= plan.fromToday && block.units >= channel.units,
+    )
+    .map((block) => block.slot)
+    .sort();
+  const used = held.length
+    ? await queryStockRange(deps.db, {
+        itemId: item.item_id,
+        first: held[0] as string,
+        last: held.at(-1) as string,
+        consistent: true,
+      })
+    : new Map<string, number>();
+  const heldInFull = new Set(held);
+  const overCapacity = (slot: string) => (used.get(slot) ?? 0) > capacityOf(item, slot, timeZone);
+  const toOpen = [
+    ...shortOf.filter((slot) => !heldInFull.has(slot)),
+    ...held.filter((slot) => plan.wanted.has(slot) && overCapacity(slot)),
+  ].filter((slot) => !fresh.conflicts.has(slot));
+  const opening = await openConflicts(deps, {
+    channel,
+    config: run.config,
+    item,
+    slots: toOpen,
+    closed: fresh.closed,
+    now: run.now,
+  });
+  result.conflicts_opened = opening.opened;
+  result.conflicts_reopened = opening.reopened;
+  for (const slot of toOpen) holdings.conflicts.set(slot, { slot } as ChannelConflict);
+  const toClose = [...plan.close];
+  const closing = new Set(toClose.map((conflict) => conflict.slot));
+  for (const conflict of fresh.conflicts.values()) {
+    const settled = heldInFull.has(conflict.slot) && !overCapacity(conflict.slot);
+    if (settled && !closing.has(conflict.slot)) toClose.push(conflict);
+  }
+  await transactInGroups(deps.db, toClose, {
+    size: SLOTS_PER_TRANSACTION,
+    actionsOf: (conflict) =>
+      closer.actionsOf(conflict, { taken: false, remember: !plan.wanted.has(conflict.slot) }),
+    onApplied: (conflict) => {
+      closer.applied(conflict);
+      result.conflicts_closed += 1;
+    },
+    // Refused: closed meanwhile by another run of this channel's sync.
+  });
+  for (const conflict of toClose) holdings.conflicts.delete(conflict.slot);
+}
+
+/** Saves what the read left (validators, slots, emptiness) and the counts; a recovery is an event. */
+async function saveSyncState(run: SyncRun, read: Extract<FeedRead, { ok: true }>): Promise<void> {
+  const { deps, channel, item, holdings, plan, result, now } = run;
+  const failingSince = holdings.state?.failing_since;
+  await transact(deps.db, [
+    saveStateAction(deps.db, {
+      channel_id: channel.id,
+      item_id: item.item_id,
+      last_fetch_at: now,
+      last_success_at: now,
+      ...(read.etag ? { etag: read.etag } : {}),
+      ...(read.lastModified ? { last_modified: read.lastModified } : {}),
+      taken: read.slots,
+      read_until: read.readUntil,
+      ...(plan.emptySince !== undefined ? { empty_since: plan.emptySince } : {}),
+      blocked: result.blocked,
+      conflicts: result.conflicts,
+      updated_at: now,
+    }),
+    ...(failingSince !== undefined
+      ? [
+          channelEventAction(
+            deps.db,
+            channelEvent(channel, 'channel.recovered', now, { failing_since: failingSince }),
+            { retentionDays: run.config.settings.webhooks.retention_days },
+          ),
+        ]
+      : []),
+  ]);
+}
+
+/** A sync's counts before it has done anything. */
+const NOTHING_DONE: Omit<ChannelSyncResult, 'channel_id' | 'blocked' | 'conflicts'> = {
+  outcome: 'synced',
+  listed: 0,
+  taken: 0,
+  released: 0,
+  pending: 0,
+  conflicts_opened: 0,
+  conflicts_reopened: 0,
+  conflicts_closed: 0,
+  duration_ms: 0,
+};
 
 /**
  * Syncs one channel: reads its feed (a conditional GET), turns it into the item's slots it takes over the
@@ -90,26 +357,17 @@ export async function syncChannel(
   deps: ChannelSyncDeps,
   options: { channel: TenantChannel; config: StoredConfig; items: StoredItem[] },
 ): Promise<ChannelSyncResult> {
-  const { db } = deps;
   const clock = deps.clock ?? Date.now;
   const now = clock();
   const { channel, config } = options;
   const timeZone = config.company.timezone;
   const today = todayIn(timeZone, now);
-  const holdings = await readChannel(db, channel.id);
+  const holdings = await readChannel(deps.db, channel.id);
   const result: ChannelSyncResult = {
+    ...NOTHING_DONE,
     channel_id: channel.id,
-    outcome: 'synced',
-    listed: 0,
-    taken: 0,
-    released: 0,
-    pending: 0,
-    conflicts_opened: 0,
-    conflicts_reopened: 0,
-    conflicts_closed: 0,
     blocked: holdings.blocks.size,
     conflicts: holdings.conflicts.size,
-    duration_ms: 0,
   };
   const done = (outcome: ChannelSyncResult['outcome'], error?: string): ChannelSyncResult => ({
     ...result,
@@ -117,7 +375,6 @@ export async function syncChannel(
     ...(error ? { error } : {}),
     duration_ms: clock() - now,
   });
-
   const item = options.items.find((entry) => entry.item_id === channel.item_id && entry.enabled !== false);
   let read: FeedRead;
   try {
@@ -136,198 +393,17 @@ export async function syncChannel(
   }
   result.listed = read.slots.length;
   const fromToday = firstSlotOf(item, today, timeZone);
-  const state = holdings.state;
-
-  // Blocks and conflicts from today on are the feed's to keep or release; older ones are history.
-  const current = [...holdings.blocks.values()].filter((block) => block.slot >= fromToday);
-  const conflictsFromToday = [...holdings.conflicts.values()].filter(
-    (conflict) => conflict.slot >= fromToday,
-  );
-  const holding = current.length > 0 || conflictsFromToday.length > 0;
-  const emptySince = read.slots.length === 0 && holding ? (state?.empty_since ?? now) : undefined;
-  const waiting = emptySince !== undefined && now - emptySince < EMPTY_FEED_GRACE_MS;
-  // While an empty feed waits out its hour, everything held and in conflict stays as it is.
-  const wanted = new Set(
-    waiting
-      ? [...current.map((block) => block.slot), ...conflictsFromToday.map((conflict) => conflict.slot)]
-      : read.slots,
-  );
-
-  const ours = (block: ChannelBlock) => block.item_id === item.item_id;
-  // Released: dates that left the feed, and blocks of the item the channel named before (moved to another).
-  const toRelease = current.filter((block) => !wanted.has(block.slot) || !ours(block));
-  // Resized in place: the channel's units changed, so the counter moves by the difference only.
-  const toResize = current.filter(
-    (block) => wanted.has(block.slot) && ours(block) && block.units !== channel.units,
-  );
-  const heldHere = new Set(current.filter(ours).map((block) => block.slot));
-  const toTake = [...wanted].filter((slot) => !heldHere.has(slot));
-  const toClose = [...holdings.conflicts.values()].filter(
-    (conflict) =>
-      !wanted.has(conflict.slot) || conflict.item_id !== item.item_id || conflict.slot < fromToday,
-  );
-  const closer = conflictCloser(db, { channel, config, now });
-  // A slot taken after all (it freed up): its conflict is over, nothing to remember.
-  const closedByTaking = (slot: string) => {
-    const conflict = holdings.conflicts.get(slot);
-    return conflict ? closer.actionsOf(conflict, { taken: true, remember: false }) : [];
-  };
-  const tookOver = (slot: string) => {
-    const conflict = holdings.conflicts.get(slot);
-    if (!conflict) return;
-    closer.applied(conflict);
-    holdings.conflicts.delete(slot);
-    result.conflicts_closed += 1;
-  };
-
-  result.pending += await applyInGroups(deps, toRelease, {
-    actionsOf: (block) =>
-      releaseBlockActions(db, {
-        channelId: channel.id,
-        itemId: block.item_id,
-        slot: block.slot,
-        units: block.units,
-      }),
-    onApplied: () => {
-      result.released += 1;
-    },
-    // Released or changed meanwhile by another run of this channel's sync.
-    onRefused: () => undefined,
-  });
-
-  const shortOf: string[] = [];
-  result.pending += await applyInGroups(deps, toResize, {
-    actionsOf: (block) => [
-      ...resizeBlockActions(db, {
-        channelId: channel.id,
-        itemId: item.item_id,
-        slot: block.slot,
-        from: block.units,
-        to: channel.units,
-        capacity: capacityOf(item, block.slot, timeZone),
-      }),
-      ...closedByTaking(block.slot),
-    ],
-    onApplied: (block) => tookOver(block.slot),
-    // 0: no room for the extra units (the block keeps what it held, the rest is a conflict); else changed
-    // meanwhile by another run.
-    onRefused: (block, failed) => {
-      if (failed.includes(0) && !failed.includes(1)) shortOf.push(block.slot);
-    },
-  });
-
-  result.pending += await applyInGroups(deps, toTake, {
-    actionsOf: (slot) => [
-      ...takeBlockActions(db, {
-        channelId: channel.id,
-        itemId: item.item_id,
-        slot,
-        units: channel.units,
-        capacity: capacityOf(item, slot, timeZone),
-        now,
-      }),
-      ...closedByTaking(slot),
-    ],
-    onApplied: (slot) => {
-      result.taken += 1;
-      tookOver(slot);
-    },
-    onRefused: (slot, failed) => {
-      // 1: the channel holds the slot already (another run took it), whatever else failed with it;
-      // 0 alone: the counter has no room, sold here; 2 alone: the conflict was closed meanwhile.
-      if (failed.includes(1)) return;
-      if (failed.includes(0)) shortOf.push(slot);
-      else holdings.conflicts.delete(slot);
-    },
-  });
-
+  const plan = planChannelSync({ channel, item, holdings, slots: read.slots, fromToday, now });
+  const closer = conflictCloser(deps.db, { channel, config, now });
+  const run: SyncRun = { deps, channel, config, item, holdings, plan, result, closer, now };
+  const shortOf = await applyBlocks(run);
   // Out of time, the conflicts wait for the next round too: it finds the same slots short.
-  if (result.pending === 0) {
-    // What the counters and this channel's blocks are now decides the conflicts. A slot another run of the
-    // sync took meanwhile is no conflict; a slot the channel holds in full on a counter over capacity (the
-    // item's stock was lowered under its block and a sale here) is one; a conflict on a slot held in full on a
-    // counter within capacity is over.
-    const fresh = await readChannel(db, channel.id);
-    const held = [...fresh.blocks.values()]
-      .filter((block) => ours(block) && block.slot >= fromToday && block.units >= channel.units)
-      .map((block) => block.slot)
-      .sort();
-    const used = held.length
-      ? await queryStockRange(db, {
-          itemId: item.item_id,
-          first: held[0] as string,
-          last: held.at(-1) as string,
-          consistent: true,
-        })
-      : new Map<string, number>();
-    const heldInFull = new Set(held);
-    const overCapacity = (slot: string) => (used.get(slot) ?? 0) > capacityOf(item, slot, timeZone);
-    const toOpen = [
-      ...shortOf.filter((slot) => !heldInFull.has(slot)),
-      ...held.filter((slot) => wanted.has(slot) && overCapacity(slot)),
-    ].filter((slot) => !fresh.conflicts.has(slot));
-    const opening = await openConflicts(deps, {
-      channel,
-      config,
-      item,
-      slots: toOpen,
-      closed: fresh.closed,
-      now,
-    });
-    result.conflicts_opened = opening.opened;
-    result.conflicts_reopened = opening.reopened;
-    for (const slot of toOpen) holdings.conflicts.set(slot, { slot } as ChannelConflict);
-    const closingSlots = new Set(toClose.map((conflict) => conflict.slot));
-    for (const conflict of fresh.conflicts.values()) {
-      const settled = heldInFull.has(conflict.slot) && !overCapacity(conflict.slot);
-      if (settled && !closingSlots.has(conflict.slot)) toClose.push(conflict);
-    }
-
-    // A date that left the feed may come back: its conflict is remembered, so as not to be announced twice.
-    await transactInGroups(db, toClose, {
-      size: SLOTS_PER_TRANSACTION,
-      actionsOf: (conflict) =>
-        closer.actionsOf(conflict, { taken: false, remember: !wanted.has(conflict.slot) }),
-      onApplied: (conflict) => {
-        closer.applied(conflict);
-        result.conflicts_closed += 1;
-      },
-      // Closed meanwhile by another run of this channel's sync.
-      onRefused: () => undefined,
-    });
-    for (const conflict of toClose) holdings.conflicts.delete(conflict.slot);
-  }
+  if (result.pending === 0) await settleConflicts(run, shortOf);
   await closer.finish();
-
-  result.blocked = current.length - result.released + result.taken;
+  result.blocked = plan.current.length - result.released + result.taken;
   result.conflicts = [...holdings.conflicts.keys()].filter((slot) => slot >= fromToday).length;
-  const recovered = state?.failing_since !== undefined;
-  await transact(db, [
-    saveStateAction(db, {
-      channel_id: channel.id,
-      item_id: item.item_id,
-      last_fetch_at: now,
-      last_success_at: now,
-      ...(read.etag ? { etag: read.etag } : {}),
-      ...(read.lastModified ? { last_modified: read.lastModified } : {}),
-      taken: read.slots,
-      read_until: read.readUntil,
-      ...(emptySince !== undefined ? { empty_since: emptySince } : {}),
-      blocked: result.blocked,
-      conflicts: result.conflicts,
-      updated_at: now,
-    }),
-    ...(recovered
-      ? [
-          channelEventAction(
-            db,
-            channelEvent(channel, 'channel.recovered', now, { failing_since: state?.failing_since }),
-            { retentionDays: config.settings.webhooks.retention_days },
-          ),
-        ]
-      : []),
-  ]);
-  return done(
-    result.pending > 0 ? 'partial' : waiting ? 'waiting_empty' : read.unchanged ? 'unchanged' : 'synced',
-  );
+  await saveSyncState(run, read);
+  const outcome =
+    result.pending > 0 ? 'partial' : plan.waiting ? 'waiting_empty' : read.unchanged ? 'unchanged' : 'synced';
+  return done(outcome);
 }

@@ -122,45 +122,49 @@ export async function commitWithRetry<T, R>(
   }
 }
 
+/** The actions of `role`, each named by it. */
+export const named = <R>(role: R, actions: TransactItem[]): NamedAction<R>[] =>
+  actions.map((action) => ({ role, action }));
+
 /**
- * Runs transactions over groups of `size` entries, each entry some actions; a group refused for a failed
- * condition loses the entries whose conditions failed (`onRefused` is told which of an entry's actions
- * failed) and is retried with the rest, so one refused entry never holds back the others.
+ * Runs transactions over groups of `size` entries, each entry some named actions; a group refused for a
+ * failed condition loses the entries whose conditions failed (`onRefused` is told the roles of the entry's
+ * actions that failed) and is retried with the rest, so one refused entry never holds back the others.
  */
-export async function transactInGroups<S>(
+export async function transactInGroups<S, R>(
   db: Db,
-  slots: S[],
+  entries: S[],
   options: {
     size: number;
-    actionsOf: (slot: S) => TransactItem[];
-    onApplied: (slot: S) => void;
-    /** Which of the slot's actions (by index) failed their conditions. */
-    onRefused: (slot: S, failed: number[]) => void;
+    actionsOf: (entry: S) => NamedAction<R>[];
+    onApplied?: (entry: S) => void;
+    /** The roles of the entry's actions whose conditions failed. */
+    onRefused?: (entry: S, failed: R[]) => void;
   },
 ): Promise<void> {
-  for (let start = 0; start < slots.length; start += options.size) {
-    let group = slots.slice(start, start + options.size);
+  for (let start = 0; start < entries.length; start += options.size) {
+    let group = entries.slice(start, start + options.size);
     while (group.length) {
-      const owners: { slot: S; index: number }[] = [];
-      const actions = group.flatMap((slot) =>
-        options.actionsOf(slot).map((action, index) => {
-          owners.push({ slot, index });
+      const owners: { entry: S; role: R }[] = [];
+      const actions = group.flatMap((entry) =>
+        options.actionsOf(entry).map(({ role, action }) => {
+          owners.push({ entry, role });
           return action;
         }),
       );
       try {
         await transact(db, actions);
-        for (const slot of group) options.onApplied(slot);
+        for (const entry of group) options.onApplied?.(entry);
         break;
       } catch (error) {
         if (!(error instanceof ConditionsFailedError)) throw error;
-        const refused = new Map<S, number[]>();
+        const refused = new Map<S, R[]>();
         for (const failed of error.failed) {
           const owner = owners[failed];
-          if (owner) refused.set(owner.slot, [...(refused.get(owner.slot) ?? []), owner.index]);
+          if (owner) refused.set(owner.entry, [...(refused.get(owner.entry) ?? []), owner.role]);
         }
-        for (const [slot, failed] of refused) options.onRefused(slot, failed);
-        group = group.filter((slot) => !refused.has(slot));
+        for (const [entry, failed] of refused) options.onRefused?.(entry, failed);
+        group = group.filter((entry) => !refused.has(entry));
       }
     }
   }
