@@ -7,7 +7,6 @@ import {
   ConditionsFailedError,
   type NamedAction,
   named,
-  type TransactItem,
   transact,
   transactInGroups,
 } from '../kernel/storage/transact.ts';
