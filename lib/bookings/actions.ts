@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError } from '../kernel/errors.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { accountIdOf, type BookingContext, isInactive } from './booking.ts';
-import { changeBooking, settleBudget } from './change.ts';
+import { changeBooking, plainWrites, settleBudget } from './change.ts';
 import { bookmarkAction, putNoteAction, type StoredBooking, type StoredNote } from './repository.ts';
 
 /** The longest note, in characters after trimming. */
@@ -47,7 +47,7 @@ export async function checkInOrOut(
     return {
       next,
       settle,
-      writes: note ? [putNoteAction(ctx.db, booking, note, nowSeconds)] : [],
+      writes: plainWrites(note ? [putNoteAction(ctx.db, booking, note, nowSeconds)] : []),
       event: { type: `booking.checked_${options.direction}`, data: { note: options.note } },
       added: { notes: note ? [note] : [] },
     };
@@ -61,14 +61,14 @@ export async function setBookmark(
 ): Promise<StoredBooking> {
   return changeBooking(ctx, options.reference, ({ booking }) => ({
     next: booking,
-    writes: [
+    writes: plainWrites([
       bookmarkAction(ctx.db, {
         bookingId: booking.booking_id,
         accountId: accountIdOf(ctx.caller),
         mark: options.mark,
         at: ctx.now,
       }),
-    ],
+    ]),
     event: { type: options.mark ? 'booking.bookmarked' : 'booking.unbookmarked' },
   }));
 }
@@ -88,7 +88,7 @@ export async function addNote(
     const note = noteOf(ctx, body);
     return {
       next: booking,
-      writes: [putNoteAction(ctx.db, booking, note, unixSeconds(ctx.now))],
+      writes: plainWrites([putNoteAction(ctx.db, booking, note, unixSeconds(ctx.now))]),
       event: { type: 'booking.note_added', data: { length: body.length } },
       added: { notes: [note] },
     };

@@ -6,6 +6,7 @@ import {
   commitWithRetry,
   MAX_TRANSACTION_ACTIONS,
   type NamedAction,
+  named,
   type TransactItem,
   transact,
 } from '../kernel/storage/transact.ts';
@@ -25,12 +26,20 @@ import {
 /** The most actions a booking's event takes: its audit entry, the outbox entry and ten endpoints' deliveries. */
 const EVENT_ACTIONS_AT_MOST = 12;
 
+/**
+ * What a write of a booking's change stands for, so a failed condition is told by name: a stock counter
+ * (taken back on its capacity), the gift certificate's balance, or a write with no condition of its own.
+ */
+export type ChangeRole = { kind: 'counter'; id: string } | { kind: 'giftcert' } | { kind: 'write' };
+
+/** Writes of a change with no condition of their own (notes, bookmarks, payments, released stock). */
+export const plainWrites = (actions: TransactItem[]): NamedAction<ChangeRole>[] =>
+  named<ChangeRole>({ kind: 'write' }, actions);
+
 /** One change of a booking: the new record, the other writes of the same transaction, and its event. */
 export interface BookingChange {
   next: StoredBooking;
-  writes: TransactItem[];
-  /** For each of `writes` that can fail on a counter: the counter id, to name it in a 409. */
-  counters?: (string | undefined)[];
+  writes: NamedAction<ChangeRole>[];
   event: { type: string; data?: Record<string, unknown> };
   /** What gives an unpaid booking's budget back to its client (part of the change; see `changeBooking`). */
   settle?: TransactItem[];
@@ -52,8 +61,7 @@ export async function changeBooking(
   reference: string,
   change: (record: BookingRecord) => Promise<BookingChange> | BookingChange,
 ): Promise<StoredBooking> {
-  /** A side write that failed on a counter names it; any other side write is the gift certificate. */
-  type Role = { kind: 'counter'; id: string } | { kind: 'write' } | { kind: 'booking' };
+  type Role = ChangeRole | { kind: 'booking' };
   let giftcertCode = '';
   return commitWithRetry<StoredBooking, Role>(ctx.db, {
     ...(ctx.retry ? { retry: ctx.retry } : {}),
@@ -86,18 +94,13 @@ export async function changeBooking(
         record = await findBooking(ctx.db, reference, ctx.caller);
         built = await change(record);
       }
-      const { next, writes, counters, event, added, preceding } = built;
-      const settled = built.settle ?? [];
-      const allWrites = [...writes, ...settled];
-      const allCounters = [...(counters ?? writes.map(() => undefined)), ...settled.map(() => undefined)];
+      const { next, writes, event, added, preceding } = built;
       giftcertCode = next.giftcert?.code ?? '';
       const nowSeconds = unixSeconds(ctx.now);
       const updated = { ...next, version: record.booking.version + 1, last_modified: nowSeconds };
       const write: NamedAction<Role>[] = [
-        ...allWrites.map((action, index) => {
-          const id = allCounters[index];
-          return { role: id ? { kind: 'counter' as const, id } : { kind: 'write' as const }, action };
-        }),
+        ...writes,
+        ...plainWrites(built.settle ?? []),
         { role: { kind: 'booking' }, action: replaceBookingAction(ctx.db, updated, record.booking.version) },
         ...(preceding
           ? bookingEventActions(ctx, {
@@ -131,7 +134,7 @@ export async function changeBooking(
           { item_id: itemId, date: slot.slice(0, 8) },
         );
       }
-      if (failed.some((role) => role.kind === 'write')) {
+      if (failed.some((role) => role.kind === 'giftcert')) {
         throw new DomainError(
           'unavailable',
           'The gift certificate no longer has the balance this booking spent',

@@ -3,7 +3,7 @@ import { catchUpLines } from '../cart/index.ts';
 import { createItemLoader, getItemsById, type StoredConfig } from '../config/index.ts';
 
 import { DomainError } from '../kernel/errors.ts';
-import type { TransactItem } from '../kernel/storage/transact.ts';
+import type { NamedAction } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import {
   capacityOf,
@@ -14,7 +14,7 @@ import {
 } from '../stock/index.ts';
 
 import { accountIdOf, type BookingContext, isInactive, knownStatuses } from './booking.ts';
-import { changeBooking, settleBudget } from './change.ts';
+import { type ChangeRole, changeBooking, plainWrites, settleBudget } from './change.ts';
 import { giftcertBalanceAction } from './giftcert-repository.ts';
 import { putPaymentAction, type StoredBooking, type StoredPayment } from './repository.ts';
 
@@ -81,8 +81,7 @@ export async function changeStatus(
     }
     const from = booking.status_id;
     const to = options.statusId;
-    const writes: TransactItem[] = [];
-    const counters: (string | undefined)[] = [];
+    const writes: NamedAction<ChangeRole>[] = [];
     let next: StoredBooking = { ...booking, status_id: to };
     const nowSeconds = unixSeconds(ctx.now);
     const giftcert = booking.giftcert;
@@ -90,12 +89,11 @@ export async function changeStatus(
     if (!isInactive(from) && isInactive(to)) {
       for (const [id, units] of Object.entries(booking.holds)) {
         const { itemId, slot } = parseCounterId(id);
-        writes.push(releaseStockAction(ctx.db, { itemId, slot, units }));
-        counters.push(undefined);
+        writes.push(...plainWrites([releaseStockAction(ctx.db, { itemId, slot, units })]));
       }
       if (giftcert) {
-        writes.push(giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: -giftcert.amount }));
-        counters.push(undefined);
+        const action = giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: -giftcert.amount });
+        writes.push({ role: { kind: 'giftcert' }, action });
         next = { ...next, paid_total: next.paid_total - giftcert.amount };
       }
     } else if (isInactive(from) && !isInactive(to)) {
@@ -119,8 +117,7 @@ export async function changeStatus(
         // exactly these units, so reviving takes exactly them back (with no capacity condition when the
         // item is unlimited now), and the counters never drift when `unlimited` changes.
         if (item?.unlimited) {
-          writes.push(takeStockAction(ctx.db, { itemId, slot, units }));
-          counters.push(undefined);
+          writes.push(...plainWrites([takeStockAction(ctx.db, { itemId, slot, units })]));
           continue;
         }
         const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
@@ -134,12 +131,14 @@ export async function changeStatus(
             },
           );
         }
-        writes.push(holdStockAction(ctx.db, { itemId, slot, units, capacity }));
-        counters.push(id);
+        writes.push({
+          role: { kind: 'counter', id },
+          action: holdStockAction(ctx.db, { itemId, slot, units, capacity }),
+        });
       }
       if (giftcert) {
-        writes.push(giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: giftcert.amount }));
-        counters.push(undefined);
+        const action = giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: giftcert.amount });
+        writes.push({ role: { kind: 'giftcert' }, action });
         next = { ...next, paid_total: next.paid_total + giftcert.amount };
       }
     }
@@ -158,8 +157,7 @@ export async function changeStatus(
         account_id: accountIdOf(ctx.caller),
         date: nowSeconds,
       };
-      writes.push(putPaymentAction(ctx.db, booking.booking_id, payment));
-      counters.push(undefined);
+      writes.push(...plainWrites([putPaymentAction(ctx.db, booking.booking_id, payment)]));
       next = { ...next, paid_total: booking.paid_total + due };
     }
     const statusChanged = {
@@ -171,7 +169,6 @@ export async function changeStatus(
     return {
       next,
       writes,
-      counters,
       settle,
       // A payment that moves the status is a status change too: receivers of booking.status_changed learn
       // that the booking became PAID, then payment.created records the money.
