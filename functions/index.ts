@@ -1,6 +1,6 @@
-import type { ApiDeps } from '#lib/http/api.ts';
+import type { ApiDeps } from '#lib/http/group-handler.ts';
 import { createBookingsHandler } from './bookings/app.ts';
-import { createChannelsHandler } from './channels/api.ts';
+import { createChannelsHandler } from './channels/app.ts';
 import { createItemsHandler } from './items/app.ts';
 import { createMetaHandler } from './meta/app.ts';
 import { createSessionHandler } from './session/app.ts';

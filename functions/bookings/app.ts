@@ -1,4 +1,4 @@
-import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
+import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/group-handler.ts';
 import { createFindCustomer, createGetCustomer } from './customers.ts';
 import { createListNotes } from './notes.ts';
 import {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { findCustomer } from '#lib/bookings/index.ts';
-import type { RouteHandler } from '#lib/http/api.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import { DomainError } from '#lib/kernel/errors.ts';
 import { presentCustomer } from './present.ts';

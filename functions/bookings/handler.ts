@@ -1,4 +1,4 @@
-import { apiDepsFromEnv } from '#lib/http/api-deps-from-env.ts';
+import { apiDepsFromEnv } from '#lib/http/deps-from-env.ts';
 import { createBookingsHandler } from './app.ts';
 
 /** Lambda entry of the bookings group. */

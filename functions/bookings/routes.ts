@@ -14,9 +14,9 @@ import {
   unknownFormFields,
 } from '#lib/bookings/index.ts';
 
-import { isSessionId, MAX_POW_PAYLOAD } from '#lib/cart/index.ts';
+import { isSessionId, MAX_POW_PAYLOAD } from '#lib/sessions/index.ts';
 
-import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
+import type { ApiRequest, RouteHandler } from '#lib/http/group-handler.ts';
 import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
 import { AuthError, validationError } from '#lib/http/errors.ts';

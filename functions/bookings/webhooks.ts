@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { assertNotPartner } from '#lib/access/index.ts';
-import type { RouteHandler } from '#lib/http/api.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';

@@ -3,12 +3,12 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { fetchFeed } from '#lib/channels/index.ts';
-import { apiDepsFromEnv } from '#lib/http/api-deps-from-env.ts';
+import { apiDepsFromEnv } from '#lib/http/deps-from-env.ts';
 import { metricsFromEnv } from '#lib/runtime/env.ts';
 import { meterOf } from '#lib/runtime/metrics.ts';
 import { tracedDbFromEnv, tracer } from '#lib/runtime/tracing.ts';
-import { createChannelsHandler } from './api.ts';
-import { createChannelSync } from './app.ts';
+import { createChannelsHandler } from './app.ts';
+import { createChannelSync } from './round-job.ts';
 
 const metrics = metricsFromEnv();
 const db = tracedDbFromEnv();

@@ -1,6 +1,6 @@
 import { createCatalogReader } from '#lib/catalog/index.ts';
 import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/index.ts';
-import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
+import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/group-handler.ts';
 import { createItemCalendar, createItemsCalendar } from './calendar.ts';
 import { createGetItem } from './get-item.ts';
 import { createListItems } from './list-items.ts';

@@ -1,6 +1,6 @@
 import type { Caller } from '#lib/access/index.ts';
 import { type CatalogReader, calendarsOf, findVisibleItem, selectListedItems } from '#lib/catalog/index.ts';
-import type { RouteHandler } from '#lib/http/api.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
 import type { Ymd } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';

@@ -1,5 +1,5 @@
 import { type CatalogReader, findVisibleItem } from '#lib/catalog/index.ts';
-import type { RouteHandler } from '#lib/http/api.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import type { SlipKey } from '#lib/slip/index.ts';

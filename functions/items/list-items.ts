@@ -1,5 +1,5 @@
 import { type CatalogReader, selectListedItems } from '#lib/catalog/index.ts';
-import type { RouteHandler } from '#lib/http/api.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import type { SlipKey } from '#lib/slip/index.ts';
 import { presentItemJson, ratedEcho } from './present.ts';

@@ -1,7 +1,7 @@
 import { isPartnerOnly } from '#lib/access/index.ts';
 import { accountIdOf } from '#lib/bookings/index.ts';
 import { listAccounts } from '#lib/config/index.ts';
-import type { RouteHandler } from '#lib/http/api.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { type ApiDeps, createApiHandler } from '#lib/http/api.ts';
+import { type ApiDeps, createApiHandler } from '#lib/http/group-handler.ts';
 import { DEFAULT_PUBLIC_URL } from '#lib/http/public-url.ts';
 import { createListAccounts } from './account.ts';
 import { createBookPage } from './book-page.ts';

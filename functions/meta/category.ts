@@ -1,6 +1,6 @@
 import { isListedFor } from '#lib/catalog/index.ts';
 import { listCategories, listItems } from '#lib/config/index.ts';
-import type { RouteHandler } from '#lib/http/api.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 

@@ -1,4 +1,4 @@
-import type { RouteHandler } from '#lib/http/api.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import { utcOffsetHours } from '#lib/kernel/time.ts';
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { RouteHandler } from '#lib/http/api.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { API_PREFIX } from '#lib/http/routes.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import { DomainError } from '#lib/kernel/errors.ts';

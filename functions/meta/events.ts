@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { rateEvents } from '#lib/catalog/index.ts';
 import { listItems } from '#lib/config/index.ts';
-import type { RouteHandler } from '#lib/http/api.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import { todayIn } from '#lib/kernel/dates.ts';

@@ -1,4 +1,4 @@
-import type { RouteHandler } from '#lib/http/api.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { PAGE_CSP } from '#lib/http/respond.ts';
 import { ROUTES } from '#lib/http/routes.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';

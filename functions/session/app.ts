@@ -1,6 +1,6 @@
 import { createCatalogReader } from '#lib/catalog/index.ts';
 import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/index.ts';
-import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/api.ts';
+import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/group-handler.ts';
 import { createClearSession, createEndSession, createWriteSession, sessionErrorCookies } from './routes.ts';
 
 /** The session group: the cart that holds stock (add, alter, read, clear, end). */

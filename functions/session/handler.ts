@@ -1,4 +1,4 @@
-import { apiDepsFromEnv } from '#lib/http/api-deps-from-env.ts';
+import { apiDepsFromEnv } from '#lib/http/deps-from-env.ts';
 import { createSessionHandler } from './app.ts';
 
 /** Lambda entry of the session group. */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { type AlterValue, MAX_POW_PAYLOAD, readAlter } from '#lib/cart/index.ts';
+import { type AlterValue, MAX_POW_PAYLOAD, readAlter } from '#lib/sessions/index.ts';
 
 import { asList } from '#lib/http/parse.ts';
 import { type SessionSource, sessionIdOf } from '#lib/http/session-cookie.ts';

@@ -1,5 +1,5 @@
 import { cartAmounts, sumAmounts } from '#lib/bookings/index.ts';
-import type { SessionLine, StoredSession } from '#lib/cart/index.ts';
+import type { SessionLine, StoredSession } from '#lib/sessions/index.ts';
 import type { StoredConfig } from '#lib/config/index.ts';
 import { describeDates } from '#lib/kernel/dates.ts';
 import { unitCount } from '#lib/kernel/guest-words.ts';

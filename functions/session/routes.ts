@@ -1,4 +1,4 @@
-import type { SessionContext, StoredSession } from '#lib/cart/index.ts';
+import type { SessionContext, StoredSession } from '#lib/sessions/index.ts';
 import {
   addSlips,
   alterSession,
@@ -7,11 +7,11 @@ import {
   lineAvailability,
   loadOpenSession,
   sessionActorOf,
-} from '#lib/cart/index.ts';
+} from '#lib/sessions/index.ts';
 
 import { type CatalogReader, catalogItemLoader } from '#lib/catalog/index.ts';
 import { createItemLoader, type ItemLoader } from '#lib/config/index.ts';
-import type { ApiRequest, RouteHandler } from '#lib/http/api.ts';
+import type { ApiRequest, RouteHandler } from '#lib/http/group-handler.ts';
 import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
 import { clearedSessionCookie, type SessionSource, sessionCookie } from '#lib/http/session-cookie.ts';

@@ -2,7 +2,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { dbFromEnv, metricsFromEnv, numberFromEnv } from '#lib/runtime/env.ts';
 import { meterOf } from '#lib/runtime/metrics.ts';
-import { createSweeper, DEFAULT_SWEEP_BUDGET_MS } from './app.ts';
+import { createSweeper, DEFAULT_SWEEP_BUDGET_MS } from './job.ts';
 
 const metrics = metricsFromEnv();
 

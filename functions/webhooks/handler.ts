@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import { dbFromEnv, metricsFromEnv, requiredEnv } from '#lib/runtime/env.ts';
 import { meterOf } from '#lib/runtime/metrics.ts';
 import { createSecretsManagerStore } from '#lib/webhooks/index.ts';
-import { createDispatcher, createDispatchInvocation } from './app.ts';
+import { createDispatcher, createDispatchInvocation } from './job.ts';
 
 const dispatch = createDispatcher({
   db: dbFromEnv(),

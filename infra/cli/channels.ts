@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createChannelSync } from '#functions/channels/app.ts';
+import { createChannelSync } from '#functions/channels/round-job.ts';
 import { cliIsLocal, connectForCli } from '#infra/local/settings.ts';
 import type { FeedScope } from '#lib/channels/index.ts';
 import {

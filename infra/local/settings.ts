@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseTenant, type Tenant } from '#lib/config/index.ts';
-import { parseProxyList } from '#lib/http/client-address.ts';
+import { parseProxyList } from '#lib/http/requester-address.ts';
 import { createDb, type Db } from '#lib/kernel/storage/database.ts';
 import {
   createFileSecretStore,

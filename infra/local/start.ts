@@ -9,10 +9,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { createChannelSync } from '#functions/channels/app.ts';
+import { createChannelSync } from '#functions/channels/round-job.ts';
 import { createAllHandlers } from '#functions/index.ts';
-import { createSweeper } from '#functions/sweeper/app.ts';
-import { createDispatcher } from '#functions/webhooks/app.ts';
+import { createSweeper } from '#functions/sweeper/job.ts';
+import { createDispatcher } from '#functions/webhooks/job.ts';
 import {
   CredentialAdminError,
   createCredential,

@@ -13,7 +13,7 @@ import {
   releaseBudgetActions,
   type StoredSession,
   unavailableCounter,
-} from '../cart/index.ts';
+} from '../sessions/index.ts';
 import { isNothingForNothing, NOTHING_FOR_NOTHING } from '../catalog/index.ts';
 import { createItemLoader, type StoredConfig, type StoredItem } from '../config/index.ts';
 import { DomainError, NO_LONGER_OFFERED, NO_SUCH_SESSION, SESSION_EXPIRED } from '../kernel/errors.ts';

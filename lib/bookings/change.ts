@@ -1,5 +1,5 @@
 import { isPartnerOnly } from '../access/index.ts';
-import { releaseBookingBudgetActions } from '../cart/index.ts';
+import { releaseBookingBudgetActions } from '../sessions/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import {
   ConditionsFailedError,

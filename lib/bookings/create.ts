@@ -1,5 +1,5 @@
 import type { Caller } from '../access/index.ts';
-import { addSlips, endSession, loadOpenSession, sessionActorOf, verifySlips } from '../cart/index.ts';
+import { addSlips, endSession, loadOpenSession, sessionActorOf, verifySlips } from '../sessions/index.ts';
 
 import { bookSession, type MadeBooking } from './book-session.ts';
 import { type BookingContext, canSee } from './booking.ts';

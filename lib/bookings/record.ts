@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { SessionLine, StoredSession } from '../cart/index.ts';
+import type { SessionLine, StoredSession } from '../sessions/index.ts';
 import type { StoredConfig } from '../config/index.ts';
 import { localInstant, todayIn } from '../kernel/dates.ts';
 import { unixSeconds } from '../kernel/time.ts';

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { SessionLine } from '../cart/index.ts';
+import type { SessionLine } from '../sessions/index.ts';
 import type { StoredEvent } from '../kernel/events.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import {

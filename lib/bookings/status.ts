@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { catchUpLines } from '../cart/index.ts';
+import { catchUpLines } from '../sessions/index.ts';
 import { createItemLoader, getItemsById, type StoredConfig } from '../config/index.ts';
 
 import { DomainError } from '../kernel/errors.ts';

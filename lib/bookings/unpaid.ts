@@ -1,5 +1,5 @@
 import type { Caller } from '../access/index.ts';
-import { listUnpaidBookingsBefore } from '../cart/index.ts';
+import { listUnpaidBookingsBefore } from '../sessions/index.ts';
 import type { StoredConfig } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';

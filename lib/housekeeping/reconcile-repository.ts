@@ -1,5 +1,5 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SessionLine } from '../cart/index.ts';
+import type { SessionLine } from '../sessions/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { clientHoldKey, clientSessionsKey, clientUnpaidKey, stockKey } from '../kernel/storage/keys.ts';
 import { applyIfCondition } from '../kernel/storage/operations.ts';

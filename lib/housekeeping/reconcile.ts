@@ -1,5 +1,5 @@
 import { isInactive } from '../bookings/index.ts';
-import { holdsNowOf } from '../cart/index.ts';
+import { holdsNowOf } from '../sessions/index.ts';
 import type { StoredConfig, StoredItem } from '../config/index.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { capacityOf, counterId, parseCounterId } from '../stock/index.ts';

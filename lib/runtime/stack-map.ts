@@ -25,7 +25,7 @@ const mapOf = (file: string): SourceMap | undefined => {
 // A frame's place in a bundle: `file:///var/task/index.mjs:1:2345` or `/var/task/index.mjs:1:2345`.
 const BUNDLE_FRAME = /(file:\/\/[^\s()]+\.mjs|\/[^\s():]+\.mjs):(\d+):(\d+)/g;
 
-/** A stack with each bundle frame replaced by its place in the sources (`lib/http/api.ts:120:5`). */
+/** A stack with each bundle frame replaced by its place in the sources (`lib/http/group-handler.ts:120:5`). */
 export function originalStack(stack: string): string {
   return stack.replace(BUNDLE_FRAME, (frame, file: string, line: string, column: string) => {
     const map = mapOf(file.startsWith('file:') ? fileURLToPath(file) : file);

@@ -7,8 +7,8 @@ import {
   dropClientSessionAction,
   holdClientUnitsAction,
   keepClientUnitsAction,
-} from '#lib/cart/budget-repository.ts';
-import { bookSessionAction, getSession, type StoredSession } from '#lib/cart/repository.ts';
+} from '#lib/sessions/budget-repository.ts';
+import { bookSessionAction, getSession, type StoredSession } from '#lib/sessions/repository.ts';
 import { getFeedToken } from '#lib/channels/feed-token-repository.ts';
 import { getItemsById } from '#lib/config/repository.ts';
 import { addDays, todayIn, type Ymd } from '#lib/kernel/dates.ts';

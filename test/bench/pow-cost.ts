@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Challenge } from 'altcha-lib';
 import { build } from 'esbuild';
-import { issueChallenge, verifyChallenge } from '#lib/cart/pow.ts';
+import { issueChallenge, verifyChallenge } from '#lib/sessions/pow.ts';
 import { DEFAULT_POW } from '#lib/config/limits.ts';
 import { launchChromium } from '#test/support/chromium.ts';
 

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createSweeper } from '#functions/sweeper/app.ts';
+import { createSweeper } from '#functions/sweeper/job.ts';
 import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import { clientHoldKey } from '#lib/kernel/storage/keys.ts';

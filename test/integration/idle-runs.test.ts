@@ -1,8 +1,8 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { createChannelSync } from '#functions/channels/app.ts';
-import { createSweeper } from '#functions/sweeper/app.ts';
-import { createDispatcher, createDispatchInvocation } from '#functions/webhooks/app.ts';
+import { createChannelSync } from '#functions/channels/round-job.ts';
+import { createSweeper } from '#functions/sweeper/job.ts';
+import { createDispatcher, createDispatchInvocation } from '#functions/webhooks/job.ts';
 import { countDbUsage, type DbUsage, emptyDbUsage } from '#infra/local/db-usage.ts';
 import { fetchFeed } from '#lib/channels/feed-fetch.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';

@@ -118,7 +118,7 @@ describe('errors', () => {
   });
 
   it('answers a route without an implementation with 501 not_implemented, after access checks', async () => {
-    const { createApiHandler } = await import('#lib/http/api.ts');
+    const { createApiHandler } = await import('#lib/http/group-handler.ts');
     const bare = createApiHandler({ group: 'bookings', deps: testDeps(db), routes: {} });
     const form = await invoke(bare, { path: 'booking/form' });
     expect(form.status).toBe(501);

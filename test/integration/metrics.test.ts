@@ -1,7 +1,7 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createSweeper } from '#functions/sweeper/app.ts';
+import { createSweeper } from '#functions/sweeper/job.ts';
 import { createCredential } from '#lib/access/credential-admin.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';

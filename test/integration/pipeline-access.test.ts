@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccessStore } from '#lib/access/access.ts';
 import { hashSecret } from '#lib/access/secrets.ts';
-import { trustedProxies } from '#lib/http/client-address.ts';
+import { trustedProxies } from '#lib/http/requester-address.ts';
 import { AuthError } from '#lib/http/errors.ts';
 import { authorise } from '#lib/http/middleware/authorise.ts';
 import { parseInput } from '#lib/http/middleware/parse-input.ts';

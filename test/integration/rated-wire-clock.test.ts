@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createSweeper } from '#functions/sweeper/app.ts';
+import { createSweeper } from '#functions/sweeper/job.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
-import type { ApiDeps } from '#lib/http/api.ts';
+import type { ApiDeps } from '#lib/http/group-handler.ts';
 import { addDays, localInstant, todayIn } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';

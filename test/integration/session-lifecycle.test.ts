@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createSweeper } from '#functions/sweeper/app.ts';
-import { releaseExpiredSession } from '#lib/cart/expiry.ts';
+import { createSweeper } from '#functions/sweeper/job.ts';
+import { releaseExpiredSession } from '#lib/sessions/expiry.ts';
 import { addDays } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { stockKey } from '#lib/kernel/storage/keys.ts';

@@ -1,8 +1,8 @@
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createSweeper } from '#functions/sweeper/app.ts';
-import { newSessionId } from '#lib/cart/cart.ts';
-import { putSessionAction, type StoredSession } from '#lib/cart/repository.ts';
+import { createSweeper } from '#functions/sweeper/job.ts';
+import { newSessionId } from '#lib/sessions/session.ts';
+import { putSessionAction, type StoredSession } from '#lib/sessions/repository.ts';
 import { releaseRounds } from '#lib/housekeeping/sweep.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';

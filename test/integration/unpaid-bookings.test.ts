@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
-import { createSweeper } from '#functions/sweeper/app.ts';
+import { createSweeper } from '#functions/sweeper/job.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { readUsed } from '#test/support/dynamo.ts';

@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createDispatcher } from '#functions/webhooks/app.ts';
+import { createDispatcher } from '#functions/webhooks/job.ts';
 import { renderWebhook } from '#functions/webhooks/render.ts';
 import { webhookDeliveryKey, webhookEventKey } from '#lib/kernel/storage/keys.ts';
 import { listDeliveriesOfEndpoint } from '#lib/webhooks/delivery-repository.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createDispatcher } from '#functions/webhooks/app.ts';
+import { createDispatcher } from '#functions/webhooks/job.ts';
 import { addDays } from '#lib/kernel/dates.ts';
 import { listDeliveriesOfEndpoint } from '#lib/webhooks/delivery-repository.ts';
 import { enableEndpoint, getEndpoint } from '#lib/webhooks/endpoint-repository.ts';

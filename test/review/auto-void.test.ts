@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createSweeper } from '#functions/sweeper/app.ts';
+import { createSweeper } from '#functions/sweeper/job.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';

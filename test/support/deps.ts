@@ -1,4 +1,4 @@
-import type { ApiDeps } from '#lib/http/api.ts';
+import type { ApiDeps } from '#lib/http/group-handler.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import type { SlipKey } from '#lib/slip/codec.ts';
 

@@ -1,6 +1,6 @@
 import { createAllHandlers } from '#functions/index.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
-import type { ApiDeps } from '#lib/http/api.ts';
+import type { ApiDeps } from '#lib/http/group-handler.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { testDeps } from './deps.ts';
 import { createTestDb } from './dynamo.ts';

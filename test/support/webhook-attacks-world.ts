@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createDispatcher } from '#functions/webhooks/app.ts';
+import { createDispatcher } from '#functions/webhooks/job.ts';
 import type { StoredConfig } from '#lib/config/model.ts';
 import { getConfig } from '#lib/config/repository.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';

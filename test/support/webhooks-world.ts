@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
-import { createDispatcher } from '#functions/webhooks/app.ts';
+import { createDispatcher } from '#functions/webhooks/job.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';

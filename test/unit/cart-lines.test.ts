@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyAlters, readAlter } from '#lib/cart/alter.ts';
-import { addLines, type LineContext, sessionActorOf } from '#lib/cart/lines.ts';
-import type { StoredSession } from '#lib/cart/repository.ts';
+import { applyAlters, readAlter } from '#lib/sessions/alter.ts';
+import { addLines, type LineContext, sessionActorOf } from '#lib/sessions/lines.ts';
+import type { StoredSession } from '#lib/sessions/repository.ts';
 import type { StoredConfig, StoredItem } from '#lib/config/model.ts';
 import type { AccountGrant } from '#lib/config/tenant-schema.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';

@@ -5,7 +5,7 @@ import {
   parseProxyList,
   resolveClientAddress,
   trustedProxies,
-} from '#lib/http/client-address.ts';
+} from '#lib/http/requester-address.ts';
 
 const none = trustedProxies([]);
 const cdn = trustedProxies(['10.0.0.0/8', '2001:db8:cafe::/48', '192.0.2.1']);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import snapshot from '#infra/constructs/cloudfront-origin-facing.json' with { type: 'json' };
 import type { StoredConfig } from '#lib/config/model.ts';
-import { resolveClientAddress, trustedProxies } from '#lib/http/client-address.ts';
+import { resolveClientAddress, trustedProxies } from '#lib/http/requester-address.ts';
 import {
   EDGE_TOKEN_HEADER,
   type EdgeOrigin,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { addLines, sessionActorOf } from '#lib/cart/lines.ts';
-import { coolingDown, holdLimitCounter, unavailableCounter } from '#lib/cart/refusals.ts';
-import type { SessionLine } from '#lib/cart/repository.ts';
+import { addLines, sessionActorOf } from '#lib/sessions/lines.ts';
+import { coolingDown, holdLimitCounter, unavailableCounter } from '#lib/sessions/refusals.ts';
+import type { SessionLine } from '#lib/sessions/repository.ts';
 import { partsOf, ratingTenant } from '#lib/catalog/catalog.ts';
 import { rateItem } from '#lib/catalog/rate-item.ts';
 import type { StoredConfig, StoredItem } from '#lib/config/model.ts';

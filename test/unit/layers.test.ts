@@ -290,7 +290,7 @@ describe('the X-Ray SDK', () => {
 
   it('is never loaded by what npm start and the tests run', () => {
     expect(
-      loadsXRay(['#functions/index.ts', '#functions/sweeper/app.ts', '#functions/webhooks/app.ts']),
+      loadsXRay(['#functions/index.ts', '#functions/sweeper/job.ts', '#functions/webhooks/job.ts']),
     ).toBe('false');
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trustedProxies } from '#lib/http/client-address.ts';
+import { trustedProxies } from '#lib/http/requester-address.ts';
 import { ApiError, AuthError } from '#lib/http/errors.ts';
 import { accessLog } from '#lib/http/middleware/access-log.ts';
 import { answerMetrics } from '#lib/http/middleware/answer-metrics.ts';

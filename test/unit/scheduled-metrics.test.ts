@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type ChannelRound, meterRound } from '#functions/channels/app.ts';
-import { meterSweep, type SweepReport } from '#functions/sweeper/app.ts';
-import { createDispatchInvocation } from '#functions/webhooks/app.ts';
+import { type ChannelRound, meterRound } from '#functions/channels/round-job.ts';
+import { meterSweep, type SweepReport } from '#functions/sweeper/job.ts';
+import { createDispatchInvocation } from '#functions/webhooks/job.ts';
 import type { ChannelSyncResult } from '#lib/channels/sync.ts';
 import { METRIC } from '#lib/kernel/metric-names.ts';
 import { type Meter, meterOf } from '#lib/runtime/metrics.ts';

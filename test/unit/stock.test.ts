@@ -7,9 +7,9 @@ import {
   powReserve,
   reholdCooldownOf,
   reholdCooldownSeconds,
-} from '#lib/cart/budgets.ts';
-import { holdsOf, lineHolds, totalHolds } from '#lib/cart/line-holds.ts';
-import type { SessionLine, SessionStatus, StoredSession } from '#lib/cart/repository.ts';
+} from '#lib/sessions/budgets.ts';
+import { holdsOf, lineHolds, totalHolds } from '#lib/sessions/line-holds.ts';
+import type { SessionLine, SessionStatus, StoredSession } from '#lib/sessions/repository.ts';
 import { partsOf } from '#lib/catalog/catalog.ts';
 import { quantitiesFor, unitsFor } from '#lib/catalog/rate-item.ts';
 import type { StoredItem } from '#lib/config/model.ts';

@@ -1,6 +1,6 @@
 import { type AccessStore, type Caller, resolveCaller } from '../../access/index.ts';
 import type { Db } from '../../kernel/storage/database.ts';
-import { clientKeyOf } from '../client-address.ts';
+import { clientKeyOf } from '../requester-address.ts';
 import { AuthError } from '../errors.ts';
 import { enforceRateLimit } from '../rate-limit.ts';
 import { type ApiMiddleware, type RequestState, stateWith } from '../request-state.ts';

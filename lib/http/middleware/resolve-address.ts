@@ -1,5 +1,5 @@
 import type { StoredConfig } from '../../config/index.ts';
-import { resolveClientAddress, type TrustedProxies } from '../client-address.ts';
+import { resolveClientAddress, type TrustedProxies } from '../requester-address.ts';
 import { cameThroughEdge, EDGE_TOKEN_HEADER, type EdgeOrigin, viewerOfEdge } from '../edge-origin.ts';
 import { ApiError } from '../errors.ts';
 import { type ApiMiddleware, stateWith } from '../request-state.ts';

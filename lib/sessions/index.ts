@@ -20,7 +20,7 @@ export {
   lineAvailability,
   loadOpenSession,
   verifySlips,
-} from './cart.ts';
+} from './session.ts';
 export type { SessionContext } from './commit.ts';
 export { releaseExpiredSession } from './expiry.ts';
 export type { ExpiringSession } from './expiry-repository.ts';

@@ -4,7 +4,7 @@ import {
   listSessionsExpiringInMinute,
   reholdCooldownOf,
   releaseExpiredSession,
-} from '#lib/cart/index.ts';
+} from '#lib/sessions/index.ts';
 
 import { getConfig } from '#lib/config/index.ts';
 import { getSweptUntil, putSweptUntil, releaseRounds, sweepMinutes } from '#lib/housekeeping/index.ts';
