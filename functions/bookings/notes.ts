@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { listNotes } from '#lib/bookings/index.ts';
-import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { validationError } from '#lib/http/errors.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { parseInput } from '#lib/http/validate.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';

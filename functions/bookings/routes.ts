@@ -13,13 +13,10 @@ import {
   setBookmark,
   unknownFormFields,
 } from '#lib/bookings/index.ts';
-
-import { isSessionId, MAX_POW_PAYLOAD } from '#lib/sessions/index.ts';
-
-import type { ApiRequest, RouteHandler } from '#lib/http/group-handler.ts';
 import { assertNotCrossSite } from '#lib/http/cross-site.ts';
 import type { RouteResult } from '#lib/http/envelope.ts';
 import { AuthError, validationError } from '#lib/http/errors.ts';
+import type { ApiRequest, RouteHandler } from '#lib/http/group-handler.ts';
 import { reportIgnored } from '#lib/http/ignored.ts';
 import { asList } from '#lib/http/parse.ts';
 import { PAGE_CSP } from '#lib/http/respond.ts';
@@ -28,6 +25,7 @@ import { booleanParam, noParameters, parseInput } from '#lib/http/validate.ts';
 import { DomainError, NO_SUCH_SESSION } from '#lib/kernel/errors.ts';
 import { METRIC } from '#lib/kernel/metric-names.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
+import { isSessionId, MAX_POW_PAYLOAD } from '#lib/sessions/index.ts';
 import type { SlipKey } from '#lib/slip/index.ts';
 import { readListQuery } from './list.ts';
 import { invoiceUrl, presentCreated, presentForm, presentRecord, presentRow } from './present.ts';
@@ -44,7 +42,7 @@ const contextOf = async (deps: BookingDeps, request: ApiRequest): Promise<Bookin
   config: request.config,
   keys: await deps.slipKeys(),
   caller: request.caller,
-  client: request.client,
+  requester: request.requester,
   now: request.now,
 });
 

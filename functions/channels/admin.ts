@@ -8,8 +8,8 @@ import {
   syncChannelNow,
 } from '#lib/channels/index.ts';
 import { listItems } from '#lib/config/index.ts';
-import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { ApiError } from '#lib/http/errors.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';

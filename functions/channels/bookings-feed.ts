@@ -1,7 +1,6 @@
 import { bookingsFeed, resolveFeedToken } from '#lib/channels/index.ts';
-
-import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { notFoundError } from '#lib/http/errors.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { parseInput } from '#lib/http/validate.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { feedConditions, feedQuerySchema, feedResult } from './feed-answer.ts';

@@ -1,7 +1,7 @@
 import type { Caller } from '#lib/access/index.ts';
 import { type CatalogReader, calendarsOf, findVisibleItem, selectListedItems } from '#lib/catalog/index.ts';
-import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import type { Ymd } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { readItemIdAnd } from './get-item.ts';

@@ -1,6 +1,6 @@
 import { type CatalogReader, findVisibleItem } from '#lib/catalog/index.ts';
-import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { notFoundError, validationError } from '#lib/http/errors.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import type { SlipKey } from '#lib/slip/index.ts';
 import { presentItem, ratedEcho } from './present.ts';

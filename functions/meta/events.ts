@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { rateEvents } from '#lib/catalog/index.ts';
 import { listItems } from '#lib/config/index.ts';
-import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { validationError } from '#lib/http/errors.ts';
+import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import { todayIn } from '#lib/kernel/dates.ts';
 import { DomainError } from '#lib/kernel/errors.ts';

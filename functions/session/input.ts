@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
-import { type AlterValue, MAX_POW_PAYLOAD, readAlter } from '#lib/sessions/index.ts';
-
 import { asList } from '#lib/http/parse.ts';
 import { type SessionSource, sessionIdOf } from '#lib/http/session-cookie.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
+import { type AlterValue, MAX_POW_PAYLOAD, readAlter } from '#lib/sessions/index.ts';
 
 const slipValue = z.string().check(z.maxLength(4096));
 

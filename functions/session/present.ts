@@ -1,10 +1,10 @@
 import { cartAmounts, sumAmounts } from '#lib/bookings/index.ts';
-import type { SessionLine, StoredSession } from '#lib/sessions/index.ts';
 import type { StoredConfig } from '#lib/config/index.ts';
 import { describeDates } from '#lib/kernel/dates.ts';
 import { unitCount } from '#lib/kernel/guest-words.ts';
 import { formatAmount } from '#lib/kernel/money.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';
+import type { SessionLine, StoredSession } from '#lib/sessions/index.ts';
 
 const clock = (minutes: number): string =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;

@@ -1,3 +1,12 @@
+import { type CatalogReader, catalogItemLoader } from '#lib/catalog/index.ts';
+import { createItemLoader, type ItemLoader } from '#lib/config/index.ts';
+import { assertNotCrossSite } from '#lib/http/cross-site.ts';
+import type { RouteResult } from '#lib/http/envelope.ts';
+import type { ApiRequest, RouteHandler } from '#lib/http/group-handler.ts';
+import { clearedSessionCookie, type SessionSource, sessionCookie } from '#lib/http/session-cookie.ts';
+import { DomainError } from '#lib/kernel/errors.ts';
+import { METRIC } from '#lib/kernel/metric-names.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
 import type { SessionContext, StoredSession } from '#lib/sessions/index.ts';
 import {
   addSlips,
@@ -8,16 +17,6 @@ import {
   loadOpenSession,
   sessionActorOf,
 } from '#lib/sessions/index.ts';
-
-import { type CatalogReader, catalogItemLoader } from '#lib/catalog/index.ts';
-import { createItemLoader, type ItemLoader } from '#lib/config/index.ts';
-import type { ApiRequest, RouteHandler } from '#lib/http/group-handler.ts';
-import { assertNotCrossSite } from '#lib/http/cross-site.ts';
-import type { RouteResult } from '#lib/http/envelope.ts';
-import { clearedSessionCookie, type SessionSource, sessionCookie } from '#lib/http/session-cookie.ts';
-import { DomainError } from '#lib/kernel/errors.ts';
-import { METRIC } from '#lib/kernel/metric-names.ts';
-import type { Db } from '#lib/kernel/storage/database.ts';
 import type { SlipKey } from '#lib/slip/index.ts';
 import { readSessionId, readSessionRequest } from './input.ts';
 import { presentSession } from './present.ts';
@@ -108,7 +107,7 @@ const contextOf = async (
       read = true;
       return fresh(ids);
     },
-    actor: sessionActorOf(request.caller, request.client),
+    actor: sessionActorOf(request.caller, request.requester),
   };
 };
 

@@ -1,19 +1,17 @@
 import { voidUnpaidBookings } from '#lib/bookings/index.ts';
+import { getConfig } from '#lib/config/index.ts';
+import { getSweptUntil, putSweptUntil, releaseRounds, sweepMinutes } from '#lib/housekeeping/index.ts';
+import { METRIC } from '#lib/kernel/metric-names.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { unixSeconds } from '#lib/kernel/time.ts';
+import { logger } from '#lib/runtime/logger.ts';
+import type { Meter } from '#lib/runtime/metrics.ts';
 import {
   type ExpiringSession,
   listSessionsExpiringInMinute,
   reholdCooldownOf,
   releaseExpiredSession,
 } from '#lib/sessions/index.ts';
-
-import { getConfig } from '#lib/config/index.ts';
-import { getSweptUntil, putSweptUntil, releaseRounds, sweepMinutes } from '#lib/housekeeping/index.ts';
-
-import { METRIC } from '#lib/kernel/metric-names.ts';
-import type { Db } from '#lib/kernel/storage/database.ts';
-import { unixSeconds } from '#lib/kernel/time.ts';
-import { logger } from '#lib/runtime/logger.ts';
-import type { Meter } from '#lib/runtime/metrics.ts';
 
 /** What one sweep did, and how far behind it is. */
 export interface SweepReport {

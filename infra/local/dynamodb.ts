@@ -45,15 +45,15 @@ const waitUntilReady = async (endpoint: string, child: ChildProcess, timeoutMs: 
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}`);
     try {
-      await db.client.send(new ListTablesCommand({ Limit: 1 }));
-      db.client.destroy();
+      await db.documents.send(new ListTablesCommand({ Limit: 1 }));
+      db.documents.destroy();
       return;
     } catch (error) {
       lastError = error;
       await new Promise((wake) => setTimeout(wake, 100));
     }
   }
-  db.client.destroy();
+  db.documents.destroy();
   throw new Error('DynamoDB Local did not become ready', { cause: lastError });
 };
 

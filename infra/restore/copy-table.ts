@@ -25,7 +25,7 @@ const BATCH = 25;
 
 /** Whether a table holds any item (one item read at most). */
 export async function isEmpty(db: Db): Promise<boolean> {
-  const page = await db.client.send(new ScanCommand({ TableName: db.tableName, Limit: 1 }));
+  const page = await db.documents.send(new ScanCommand({ TableName: db.tableName, Limit: 1 }));
   return (page.Items?.length ?? 0) === 0;
 }
 
@@ -43,7 +43,7 @@ async function writeBatch(
       );
     }
     if (attempt > 1) await sleep(Math.min(100 * 2 ** (attempt - 2), 5_000));
-    const result: BatchWriteCommandOutput = await target.client.send(
+    const result: BatchWriteCommandOutput = await target.documents.send(
       new BatchWriteCommand({ RequestItems: { [target.tableName]: requests } }),
     );
     requests = (result.UnprocessedItems?.[target.tableName] ?? []).map((request) => ({
@@ -73,7 +73,7 @@ export async function copyTable(source: Db, target: Db, options: CopyOptions = {
   const copySegment = async (segment: number) => {
     let start: Record<string, unknown> | undefined;
     do {
-      const page = await source.client.send(
+      const page = await source.documents.send(
         new ScanCommand({
           TableName: source.tableName,
           Segment: segment,

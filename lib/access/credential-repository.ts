@@ -45,13 +45,15 @@ const credentialItem = (credential: StoredCredential) => ({
 
 /** Reads one credential by its key. */
 export async function getCredential(db: Db, key: string): Promise<StoredCredential | undefined> {
-  const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: credentialKey(key) }));
+  const { Item } = await db.documents.send(
+    new GetCommand({ TableName: db.tableName, Key: credentialKey(key) }),
+  );
   return Item ? stripKeys<StoredCredential>(Item) : undefined;
 }
 
 /** Stores a new credential; refuses to overwrite an existing key. */
 export async function putCredential(db: Db, credential: StoredCredential): Promise<void> {
-  await db.client.send(
+  await db.documents.send(
     new PutCommand({
       TableName: db.tableName,
       Item: credentialItem(credential),
@@ -66,7 +68,7 @@ export async function putCredential(db: Db, credential: StoredCredential): Promi
  */
 export async function replaceUnrevokedCredential(db: Db, credential: StoredCredential): Promise<boolean> {
   return applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new PutCommand({
         TableName: db.tableName,
         Item: credentialItem(credential),
@@ -95,7 +97,7 @@ const updateExisting = async (
   update: { expression: string; values: Record<string, unknown>; condition?: string },
 ): Promise<void> => {
   const applied = await applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: credentialKey(key),
@@ -135,7 +137,7 @@ export async function recordCredentialUse(
   options: { key: string; at: number; notBefore: number },
 ): Promise<boolean> {
   return applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: credentialKey(options.key),
@@ -149,7 +151,7 @@ export async function recordCredentialUse(
 
 /** Stores a bearer token; it expires by its own time, and DynamoDB TTL deletes it later. */
 export async function putToken(db: Db, token: StoredToken): Promise<void> {
-  await db.client.send(
+  await db.documents.send(
     new PutCommand({
       TableName: db.tableName,
       Item: {
@@ -165,7 +167,7 @@ export async function putToken(db: Db, token: StoredToken): Promise<void> {
 
 /** Reads a bearer token by the hash of its value. */
 export async function getToken(db: Db, tokenHash: string): Promise<StoredToken | undefined> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: tokenKey(tokenHash) }),
   );
   if (!Item) return undefined;

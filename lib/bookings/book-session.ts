@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { hasGrant, isPartnerOnly } from '../access/index.ts';
+import { isNothingForNothing, NOTHING_FOR_NOTHING } from '../catalog/index.ts';
+import { createItemLoader, type StoredConfig, type StoredItem } from '../config/index.ts';
+import { DomainError, NO_LONGER_OFFERED, NO_SUCH_SESSION, SESSION_EXPIRED } from '../kernel/errors.ts';
+import { countOf } from '../kernel/guest-words.ts';
+import { commitWithRetry, type NamedAction, named } from '../kernel/storage/transact.ts';
+import { unixSeconds } from '../kernel/time.ts';
 import {
   bookSessionAction,
   catchUpLines,
@@ -14,12 +20,6 @@ import {
   type StoredSession,
   unavailableCounter,
 } from '../sessions/index.ts';
-import { isNothingForNothing, NOTHING_FOR_NOTHING } from '../catalog/index.ts';
-import { createItemLoader, type StoredConfig, type StoredItem } from '../config/index.ts';
-import { DomainError, NO_LONGER_OFFERED, NO_SUCH_SESSION, SESSION_EXPIRED } from '../kernel/errors.ts';
-import { countOf } from '../kernel/guest-words.ts';
-import { commitWithRetry, type NamedAction, named } from '../kernel/storage/transact.ts';
-import { unixSeconds } from '../kernel/time.ts';
 import { capacityOf, holdStockAction, parseCounterId } from '../stock/index.ts';
 import { accountIdOf, type BookingContext, newEvent } from './booking.ts';
 import { createCustomerActions, getCustomerIdByEmail } from './customer-repository.ts';

@@ -27,8 +27,8 @@ export interface BookingContext {
   config: StoredConfig;
   keys: readonly SlipKey[];
   caller: Caller;
-  /** The caller's client key: SLIPs held by a customer's create count against its hold budget (see cart-lines `sessionActorOf`). */
-  client: string;
+  /** The requester's key: SLIPs held by a customer's create count against its hold budget (see `sessionActorOf`). */
+  requester: string;
   now: number;
   retry?: RetryPolicy;
 }

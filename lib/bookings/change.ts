@@ -1,5 +1,4 @@
 import { isPartnerOnly } from '../access/index.ts';
-import { releaseBookingBudgetActions } from '../sessions/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import {
   ConditionsFailedError,
@@ -11,6 +10,7 @@ import {
   transact,
 } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
+import { releaseBookingBudgetActions } from '../sessions/index.ts';
 import { parseCounterId } from '../stock/index.ts';
 import { type BookingContext, findBooking, newEvent } from './booking.ts';
 import { bookingEventActions } from './events.ts';

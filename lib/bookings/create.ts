@@ -72,7 +72,7 @@ async function makeBooking(ctx: BookingContext, input: CreateBookingInput): Prom
     config: ctx.config,
     keys: ctx.keys,
     now: ctx.now,
-    actor: sessionActorOf(ctx.caller, ctx.client),
+    actor: sessionActorOf(ctx.caller, ctx.requester),
   };
   // Everything that can be checked before holding is checked first, so a refused create holds nothing:
   // the SLIPs, the session they go into, then the gift certificate.

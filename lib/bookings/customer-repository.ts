@@ -21,7 +21,7 @@ export interface StoredCustomer {
 
 /** Reads a customer. */
 export async function getCustomer(db: Db, customerId: number): Promise<StoredCustomer | undefined> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: customerKey(customerId) }),
   );
   return Item ? stripKeys<StoredCustomer>(Item) : undefined;
@@ -29,7 +29,7 @@ export async function getCustomer(db: Db, customerId: number): Promise<StoredCus
 
 /** The customer id an email belongs to. */
 export async function getCustomerIdByEmail(db: Db, email: string): Promise<number | undefined> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: customerEmailKey(email), ConsistentRead: true }),
   );
   return Item ? Number(Item.customer_id) : undefined;

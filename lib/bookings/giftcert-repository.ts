@@ -22,7 +22,7 @@ export async function getGiftcert(
   db: Db,
   code: string,
 ): Promise<{ balance: number; expires?: string } | undefined> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: giftcertKey(code), ConsistentRead: true }),
   );
   return Item

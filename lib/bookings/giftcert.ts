@@ -49,8 +49,8 @@ export async function spendableGiftcert(
  * Whose budget a refused code is charged to: a customer's client (its address), a partner's own
  * credential; none for staff, who see why a code fails anyway.
  */
-const budgetOwner = (ctx: Pick<BookingContext, 'caller' | 'client'>): string | undefined => {
-  if (ctx.caller.kind === 'customer') return `client:${ctx.client}`;
+const budgetOwner = (ctx: Pick<BookingContext, 'caller' | 'requester'>): string | undefined => {
+  if (ctx.caller.kind === 'customer') return `client:${ctx.requester}`;
   return isPartnerOnly(ctx.caller) ? `credential:${ctx.caller.credentialKey}` : undefined;
 };
 

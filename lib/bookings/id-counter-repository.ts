@@ -5,7 +5,7 @@ import { unixSeconds } from '../kernel/time.ts';
 
 /** Takes the next number of an id counter (atomic; ids may have gaps, never repeats). */
 export async function nextId(db: Db, name: 'booking' | 'customer', now: number): Promise<number> {
-  const { Attributes } = await db.client.send(
+  const { Attributes } = await db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: idCounterKey(name),
@@ -24,6 +24,8 @@ export async function nextId(db: Db, name: 'booking' | 'customer', now: number):
 
 /** When the first id of a counter was taken (Unix seconds), or undefined if none was. */
 export async function firstIdAt(db: Db, name: 'booking' | 'customer'): Promise<number | undefined> {
-  const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: idCounterKey(name) }));
+  const { Item } = await db.documents.send(
+    new GetCommand({ TableName: db.tableName, Key: idCounterKey(name) }),
+  );
   return Item?.first_at ? Number(Item.first_at) : undefined;
 }

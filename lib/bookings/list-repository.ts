@@ -138,7 +138,7 @@ async function countIn(db: Db, source: Source): Promise<number> {
       let count = 0;
       let cursor: Record<string, unknown> | undefined;
       do {
-        const page = await db.client.send(
+        const page = await db.documents.send(
           partitionQuery(db, { ...source, partition, ...(cursor ? { cursor } : {}) }, { Select: 'COUNT' }),
         );
         count += page.Count ?? 0;
@@ -160,7 +160,7 @@ async function pageIn<T>(db: Db, source: Source, window: PageWindow): Promise<T[
   for (const partition of source.partitions) {
     let cursor: Record<string, unknown> | undefined;
     do {
-      const result = await db.client.send(
+      const result = await db.documents.send(
         partitionQuery(
           db,
           { ...source, partition, ...(cursor ? { cursor } : {}) },

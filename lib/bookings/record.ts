@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { SessionLine, StoredSession } from '../sessions/index.ts';
 import type { StoredConfig } from '../config/index.ts';
 import { localInstant, todayIn } from '../kernel/dates.ts';
 import { unixSeconds } from '../kernel/time.ts';
+import type { SessionLine, StoredSession } from '../sessions/index.ts';
 import { accountIdOf, type BookingContext } from './booking.ts';
 import type { StoredBooking } from './repository.ts';
 import { cartAmounts, sumAmounts } from './totals.ts';

@@ -1,5 +1,4 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { SessionLine } from '../sessions/index.ts';
 import type { StoredEvent } from '../kernel/events.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import {
@@ -15,6 +14,7 @@ import {
 } from '../kernel/storage/keys.ts';
 import { queryAll, stripKeys } from '../kernel/storage/operations.ts';
 import type { TransactItem } from '../kernel/storage/transact.ts';
+import type { SessionLine } from '../sessions/index.ts';
 
 /** Money of a booking, in minor units. */
 export interface BookingTotals {
@@ -124,7 +124,7 @@ export async function getBookingRecord(db: Db, bookingId: number): Promise<Booki
 
 /** The booking id of a booking code. */
 export async function getBookingIdByCode(db: Db, code: string): Promise<number | undefined> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: bookingCodeKey(code) }),
   );
   return Item ? Number(Item.booking_id) : undefined;

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { catchUpLines } from '../sessions/index.ts';
 import { createItemLoader, getItemsById, type StoredConfig } from '../config/index.ts';
-
 import { DomainError } from '../kernel/errors.ts';
 import type { NamedAction } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
+import { catchUpLines } from '../sessions/index.ts';
 import {
   capacityOf,
   holdStockAction,

@@ -1,9 +1,9 @@
 import type { Caller } from '../access/index.ts';
-import { listUnpaidBookingsBefore } from '../sessions/index.ts';
 import type { StoredConfig } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { unixSeconds } from '../kernel/time.ts';
+import { listUnpaidBookingsBefore } from '../sessions/index.ts';
 import { isInactive } from './booking.ts';
 import { changeStatus } from './status.ts';
 
@@ -32,7 +32,7 @@ export async function voidUnpaidBookings(
   for (const id of ids) {
     try {
       await changeStatus(
-        { db, config: options.config, keys: [], caller: SERVICE, client: '', now: options.now },
+        { db, config: options.config, keys: [], caller: SERVICE, requester: '', now: options.now },
         {
           reference: String(id),
           statusId: 'VOID',

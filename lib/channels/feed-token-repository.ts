@@ -35,7 +35,7 @@ export interface FeedScopeSummary {
 
 /** Reads the token of a hash, or undefined when no token has it (never existed, or rotated away). */
 export async function getFeedToken(db: Db, tokenHash: string): Promise<StoredFeedToken | undefined> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: feedTokenKey(tokenHash) }),
   );
   return Item ? (Item as unknown as StoredFeedToken) : undefined;
@@ -50,7 +50,7 @@ export async function replaceFeedToken(
   options: { scope: FeedScope; tokenHash: string; now: number },
 ): Promise<void> {
   const name = scopeName(options.scope);
-  const { Item: current } = await db.client.send(
+  const { Item: current } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: feedScopeKey(name), ConsistentRead: true }),
   );
   const previous = current?.token_hash as string | undefined;
@@ -111,7 +111,7 @@ export async function stampFeed(
   options: { tokenHash: string; feedHash: string; since: number },
 ): Promise<number> {
   const changed = await applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: feedTokenKey(options.tokenHash),

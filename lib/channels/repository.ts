@@ -290,7 +290,7 @@ export async function listChannelEvents(
   db: Db,
   options: { channelId: string; limit: number },
 ): Promise<ChannelEvent[]> {
-  const records = await db.client.send(
+  const records = await db.documents.send(
     new QueryCommand({
       TableName: db.tableName,
       KeyConditionExpression: 'pk = :pk',

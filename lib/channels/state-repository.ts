@@ -58,7 +58,7 @@ export async function getChannelStates(db: Db, channelIds: string[]): Promise<Ma
       .slice(start, start + 100)
       .map(channelStateKey);
     while (keys?.length) {
-      const page: BatchGetCommandOutput = await db.client.send(
+      const page: BatchGetCommandOutput = await db.documents.send(
         new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: keys } } }),
       );
       for (const record of page.Responses?.[db.tableName] ?? []) {
@@ -159,7 +159,7 @@ export async function recordFailure(
   options: { channelId: string; itemId: number; error: string; now: number },
 ): Promise<void> {
   const list = channelListKey(options.channelId);
-  await db.client.send(
+  await db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: channelStateKey(options.channelId),
@@ -181,5 +181,5 @@ export async function recordFailure(
 
 /** Deletes a retired channel's state, so rounds stop listing it (its blocks and conflicts already gone). */
 export async function forgetChannel(db: Db, channelId: string): Promise<void> {
-  await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: channelStateKey(channelId) }));
+  await db.documents.send(new DeleteCommand({ TableName: db.tableName, Key: channelStateKey(channelId) }));
 }

@@ -53,7 +53,7 @@ const withLaterSettings = (config: StoredConfig): StoredConfig => ({
 
 /** Reads the tenant configuration, or undefined when no tenant has been loaded. */
 export async function getConfig(db: Db): Promise<StoredConfig | undefined> {
-  const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: configKey() }));
+  const { Item } = await db.documents.send(new GetCommand({ TableName: db.tableName, Key: configKey() }));
   return Item
     ? withLaterSettings({ ...tenantRecord<StoredConfig>(Item), updated_at: Number(Item.updated_at) })
     : undefined;
@@ -86,7 +86,7 @@ export async function getItemsById(
   for (let start = 0; start < unique.length; start += 100) {
     let keys: Record<string, unknown>[] | undefined = unique.slice(start, start + 100).map(itemKey);
     while (keys?.length) {
-      const page: BatchGetCommandOutput = await db.client.send(
+      const page: BatchGetCommandOutput = await db.documents.send(
         new BatchGetCommand({
           RequestItems: {
             [db.tableName]: { Keys: keys, ...(options.consistent ? { ConsistentRead: true } : {}) },
@@ -151,7 +151,7 @@ export async function listAccounts(db: Db): Promise<StoredAccount[]> {
 
 /** Reads one staff account. */
 export async function getAccount(db: Db, accountId: number): Promise<StoredAccount | undefined> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: accountKey(accountId) }),
   );
   return Item ? tenantRecord<StoredAccount>(Item) : undefined;
@@ -163,7 +163,7 @@ export async function recordAccountLogin(
   options: { accountId: number; at: number; ip: string },
 ): Promise<void> {
   await applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: accountKey(options.accountId),

@@ -1,8 +1,8 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SessionLine } from '../sessions/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { clientHoldKey, clientSessionsKey, clientUnpaidKey, stockKey } from '../kernel/storage/keys.ts';
 import { applyIfCondition } from '../kernel/storage/operations.ts';
+import type { SessionLine } from '../sessions/index.ts';
 import { COUNTER_FIELDS, counterValues } from '../stock/index.ts';
 
 /** Everything the invariant check reads: counters, holding sessions, bookings and channel blocks. */
@@ -54,7 +54,7 @@ export async function scanHoldings(db: Db, segments = 4): Promise<HoldingSnapsho
     Array.from({ length: segments }, async (_, segment) => {
       let cursor: Record<string, unknown> | undefined;
       do {
-        const page = await db.client.send(
+        const page = await db.documents.send(
           new ScanCommand({
             TableName: db.tableName,
             Segment: segment,
@@ -137,7 +137,7 @@ export async function fixCounter(
   options: { itemId: number; slot: string; seen: number; expected: number },
 ): Promise<boolean> {
   return applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: stockKey(options.itemId, options.slot),
@@ -160,7 +160,7 @@ export async function fixClientHold(
   options: { client: string; counterId: string; seen: number; expected: number },
 ): Promise<boolean> {
   return applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: clientHoldKey(options.client, options.counterId),
@@ -185,7 +185,7 @@ export async function fixClientSessions(
   const seen = options.seen.length ? 'size(sessions) = :count' : 'attribute_not_exists(sessions)';
   const condition = [seen, ...options.seen.map((_, index) => `contains(sessions, :s${index})`)].join(' AND ');
   return applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: clientSessionsKey(options.client),
@@ -210,7 +210,7 @@ export async function fixClientUnpaid(
   options: { client: string; seen: number; expected: number },
 ): Promise<boolean> {
   return applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: clientUnpaidKey(options.client),

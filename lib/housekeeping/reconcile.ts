@@ -1,7 +1,7 @@
 import { isInactive } from '../bookings/index.ts';
-import { holdsNowOf } from '../sessions/index.ts';
 import type { StoredConfig, StoredItem } from '../config/index.ts';
 import { unixSeconds } from '../kernel/time.ts';
+import { holdsNowOf } from '../sessions/index.ts';
 import { capacityOf, counterId, parseCounterId } from '../stock/index.ts';
 
 import type { HoldingSnapshot } from './reconcile-repository.ts';

@@ -47,7 +47,7 @@ const upsert = async (
     names[`#r${index}`] = name;
     return `#r${index}`;
   });
-  await db.client.send(
+  await db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: options.key,
@@ -69,7 +69,7 @@ const inBatches = async <T>(values: T[], size: number, work: (value: T) => Promi
  * earlier day layout goes.
  */
 const markStockIndexed = (db: Db) =>
-  db.client.send(
+  db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: configKey(),
@@ -181,7 +181,7 @@ export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<
   const giftcertsKept: string[] = [];
   await inBatches(giftcerts, 10, async (giftcert) => {
     const created = await applyIfCondition(() =>
-      db.client.send(
+      db.documents.send(
         new PutCommand({
           TableName: db.tableName,
           Item: {

@@ -2,8 +2,8 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DEFAULT_CONFIG_CACHE_MS } from '../config/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { dbFromEnv, metricsFromEnv, numberFromEnv, requiredEnv, slipKeysFromEnv } from '../runtime/env.ts';
-import type { ApiDeps } from './group-handler.ts';
 import { edgeOriginFromEnv } from './edge-origin.ts';
+import type { ApiDeps } from './group-handler.ts';
 import { parsePublicUrl } from './public-url.ts';
 
 /**

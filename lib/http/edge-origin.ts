@@ -1,6 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
-import { normalizeAddress, parseProxyList, type TrustedProxies, trustedProxies } from './requester-address.ts';
+import {
+  normalizeAddress,
+  parseProxyList,
+  type TrustedProxies,
+  trustedProxies,
+} from './requester-address.ts';
 
 /** The header the edge (CloudFront) adds to every request it sends to the API: the stack's origin token. */
 export const EDGE_TOKEN_HEADER = 'x-origin-verify';

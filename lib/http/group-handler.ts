@@ -84,10 +84,13 @@ export interface ApiRequest {
   requestId: string;
   /** The connection's address as the gateway saw it. */
   sourceIp: string;
-  /** The client's address: the source IP, or what trusted proxies (or a vouching staff credential) forward. */
-  clientAddress: string;
-  /** The key the client's limits and hold budgets are counted under (an IPv6 address by its /64, or the tenant's `ipv6_prefix`). */
-  client: string;
+  /** The requester's address: the source IP, or what trusted proxies (or a vouching staff credential) forward. */
+  requesterAddress: string;
+  /**
+   * The requester: the key its limits and hold budgets are counted under (an IPv6 address by its /64, or the
+   * tenant's `ipv6_prefix`; a partner's credential). Records and tenant settings call it the client.
+   */
+  requester: string;
   /** The API's public base URL (`https://host/api/3.0`), from configuration, never from request headers. */
   apiUrl: string;
   /** Milliseconds since the epoch at the start of the request. */
@@ -136,7 +139,7 @@ export function createApiHandler<G extends Group>(options: {
     async (event: Event, lambda?: Context): Promise<Result> => {
       // `notImplemented` answered already when there is none.
       if (!implementation) throw new Error(`No implementation of ${route.name}`);
-      const state = stateWith(event, 'config', 'parsed', 'caller', 'client', 'clientAddress');
+      const state = stateWith(event, 'config', 'parsed', 'caller', 'requester', 'requesterAddress');
       const { parsed } = state;
       collectIgnored(parsed.input, state.ignored);
       const params = event.pathParameters ?? {};
@@ -150,8 +153,8 @@ export function createApiHandler<G extends Group>(options: {
         config: state.config,
         requestId: state.requestId,
         sourceIp: event.requestContext.http.sourceIp,
-        clientAddress: state.clientAddress,
-        client: state.client,
+        requesterAddress: state.requesterAddress,
+        requester: state.requester,
         apiUrl: apiUrlOf(publicUrl()),
         now: state.startedAt,
         remainingMs: () => lambda?.getRemainingTimeInMillis?.() ?? DEFAULT_REMAINING_MS,

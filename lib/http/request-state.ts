@@ -20,7 +20,7 @@ export interface RequestState {
   route?: RouteName;
   config?: StoredConfig;
   /** The client's address as the gateway and the trusted proxies tell it. */
-  clientAddress?: string;
+  requesterAddress?: string;
   /** The address the peer forwards, taken when a staff credential vouches for it (`X-On-Behalf: off`). */
   forwardedAddress?: string;
   /** The parameters, headers and cookies; the parameters without `access_token`, which is a credential. */
@@ -28,8 +28,8 @@ export interface RequestState {
   /** The `access_token` parameter as sent, read only by the authorisation step. */
   accessToken?: unknown;
   caller?: Caller;
-  /** The key the client's limits and hold budgets are counted under. */
-  client?: string;
+  /** The key the requester's limits and hold budgets are counted under. */
+  requester?: string;
   /** The `RateLimit-*` headers of a limited route, sent on every response of the request. */
   limitHeaders?: Record<string, string>;
   /** Whether the answer was a rated list (its latency is a metric of its own). */

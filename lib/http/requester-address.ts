@@ -162,7 +162,7 @@ export type Ipv6Prefix = 48 | 56 | 64;
  * more, so counting single IPv6 addresses would be no limit at all). Any spelling of one address gives
  * one key; an IPv4-mapped address is its IPv4 address.
  */
-export function clientKeyOf(raw: string, ipv6Prefix: Ipv6Prefix = 64): string {
+export function requesterKeyOf(raw: string, ipv6Prefix: Ipv6Prefix = 64): string {
   const address = parseAddress(withoutPort(raw));
   if (!address) return raw;
   if (address.family === 4) return formatAddress(address);

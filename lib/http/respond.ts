@@ -144,7 +144,7 @@ export function unauthorizedResponse(
     request_id: state.requestId,
     status: 401,
     reason: error.message,
-    client_ip: state.clientAddress ?? sourceIp,
+    client_ip: state.requesterAddress ?? sourceIp,
   });
   return jsonResponse(state, {
     status: 401,
@@ -171,7 +171,7 @@ export function errorResponse(
       details: `Something went wrong on our side. Quote request id ${state.requestId} when reporting it.`,
       data: { request_id: state.requestId },
     });
-  const client_ip = state.clientAddress ?? options.sourceIp;
+  const client_ip = state.requesterAddress ?? options.sourceIp;
   if (apiError.status >= 500) {
     logger.error('request failed', {
       request_id: state.requestId,

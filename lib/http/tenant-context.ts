@@ -9,8 +9,8 @@ import {
 
 import type { Db } from '../kernel/storage/database.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { type TrustedProxies, trustedProxies } from './requester-address.ts';
 import { type EnvelopeTenant, UNKNOWN_TENANT } from './envelope.ts';
+import { type TrustedProxies, trustedProxies } from './requester-address.ts';
 
 /** The tenant fields every envelope carries, or the unknown tenant when no configuration could be read. */
 export const envelopeTenant = (config: StoredConfig | undefined): EnvelopeTenant =>

@@ -31,7 +31,7 @@ export async function countRequestInWindow(
 ): Promise<WindowCount> {
   const write = options.budgets.writes !== undefined;
   try {
-    const { Attributes } = await db.client.send(
+    const { Attributes } = await db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: rateWindowKey(options.client, options.windowStart),
@@ -79,7 +79,7 @@ export async function takeGiftcertAttempt(
   options: { client: string; windowStart: number; windowSeconds: number; budget: number },
 ): Promise<{ admitted: boolean; attempts: number }> {
   try {
-    const { Attributes } = await db.client.send(
+    const { Attributes } = await db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: giftcertAttemptsKey(options.client, options.windowStart),
@@ -109,7 +109,7 @@ export async function returnGiftcertAttempt(
   options: { client: string; windowStart: number },
 ): Promise<void> {
   try {
-    await db.client.send(
+    await db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: giftcertAttemptsKey(options.client, options.windowStart),

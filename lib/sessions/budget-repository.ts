@@ -257,7 +257,7 @@ export async function getClientHolds(
   const found = new Map<string, ClientHoldState>();
   await Promise.all(
     [...new Set(options.counterIds)].map(async (id) => {
-      const { Item: item } = await db.client.send(
+      const { Item: item } = await db.documents.send(
         new GetCommand({
           TableName: db.tableName,
           Key: clientHoldKey(options.client, id),
@@ -319,7 +319,7 @@ export function dropClientSessionAction(
 
 /** Lists a client's holding sessions as recorded in its set (consistent read). */
 export async function getClientSessions(db: Db, client: string): Promise<string[]> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: clientSessionsKey(client), ConsistentRead: true }),
   );
   return [...((Item?.sessions as Set<string> | undefined) ?? [])];

@@ -10,17 +10,6 @@ export {
   releaseBookingBudgetActions,
   releaseBudgetActions,
 } from './budgets.ts';
-export {
-  addSlips,
-  alterSession,
-  clearSession,
-  endSession,
-  isExpired,
-  isSessionId,
-  lineAvailability,
-  loadOpenSession,
-  verifySlips,
-} from './session.ts';
 export type { SessionContext } from './commit.ts';
 export { releaseExpiredSession } from './expiry.ts';
 export type { ExpiringSession } from './expiry-repository.ts';
@@ -32,3 +21,14 @@ export type { RefusalAt } from './refusals.ts';
 export { holdLimitCounter, unavailableCounter } from './refusals.ts';
 export type { SessionLine, StoredSession } from './repository.ts';
 export { bookSessionAction, getSession } from './repository.ts';
+export {
+  addSlips,
+  alterSession,
+  clearSession,
+  endSession,
+  isExpired,
+  isSessionId,
+  lineAvailability,
+  loadOpenSession,
+  verifySlips,
+} from './session.ts';

@@ -87,7 +87,7 @@ export interface StoredSession {
 
 /** Reads a session by id (consistent read: the caller decides on fresh state). */
 export async function getSession(db: Db, id: string): Promise<StoredSession | undefined> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: sessionKey(id), ConsistentRead: true }),
   );
   if (!Item) return undefined;

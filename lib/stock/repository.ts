@@ -203,7 +203,7 @@ export async function indexStockCounters(db: Db, itemIds: number[]): Promise<num
       const slot = String(record.sk);
       const { gsi3pk, gsi3sk } = stockIndexKeys(itemId, slot);
       const done = await applyIfCondition(() =>
-        db.client.send(
+        db.documents.send(
           new UpdateCommand({
             TableName: db.tableName,
             Key: stockKey(itemId, slot),

@@ -24,7 +24,7 @@ export async function listDueDeliveries(
   db: Db,
   options: { now: number; limit: number },
 ): Promise<StoredDelivery[]> {
-  const { Items } = await db.client.send(
+  const { Items } = await db.documents.send(
     new QueryCommand({
       TableName: db.tableName,
       IndexName: 'gsi2',
@@ -42,7 +42,7 @@ export async function firstPendingOfBooking(
   options: { endpointId: string; bookingId: number },
 ): Promise<StoredDelivery | undefined> {
   const { gsi1pk } = webhookPendingKeys({ ...options, sequence: 0, eventAtMs: 0, eventId: '', nextAtMs: 0 });
-  const { Items } = await db.client.send(
+  const { Items } = await db.documents.send(
     new QueryCommand({
       TableName: db.tableName,
       IndexName: 'gsi1',
@@ -79,7 +79,7 @@ export function claimDelivery(
 ): Promise<boolean> {
   const { delivery } = options;
   return applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: deliveryKeyOf(delivery),
@@ -126,7 +126,7 @@ export function finishDelivery(
   const pending = options.status === 'pending';
   const keys = pendingKeysOf(delivery, options.nextAt);
   return applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: deliveryKeyOf(delivery),
@@ -169,7 +169,7 @@ export function rescheduleDelivery(
   const { delivery } = options;
   const keys = pendingKeysOf(delivery, options.nextAt);
   return applyIfCondition(() =>
-    db.client.send(
+    db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: deliveryKeyOf(delivery),
@@ -206,7 +206,7 @@ export async function requeueDelivery(
     nextAtMs: options.now,
   });
   const ttl = retentionTtl(options.now, options.retentionDays);
-  const keepEvent = db.client.send(
+  const keepEvent = db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: webhookEventKey(event.event.event_id),
@@ -216,7 +216,7 @@ export async function requeueDelivery(
       ExpressionAttributeValues: { ':ttl': ttl },
     }),
   );
-  const requeue = db.client.send(
+  const requeue = db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: webhookDeliveryKey(options.endpointId, event.event.at, event.event.event_id),
@@ -262,7 +262,7 @@ export async function listDeliveriesOfEndpoint(
   let total = 0;
   let cursor: Record<string, unknown> | undefined;
   do {
-    const page: QueryCommandOutput = await db.client.send(
+    const page: QueryCommandOutput = await db.documents.send(
       new QueryCommand({ ...query, Select: 'COUNT', ExclusiveStartKey: cursor }),
     );
     total += page.Count ?? 0;
@@ -272,7 +272,7 @@ export async function listDeliveriesOfEndpoint(
   if (options.skip >= total) return { rows: [], total };
   const wanted = options.skip + options.take;
   do {
-    const page: QueryCommandOutput = await db.client.send(
+    const page: QueryCommandOutput = await db.documents.send(
       new QueryCommand({
         ...query,
         ScanIndexForward: false,

@@ -24,7 +24,7 @@ export interface StoredEndpoint extends TenantWebhook {
 
 /** Reads one endpoint's state. */
 export async function getEndpoint(db: Db, endpointId: string): Promise<StoredEndpoint | undefined> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: webhookEndpointKey(endpointId) }),
   );
   return Item ? stripKeys<StoredEndpoint>(Item) : undefined;
@@ -64,7 +64,7 @@ export async function upsertEndpointFromFile(
           existing && !existing.active ? (existing.disabled_reason ?? 'tenant_file') : 'tenant_file',
         disabled_at: existing && !existing.active ? (existing.disabled_at ?? now) : now,
       };
-  await db.client.send(
+  await db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: webhookEndpointKey(webhook.id),
@@ -94,7 +94,7 @@ export async function upsertEndpointFromFile(
 
 /** Marks an endpoint the tenant file no longer lists: inactive, its history kept. */
 export async function retireEndpoint(db: Db, options: { endpointId: string; now: number }): Promise<void> {
-  await db.client.send(
+  await db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: webhookEndpointKey(options.endpointId),
@@ -153,7 +153,7 @@ export async function disableEndpointWithEvent(
 
 /** Enables an endpoint again (an operator's `enable`): deliveries resume and failures start from zero. */
 export async function enableEndpoint(db: Db, options: { endpointId: string; now: number }): Promise<void> {
-  await db.client.send(
+  await db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: webhookEndpointKey(options.endpointId),
@@ -169,7 +169,7 @@ export async function recordEndpointOutcome(
   db: Db,
   options: { endpointId: string; success: boolean; now: number },
 ): Promise<void> {
-  await db.client.send(
+  await db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: webhookEndpointKey(options.endpointId),

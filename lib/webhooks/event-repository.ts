@@ -18,7 +18,7 @@ const eventOf = (item: Record<string, unknown>): StoredWebhookEvent => {
 
 /** Reads an event kept for delivery. */
 export async function getWebhookEvent(db: Db, eventId: string): Promise<StoredWebhookEvent | undefined> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: webhookEventKey(eventId) }),
   );
   return Item ? eventOf(Item) : undefined;

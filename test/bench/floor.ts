@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { getCustomerIdByEmail } from '#lib/bookings/customer-repository.ts';
 import { nextId } from '#lib/bookings/id-counter-repository.ts';
-import {
-  claimClientSessionAction,
-  claimUnpaidBookingAction,
-  dropClientSessionAction,
-  holdClientUnitsAction,
-  keepClientUnitsAction,
-} from '#lib/sessions/budget-repository.ts';
-import { bookSessionAction, getSession, type StoredSession } from '#lib/sessions/repository.ts';
 import { getFeedToken } from '#lib/channels/feed-token-repository.ts';
 import { getItemsById } from '#lib/config/repository.ts';
 import { addDays, todayIn, type Ymd } from '#lib/kernel/dates.ts';
@@ -17,6 +9,14 @@ import { sessionKey } from '#lib/kernel/storage/keys.ts';
 import { type TransactItem, transact } from '#lib/kernel/storage/transact.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';
 import { countRequestInWindow } from '#lib/limits/repository.ts';
+import {
+  claimClientSessionAction,
+  claimUnpaidBookingAction,
+  dropClientSessionAction,
+  holdClientUnitsAction,
+  keepClientUnitsAction,
+} from '#lib/sessions/budget-repository.ts';
+import { bookSessionAction, getSession, type StoredSession } from '#lib/sessions/repository.ts';
 import {
   counterId,
   holdStockAction,

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Challenge } from 'altcha-lib';
 import { build } from 'esbuild';
-import { issueChallenge, verifyChallenge } from '#lib/sessions/pow.ts';
 import { DEFAULT_POW } from '#lib/config/limits.ts';
+import { issueChallenge, verifyChallenge } from '#lib/sessions/pow.ts';
 import { launchChromium } from '#test/support/chromium.ts';
 
 // What the proof-of-work gate costs a guest (issue 27): the widget's own solver (widget/src/pow.ts, ALTCHA's

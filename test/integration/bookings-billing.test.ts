@@ -27,7 +27,7 @@ describe('gift certificates', () => {
   const balance = async (code: string) =>
     Number(
       (
-        await db.client.send(
+        await db.documents.send(
           new GetCommand({ TableName: db.tableName, Key: giftcertKey(code), ConsistentRead: true }),
         )
       ).Item?.balance,

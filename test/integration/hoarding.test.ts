@@ -260,7 +260,7 @@ describe('reconcile of hold budgets', () => {
     const day = freshDay();
     const guest = clientAt('203.0.113.80');
     await guest.add([await guest.slip(KAYAK, `date=${day}&param[qty]=2`)]);
-    await db.client.send(
+    await db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: clientHoldKey('203.0.113.80', `${KAYAK}|${day}`),

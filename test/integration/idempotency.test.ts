@@ -59,7 +59,7 @@ const makeBlockedWork = () => {
 };
 
 const readRecords = async () => {
-  const { Items } = await db.client.send(
+  const { Items } = await db.documents.send(
     new QueryCommand({
       TableName: db.tableName,
       KeyConditionExpression: 'pk = :pk',
@@ -109,7 +109,7 @@ describe('runOnceOrReplay', () => {
     });
     blocked.finish({ booking: 'done' });
     await running;
-    const { Item } = await db.client.send(
+    const { Item } = await db.documents.send(
       new GetCommand({
         TableName: db.tableName,
         Key: { pk: claim?.pk, sk: claim?.sk },

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccessStore } from '#lib/access/access.ts';
 import { hashSecret } from '#lib/access/secrets.ts';
-import { trustedProxies } from '#lib/http/requester-address.ts';
 import { AuthError } from '#lib/http/errors.ts';
 import { authorise } from '#lib/http/middleware/authorise.ts';
 import { parseInput } from '#lib/http/middleware/parse-input.ts';
 import { rateLimit } from '#lib/http/middleware/rate-limit.ts';
 import { resolveAddress } from '#lib/http/middleware/resolve-address.ts';
+import { trustedProxies } from '#lib/http/requester-address.ts';
 import type { RouteName } from '#lib/http/routes.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
@@ -62,7 +62,7 @@ describe('authorise', () => {
   it('lets a customer call a public route, counted by its address', async () => {
     const state = await authorised('item.list', { path: 'item', sourceIp: '192.0.2.7' });
     expect(state.caller).toEqual({ kind: 'customer' });
-    expect(state.client).toBe('192.0.2.7');
+    expect(state.requester).toBe('192.0.2.7');
   });
 
   it('refuses a customer on a staff route, and on a public one when the API is not public', async () => {
@@ -91,9 +91,9 @@ describe('authorise', () => {
       },
     });
     const staff = await authorised('session.write', request('bk_key'));
-    expect([staff.clientAddress, staff.client]).toEqual(['203.0.113.44', '203.0.113.44']);
+    expect([staff.requesterAddress, staff.requester]).toEqual(['203.0.113.44', '203.0.113.44']);
     const partner = await authorised('session.write', request('bk_partner'));
-    expect([partner.clientAddress, partner.client]).toEqual(['198.18.0.1', 'credential:bk_partner']);
+    expect([partner.requesterAddress, partner.requester]).toEqual(['198.18.0.1', 'credential:bk_partner']);
   });
 
   it('charges a refused credential to its address, so guessing keys is rate limited too', async () => {

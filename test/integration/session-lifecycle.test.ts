@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/job.ts';
-import { releaseExpiredSession } from '#lib/sessions/expiry.ts';
 import { addDays } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { stockKey } from '#lib/kernel/storage/keys.ts';
+import { releaseExpiredSession } from '#lib/sessions/expiry.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { invoke } from '#test/support/events.ts';
 import { sessionClient, sessionOf } from '#test/support/session.ts';
@@ -110,7 +110,7 @@ describe('lifecycle', () => {
 describe('contention', () => {
   const conflicting = (times: number): Db => {
     let left = times;
-    const client = new Proxy(db.client, {
+    const client = new Proxy(db.documents, {
       get(target, property, receiver) {
         if (property !== 'send') return Reflect.get(target, property, receiver);
         return async (command: { constructor: { name: string } }) => {
@@ -127,7 +127,7 @@ describe('contention', () => {
         };
       },
     });
-    return { ...db, client };
+    return { ...db, documents: client };
   };
 
   it('retries a transaction conflict and succeeds', async () => {
@@ -191,7 +191,7 @@ describe('npm run reconcile', () => {
     now = Math.max(now, Date.now());
     const day = addDays(start, 20);
     const session = sessionOf(await client.add([await client.slip(1, `date=${day}&param[qty]=2`)]));
-    await db.client.send(
+    await db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: stockKey(1, day),
@@ -209,7 +209,7 @@ describe('npm run reconcile', () => {
 
     const original = (await import('#lib/config/repository.ts')).listItems;
     const kayak = (await original(db)).find((item) => item.item_id === 1);
-    await db.client.send(
+    await db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: { pk: 'ITEM', sk: 'ITEM#0000000001' },
@@ -228,7 +228,7 @@ describe('npm run reconcile', () => {
     });
     expect(over.discrepancies.every((entry) => entry.kind === 'over_capacity')).toBe(true);
     expect(over.fixed).toBe(0);
-    await db.client.send(
+    await db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: { pk: 'ITEM', sk: 'ITEM#0000000001' },

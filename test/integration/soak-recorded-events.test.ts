@@ -21,7 +21,7 @@ const recorded: RecordedEvent[] = [
 beforeAll(async () => {
   db = await createTestDb('soak-events');
   for (const event of recorded) {
-    await db.client.send(
+    await db.documents.send(
       new TransactWriteCommand({
         TransactItems: webhookEventActions(db, {
           event: {

@@ -50,7 +50,7 @@ let handlers: ReturnType<typeof createAllHandlers>;
  * the keys of the earlier day layout.
  */
 const oldCounter = (itemId: number, slot: string, used: number, layout: 'none' | 'day' = 'none') =>
-  db.client.send(
+  db.documents.send(
     new PutCommand({
       TableName: db.tableName,
       Item: {
@@ -142,7 +142,9 @@ describe('the span index of the stock counters', () => {
       fc.asyncProperty(holds, async (written) => {
         for (const itemId of new Set(written.map((hold) => hold.itemId)))
           for (const day of days)
-            await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: stockKey(itemId, day) }));
+            await db.documents.send(
+              new DeleteCommand({ TableName: db.tableName, Key: stockKey(itemId, day) }),
+            );
         const client = sessionClient(handlers);
         for (const hold of written) {
           const slip = await client.slip(hold.itemId, `date=${hold.day}&param[qty]=1`).catch(() => undefined);
@@ -161,7 +163,7 @@ describe('the span index of the stock counters', () => {
     const day = addDays(start, 200);
     // A table as it was: counters without index keys or with the earlier day layout's, and the earlier
     // flag on the configuration.
-    await db.client.send(
+    await db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: configKey(),
@@ -182,7 +184,7 @@ describe('the span index of the stock counters', () => {
     expect(config?.stock_index).toBe('month');
     expect(config).not.toHaveProperty('stock_day_index');
     for (const itemId of [6, 7]) {
-      const { Item } = await db.client.send(
+      const { Item } = await db.documents.send(
         new GetCommand({ TableName: db.tableName, Key: stockKey(itemId, day), ConsistentRead: true }),
       );
       expect(Item).toMatchObject({
@@ -201,7 +203,7 @@ describe('the span index of the stock counters', () => {
     const client = sessionClient(handlers);
     const held = await client.add([await client.slip(3, `date=${day}&param[qty]=2`)]);
     expect(sessionOf(held).id).toBeTruthy();
-    const { Item } = await db.client.send(
+    const { Item } = await db.documents.send(
       new GetCommand({ TableName: db.tableName, Key: stockKey(3, day), ConsistentRead: true }),
     );
     expect(Item).toMatchObject({

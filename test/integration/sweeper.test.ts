@@ -1,12 +1,12 @@
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSweeper } from '#functions/sweeper/job.ts';
-import { newSessionId } from '#lib/sessions/session.ts';
-import { putSessionAction, type StoredSession } from '#lib/sessions/repository.ts';
 import { releaseRounds } from '#lib/housekeeping/sweep.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { stockKey, sweeperStateKey } from '#lib/kernel/storage/keys.ts';
+import { putSessionAction, type StoredSession } from '#lib/sessions/repository.ts';
+import { newSessionId } from '#lib/sessions/session.ts';
 import { createTestDb, readUsed } from '#test/support/dynamo.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
@@ -45,7 +45,7 @@ async function seed(sessions: StoredSession[]): Promise<void> {
       chunks.slice(start, start + 8).map(async (chunk) => {
         let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
         while (pending.length) {
-          const result = await db.client.send(
+          const result = await db.documents.send(
             new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }),
           );
           pending = (result.UnprocessedItems?.[db.tableName] ?? []) as typeof pending;
@@ -61,7 +61,7 @@ async function seed(sessions: StoredSession[]): Promise<void> {
   }
   await Promise.all(
     [...used].map(([id, units]) =>
-      db.client.send(
+      db.documents.send(
         new PutCommand({
           TableName: db.tableName,
           Item: { ...stockKey(1, id.split('|')[1] ?? ''), entity: 'stock', item_id: 1, used: units },
@@ -74,7 +74,7 @@ async function seed(sessions: StoredSession[]): Promise<void> {
 const usedOf = (slot: string): Promise<number> => readUsed(db, 1, slot);
 
 const resetWatermark = (minuteStart: number) =>
-  db.client.send(
+  db.documents.send(
     new PutCommand({ TableName: db.tableName, Item: { ...sweeperStateKey(), swept_until: minuteStart } }),
   );
 

@@ -23,7 +23,9 @@ const everything = async (db: Db): Promise<Record<string, unknown>[]> => {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db.client.send(new ScanCommand({ TableName: db.tableName, ExclusiveStartKey: start }));
+    const page = await db.documents.send(
+      new ScanCommand({ TableName: db.tableName, ExclusiveStartKey: start }),
+    );
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
@@ -52,7 +54,7 @@ beforeAll(async () => {
   expect(created.status).toBe(200);
   // More items than a page, of every attribute shape a record may carry.
   for (let from = 0; from < 300; from += 25) {
-    await source.client.send(
+    await source.documents.send(
       new BatchWriteCommand({
         RequestItems: {
           [source.tableName]: Array.from({ length: 25 }, (_, n) => ({
@@ -86,7 +88,9 @@ describe('copying a restored table into the stack’s new one', () => {
 
   it('refuses a target that holds anything, and writes nothing to it', async () => {
     const target = await createTestDb('copy-busy');
-    await target.client.send(new PutCommand({ TableName: target.tableName, Item: { pk: 'NEWER', sk: 'A' } }));
+    await target.documents.send(
+      new PutCommand({ TableName: target.tableName, Item: { pk: 'NEWER', sk: 'A' } }),
+    );
     await expect(copyTable(source, target)).rejects.toThrow(/is not empty/);
     expect(await everything(target)).toEqual([{ pk: 'NEWER', sk: 'A' }]);
   });
@@ -98,7 +102,7 @@ describe('copying a restored table into the stack’s new one', () => {
   it('writes again what DynamoDB left unprocessed (throttled), and gives up with a clear error', async () => {
     const throttled = (target: Db, times: number): Db => {
       let left = times;
-      const client = new Proxy(target.client, {
+      const client = new Proxy(target.documents, {
         get(real, property, receiver) {
           if (property !== 'send') return Reflect.get(real, property, receiver);
           return async (command: { input: any }) => {
@@ -114,7 +118,7 @@ describe('copying a restored table into the stack’s new one', () => {
           };
         },
       });
-      return { ...target, client };
+      return { ...target, documents: client };
     };
     const waits: number[] = [];
     const sleep = async (ms: number) => {

@@ -9,7 +9,8 @@ import { createTestDb, setGiftcertBalance } from '#test/support/dynamo.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 const balanceOf = async (db: Db, code: string) =>
-  (await db.client.send(new GetCommand({ TableName: db.tableName, Key: giftcertKey(code) }))).Item?.balance;
+  (await db.documents.send(new GetCommand({ TableName: db.tableName, Key: giftcertKey(code) }))).Item
+    ?.balance;
 
 describe('writeTenant', () => {
   it('loads the same file twice to the same state', async () => {
@@ -89,7 +90,7 @@ describe('writeTenant', () => {
   it('reads a configuration stored before later settings existed with the defaults the schema fills in', async () => {
     const db = await createTestDb('loader');
     await writeTenant(db, makeTenant(), 1_000);
-    await db.client.send(
+    await db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: configKey(),

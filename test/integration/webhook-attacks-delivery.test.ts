@@ -107,7 +107,7 @@ describe('liveness and duplicates', () => {
     receiver.script['/gone'] = [410];
     await book(w);
     // A crash after the endpoint is disabled: the next write (the webhook.disabled event) never happens.
-    const client = new Proxy(w.db.client, {
+    const client = new Proxy(w.db.documents, {
       get(target, property, receiverOf) {
         if (property === 'send') {
           return (command: unknown, ...rest: unknown[]) => {
@@ -119,7 +119,7 @@ describe('liveness and duplicates', () => {
       },
     });
     const crashing = createDispatcher({
-      db: { ...w.db, client },
+      db: { ...w.db, documents: client },
       secrets: w.secrets,
       policy: 'local',
       clock: w.now,
@@ -293,13 +293,13 @@ describe('retention', () => {
     const { rows } = await listDeliveriesOfEndpoint(w.db, { endpointId: 'slow', skip: 0, take: 1 });
     const delivery = rows[0];
     expect(delivery).toMatchObject({ status: 'pending', failures: 1 });
-    const { Item: stored } = await w.db.client.send(
+    const { Item: stored } = await w.db.documents.send(
       new GetCommand({
         TableName: w.db.tableName,
         Key: webhookDeliveryKey('slow', delivery?.event_at ?? 0, delivery?.event_id ?? ''),
       }),
     );
-    const { Item: event } = await w.db.client.send(
+    const { Item: event } = await w.db.documents.send(
       new GetCommand({ TableName: w.db.tableName, Key: webhookEventKey(delivery?.event_id ?? '') }),
     );
     // DynamoDB's TTL deletes a record after `ttl` (Unix seconds): the retry would find nothing to send.
@@ -323,7 +323,7 @@ describe('retention', () => {
     await drain(w);
     const { rows } = await listDeliveriesOfEndpoint(w.db, { endpointId: 'late', skip: 0, take: 1 });
     expect(rows[0]).toMatchObject({ status: 'pending', event_id: 'old-event' });
-    const { Item: event } = await w.db.client.send(
+    const { Item: event } = await w.db.documents.send(
       new GetCommand({ TableName: w.db.tableName, Key: webhookEventKey('old-event') }),
     );
     expect(event?.ttl).toBeGreaterThan(Math.floor((rows[0]?.next_at ?? 0) / 1000));

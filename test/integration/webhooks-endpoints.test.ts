@@ -91,7 +91,7 @@ describe('loading webhook endpoints', () => {
     });
     await load([desk]);
     expect(await getEndpoint(own, 'desk')).toMatchObject({ active: false, disabled_reason: 'gone' });
-    await own.client.send(
+    await own.documents.send(
       new TransactWriteCommand({
         TransactItems: webhookEventActions(own, {
           event: {

@@ -141,7 +141,7 @@ describe('review: the unpaid count under a race of status changes', () => {
       ),
     );
     for (const result of results) expect(result.status).toBeLessThan(500);
-    const { Item } = await db.client.send(
+    const { Item } = await db.documents.send(
       new GetCommand({ TableName: db.tableName, Key: clientUnpaidKey(address), ConsistentRead: true }),
     );
     expect(Number(Item?.unpaid ?? 0)).toBe(0);

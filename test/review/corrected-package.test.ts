@@ -63,7 +63,7 @@ const load = async (options: { bUnlimited: boolean; qHasC: boolean }) => {
 };
 
 const usedOf = async (itemId: number): Promise<number> => {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: stockKey(itemId, day), ConsistentRead: true }),
   );
   return Number(Item?.used ?? 0);

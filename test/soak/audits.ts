@@ -29,7 +29,7 @@ export async function scanEntities(db: Db, entities: string[]): Promise<Record<s
   const records: Record<string, any>[] = [];
   let cursor: Record<string, unknown> | undefined;
   do {
-    const page = await db.client.send(
+    const page = await db.documents.send(
       new ScanCommand({
         TableName: db.tableName,
         ConsistentRead: true,

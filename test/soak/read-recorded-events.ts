@@ -16,7 +16,7 @@ export async function readRecordedEvents(
   const events: RecordedEvent[] = [];
   let cursor: Record<string, unknown> | undefined;
   do {
-    const page = await db.client.send(
+    const page = await db.documents.send(
       new ScanCommand({
         TableName: db.tableName,
         ConsistentRead: true,

@@ -298,7 +298,7 @@ async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: string }[
   const [counter = ''] = Object.keys(active?.holds ?? {});
   const [itemId = '', slot = ''] = counter.split('|');
   if (counter) {
-    await world.db.client.send(
+    await world.db.documents.send(
       new UpdateCommand({
         TableName: world.db.tableName,
         Key: stockKey(Number(itemId), slot),
@@ -314,7 +314,7 @@ async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: string }[
   }
   const told = ledger.acknowledged.at(-1);
   if (told) {
-    await world.db.client.send(
+    await world.db.documents.send(
       new DeleteCommand({ TableName: world.db.tableName, Key: bookingKey(told.bookingId) }),
     );
     planted.push({ what: 'an acknowledged booking deleted', audit: 'bookings', names: told.code });
@@ -329,7 +329,7 @@ async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: string }[
   const sessionId = `soak-planted-${Date.now()}`;
   // On a counter no other plant touches: on the bumped one, its hold would make the bump look accounted for.
   const leakCounter = '3|20991231';
-  await world.db.client.send(
+  await world.db.documents.send(
     new PutCommand({
       TableName: world.db.tableName,
       Item: {

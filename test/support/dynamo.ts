@@ -24,7 +24,7 @@ export async function createTestDb(prefix = 'test'): Promise<Db> {
 
 /** A view of a test table that shows `see` every command sent through it (its class name and input). */
 export function watchCommands(db: Db, see: (name: string, input: unknown) => void): Db {
-  const client = new Proxy(db.client, {
+  const client = new Proxy(db.documents, {
     get(target, property, receiver) {
       if (property !== 'send') return Reflect.get(target, property, receiver);
       return (command: { constructor: { name: string }; input: unknown }, ...rest: unknown[]) => {
@@ -33,7 +33,7 @@ export function watchCommands(db: Db, see: (name: string, input: unknown) => voi
       };
     },
   });
-  return { ...db, client };
+  return { ...db, documents: client };
 }
 
 /** A view of a test table that records every command sent through it (to count calls, spot scans). */
@@ -44,7 +44,7 @@ export function recordCommands(db: Db): { db: Db; commands: string[] } {
 
 /** Sets how many units of an item's slot are used, as the service writes a counter: with its span-index keys. */
 export const setUsed = (db: Db, itemId: number, slot: string, used: number) =>
-  db.client.send(
+  db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: stockKey(itemId, slot),
@@ -55,7 +55,7 @@ export const setUsed = (db: Db, itemId: number, slot: string, used: number) =>
 
 /** Sets a gift certificate's balance (minor units), as spending it would leave it. */
 export const setGiftcertBalance = (db: Db, code: string, balance: number) =>
-  db.client.send(
+  db.documents.send(
     new UpdateCommand({
       TableName: db.tableName,
       Key: giftcertKey(code),
@@ -66,7 +66,7 @@ export const setGiftcertBalance = (db: Db, code: string, balance: number) =>
 
 /** How many units of an item's slot are used, read consistently (0 where no counter was ever written). */
 export async function readUsed(db: Db, itemId: number, slot: string): Promise<number> {
-  const { Item } = await db.client.send(
+  const { Item } = await db.documents.send(
     new GetCommand({ TableName: db.tableName, Key: stockKey(itemId, slot), ConsistentRead: true }),
   );
   return Number(Item?.used ?? 0);

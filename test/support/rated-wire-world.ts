@@ -177,7 +177,7 @@ export const advanceTo = (at: number) => {
 /** A view of a table that runs `between` right after the tenant load writes the configuration. */
 export const pausedAfterConfig = (target: Db, between: () => Promise<void>): Db => {
   let paused = false;
-  const client = new Proxy(target.client, {
+  const client = new Proxy(target.documents, {
     get(object, property, receiver) {
       if (property !== 'send') return Reflect.get(object, property, receiver);
       return async (command: { input: any }, ...rest: unknown[]) => {
@@ -192,7 +192,7 @@ export const pausedAfterConfig = (target: Db, between: () => Promise<void>): Db 
       };
     },
   });
-  return { ...target, client };
+  return { ...target, documents: client };
 };
 
 /**

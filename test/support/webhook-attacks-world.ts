@@ -169,7 +169,7 @@ export const putRawEvent = (
   db: Db,
   options: { id: string; bookingId: number; at: number; endpointIds: string[]; type?: string },
 ) =>
-  db.client.send(
+  db.documents.send(
     new TransactWriteCommand({
       TransactItems: webhookEventActions(db, {
         event: {

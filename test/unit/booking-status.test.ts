@@ -79,7 +79,7 @@ describe('changeStatus', () => {
     config,
     keys: [],
     caller: { kind: 'staff', accountId: 1, credentialKey: 'bk_desk', credentialAccountId: 1 } as const,
-    client: '',
+    requester: '',
     now: NOW,
   };
 

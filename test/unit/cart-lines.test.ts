@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { StoredConfig, StoredItem } from '#lib/config/model.ts';
+import type { AccountGrant } from '#lib/config/tenant-schema.ts';
 import { applyAlters, readAlter } from '#lib/sessions/alter.ts';
 import { addLines, type LineContext, sessionActorOf } from '#lib/sessions/lines.ts';
 import type { StoredSession } from '#lib/sessions/repository.ts';
-import type { StoredConfig, StoredItem } from '#lib/config/model.ts';
-import type { AccountGrant } from '#lib/config/tenant-schema.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { NOW } from '#test/support/rating.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';

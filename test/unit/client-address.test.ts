@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
-  clientKeyOf,
   normalizeAddress,
   parseProxyList,
+  requesterKeyOf,
   resolveClientAddress,
   trustedProxies,
 } from '#lib/http/requester-address.ts';
@@ -72,11 +72,11 @@ describe('the client address', () => {
   });
 
   it('counts IPv6 clients by their /64 and IPv4 clients by their address', () => {
-    expect(clientKeyOf('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
-    expect(clientKeyOf('2001:db8:1:2:bbbb:cccc:dddd:eeee')).toBe('2001:db8:1:2::/64');
-    expect(clientKeyOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
-    expect(clientKeyOf('2001:db8:0:0:ffff::1')).toBe('2001:db8:0:0::/64');
-    expect(clientKeyOf('203.0.113.5')).toBe('203.0.113.5');
+    expect(requesterKeyOf('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(requesterKeyOf('2001:db8:1:2:bbbb:cccc:dddd:eeee')).toBe('2001:db8:1:2::/64');
+    expect(requesterKeyOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(requesterKeyOf('2001:db8:0:0:ffff::1')).toBe('2001:db8:0:0::/64');
+    expect(requesterKeyOf('203.0.113.5')).toBe('203.0.113.5');
   });
 
   it('gives every spelling of one IPv4 address one key, IPv4-mapped IPv6 in dotted or hex form included', () => {
@@ -90,10 +90,10 @@ describe('the client address', () => {
       '[::ffff:c633:6407]:443',
       '198.51.100.7:8080',
     ];
-    expect(new Set(spellings.map((spelling) => clientKeyOf(normalizeAddress(spelling) ?? '')))).toEqual(
+    expect(new Set(spellings.map((spelling) => requesterKeyOf(normalizeAddress(spelling) ?? '')))).toEqual(
       new Set(['198.51.100.7']),
     );
-    expect(new Set(spellings.map((spelling) => clientKeyOf(spelling)))).toEqual(new Set(['198.51.100.7']));
+    expect(new Set(spellings.map((spelling) => requesterKeyOf(spelling)))).toEqual(new Set(['198.51.100.7']));
   });
 
   it('gives every spelling of one IPv6 address one address and one key', () => {
@@ -109,7 +109,7 @@ describe('the client address', () => {
       '[2001:db8:1:2::A]:8443',
     ];
     expect(new Set(spellings.map(normalizeAddress))).toEqual(new Set(['2001:db8:1:2::a']));
-    expect(new Set(spellings.map((spelling) => clientKeyOf(spelling)))).toEqual(
+    expect(new Set(spellings.map((spelling) => requesterKeyOf(spelling)))).toEqual(
       new Set(['2001:db8:1:2::/64']),
     );
   });
@@ -153,13 +153,13 @@ describe('the client address', () => {
   });
 
   it('counts IPv6 clients by a wider network when the tenant sets ipv6_prefix 56 or 48', () => {
-    expect(clientKeyOf('2001:db8:1:2aff:aaaa::1', 56)).toBe('2001:db8:1:2a00::/56');
-    expect(clientKeyOf('2001:DB8:1:2A00::', 56)).toBe('2001:db8:1:2a00::/56');
-    expect(clientKeyOf('2001:db8:1:2bff::1', 56)).toBe('2001:db8:1:2b00::/56');
-    expect(clientKeyOf('2001:db8:1:ffff:1::1', 48)).toBe('2001:db8:1:0::/48');
-    expect(clientKeyOf('2001:db8:1::', 48)).toBe('2001:db8:1:0::/48');
-    expect(clientKeyOf('203.0.113.5', 48)).toBe('203.0.113.5');
-    expect(clientKeyOf('::ffff:203.0.113.5', 56)).toBe('203.0.113.5');
+    expect(requesterKeyOf('2001:db8:1:2aff:aaaa::1', 56)).toBe('2001:db8:1:2a00::/56');
+    expect(requesterKeyOf('2001:DB8:1:2A00::', 56)).toBe('2001:db8:1:2a00::/56');
+    expect(requesterKeyOf('2001:db8:1:2bff::1', 56)).toBe('2001:db8:1:2b00::/56');
+    expect(requesterKeyOf('2001:db8:1:ffff:1::1', 48)).toBe('2001:db8:1:0::/48');
+    expect(requesterKeyOf('2001:db8:1::', 48)).toBe('2001:db8:1:0::/48');
+    expect(requesterKeyOf('203.0.113.5', 48)).toBe('203.0.113.5');
+    expect(requesterKeyOf('::ffff:203.0.113.5', 56)).toBe('203.0.113.5');
   });
 
   it('reads TRUSTED_PROXIES as a comma list', () => {

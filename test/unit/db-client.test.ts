@@ -34,12 +34,12 @@ describe('createDb', () => {
     const names = db.base.middlewareStack.identify();
     expect(names.some((name) => name.startsWith('serializerMiddleware'))).toBe(true);
     expect(names.some((name) => name.startsWith(SDK_LOGGER_MIDDLEWARE))).toBe(false);
-    expect(db.client.middlewareStack.identify()).toEqual(names);
+    expect(db.documents.middlewareStack.identify()).toEqual(names);
   });
 
   it('still unmarshals results and raises modelled errors without it', async () => {
     const found = stubbedDb({ status: 200, body: { Item: { pk: { S: 'a' }, used: { N: '3' } } } });
-    const { Item } = await found.db.client.send(
+    const { Item } = await found.db.documents.send(
       new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 'b' } }),
     );
     expect(Item).toEqual({ pk: 'a', used: 3 });
@@ -56,7 +56,7 @@ describe('createDb', () => {
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':u': 1 },
     });
-    await expect(refused.db.client.send(update)).rejects.toBeInstanceOf(ConditionalCheckFailedException);
+    await expect(refused.db.documents.send(update)).rejects.toBeInstanceOf(ConditionalCheckFailedException);
     expect(refused.requests()).toBe(1);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import snapshot from '#infra/constructs/cloudfront-origin-facing.json' with { type: 'json' };
 import type { StoredConfig } from '#lib/config/model.ts';
-import { resolveClientAddress, trustedProxies } from '#lib/http/requester-address.ts';
 import {
   EDGE_TOKEN_HEADER,
   type EdgeOrigin,
@@ -10,6 +9,7 @@ import {
   viewerOfEdge,
 } from '#lib/http/edge-origin.ts';
 import { resolveAddress } from '#lib/http/middleware/resolve-address.ts';
+import { resolveClientAddress, trustedProxies } from '#lib/http/requester-address.ts';
 import { config, requestOf, run, started } from '#test/support/pipeline.ts';
 
 // The edge (CloudFront with WAF, docs/edge.md): who the client of a request that came through it is, and
@@ -27,7 +27,7 @@ const VIEWER = '203.0.113.5';
  * The client address the middleware gives a request, as API Gateway delivers it: `peer` is the source IP,
  * `forwardedFor` X-Forwarded-For, `token` the origin token header; `proxies` the tenant's trusted proxies.
  */
-async function clientOf(request: {
+async function requesterOf(request: {
   peer: string;
   forwardedFor?: string;
   token?: string;
@@ -48,12 +48,12 @@ async function clientOf(request: {
     'before',
     requestOf(event),
   );
-  return { client: state.clientAddress, forwarded: state.forwardedAddress };
+  return { client: state.requesterAddress, forwarded: state.forwardedAddress };
 }
 
 describe('a request through the edge', () => {
   it('is counted by the viewer CloudFront saw, the hop left of the one API Gateway appended', async () => {
-    const { client } = await clientOf({
+    const { client } = await requesterOf({
       peer: CLOUDFRONT,
       forwardedFor: `${VIEWER}, ${CLOUDFRONT}`,
       token: TOKEN,
@@ -62,11 +62,11 @@ describe('a request through the edge', () => {
   });
 
   it('is counted by the viewer when API Gateway appended nothing', async () => {
-    expect((await clientOf({ peer: CLOUDFRONT, forwardedFor: VIEWER, token: TOKEN })).client).toBe(VIEWER);
+    expect((await requesterOf({ peer: CLOUDFRONT, forwardedFor: VIEWER, token: TOKEN })).client).toBe(VIEWER);
   });
 
   it('cannot pick its address with an X-Forwarded-For of its own: CloudFront appends to it', async () => {
-    const { client } = await clientOf({
+    const { client } = await requesterOf({
       peer: CLOUDFRONT,
       forwardedFor: `198.51.100.1, ${CLOUDFRONT}, ${VIEWER}, ${CLOUDFRONT}`,
       token: TOKEN,
@@ -75,7 +75,7 @@ describe('a request through the edge', () => {
   });
 
   it('is counted by an IPv6 viewer, whatever its spelling', async () => {
-    const { client } = await clientOf({
+    const { client } = await requesterOf({
       peer: CLOUDFRONT,
       forwardedFor: `2001:DB8:0:1::0005, ${CLOUDFRONT}`,
       token: TOKEN,
@@ -85,7 +85,7 @@ describe('a request through the edge', () => {
 
   it('stops at a viewer that is another CloudFront distribution: nothing left of it is believed', async () => {
     // Someone's own distribution in front of ours: its edge functions may write any X-Forwarded-For.
-    const { client } = await clientOf({
+    const { client } = await requesterOf({
       peer: CLOUDFRONT,
       forwardedFor: `198.51.100.1, ${OTHER_CLOUDFRONT}, ${CLOUDFRONT}`,
       token: TOKEN,
@@ -94,7 +94,7 @@ describe('a request through the edge', () => {
   });
 
   it("walks on through the tenant's own trusted proxies in front of the edge", async () => {
-    const { client } = await clientOf({
+    const { client } = await requesterOf({
       peer: CLOUDFRONT,
       forwardedFor: `${VIEWER}, 10.1.1.1, ${CLOUDFRONT}`,
       token: TOKEN,
@@ -104,7 +104,7 @@ describe('a request through the edge', () => {
   });
 
   it('gives a vouching staff server behind the edge the address it forwards for its customer', async () => {
-    const { client, forwarded } = await clientOf({
+    const { client, forwarded } = await requesterOf({
       peer: CLOUDFRONT,
       forwardedFor: `${VIEWER}, 198.51.100.20, ${CLOUDFRONT}`,
       token: TOKEN,
@@ -114,11 +114,11 @@ describe('a request through the edge', () => {
   });
 
   it('counts a request whose viewer hop is missing or malformed by CloudFront’s own address', async () => {
-    expect((await clientOf({ peer: CLOUDFRONT, forwardedFor: CLOUDFRONT, token: TOKEN })).client).toBe(
+    expect((await requesterOf({ peer: CLOUDFRONT, forwardedFor: CLOUDFRONT, token: TOKEN })).client).toBe(
       CLOUDFRONT,
     );
     expect(
-      (await clientOf({ peer: CLOUDFRONT, forwardedFor: `evil, ${CLOUDFRONT}`, token: TOKEN })).client,
+      (await requesterOf({ peer: CLOUDFRONT, forwardedFor: `evil, ${CLOUDFRONT}`, token: TOKEN })).client,
     ).toBe(CLOUDFRONT);
   });
 });
@@ -126,7 +126,7 @@ describe('a request through the edge', () => {
 describe('a request from anywhere else', () => {
   it('is counted by its own address with a guessed or stolen token, whatever X-Forwarded-For says', async () => {
     // Straight to API Gateway's regional name, bypassing CloudFront, with a token it guessed or stole.
-    const direct = await clientOf({
+    const direct = await requesterOf({
       peer: '198.51.100.9',
       forwardedFor: `${VIEWER}, ${CLOUDFRONT}`,
       token: TOKEN,
@@ -139,7 +139,7 @@ describe('a request from anywhere else', () => {
     const direct = { peer: '198.51.100.9', forwardedFor: VIEWER };
     for (const request of [forged, direct]) {
       for (const token of [undefined, 'x'.repeat(64), TOKEN.slice(1), `${TOKEN} `]) {
-        const refused = await clientOf({ ...request, ...(token === undefined ? {} : { token }) }).catch(
+        const refused = await requesterOf({ ...request, ...(token === undefined ? {} : { token }) }).catch(
           (error: unknown) => error,
         );
         expect(refused).toMatchObject({ id: 'forbidden', status: 403 });
@@ -161,7 +161,7 @@ describe('a request from anywhere else', () => {
       'before',
       requestOf(event),
     );
-    expect(state.clientAddress).toBe('198.51.100.9');
+    expect(state.requesterAddress).toBe('198.51.100.9');
     expect(
       edgeOriginFromEnv({ EDGE_PROXIES: '130.176.0.0/18', EDGE_ORIGIN_TOKEN: TOKEN })?.refuseDirect,
     ).toBe(true);
@@ -184,7 +184,7 @@ describe('a request from anywhere else', () => {
   it('is served from a CloudFront range missing from an old snapshot, counted by that address', async () => {
     // A new range, not yet in the snapshot: the token says it came through the edge; the address stays
     // CloudFront's until the snapshot is refreshed (fails safe on the count, never refuses the guest).
-    const { client } = await clientOf({ peer: '198.51.100.200', forwardedFor: VIEWER, token: TOKEN });
+    const { client } = await requesterOf({ peer: '198.51.100.200', forwardedFor: VIEWER, token: TOKEN });
     expect(client).toBe('198.51.100.200');
   });
 
@@ -202,7 +202,7 @@ describe('a request from anywhere else', () => {
   });
 
   it('is counted by its own address in a stack without the edge, even from a CloudFront address', async () => {
-    const { client } = await clientOf({
+    const { client } = await requesterOf({
       peer: CLOUDFRONT,
       forwardedFor: `${VIEWER}, ${CLOUDFRONT}`,
       token: TOKEN,

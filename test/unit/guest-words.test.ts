@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { addLines, sessionActorOf } from '#lib/sessions/lines.ts';
-import { coolingDown, holdLimitCounter, unavailableCounter } from '#lib/sessions/refusals.ts';
-import type { SessionLine } from '#lib/sessions/repository.ts';
 import { partsOf, ratingTenant } from '#lib/catalog/catalog.ts';
 import { rateItem } from '#lib/catalog/rate-item.ts';
 import type { StoredConfig, StoredItem } from '#lib/config/model.ts';
 import { countOf, datesInWords, localeTag, unitCount, waitOf } from '#lib/kernel/guest-words.ts';
+import { addLines, sessionActorOf } from '#lib/sessions/lines.ts';
+import { coolingDown, holdLimitCounter, unavailableCounter } from '#lib/sessions/refusals.ts';
+import type { SessionLine } from '#lib/sessions/repository.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { cabin, kayak, makeTenantItem, rate } from '#test/support/rating.ts';
 import { demoTenantJson, makeTenant } from '#test/support/tenant.ts';

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { trustedProxies } from '#lib/http/requester-address.ts';
 import { ApiError, AuthError } from '#lib/http/errors.ts';
 import { accessLog } from '#lib/http/middleware/access-log.ts';
 import { answerMetrics } from '#lib/http/middleware/answer-metrics.ts';
@@ -9,6 +8,7 @@ import { notImplemented } from '#lib/http/middleware/not-implemented.ts';
 import { parseInput } from '#lib/http/middleware/parse-input.ts';
 import { resolveAddress } from '#lib/http/middleware/resolve-address.ts';
 import { routeContext } from '#lib/http/middleware/route-context.ts';
+import { trustedProxies } from '#lib/http/requester-address.ts';
 import type { Meter } from '#lib/runtime/metrics.ts';
 import { makeEvent } from '#test/support/events.ts';
 import { config, NOW, requestOf, routeNamed, run, started } from '#test/support/pipeline.ts';
@@ -69,7 +69,7 @@ describe('resolveAddress', () => {
       'before',
       requestOf(event),
     );
-    expect(state.clientAddress).toBe('10.0.0.5');
+    expect(state.requesterAddress).toBe('10.0.0.5');
     expect(state.forwardedAddress).toBe('203.0.113.9');
   });
 
@@ -80,7 +80,7 @@ describe('resolveAddress', () => {
       'before',
       requestOf(event),
     );
-    expect(state.clientAddress).toBe('203.0.113.9');
+    expect(state.requesterAddress).toBe('203.0.113.9');
   });
 });
 

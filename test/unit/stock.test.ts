@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { partsOf } from '#lib/catalog/catalog.ts';
+import { quantitiesFor, unitsFor } from '#lib/catalog/rate-item.ts';
+import type { StoredItem } from '#lib/config/model.ts';
 import {
   clientAllowance,
   cooldownUntil,
@@ -10,9 +13,6 @@ import {
 } from '#lib/sessions/budgets.ts';
 import { holdsOf, lineHolds, totalHolds } from '#lib/sessions/line-holds.ts';
 import type { SessionLine, SessionStatus, StoredSession } from '#lib/sessions/repository.ts';
-import { partsOf } from '#lib/catalog/catalog.ts';
-import { quantitiesFor, unitsFor } from '#lib/catalog/rate-item.ts';
-import type { StoredItem } from '#lib/config/model.ts';
 import type { SlipPayload } from '#lib/slip/codec.ts';
 import { capacityOf } from '#lib/stock/capacity.ts';
 import { makeTenantItem, NOW, rate } from '#test/support/rating.ts';

@@ -1,9 +1,9 @@
 import { type AccessStore, type Caller, resolveCaller } from '../../access/index.ts';
 import type { Db } from '../../kernel/storage/database.ts';
-import { clientKeyOf } from '../requester-address.ts';
 import { AuthError } from '../errors.ts';
 import { enforceRateLimit } from '../rate-limit.ts';
 import { type ApiMiddleware, type RequestState, stateWith } from '../request-state.ts';
+import { requesterKeyOf } from '../requester-address.ts';
 import type { Route } from '../routes.ts';
 
 /**
@@ -11,14 +11,17 @@ import type { Route } from '../routes.ts';
  * vouches for the address it forwards. A partner's does not: its customers are its own, and it is held to
  * its budgets per credential, so a made-up `X-Forwarded-For` per cart cannot buy it a fresh share.
  */
-function clientOf(state: RequestState & { clientAddress: string; forwardedAddress: string }, caller: Caller) {
+function requesterOf(
+  state: RequestState & { requesterAddress: string; forwardedAddress: string },
+  caller: Caller,
+) {
   const ipv6Prefix = state.config?.settings.limits.ipv6_prefix;
   if (caller.kind === 'customer' && caller.partnerId !== undefined) {
-    return { address: state.clientAddress, client: `credential:${caller.credentialKey}` };
+    return { address: state.requesterAddress, requester: `credential:${caller.credentialKey}` };
   }
   const address =
-    caller.kind === 'customer' && caller.credentialKey ? state.forwardedAddress : state.clientAddress;
-  return { address, client: clientKeyOf(address, ipv6Prefix) };
+    caller.kind === 'customer' && caller.credentialKey ? state.forwardedAddress : state.requesterAddress;
+  return { address, requester: requesterKeyOf(address, ipv6Prefix) };
 }
 
 /**
@@ -27,7 +30,7 @@ function clientOf(state: RequestState & { clientAddress: string; forwardedAddres
  */
 export const authorise = (options: { db: Db; store: AccessStore; route: Route }): ApiMiddleware => ({
   before: async ({ event }) => {
-    const state = stateWith(event, 'config', 'parsed', 'clientAddress', 'forwardedAddress');
+    const state = stateWith(event, 'config', 'parsed', 'requesterAddress', 'forwardedAddress');
     const { config, parsed } = state;
     const sourceIp = event.requestContext.http.sourceIp;
     const presented = {
@@ -40,7 +43,7 @@ export const authorise = (options: { db: Db; store: AccessStore; route: Route })
       async (error: unknown) => {
         if (error instanceof AuthError) {
           state.limitHeaders = await enforceRateLimit(options.db, {
-            counter: `client:${clientKeyOf(state.clientAddress, config.settings.limits.ipv6_prefix)}`,
+            counter: `client:${requesterKeyOf(state.requesterAddress, config.settings.limits.ipv6_prefix)}`,
             budgets: { requests: config.settings.limits.requests_per_minute },
             now: state.startedAt,
           });
@@ -48,10 +51,10 @@ export const authorise = (options: { db: Db; store: AccessStore; route: Route })
         throw error;
       },
     );
-    const { address, client } = clientOf(state, caller);
+    const { address, requester } = requesterOf(state, caller);
     state.caller = caller;
-    state.clientAddress = address;
-    state.client = client;
+    state.requesterAddress = address;
+    state.requester = requester;
     const credentialed = caller.kind === 'staff' || caller.credentialKey !== undefined;
     const { access } = options.route;
     if (access === 'staff' && caller.kind !== 'staff') {

@@ -9,10 +9,10 @@ import type { Route } from '../routes.ts';
  */
 export const rateLimit = (options: { db: Db; route: Route }): ApiMiddleware => ({
   before: async ({ event }) => {
-    const state = stateWith(event, 'config', 'parsed', 'caller', 'client');
+    const state = stateWith(event, 'config', 'parsed', 'caller', 'requester');
     const budget = budgetOf({
       caller: state.caller,
-      client: state.client,
+      client: state.requester,
       route: options.route,
       input: state.parsed.input,
       config: state.config,

@@ -1,8 +1,8 @@
 import type { StoredConfig } from '../../config/index.ts';
-import { resolveClientAddress, type TrustedProxies } from '../requester-address.ts';
 import { cameThroughEdge, EDGE_TOKEN_HEADER, type EdgeOrigin, viewerOfEdge } from '../edge-origin.ts';
 import { ApiError } from '../errors.ts';
 import { type ApiMiddleware, stateWith } from '../request-state.ts';
+import { resolveClientAddress, type TrustedProxies } from '../requester-address.ts';
 
 /**
  * Resolves the client's address from the gateway's source IP and the `X-Forwarded-For` hops of trusted
@@ -29,7 +29,7 @@ export const resolveAddress = (
     }
     const viewer = edge && viewerOfEdge({ edge, ...sent, token });
     const options = { ...(viewer ?? sent), trusted: trustedOf(state.config) };
-    state.clientAddress = resolveClientAddress(options);
+    state.requesterAddress = resolveClientAddress(options);
     state.forwardedAddress = resolveClientAddress({ ...options, vouched: true });
   },
 });

@@ -3,8 +3,9 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** A document client bound to the tenant table: what every repository takes. */
 export interface Db {
-  client: DynamoDBDocumentClient;
-  /** The low-level client under `client`, for libraries that marshal their own items (Powertools). */
+  /** The document client: what the repositories send their commands through. */
+  documents: DynamoDBDocumentClient;
+  /** The low-level client under `documents`, for libraries that marshal their own items (Powertools). */
   base: DynamoDBClient;
   tableName: string;
 }
@@ -42,5 +43,5 @@ export function createDb(options: DbOptions): Db {
   const client = DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
-  return { client, base, tableName: options.tableName };
+  return { documents: client, base, tableName: options.tableName };
 }

@@ -10,7 +10,7 @@ export async function queryAll(
   const records: Record<string, unknown>[] = [];
   let cursor: Record<string, unknown> | undefined;
   do {
-    const page = await db.client.send(
+    const page = await db.documents.send(
       new QueryCommand({ ...input, TableName: db.tableName, ExclusiveStartKey: cursor }),
     );
     records.push(...(page.Items ?? []));

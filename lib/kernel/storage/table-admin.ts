@@ -32,13 +32,13 @@ function createTableInput(tableName: string): CreateTableCommandInput {
 /** Creates the tenant table (with its TTL attribute) unless it exists; safe to call on every start. */
 export async function ensureTable(db: Db): Promise<'created' | 'existed'> {
   try {
-    await db.client.send(new CreateTableCommand(createTableInput(db.tableName)));
+    await db.documents.send(new CreateTableCommand(createTableInput(db.tableName)));
   } catch (error) {
     if (error instanceof ResourceInUseException) return 'existed';
     throw error;
   }
-  await waitUntilTableExists({ client: db.client, maxWaitTime: 60 }, { TableName: db.tableName });
-  await db.client.send(
+  await waitUntilTableExists({ client: db.documents, maxWaitTime: 60 }, { TableName: db.tableName });
+  await db.documents.send(
     new UpdateTimeToLiveCommand({
       TableName: db.tableName,
       TimeToLiveSpecification: { AttributeName: TABLE_DEFINITION.ttlAttribute, Enabled: true },

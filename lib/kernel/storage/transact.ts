@@ -55,7 +55,7 @@ export async function transact(
   const sleep = policy.sleep ?? wait;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await db.client.send(new TransactWriteCommand({ TransactItems: items }));
+      await db.documents.send(new TransactWriteCommand({ TransactItems: items }));
       return;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
