@@ -4,7 +4,12 @@ import { expectDocumented } from './openapi.ts';
 
 // Every response an end-to-end test receives over HTTP from the API is checked against the OpenAPI
 // document, as the integration tests' in-process calls are: what clients see cannot drift from it.
-const realFetch = globalThis.fetch;
+// Files that share a worker (the unit tests run without isolation) run this again in the same global
+// scope: the check wraps the real fetch once, never itself.
+const REAL_FETCH = Symbol.for('booking-service.test.realFetch');
+const scope = globalThis as typeof globalThis & { [REAL_FETCH]?: typeof fetch };
+const realFetch = scope[REAL_FETCH] ?? globalThis.fetch;
+scope[REAL_FETCH] = realFetch;
 
 globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
   const response = await realFetch(input, init);
