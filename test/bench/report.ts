@@ -12,6 +12,7 @@ import {
   LAMBDA_REQUEST_USD,
 } from './cost.ts';
 import type { CpuPerRequest } from './cpu.ts';
+import type { SweeperFlood } from './sweeper.ts';
 import type { ScenarioUsage } from './usage.ts';
 
 /** One scenario's result at one size and concurrency: load, floor, DynamoDB usage and cost. */
@@ -137,6 +138,8 @@ export function writeResults(
     rows: Row[];
     bundles: BundleResult[];
     channelRounds: ChannelRound[];
+    /** The sweeper clearing a flood of expired carts (not with BENCH_ONLY). */
+    sweeperFlood?: SweeperFlood;
     /** The cold starts (`--cold`, or a full run): each function beside its floor. */
     cold?: ColdResult[];
   },
