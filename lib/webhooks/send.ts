@@ -19,6 +19,8 @@ export interface WebhookRequest {
   timeoutMs?: number;
   /** Resolves the host; tests inject one, the default is `dns.lookup` with `all: true`. */
   lookup?: LookupFunction;
+  /** The clock `durationMs` is read from, in milliseconds; tests inject one, the default is `performance.now`. */
+  clock?: () => number;
 }
 
 /** What came of a delivery attempt, safe to log: it never holds a header value. */
@@ -60,13 +62,14 @@ const outcomeOf = (status: number): WebhookResponse['outcome'] => {
 
 /** POSTs a webhook payload to a checked, pinned address and reports the outcome without throwing on network errors. */
 export async function postWebhook(request: WebhookRequest): Promise<WebhookResponse> {
-  const started = performance.now();
+  const clock = request.clock ?? (() => performance.now());
+  const started = clock();
   const report = (
     result: Omit<WebhookResponse, 'durationMs' | 'body'> & { body?: string },
   ): WebhookResponse => ({
     body: '',
     ...result,
-    durationMs: Math.round(performance.now() - started),
+    durationMs: Math.round(clock() - started),
   });
 
   const deadline = startDeadline(request.timeoutMs ?? DEFAULT_TIMEOUT_MS);

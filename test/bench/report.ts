@@ -13,6 +13,7 @@ import {
 } from './cost.ts';
 import type { CpuPerRequest } from './cpu.ts';
 import type { HostileRead } from './hostile-feeds.ts';
+import type { SweeperFlood } from './sweeper.ts';
 import type { ScenarioUsage } from './usage.ts';
 
 /** One scenario's result at one size and concurrency: load, floor, DynamoDB usage and cost. */
@@ -140,6 +141,8 @@ export function writeResults(
     channelRounds: ChannelRound[];
     /** The hostile feeds' reads (issue 41), after the channel rounds. */
     hostileReads?: HostileRead[];
+    /** The sweeper clearing a flood of expired carts (not with BENCH_ONLY). */
+    sweeperFlood?: SweeperFlood;
     /** The cold starts (`--cold`, or a full run): each function beside its floor. */
     cold?: ColdResult[];
   },

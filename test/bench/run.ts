@@ -22,6 +22,7 @@ import { type HostileRead, hostileTable, measureHostileReads } from './hostile-f
 import { bundleTable, cpuTable, type Row, scenarioTable, writeResults } from './report.ts';
 import { loadScenarios, raceFor, serviceBodies } from './scenarios.ts';
 import { startServer, stopServer } from './server.ts';
+import { measureSweeperFlood, sweeperTable } from './sweeper.ts';
 import { benchTenant, CONTENDED_ITEM, CONTENDED_STOCK, FEED_ITEM } from './tenant.ts';
 import { settledUsage, type UsageSnapshot, usageBetween } from './usage.ts';
 
@@ -30,7 +31,8 @@ import { settledUsage, type UsageSnapshot, usageBetween } from './usage.ts';
 // runner counted them, its on-demand cost, and the size and import time of each function bundle.
 // Knobs: BENCH_SIZES (20,200), BENCH_CONCURRENCY (8), BENCH_SECONDS (8), DYNAMODB_ENDPOINT, BENCH_CPU_PROF
 // (a directory: the runner writes a CPU profile there), BENCH_ONLY (scenarios whose name contains it; no race,
-// no channel rounds). After the sizes, one round of channel sync at 50 channels × 365 days (test/bench/channels.ts).
+// no channel rounds). After the sizes, one round of channel sync at 50 channels × 365 days (test/bench/channels.ts)
+// and the sweeper clearing 10,000 expired carts (test/bench/sweeper.ts; 1,000 in a quick run).
 // `npm run bench -- --cold`: only the cold starts (test/bench/cold.ts; BENCH_COLD_RUNS, 15), which a full run
 // measures after the bundles.
 // `npm run bench -- --steady`: a full run without the bundles and cold starts (old and new side by side).
@@ -319,6 +321,8 @@ async function main() {
       channelRounds = await measureChannelRounds(endpoint);
       hostileReads = await measureHostileReads();
     }
+    if (!ONLY) say('measuring the sweeper on a flood of expired carts');
+    const sweeperFlood = ONLY ? undefined : await measureSweeperFlood(endpoint, QUICK ? 1_000 : 10_000);
     let bundles: BundleResult[] = [];
     let cold: ColdResult[] = [];
     if (!QUICK && !STEADY) {
@@ -341,6 +345,7 @@ async function main() {
       say('');
       for (const line of hostileTable(hostileReads)) say(line);
     }
+    for (const line of sweeperFlood ? ['', ...sweeperTable(sweeperFlood)] : []) say(line);
     if (bundles.length) {
       say('');
       for (const line of bundleTable(bundles)) say(line);
@@ -357,6 +362,7 @@ async function main() {
       bundles,
       channelRounds,
       hostileReads,
+      ...(sweeperFlood ? { sweeperFlood } : {}),
       cold,
     });
     say('\nwrote bench-results.json');

@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
+import { readTenantFile } from '#infra/local/settings.ts';
 import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import { createDb } from '#lib/kernel/storage/database.ts';
@@ -61,11 +62,12 @@ describe('a hoarding script against npm start', () => {
   });
 
   it('gets 429 with Retry-After on a burst from one address while other addresses are served', async () => {
-    // Limits count in one-minute windows: a burst that straddles two would count half in each.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 50_000) await new Promise((wake) => setTimeout(wake, 60_000 - intoMinute + 200));
+    // Limits count in fixed one-minute windows, and a burst may straddle two: it overflows both.
+    const { requests_per_minute: limit } = readTenantFile('infra/tenants/demo.json').settings.limits;
     const burst = await Promise.all(
-      Array.from({ length: 130 }, () => fetch(`${service.base}/ping`, { headers: from('203.0.113.201') })),
+      Array.from({ length: 2 * limit + 10 }, () =>
+        fetch(`${service.base}/ping`, { headers: from('203.0.113.201') }),
+      ),
     );
     const limited = burst.filter((response) => response.status === 429);
     expect(limited.length).toBeGreaterThanOrEqual(10);
@@ -74,23 +76,22 @@ describe('a hoarding script against npm start', () => {
     expect((await fetch(`${service.base}/ping`, { headers: from('203.0.113.202') })).status).toBe(200);
   });
 
-  it('keeps expires still on a no-op alter and refuses a cross-site cart change', async () => {
+  it('refuses a cross-site cart change that the same client may make from its own site', async () => {
+    // That a change which changes nothing extends nothing needs time to pass: it is shown on an injected
+    // clock (test/integration/hoarding.test.ts, "extends a hold only by a change that changes something").
     const guest = '203.0.113.203';
     const slip = (await rate(guest, `date=${day(10)}&param[qty]=2`)).item.rate.slip;
     const made = await add(guest, [slip]);
     const cookie = (made.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const session = (await readJson(made)).booking.session;
-    await new Promise((wake) => setTimeout(wake, 1_100));
     const alter = (headers: Record<string, string>) =>
       fetch(`${service.base}/booking/session`, {
         method: 'POST',
         headers: from(guest, { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers }),
         body: 'alter[1]=1',
       });
-    const noop = await readJson(await alter({}));
-    expect(noop.booking.session.expires).toBe(session.expires);
     const forged = await alter({ origin: 'https://evil.example.net' });
     expect(forged.status).toBe(403);
+    expect((await alter({})).status).toBe(200);
   });
 
   it('refuses a rotating script its re-add in a new cart with Retry-After, while another address holds', async () => {

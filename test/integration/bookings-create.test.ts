@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LEASE_MARGIN_MS, runOnceOrReplay } from '#lib/bookings/idempotency-store.ts';
 import { addDays } from '#lib/kernel/dates.ts';
 import {
@@ -220,11 +220,17 @@ describe('booking/create', () => {
     const blocked = new Promise<void>((resolve) => {
       finish = resolve;
     });
+    let started = () => {};
+    const working = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const claimed = runOnceOrReplay(db, { remainingMs: 10_000, ...call }, async () => {
+      started();
       await blocked;
       return 'done';
     }).catch(() => undefined);
-    await new Promise((wake) => setTimeout(wake, 150));
+    // The claim is written before the work is called: once it runs (or the claim failed), the key is taken.
+    await Promise.race([working, claimed]);
     return { finish: () => finish(), claimed };
   };
 
@@ -244,16 +250,24 @@ describe('booking/create', () => {
     const sessionId = await cart();
     const fields = form();
     const requestHash = await requestHashOf(sessionId, fields);
-    // The crashed process had 600 ms left: its claim lasts that and the lease margin, then lapses.
-    await holdKey({ scope: sessionId, key: 'key-4', requestHash, remainingMs: 600 - LEASE_MARGIN_MS });
-    const early = await create({ session_id: sessionId, ...fields }, { 'Idempotency-Key': 'key-4' });
-    expect(early.status).toBe(409);
-    await new Promise((wake) => setTimeout(wake, 700));
-    const later = await create({ session_id: sessionId, ...fields }, { 'Idempotency-Key': 'key-4' });
-    expect(later.status).toBe(200);
-    expect(later.json.booking.token).toEqual(expect.any(String));
-    const replay = await create({ session_id: sessionId, ...fields }, { 'Idempotency-Key': 'key-4' });
-    expect(replay.json.booking).toEqual(later.json.booking);
+    // The lease is timed by the Idempotency utility on Date.now: the test moves that clock (and only that:
+    // timers stay real) rather than waiting for it.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      // The crashed process had 600 ms left: its claim lasts that and the lease margin, then lapses.
+      await holdKey({ scope: sessionId, key: 'key-4', requestHash, remainingMs: 600 - LEASE_MARGIN_MS });
+      vi.setSystemTime(Date.now() + 599);
+      const early = await create({ session_id: sessionId, ...fields }, { 'Idempotency-Key': 'key-4' });
+      expect(early.status).toBe(409);
+      vi.setSystemTime(Date.now() + 2);
+      const later = await create({ session_id: sessionId, ...fields }, { 'Idempotency-Key': 'key-4' });
+      expect(later.status).toBe(200);
+      expect(later.json.booking.token).toEqual(expect.any(String));
+      const replay = await create({ session_id: sessionId, ...fields }, { 'Idempotency-Key': 'key-4' });
+      expect(replay.json.booking).toEqual(later.json.booking);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -217,9 +217,12 @@ describe('the span index of the stock counters', () => {
 describe('the catalogue an items function keeps', () => {
   it('is read once until the tenant is loaded again, while counters are read for every request', async () => {
     const recorded = recordCommands(db);
-    // A configuration kept for a millisecond: the catalogue is kept by the configuration's version.
-    const keeping = createAllHandlers({ ...testDeps(recorded.db), configTtlMs: 1 });
+    // A configuration kept for a millisecond of the handlers' clock, which each request moves past it: the
+    // configuration is read every time, the catalogue is kept by the configuration's version.
+    let now = Date.now();
+    const keeping = createAllHandlers({ ...testDeps(recorded.db, { clock: () => now }), configTtlMs: 1 });
     const list = async () => {
+      now += 2;
       recorded.commands.length = 0;
       const { status, json } = await invoke(keeping.items, {
         path: 'item',
@@ -232,7 +235,6 @@ describe('the catalogue an items function keeps', () => {
     expect((await list()).queries).toBe(1);
     const renamed = tenantOf((id) => ({ name: `Renamed ${id}` }));
     await writeTenant(db, renamed, Date.now() + 1);
-    await new Promise((wake) => setTimeout(wake, 5));
     const after = await list();
     expect(after.queries).toBe(1 + 1);
     expect(after.json.items['1'].name).toBe('Renamed 1');
@@ -285,15 +287,16 @@ describe('the catalogue an items function keeps', () => {
   });
 
   it('holds against a capacity a tenant load reduced once the configuration is read again', async () => {
-    // A configuration kept for a millisecond: the kept catalogue follows its version.
-    const keeping = createAllHandlers({ ...testDeps(db), configTtlMs: 1 });
+    // A configuration kept for a millisecond of the handlers' clock: the kept catalogue follows its version.
+    let now = Date.now();
+    const keeping = createAllHandlers({ ...testDeps(db, { clock: () => now }), configTtlMs: 1 });
     const day = addDays(start, 320);
     const client = sessionClient(keeping);
     expect((await client.add([await client.slip(8, `date=${day}&param[qty]=3`)])).status).toBe(200);
     const another = await client.slip(8, `date=${day}&param[qty]=1`);
     const reduced = tenantOf((id) => ({ stock: id === 8 ? 3 : 5 }));
     await writeTenant(db, reduced, Date.now() + 1);
-    await new Promise((wake) => setTimeout(wake, 5));
+    now += 2;
     try {
       // The SLIP was rated under 5 units; 3 are held and the item has 3 now.
       const refused = await client.add([another]);

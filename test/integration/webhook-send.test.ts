@@ -64,12 +64,19 @@ afterEach(async () => {
 });
 
 describe('postWebhook answers', () => {
-  it('counts a 200 as success and keeps the body', async () => {
-    const port = await serve(reply(200, 'thanks'));
-    const response = await postWebhook(makeRequest({ url: `http://127.0.0.1:${port}/hook` }));
+  it('counts a 200 as success, keeps the body, and times the attempt to its answer', async () => {
+    // The receiver takes 1,234 ms of the sender's clock to answer, and no time passes otherwise.
+    let now = 50_000;
+    const port = await serve((response) => {
+      now += 1_234;
+      reply(200, 'thanks')(response);
+    });
+    const response = await postWebhook(
+      makeRequest({ url: `http://127.0.0.1:${port}/hook`, clock: () => now }),
+    );
     expect(response).toMatchObject({ outcome: 'success', status: 200, body: 'thanks' });
     expect(response.error).toBeUndefined();
-    expect(response.durationMs).toBeGreaterThanOrEqual(0);
+    expect(response.durationMs).toBe(1_234);
   });
 
   it('keeps only the first 1024 bytes of a 5 KB body', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { listDeliveriesOfEndpoint } from '#lib/webhooks/delivery-repository.ts';
 import { disableEndpointWithEvent, getEndpoint } from '#lib/webhooks/endpoint-repository.ts';
@@ -25,13 +25,14 @@ import {
 // Webhook endpoints: their secrets, how a tenant load makes and retires them, and the staff routes over
 // them. The world: test/support/webhooks-world.ts.
 
-/** How far the dispatcher's clock runs ahead of the real one (to pass retry delays). */
+/**
+ * How far the file's clock (the handlers' and the dispatcher's) runs ahead of the wall clock: a test moves
+ * it on to pass retry delays or to start a second, and it never goes back, so no event is dated after one
+ * that followed it.
+ */
 let ahead = 0;
 const now = () => Date.now() + ahead;
-beforeEach(() => {
-  ahead = 0;
-});
-setUpWebhooksWorld(now);
+setUpWebhooksWorld(now, { handlersOnClock: true });
 
 describe('webhook secrets', () => {
   it('keeps each endpoint its own whsec_ secret in a file only its owner can read', async () => {
@@ -46,16 +47,13 @@ describe('webhook secrets', () => {
 });
 
 /**
- * Waits for the next whole second and returns it (Unix seconds): events from here on are after it. A timer
- * may fire a millisecond before the wall clock's second turns (timers run on the monotonic clock), so it
- * waits until the second has turned, not for a computed delay.
+ * Moves the file's clock on to the next whole second and returns it (Unix seconds): every event so far is
+ * dated before it, every event from here on at or after it.
  */
-const nextSecond = async () => {
-  const current = Math.floor(Date.now() / 1000);
-  while (Math.floor(Date.now() / 1000) <= current) {
-    await new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000)));
-  }
-  return Math.floor(Date.now() / 1000);
+const nextSecond = () => {
+  const second = Math.floor(now() / 1000) + 1;
+  ahead += second * 1000 - now();
+  return second;
 };
 
 describe('loading webhook endpoints', () => {
@@ -163,16 +161,24 @@ describe('webhook staff routes', () => {
   });
 
   it('replays what happened since a time with the same event ids, and refuses a disabled endpoint', async () => {
-    const since = await nextSecond();
+    // A booking in the second before `since` is not replayed.
     await book();
     await drain();
-    const first = at('/all').map((entry) => entry.headers['webhook-id']);
+    const since = nextSecond();
+    const before = at('/all').length;
+    await book();
+    await drain();
+    const first = at('/all')
+      .slice(before)
+      .map((entry) => entry.headers['webhook-id']);
     expect(first).toHaveLength(1);
     const replay = await staffPost('webhook/all/replay', `since=${since}`);
     expect(replay.status).toBe(200);
     expect(replay.json.replay).toMatchObject({ since, events: 1, truncated: 0 });
     await drain();
-    const ids = at('/all').map((entry) => entry.headers['webhook-id']);
+    const ids = at('/all')
+      .slice(before)
+      .map((entry) => entry.headers['webhook-id']);
     expect(ids).toEqual([first[0], first[0]]);
     expect((await staffPost('webhook/all/replay', 'since=soon')).json.request.error.id).toBe(
       'validation_error',
@@ -183,7 +189,7 @@ describe('webhook staff routes', () => {
   });
 
   it('enables a disabled endpoint: it gets new events, and what it missed only by a replay', async () => {
-    const since = await nextSecond();
+    const since = nextSecond();
     receiver.script['/flaky'] = [410];
     await book();
     await drain();

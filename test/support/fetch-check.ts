@@ -1,10 +1,17 @@
 import { matchRoute } from '#lib/http/route-match.ts';
 import { API_PREFIX } from '#lib/http/routes.ts';
-import { expectDocumented } from './openapi.ts';
 
 // Every response an end-to-end test receives over HTTP from the API is checked against the OpenAPI
 // document, as the integration tests' in-process calls are: what clients see cannot drift from it.
-const realFetch = globalThis.fetch;
+// Files that share a worker (the unit tests run without isolation) run this again in the same global
+// scope: the check wraps the real fetch once, never itself.
+const REAL_FETCH = Symbol.for('booking-service.test.realFetch');
+const scope = globalThis as typeof globalThis & { [REAL_FETCH]?: typeof fetch };
+const realFetch = scope[REAL_FETCH] ?? globalThis.fetch;
+scope[REAL_FETCH] = realFetch;
+// The document's validator is loaded on a file's first API answer over HTTP, so a file that neither fetches
+// one nor checks in-process answers (the infra tests) does not build it.
+let documented: Promise<typeof import('./openapi.ts')> | undefined;
 
 globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
   const response = await realFetch(input, init);
@@ -15,7 +22,8 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Pr
   if (match.kind !== 'route') return response;
   const type = response.headers.get('content-type') ?? '';
   const json = type.startsWith('application/json') ? await response.clone().json() : null;
-  expectDocumented(match.route, {
+  documented ??= import('./openapi.ts');
+  (await documented).expectDocumented(match.route, {
     status: response.status,
     headers: { 'content-type': type },
     json,

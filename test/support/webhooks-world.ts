@@ -100,9 +100,10 @@ export const drain = async () => {
 
 /**
  * Sets the world up before the file's tests; before each, drains what is due and forgets what the receiver
- * got. The dispatcher runs on the file's clock, which a test moves ahead to pass retry delays.
+ * got. The dispatcher runs on the file's clock, which a test moves ahead to pass retry delays; the handlers
+ * run on it too with `handlersOnClock` (events dated by it), else on the wall clock.
  */
-export function setUpWebhooksWorld(clock: () => number): void {
+export function setUpWebhooksWorld(clock: () => number, options: { handlersOnClock?: boolean } = {}): void {
   beforeAll(async () => {
     receiver = startReceiver();
     await new Promise<void>((done) => receiver.server.listen(0, '127.0.0.1', done));
@@ -128,7 +129,7 @@ export function setUpWebhooksWorld(clock: () => number): void {
       tenant.webhooks.map((webhook) => webhook.id),
     );
     staff = await staffBasic(db, { label: 'desk' });
-    handlers = createAllHandlers(testDeps(db));
+    handlers = createAllHandlers(testDeps(db, options.handlersOnClock ? { clock } : {}));
     dispatch = createDispatcher({ db, secrets, policy: 'local', clock, random: () => 0.5 });
   });
 
