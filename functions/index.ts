@@ -3,6 +3,7 @@ import { createBookingsHandler } from './bookings/app.ts';
 import { createChannelsHandler } from './channels/app.ts';
 import { createItemsHandler } from './items/app.ts';
 import { createMetaHandler } from './meta/app.ts';
+import { ROUTES } from './routes.ts';
 import { createSessionHandler } from './session/app.ts';
 
 /** Every endpoint group's handler built over the same dependencies. */
@@ -10,6 +11,6 @@ export const createAllHandlers = (deps: ApiDeps) => ({
   items: createItemsHandler(deps),
   session: createSessionHandler(deps),
   bookings: createBookingsHandler(deps),
-  meta: createMetaHandler(deps),
+  meta: createMetaHandler(deps, { known: ROUTES.filter((route) => route.group !== 'meta') }),
   channels: createChannelsHandler(deps),
 });

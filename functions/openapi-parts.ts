@@ -1,7 +1,8 @@
 import type { Tenant } from '#lib/config/index.ts';
 import { ERRORS, type ErrorId } from '#lib/http/errors.ts';
 import { IGNORED_HEADER_BUDGET } from '#lib/http/ignored.ts';
-import type { ByRoute, Route } from '#lib/http/routes.ts';
+import type { Route } from '#lib/http/routes.ts';
+import { docsOf, type Need } from './route-docs.ts';
 
 // The vocabulary of the OpenAPI document that is ours to write rather than generated from a schema:
 // which errors each route may answer, the headers, the summaries and tag descriptions, who may call a
@@ -18,48 +19,11 @@ const COMMON_ERRORS: ErrorId[] = [
   'internal',
 ];
 
-/** The error ids a route may answer beyond the common ones (what its rules and writes can refuse). */
-const ROUTE_ERRORS: Partial<ByRoute<ErrorId[]>> = {
-  'session.write': [
-    'invalid_slip',
-    'unavailable',
-    'hold_limit',
-    'challenge_required',
-    'session_expired',
-    'not_found',
-    'busy',
-  ],
-  'session.clear': ['session_expired', 'not_found', 'busy'],
-  'session.end': ['session_expired', 'not_found', 'busy'],
-  'booking.create': [
-    'invalid_slip',
-    'unavailable',
-    'hold_limit',
-    'challenge_required',
-    'session_expired',
-    'session_empty',
-    'in_progress',
-    'idempotency_mismatch',
-    'not_found',
-    'busy',
-  ],
-  'booking.checkin': ['invalid_status', 'busy'],
-  'booking.checkout': ['invalid_status', 'busy'],
-  'booking.update': ['invalid_status', 'nothing_due', 'unavailable', 'busy'],
-  'booking.bookmark': ['busy'],
-  'booking.note': ['busy'],
-  'webhook.replay': ['invalid_status'],
-  'channel.sync': ['busy'],
-  // A wrong or missing feed token is a 404, as a feed that is not there.
-  'booking.ical': ['not_found'],
-  'webhook.enable': ['invalid_status'],
-};
-
 /** Every error id a route may answer, in the order of the error table. */
 export function errorIdsOf(route: Route): ErrorId[] {
   const own = new Set<ErrorId>([
     ...COMMON_ERRORS,
-    ...(ROUTE_ERRORS[route.name] ?? []),
+    ...(docsOf(route.name).errors ?? []),
     ...(route.path.includes('{') ? (['not_found'] as ErrorId[]) : []),
   ]);
   return (Object.keys(ERRORS) as ErrorId[]).filter((id) => own.has(id));
@@ -93,50 +57,6 @@ export const commonHeaders = {
   'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
   'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
   'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
-};
-
-/** What each route does, in a line: the summary of its operation. */
-export const SUMMARIES: ByRoute<string> = {
-  'item.list': 'List items; rated for dates, with a SLIP each, when dates are given',
-  'item.get': 'One item; rated for dates, with its SLIP, when dates are given',
-  'item.cal': 'Availability calendars of items',
-  'item.itemCal': "One item's availability calendar",
-  'item.ical':
-    "An item's channel feed (iCalendar): the dates it cannot be sold on, for Airbnb, Booking.com and the like",
-  'session.write': 'Read the cart, add SLIPs (holding their stock) or alter its lines',
-  'session.clear': 'Release every hold and keep the cart',
-  'session.end': 'Release every hold and close the cart',
-  'booking.form': 'The booking form and policy',
-  'booking.create': 'Book the cart (or SLIPs directly)',
-  'booking.list': 'List bookings, filtered and paged',
-  'booking.index': 'List bookings, filtered and paged',
-  'booking.get': 'One booking, with its audit trail on request',
-  'booking.invoice': "A booking's invoice (staff, or the booking's token)",
-  'booking.checkin': 'Check a booking in',
-  'booking.checkout': 'Check a booking out',
-  'booking.update': 'Change a booking status, or record its payment',
-  'booking.bookmark': "Set or clear the acting account's bookmark",
-  'booking.note': 'Add a note to a booking',
-  'booking.notes': 'Notes across bookings, newest first',
-  'booking.ical': 'The staff calendar feed (iCalendar): every active booking as an event',
-  'customer.find': 'Find a customer by email, with bookings',
-  'customer.get': 'One customer, with bookings',
-  company: 'The company behind the API',
-  category: 'Item categories',
-  account: 'Staff accounts',
-  ping: 'Health check',
-  help: 'The resources and where the documentation is',
-  openapi: 'This OpenAPI description',
-  docs: 'The API reference page',
-  'docs.asset': 'A file of the reference page',
-  'event.list': 'Rate events: seasonal rates, discounts, closed days',
-  'event.get': 'One rate event',
-  'webhook.list': 'Webhook endpoints with their state',
-  'webhook.deliveries': "An endpoint's recent deliveries, paged",
-  'webhook.replay': 'Re-send what happened since a time, with the same event ids',
-  'webhook.enable': 'Resume a disabled endpoint',
-  'channel.list': 'Imported channel feeds with their sync state and open conflicts',
-  'channel.sync': "Sync one channel's feed now",
 };
 
 /** What each resource (tag) of the API is. */
@@ -205,30 +125,6 @@ export function examplesFrom(tenant: Tenant): Record<string, unknown> {
 
 /** Parameters left out of a request body's example: a gift certificate's balance is spent by booking. */
 export const NOT_IN_BODY_EXAMPLES = new Set(['giftcert_code']);
-
-/** What an operation needs beyond its examples before it can succeed, which its description says. */
-export type Need = 'cart' | 'booking' | 'booking-token' | 'customer' | 'feed-token' | 'channel' | 'webhook';
-
-/** The needs of each route that has any. */
-export const NEEDS: Partial<ByRoute<Need[]>> = {
-  'item.ical': ['feed-token'],
-  'session.clear': ['cart'],
-  'session.end': ['cart'],
-  'booking.create': ['cart'],
-  'booking.get': ['booking'],
-  'booking.invoice': ['booking-token'],
-  'booking.checkin': ['booking'],
-  'booking.checkout': ['booking'],
-  'booking.update': ['booking'],
-  'booking.bookmark': ['booking'],
-  'booking.note': ['booking'],
-  'customer.get': ['customer'],
-  'booking.ical': ['feed-token'],
-  'webhook.deliveries': ['webhook'],
-  'webhook.replay': ['webhook'],
-  'webhook.enable': ['webhook'],
-  'channel.sync': ['channel'],
-};
 
 /** A need in words, for the description of an operation of a route. */
 export function needWords(need: Need, route: Route): string {

@@ -1,33 +1,28 @@
 import { z } from 'zod';
 import { ERRORS, type ErrorId } from '#lib/http/errors.ts';
-import { API_PREFIX, ROUTES, type Route } from '#lib/http/routes.ts';
+import { API_PREFIX, type Route } from '#lib/http/routes.ts';
 import { DOCS_ASSETS } from './meta/docs.ts';
 import {
   commonHeaders,
   errorIdsOf,
   HEADERS,
-  NEEDS,
   NOT_IN_BODY_EXAMPLES,
   needWords,
   SECURITY,
-  SUMMARIES,
   TAGS,
 } from './openapi-parts.ts';
-import { REQUESTS } from './requests.ts';
-import {
-  authErrorSchema,
-  errorEnvelopeSchema,
-  isRawRoute,
-  type RawRouteName,
-  RESPONSES,
-  SHARED_SCHEMAS,
-} from './responses.ts';
+import { authErrorSchema, errorEnvelopeSchema, SHARED_SCHEMAS } from './responses.ts';
+import { docsOf } from './route-docs.ts';
+import { ROUTES as TABLE } from './routes.ts';
 
-// The OpenAPI 3.1 description of the API, generated from the route table and the very zod schemas that
-// validate every request and response: `npm run openapi` writes it to functions/meta/openapi.json, which
+// The OpenAPI 3.1 description of the API, generated from the route table and each route's documentation,
+// the very zod schemas that validate every request and response: `npm run openapi` writes it to functions/meta/openapi.json, which
 // the service serves, and a test fails when the file and this generator disagree.
 
 type Json = Record<string, unknown>;
+
+/** The API's routes: the document describes them, not the booking page or the widget's files. */
+const ROUTES = TABLE.filter((route) => (route.kind ?? 'api') === 'api');
 
 const schemaName = (routeName: string): string =>
   routeName
@@ -53,17 +48,6 @@ const jsonSchemaOf = (schema: z.core.$ZodType, io: 'input' | 'output'): Json => 
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** The routes that answer something else than JSON: the reference page and its files, the calendar feeds. */
-export const RAW_RESPONSES: Record<RawRouteName, Record<string, Json>> = {
-  'item.ical': { 'text/calendar': { schema: { type: 'string' } } },
-  'booking.ical': { 'text/calendar': { schema: { type: 'string' } } },
-  docs: { 'text/html': { schema: { type: 'string' } } },
-  'docs.asset': {
-    'application/javascript': { schema: { type: 'string' } },
-    'text/css': { schema: { type: 'string' } },
-  },
-};
-
 /** A request parameter as clients send it: a bracket object (`param[adults]`) or a list (`slip[]`). */
 function parameterShape(name: string, schema: Json): { name: string; schema: Json; style?: Json } {
   const options = (schema.anyOf as Json[] | undefined) ?? [schema];
@@ -86,7 +70,7 @@ function parameterShape(name: string, schema: Json): { name: string; schema: Jso
 const takesSessionId = (route: Route) => route.group === 'session' || route.name === 'booking.create';
 
 const parametersOf = (route: Route): { properties: Json; required: string[] } => {
-  const request = REQUESTS[route.name];
+  const { request } = docsOf(route.name);
   if (!request) throw new Error(`No request schema for route ${route.name}`);
   const schema = jsonSchemaOf(request, 'input');
   return {
@@ -207,11 +191,12 @@ function operationOf(route: Route, examples: Record<string, unknown>): Json {
       : undefined;
   const ids = errorIdsOf(route);
   const statuses = [...new Set(ids.map((id) => ERRORS[id].status))].sort((a, b) => a - b);
-  const needs = NEEDS[route.name] ?? [];
+  const docs = docsOf(route.name);
+  const needs = docs.needs ?? [];
   return {
     operationId: operationId(route),
     tags: [route.resource],
-    summary: SUMMARIES[route.name],
+    summary: docs.summary,
     // What it takes beyond the examples, in words and as a list a contract test can supply.
     ...(needs.length
       ? { description: needs.map((need) => needWords(need, route)).join(' '), 'x-needs': needs }
@@ -223,9 +208,7 @@ function operationOf(route: Route, examples: Record<string, unknown>): Json {
       '200': {
         description: 'OK: the envelope with the resource',
         headers: commonHeaders,
-        content: isRawRoute(route.name)
-          ? RAW_RESPONSES[route.name]
-          : { 'application/json': { schema: ref(schemaName(route.name)) } },
+        content: docs.raw ?? { 'application/json': { schema: ref(schemaName(route.name)) } },
       },
       '401': { $ref: '#/components/responses/Unauthorized' },
       '431': { $ref: '#/components/responses/TooLarge' },
@@ -254,7 +237,8 @@ export function buildOpenApiDocument(examples: Record<string, unknown> = {}): Js
   registry.add(errorEnvelopeSchema, { id: 'ErrorEnvelope' });
   registry.add(authErrorSchema, { id: 'AuthError' });
   for (const name of new Set(ROUTES.map((route) => route.name))) {
-    if (!isRawRoute(name)) registry.add(RESPONSES[name], { id: schemaName(name) });
+    const { response } = docsOf(name);
+    if (response) registry.add(response, { id: schemaName(name) });
   }
   // One JSON Schema per registered schema, each shared part written once and referenced.
   const { schemas } = z.toJSONSchema(registry, {

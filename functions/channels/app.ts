@@ -2,9 +2,7 @@ import { createCatalogReader } from '#lib/catalog/index.ts';
 import { fetchFeed } from '#lib/channels/index.ts';
 import { DEFAULT_CONFIG_CACHE_MS } from '#lib/config/index.ts';
 import { type ApiDeps, createApiHandler } from '#lib/http/group-handler.ts';
-import { createListChannels, createSyncChannel } from './admin.ts';
-import { createBookingsFeed } from './bookings-feed.ts';
-import { createItemFeed } from './item-feed.ts';
+import { CHANNELS_ROUTES, type ChannelsContext } from './table.ts';
 
 /**
  * The channels group, every line of iCalendar the API reads or writes: the item feeds that Airbnb,
@@ -13,18 +11,11 @@ import { createItemFeed } from './item-feed.ts';
  */
 export const createChannelsHandler = (deps: ApiDeps) => {
   const catalog = createCatalogReader(deps.db, { reuse: (deps.configTtlMs ?? DEFAULT_CONFIG_CACHE_MS) > 0 });
-  return createApiHandler({
-    group: 'channels',
-    deps,
-    routes: {
-      'item.ical': createItemFeed({ db: deps.db, catalog }),
-      'booking.ical': createBookingsFeed({ db: deps.db }),
-      'channel.list': createListChannels({ db: deps.db }),
-      'channel.sync': createSyncChannel({
-        db: deps.db,
-        fetchFeed: deps.fetchFeed ?? fetchFeed,
-        policy: deps.feedPolicy ?? 'deployed',
-      }),
-    },
-  });
+  const context: ChannelsContext = {
+    db: deps.db,
+    catalog,
+    fetchFeed: deps.fetchFeed ?? fetchFeed,
+    policy: deps.feedPolicy ?? 'deployed',
+  };
+  return createApiHandler({ group: 'channels', deps, routes: CHANNELS_ROUTES, context });
 };

@@ -1,55 +1,32 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { type ApiDeps, createApiHandler } from '#lib/http/group-handler.ts';
-import { DEFAULT_PUBLIC_URL } from '#lib/http/public-url.ts';
-import { createListAccounts } from './account.ts';
-import { createBookPage } from './book-page.ts';
-import { createListCategories } from './category.ts';
-import { getCompany } from './company.ts';
-import { getDocs, getDocsAsset, getOpenApi } from './docs.ts';
-import { createGetEvent, createListEvents } from './events.ts';
-import { getHelp } from './help.ts';
-import { createPing } from './ping.ts';
-import { createWidgetFiles } from './widget.ts';
+import type { KnownRoute } from '#lib/http/route-match.ts';
+import { rowsOf } from '#lib/http/routes.ts';
+import { META_ROUTES } from './table.ts';
 
 /** Options of the meta group beyond the shared dependencies. */
 export interface MetaOptions {
   /** Where the built widget is read from (tests); by default beside the bundle, else widget/dist. */
   widgetDir?: string;
+  /**
+   * The other groups' rows of the route table: a path of theirs asked with another method is a 405 here,
+   * not a 404, and the help lists them with the meta group's own.
+   */
+  known?: readonly KnownRoute[];
 }
 
 /**
- * The meta group: company, category, account and ping, plus every unknown path and method ($default),
- * the widget's files at `GET /widget/{file}` and the tenant's booking page at `GET /book`.
+ * The meta group: company, category, account and ping, the reference page, the tenant's booking page at
+ * `GET /book` and the widget's files at `GET /widget/{file}`, and every unknown path and method ($default).
  */
-export const createMetaHandler = (deps: ApiDeps, options: MetaOptions = {}) => {
-  const api = createApiHandler({
+export const createMetaHandler = (deps: ApiDeps, options: MetaOptions = {}) =>
+  createApiHandler({
     group: 'meta',
     deps,
-    routes: {
-      company: getCompany,
-      category: createListCategories(deps.db),
-      account: createListAccounts(deps.db),
-      ping: createPing(deps.provider),
-      help: getHelp,
-      openapi: getOpenApi,
-      docs: getDocs,
-      'docs.asset': getDocsAsset,
-      'event.list': createListEvents(deps.db),
-      'event.get': createGetEvent(deps.db),
+    routes: META_ROUTES,
+    context: {
+      ...deps,
+      ...(options.widgetDir ? { widgetDir: options.widgetDir } : {}),
+      table: [...(options.known ?? []), ...rowsOf(META_ROUTES)],
     },
+    known: options.known ?? [],
   });
-  // The widget's files are static code, outside the API: no tenant read, no credentials, no envelope.
-  // Every other request, unknown widget names included, goes to the API (its 404 envelope).
-  const serveWidget = createWidgetFiles(options.widgetDir);
-  // The booking page reads the tenant's configuration, but is a page for guests, not an API answer.
-  const serveBookPage = createBookPage({
-    db: deps.db,
-    publicUrl: deps.publicUrl ?? (() => DEFAULT_PUBLIC_URL),
-    configTtlMs: deps.configTtlMs,
-  });
-  return async (
-    event: APIGatewayProxyEventV2,
-    context: Context,
-  ): Promise<APIGatewayProxyStructuredResultV2> =>
-    serveWidget(event) ?? (await serveBookPage(event)) ?? api(event, context);
-};

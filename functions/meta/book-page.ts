@@ -11,8 +11,11 @@ import { logger } from '#lib/runtime/logger.ts';
 import { WIDGET_FILE } from '#widget/files.ts';
 import { acceptsGzip } from './widget.ts';
 
-/** The tenant's hosted booking page: outside the API prefix, its route table and its OpenAPI document. */
-export const BOOK_ROUTE = { method: 'GET', path: '/book' } as const;
+/**
+ * Where the tenant's hosted booking page is served, from the site's root (its row of the route table: `bookPageRoute`), outside the
+ * API prefix and its OpenAPI document.
+ */
+const PAGE_PATH = '/book';
 
 /**
  * The page's policy: its own origin only, but item pictures from any https host (a tenant's images may
@@ -275,8 +278,6 @@ const UNAVAILABLE =
 export function createBookPage(deps: { db: Db; publicUrl: () => string; configTtlMs?: number }) {
   const loadConfig = createConfigCache({ db: deps.db, ttlMs: deps.configTtlMs });
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2 | undefined> => {
-    const method = event.requestContext?.http?.method ?? 'GET';
-    if (method.toUpperCase() !== BOOK_ROUTE.method || event.rawPath !== BOOK_ROUTE.path) return undefined;
     const requestId = event.requestContext?.requestId || randomUUID();
     let config: StoredConfig;
     try {
@@ -287,13 +288,7 @@ export function createBookPage(deps: { db: Db; publicUrl: () => string; configTt
     }
     const link = readDeepLink(event.queryStringParameters ?? {});
     const status = link.unusable.length ? 400 : 200;
-    logger.info('request', {
-      request_id: requestId,
-      route: 'book',
-      status,
-      client_ip: event.requestContext?.http?.sourceIp,
-    });
-    const html = renderBookPage(config, link, `${deps.publicUrl()}${BOOK_ROUTE.path}`);
+    const html = renderBookPage(config, link, `${deps.publicUrl()}${PAGE_PATH}`);
     return page(status, html, requestId, event.headers?.['accept-encoding']);
   };
 }

@@ -11,9 +11,7 @@ import { WIDGET_DIST, WIDGET_FILE, WIDGET_FILES } from '#widget/files.ts';
 /** The folder beside the meta function's bundle that the widget is built into at bundling time. */
 export const WIDGET_ASSETS_DIR = 'widget-assets';
 
-/** The route of the widget's files: outside the API prefix, its route table and its OpenAPI document. */
-export const WIDGET_ROUTE = { method: 'GET', path: '/widget/{file}' } as const;
-
+/** Where the widget's files are served (their row of the route table: `widgetFileRoute`). */
 const PREFIX = '/widget/';
 
 /**
@@ -95,12 +93,6 @@ export function createWidgetFiles(dir?: string) {
     // A picture is compressed already: gzip would only cost time. Pictures change with their names.
     const picture = type.startsWith('image/');
     const gzip = !picture && acceptsGzip(event.headers?.['accept-encoding']);
-    logger.info('request', {
-      request_id: requestId,
-      route: 'widget',
-      status: 200,
-      client_ip: event.requestContext?.http?.sourceIp,
-    });
     return {
       statusCode: 200,
       headers: {

@@ -1,6 +1,6 @@
 import { getConfig } from '#lib/config/index.ts';
 import { METRIC } from '#lib/kernel/metric-names.ts';
-import type { DeliveryPolicy } from '#lib/kernel/outbound/address-guard.ts';
+import type { OutboundPolicy } from '#lib/kernel/outbound/address-guard.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { logger } from '#lib/runtime/logger.ts';
 import type { Meter } from '#lib/runtime/metrics.ts';
@@ -18,7 +18,7 @@ export const createDispatcher =
   (options: {
     db: Db;
     secrets: WebhookSecretStore;
-    policy: DeliveryPolicy;
+    policy: OutboundPolicy;
     clock?: () => number;
     random?: () => number;
   }) =>

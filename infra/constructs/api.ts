@@ -13,10 +13,9 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BOOK_ROUTE } from '#functions/meta/book-page.ts';
-import { WIDGET_ROUTE } from '#functions/meta/widget.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '#lib/http/cors.ts';
-import { fullPath, type Group, ROUTES } from '#lib/http/routes.ts';
+import { fullPath, type Group } from '#lib/http/routes.ts';
 import { logGroupPrefix } from './functions.ts';
 
 /** Props of the tenant's HTTP API. */
@@ -106,8 +105,9 @@ export class TenantApi extends Construct {
     });
     this.stage = stage;
 
-    // API Gateway routes `/item/` as `/item` (passing the raw path on), and the routers inside each
-    // function accept the trailing slash, so one route per row serves both.
+    // A route per row of the table, the booking page and the widget's files too. API Gateway routes `/item/`
+    // as `/item` (passing the raw path on), and the routers inside each function accept the trailing slash,
+    // so one route per row serves both.
     for (const route of ROUTES) {
       const path = fullPath(route);
       new HttpRoute(this, `${route.method}${path.replace(/[^A-Za-z0-9]/g, '_')}`, {
@@ -116,17 +116,6 @@ export class TenantApi extends Construct {
         integration: integrations[route.group],
       });
     }
-    // Outside the route table and its OpenAPI document: static code, answered by the meta function.
-    new HttpRoute(this, 'GET_widget_file', {
-      httpApi: this.api,
-      routeKey: HttpRouteKey.with(WIDGET_ROUTE.path, HttpMethod[WIDGET_ROUTE.method]),
-      integration: integrations.meta,
-    });
-    new HttpRoute(this, 'GET_book', {
-      httpApi: this.api,
-      routeKey: HttpRouteKey.with(BOOK_ROUTE.path, HttpMethod[BOOK_ROUTE.method]),
-      integration: integrations.meta,
-    });
     // Access control is the service's own (Basic, Bearer, partners, per-client limits in lib/access and
     // lib/http), inside the functions; most routes are public by the interface's design.
     Validations.of(this).acknowledge({

@@ -17,6 +17,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { META_FILES } from '#functions/meta/docs.ts';
 import { WIDGET_ASSETS_DIR } from '#functions/meta/widget.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { packRoutes } from '#lib/http/route-match.ts';
 import type { Group } from '#lib/http/routes.ts';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '#lib/kernel/metric-names.ts';
 import { ACCOUNT_PARTITION, FEED_TOKEN_PREFIX, RATE_PARTITION_PREFIX } from '#lib/kernel/storage/keys.ts';
@@ -42,6 +44,9 @@ export const metaAfterBundling = (inputDir: string, outputDir: string): string[]
   ];
 };
 
+/** Statements no function carries: a route's documentation (`DOCS: describeRoute(…)`, functions/route-docs.ts). */
+export const DROPPED_LABELS = ['DOCS'];
+
 /**
  * How every function is bundled (esbuild through NodejsFunction); the cold-start benchmark bundles its
  * floor with the same options (test/bench/cold.ts), so a change here changes both.
@@ -55,6 +60,7 @@ export const FUNCTION_BUNDLING: {
   mainFields: string[];
   externalModules: string[];
   banner: string;
+  esbuildArgs: Record<string, string>;
 } = {
   minify: true,
   sourceMap: true,
@@ -65,6 +71,9 @@ export const FUNCTION_BUNDLING: {
   // Bundle the AWS SDK too: one pinned version, measured by the benchmark's bundle sizes.
   externalModules: [],
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  // A route's documentation (schemas of answers, summaries) stands in statements labelled DOCS beside its
+  // declaration: the OpenAPI document and the tests read them, no function carries them.
+  esbuildArgs: { '--drop-labels': DROPPED_LABELS.join(',') },
 };
 
 /**
@@ -121,6 +130,7 @@ export class TenantFunctions extends Construct {
         environment = {},
         timeout = Duration.seconds(10),
         afterBundling,
+        define,
         readsSlipSecret = false,
         reservedConcurrency,
         traced = true,
@@ -128,6 +138,8 @@ export class TenantFunctions extends Construct {
         environment?: Record<string, string>;
         timeout?: Duration;
         afterBundling?: (inputDir: string, outputDir: string) => string[];
+        /** Constants written into the bundle (esbuild's `define`: a name, and the code of its value). */
+        define?: Record<string, string>;
         /** Signs or verifies SLIPs: reads their secret through the Parameters and Secrets extension. */
         readsSlipSecret?: boolean;
         /** Concurrency set aside from the account's pool: at once the floor and the ceiling. */
@@ -186,6 +198,7 @@ export class TenantFunctions extends Construct {
         ...(readsSlipSecret ? { paramsAndSecrets: SLIP_SECRET_EXTENSION } : {}),
         bundling: {
           ...FUNCTION_BUNDLING,
+          ...(define ? { define } : {}),
           ...(afterBundling
             ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling } }
             : {}),
@@ -223,7 +236,17 @@ export class TenantFunctions extends Construct {
     const session = make('Session', 'session', slip);
     const bookings = make('Bookings', 'bookings', slip);
     // The reference page's files and the widget travel beside the meta bundle: served without a CDN.
-    const meta = make('Meta', 'meta', { afterBundling: metaAfterBundling });
+    // It answers every path no route has ($default), and its help lists every route: the other groups' rows
+    // are written into its bundle, not their code.
+    const meta = make('Meta', 'meta', {
+      afterBundling: metaAfterBundling,
+      // A string: esbuild defines an object as a module every other module would call first.
+      define: {
+        'globalThis.ROUTE_TABLE': JSON.stringify(
+          packRoutes(ROUTES.filter((route) => route.group !== 'meta')),
+        ),
+      },
+    });
     // The housekeeping functions have concurrency of their own (HOUSEKEEPING_CONCURRENCY), so that no other
     // tenant's flash sale can throttle them in the account's shared pool and leave stock held.
     const untraced = {

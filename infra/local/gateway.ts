@@ -9,10 +9,9 @@ import {
 } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { BOOK_ROUTE } from '#functions/meta/book-page.ts';
-import { WIDGET_ROUTE } from '#functions/meta/widget.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { REQUEST_LIMITS } from '#lib/http/parse.ts';
-import { matchRoute } from '#lib/http/route-match.ts';
+import { createMatcher } from '#lib/http/route-match.ts';
 import { fullPath, type Group } from '#lib/http/routes.ts';
 import { logger } from '#lib/runtime/logger.ts';
 
@@ -35,6 +34,9 @@ const isTextMedia = (contentType: string | undefined): boolean => {
   );
 };
 
+/** The route table's matcher, as API Gateway's routes are made from the same table. */
+const matchRoute = createMatcher(ROUTES);
+
 /** Which group serves a request and the route key API Gateway would report ($default when none matches). */
 export function resolveGroup(
   method: string,
@@ -44,18 +46,6 @@ export function resolveGroup(
   routeKey: string;
   pathParameters?: Record<string, string>;
 } {
-  // API Gateway's `GET /widget/{file}` takes any one segment; the meta function checks the name.
-  const widgetPrefix = WIDGET_ROUTE.path.replace('{file}', '');
-  const file = path.startsWith(widgetPrefix) ? path.slice(widgetPrefix.length) : '';
-  if (method.toUpperCase() === WIDGET_ROUTE.method && file !== '' && !file.includes('/')) {
-    return {
-      group: 'meta',
-      routeKey: `${WIDGET_ROUTE.method} ${WIDGET_ROUTE.path}`,
-      pathParameters: { file },
-    };
-  }
-  if (method.toUpperCase() === BOOK_ROUTE.method && path === BOOK_ROUTE.path)
-    return { group: 'meta', routeKey: `${BOOK_ROUTE.method} ${BOOK_ROUTE.path}` };
   const match = matchRoute(method, path);
   if (match.kind !== 'route') return { group: 'meta', routeKey: '$default' };
   return {

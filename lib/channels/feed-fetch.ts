@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { gunzipSync } from 'node:zlib';
-import type { DeliveryPolicy } from '../kernel/outbound/address-guard.ts';
+import type { OutboundPolicy } from '../kernel/outbound/address-guard.ts';
 import {
   type BodyReader,
   codeOf,
@@ -26,7 +26,7 @@ const USER_AGENT = 'booking-service-channel-sync/1';
 /** One fetch of a channel's calendar feed. */
 export interface FeedRequest {
   url: string;
-  policy: DeliveryPolicy;
+  policy: OutboundPolicy;
   /** Validators of the last successful fetch, sent as If-None-Match / If-Modified-Since. */
   etag?: string;
   lastModified?: string;

@@ -1,7 +1,7 @@
 import type { StoredItem, TenantChannel } from '../config/index.ts';
 
 import { addDays, localInstant, utcHourKey, type Ymd } from '../kernel/dates.ts';
-import type { DeliveryPolicy } from '../kernel/outbound/address-guard.ts';
+import type { OutboundPolicy } from '../kernel/outbound/address-guard.ts';
 import { FeedParseError } from './feed-error.ts';
 import type { FeedRequest, FeedResponse } from './feed-fetch.ts';
 import { readFeed } from './feed-parse.ts';
@@ -14,7 +14,7 @@ import { CHANNEL_HORIZON_DAYS, slotsTaken } from './slots.ts';
 /** How feeds are fetched: the fetcher, its address policy, and the budget of one fetch. */
 export interface FeedFetching {
   fetchFeed: (request: FeedRequest) => Promise<FeedResponse>;
-  policy: DeliveryPolicy;
+  policy: OutboundPolicy;
   /** The budget of one feed's fetch (10 s by default); a request's sync-now passes what its deadline leaves. */
   feedTimeoutMs?: number;
   /**

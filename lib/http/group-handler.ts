@@ -5,7 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { Caller } from '../access/index.ts';
 import type { FeedRequest, FeedResponse } from '../channels/index.ts';
 import type { StoredConfig } from '../config/index.ts';
-import type { DeliveryPolicy } from '../kernel/outbound/address-guard.ts';
+import type { OutboundPolicy } from '../kernel/outbound/address-guard.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { type Meter, meterOf } from '../runtime/metrics.ts';
 import type { SlipKey } from '../slip/index.ts';
@@ -29,8 +29,8 @@ import type { Input } from './parse.ts';
 import { apiUrlOf, DEFAULT_PUBLIC_URL } from './public-url.ts';
 import { stateWith } from './request-state.ts';
 import { jsonResponse, respond } from './respond.ts';
-import { matchRoute } from './route-match.ts';
-import { type Group, type Route, type RouteName, type RouteNameOf, routesOfGroup } from './routes.ts';
+import { createMatcher, type KnownRoute, type RouteMatch } from './route-match.ts';
+import { type Group, type Route, type RouteRowDeclaration, rowsOf } from './routes.ts';
 import { accessStore, createConfigCache, createTrustedCache } from './tenant-context.ts';
 
 /** What every endpoint group needs at run time, built once per process. */
@@ -54,7 +54,7 @@ export interface ApiDeps {
    * Where channel feeds may be fetched from (`POST channel/{id}/sync`): `deployed` (https to public
    * addresses, the default, failing closed) or `local` (the runner: also http and loopback).
    */
-  feedPolicy?: DeliveryPolicy;
+  feedPolicy?: OutboundPolicy;
   /** Fetches a channel feed; tests inject one, the default is `fetchFeed`. */
   fetchFeed?: (request: FeedRequest) => Promise<FeedResponse>;
   /** Proxies trusted besides the tenant's `settings.trusted_proxies` (the local runner's TRUSTED_PROXIES). */
@@ -104,6 +104,25 @@ export interface ApiRequest {
 /** A route implementation: validated input in, one domain call, a body out. */
 export type RouteHandler = (request: ApiRequest) => Promise<RouteResult>;
 
+/**
+ * A route as its group declares it: its row of the route table and the implementation its group builds from
+ * what it shares (`C`); a route declared without one answers 501 `not_implemented`. The route's documentation
+ * (summary, schemas, errors) is stated beside it, in a statement the functions' bundles leave out.
+ */
+export interface RouteDeclaration<C> extends RouteRowDeclaration {
+  handler?: (context: C) => RouteHandler;
+  /** A page's or a file's answer (kind `page` or `file`), built from what the group shares. */
+  serve?: (context: C) => RawRouteHandler;
+}
+
+/**
+ * A page or a file: answered as it is, with no tenant, credentials or envelope of the API's; undefined when
+ * there is none such (a file not on the list), which the API answers 404.
+ */
+export type RawRouteHandler = (
+  event: APIGatewayProxyEventV2,
+) => Promise<APIGatewayProxyStructuredResultV2 | undefined> | APIGatewayProxyStructuredResultV2 | undefined;
+
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 
@@ -116,16 +135,25 @@ const DEFAULT_REMAINING_MS = 10_000;
  * its own stack, in order: tenant, client address, input, access, limits, 501, then the implementation.
  * A new cross-cutting concern is a new middleware in one of these stacks.
  */
-export function createApiHandler<G extends Group>(options: {
-  group: G;
-  /** The implementation of each route of the group; a route left out answers 501 `not_implemented`. */
-  routes: Partial<Record<RouteNameOf<G>, RouteHandler>>;
+export function createApiHandler<C>(options: {
+  group: Group;
+  /** The group's routes, in the table's order. */
+  routes: readonly RouteDeclaration<C>[];
+  /** What the group's route implementations share, built once. */
+  context: C;
   deps: ApiDeps;
+  /** Routes served by other functions, whose paths asked with another method are a 405 here (the meta group's). */
+  known?: readonly KnownRoute[];
   /** Cookies a group sets on an error response (the session group clears a lost session's cookie). */
   errorCookies?: (error: unknown, headers: Record<string, string>) => string[];
 }) {
   const { group, deps } = options;
-  const routes: Partial<Record<RouteName, RouteHandler>> = options.routes;
+  const implementations = new Map(
+    options.routes.map((route) => [route.name, route.handler?.(options.context)] as const),
+  );
+  const served = new Map(
+    options.routes.map((route) => [route.name, route.serve?.(options.context)] as const),
+  );
   const clock = deps.clock ?? Date.now;
   const publicUrl = deps.publicUrl ?? (() => DEFAULT_PUBLIC_URL);
   const loadConfig = createConfigCache({ db: deps.db, ttlMs: deps.configTtlMs, publicUrl });
@@ -180,24 +208,28 @@ export function createApiHandler<G extends Group>(options: {
   // Each route's own stack, as middy's router composes them; the inner middy leaves the early timeout to
   // the outer one.
   const routeHandler = (route: Route) =>
-    middy<Event, Result>({ timeoutEarlyInMillis: 0 })
-      .use(routeContext(route))
-      .use(loadTenant(loadConfig))
-      .use(resolveAddress(trustedOf, deps.edge))
-      .use(parseInput())
-      .use(authorise({ db: deps.db, store, route }))
-      .use(rateLimit({ db: deps.db, route }))
-      .use(notImplemented(route, routes[route.name] !== undefined))
-      .handler(answer(route, routes[route.name]));
+    (route.kind ?? 'api') !== 'api'
+      ? serveRaw(route, served.get(route.name))
+      : middy<Event, Result>({ timeoutEarlyInMillis: 0 })
+          .use(routeContext(route))
+          .use(loadTenant(loadConfig))
+          .use(resolveAddress(trustedOf, deps.edge))
+          .use(parseInput())
+          .use(authorise({ db: deps.db, store, route }))
+          .use(rateLimit({ db: deps.db, route }))
+          .use(notImplemented(route, implementations.get(route.name) !== undefined))
+          .handler(answer(route, implementations.get(route.name)));
 
-  // The route table's own matcher (the one API Gateway's routes and the local gateway are built from) picks
-  // the route; a path of another group is this function's 404, as API Gateway never sends one here.
-  const handlers = new Map(routesOfGroup(group).map((route) => [route, routeHandler(route)]));
+  // The group's rows pick the route; a path of another group is this function's 404, as API Gateway never
+  // sends one here (the meta group, which answers every path no route has, knows the others' for its 405).
+  const rows = rowsOf(options.routes.filter((route) => route.group === group));
+  const matchRoute = createMatcher(rows, options.known);
+  const handlers = new Map(rows.map((route) => [route, routeHandler(route)]));
   const router = (event: Event, lambda: Context) => {
     const { method } = event.requestContext.http;
     const match = matchRoute(method, event.rawPath);
     const handle = match.kind === 'route' ? handlers.get(match.route) : undefined;
-    if (match.kind !== 'route' || !handle) return notFound({ method, path: event.rawPath });
+    if (match.kind !== 'route' || !handle) return notFound(match, { method, path: event.rawPath });
     // API Gateway's own path parameters win, as they did under middy's router.
     event.pathParameters = { ...match.params, ...event.pathParameters };
     return handle(event, lambda);
@@ -214,9 +246,33 @@ export function createApiHandler<G extends Group>(options: {
     .handler(router);
 }
 
+/**
+ * A page's or a file's stack: the route recorded for the log and the metrics, then its answer as it is (a
+ * file not on the list is the API's 404).
+ */
+const serveRaw =
+  (route: Route, serve: RawRouteHandler | undefined) =>
+  async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    routeContext(route).before?.({ event } as never);
+    // HEAD is answered as GET would be, without the body.
+    const head = route.method === 'HEAD';
+    const asked = head
+      ? {
+          ...event,
+          requestContext: { ...event.requestContext, http: { ...event.requestContext.http, method: 'GET' } },
+        }
+      : event;
+    const answer = await serve?.(asked);
+    if (answer && head) return { ...answer, body: '', isBase64Encoded: false };
+    if (answer) return answer;
+    throw new ApiError('not_found', {
+      details: `No endpoint at ${event.rawPath}`,
+      data: { path: event.rawPath },
+    });
+  };
+
 /** The router's answer to a path no route has: 405 with `Allow` when another method has it, else 404. */
-function notFound({ method, path }: { method: string; path: string }): never {
-  const match = matchRoute(method, path);
+function notFound(match: RouteMatch, { method, path }: { method: string; path: string }): never {
   if (match.kind === 'method_not_allowed') {
     throw new ApiError('method_not_allowed', {
       details: `${method} is not allowed here; use ${match.allowed.join(' or ')}`,

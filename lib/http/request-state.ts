@@ -3,7 +3,6 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { Caller } from '../access/index.ts';
 import type { StoredConfig } from '../config/index.ts';
 import type { ParsedRequest } from './parse.ts';
-import type { RouteName } from './routes.ts';
 
 /**
  * What one request has learnt so far, for its response and its log lines, whatever the outcome. Each
@@ -17,7 +16,7 @@ export interface RequestState {
   /** Parameters sent but not read, as sent. */
   ignored: Set<string>;
   /** The route's name once the router chose one (for the answer's metrics and log line). */
-  route?: RouteName;
+  route?: string;
   config?: StoredConfig;
   /** The client's address as the gateway and the trusted proxies tell it. */
   requesterAddress?: string;

@@ -1,7 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
-import type { DeliveryPolicy } from '../kernel/outbound/address-guard.ts';
+import type { OutboundPolicy } from '../kernel/outbound/address-guard.ts';
 import { type BodyReader, exchange, resolveTarget, startDeadline } from '../kernel/outbound/connection.ts';
 
 // The delivery log keeps this much of a response body; reading more only costs memory and time.
@@ -14,7 +14,7 @@ export interface WebhookRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
-  policy: DeliveryPolicy;
+  policy: OutboundPolicy;
   /** The budget for the whole attempt, DNS and reading the body included; 10 seconds by default. */
   timeoutMs?: number;
   /** Resolves the host; tests inject one, the default is `dns.lookup` with `all: true`. */

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
-import { FUNCTION_BUNDLING } from '#infra/constructs/functions.ts';
+import { DROPPED_LABELS, FUNCTION_BUNDLING } from '#infra/constructs/functions.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { addDays } from '#lib/kernel/dates.ts';
 import { createDb } from '#lib/kernel/storage/database.ts';
@@ -46,6 +46,7 @@ export async function buildFloorBundle(
     mainFields: FUNCTION_BUNDLING.mainFields,
     external: FUNCTION_BUNDLING.externalModules,
     banner: { js: FUNCTION_BUNDLING.banner },
+    dropLabels: DROPPED_LABELS,
     logLevel: 'warning',
   });
   return outfile;

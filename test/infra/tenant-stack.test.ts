@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { BOOK_ROUTE } from '#functions/meta/book-page.ts';
 import { META_FILES } from '#functions/meta/docs.ts';
-import { WIDGET_ASSETS_DIR, WIDGET_ROUTE, widgetSnippet } from '#functions/meta/widget.ts';
+import { bookPageRoute, widgetFileRoute } from '#functions/meta/table.ts';
+import { WIDGET_ASSETS_DIR, widgetSnippet } from '#functions/meta/widget.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { FUNCTION_BUNDLING, metaAfterBundling } from '#infra/constructs/functions.ts';
-import { fullPath, ROUTES } from '#lib/http/routes.ts';
+import { fullPath, type Route, rowsOf } from '#lib/http/routes.ts';
 import {
   logicalIdOf,
   resources,
@@ -87,16 +88,10 @@ describe('TenantStack', () => {
       (route) => (route as { Properties: { RouteKey: string; Target: unknown } }).Properties,
     );
     const keys = routes.map((route) => route.RouteKey).sort();
-    const widgetRoute = `${WIDGET_ROUTE.method} ${WIDGET_ROUTE.path}`;
-    const bookRoute = `${BOOK_ROUTE.method} ${BOOK_ROUTE.path}`;
-    expect(keys).toEqual(
-      [
-        ...ROUTES.map((route) => `${route.method} ${fullPath(route)}`),
-        widgetRoute,
-        bookRoute,
-        '$default',
-      ].sort(),
-    );
+    // The booking page and the widget's files are rows of the table too, served from the site's root.
+    const bookRoute = 'GET /book';
+    expect(keys).toEqual([...ROUTES.map((route) => `${route.method} ${fullPath(route)}`), '$default'].sort());
+    expect(keys).toContain('GET /widget/{file}');
 
     const integrationOf = (routeKey: string) =>
       JSON.stringify(routes.find((route) => route.RouteKey === routeKey)?.Target);
@@ -113,13 +108,13 @@ describe('TenantStack', () => {
       expect(fn, `${route.method} ${route.path}`).toContain(`Functions${group}`);
     }
     expect(functionOfIntegration(integrationOf('$default'))).toContain('FunctionsMeta');
-    expect(functionOfIntegration(integrationOf(widgetRoute))).toContain('FunctionsMeta');
+    expect(functionOfIntegration(integrationOf('GET /widget/{file}'))).toContain('FunctionsMeta');
     expect(functionOfIntegration(integrationOf(bookRoute))).toContain('FunctionsMeta');
   });
 
   describe('the widget', () => {
     it('is served at GET /widget/{file}, outside the API prefix', () => {
-      expect(WIDGET_ROUTE).toEqual({ method: 'GET', path: '/widget/{file}' });
+      expect(fullPath(rowsOf([widgetFileRoute])[0] as Route)).toBe('/widget/{file}');
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /widget/{file}' });
     });
 
@@ -162,7 +157,7 @@ describe('TenantStack', () => {
   });
 
   it('outputs the address of the booking page, GET /book on the endpoint', () => {
-    expect(BOOK_ROUTE).toEqual({ method: 'GET', path: '/book' });
+    expect(fullPath(rowsOf([bookPageRoute])[0] as Route)).toBe('/book');
     const outputs = template.findOutputs('*');
     const name = Object.keys(outputs).find((key) => key.includes('BookingPage'));
     expect(JSON.stringify(outputs[name ?? '']?.Value)).toMatch(

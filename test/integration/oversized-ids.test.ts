@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
-import { ROUTES } from '#lib/http/routes.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { RouteName } from '#functions/routes.ts';
 import type { AccessStore } from '#lib/access/access.ts';
 import { hashSecret } from '#lib/access/secrets.ts';
 import { AuthError } from '#lib/http/errors.ts';
@@ -7,7 +8,6 @@ import { parseInput } from '#lib/http/middleware/parse-input.ts';
 import { rateLimit } from '#lib/http/middleware/rate-limit.ts';
 import { resolveAddress } from '#lib/http/middleware/resolve-address.ts';
 import { trustedProxies } from '#lib/http/requester-address.ts';
-import type { RouteName } from '#lib/http/routes.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { basic, type makeEvent } from '#test/support/events.ts';
@@ -119,7 +119,7 @@ describe('rateLimit', () => {
         { path: 'item' },
         { config: config({ limits }), parsed: { input: {}, headers: {}, cookies: {} } },
       );
-      Object.assign(state, { caller: { kind: 'customer' }, client: '192.0.2.150' });
+      Object.assign(state, { caller: { kind: 'customer' }, requester: '192.0.2.150' });
       await run(rateLimit({ db, route }), 'before', requestOf(event));
       return state.limitHeaders;
     };
@@ -135,7 +135,7 @@ describe('rateLimit', () => {
     );
     Object.assign(state, {
       caller: { kind: 'staff', accountId: 1, credentialKey: 'bk_rate', credentialAccountId: 1 },
-      client: '192.0.2.151',
+      requester: '192.0.2.151',
     });
     await run(rateLimit({ db, route: routeNamed('booking.list') }), 'before', requestOf(event));
     expect(state.limitHeaders?.['ratelimit-limit']).toBe(

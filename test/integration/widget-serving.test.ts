@@ -147,10 +147,21 @@ describe('GET /widget/{file}', () => {
     expect(raw.toString('utf8')).not.toContain('export const');
   });
 
-  it.each(['POST', 'PUT', 'DELETE', 'HEAD'])('does not serve the widget to %s', async (method) => {
-    const { status, raw } = await call('/widget/booking-widget.js', { method });
-    expect(status).toBe(404);
-    expect(raw.toString('utf8')).not.toContain('export const');
+  it.each(['POST', 'PUT', 'DELETE'])(
+    'does not serve the widget to %s (405, GET and HEAD allowed)',
+    async (method) => {
+      const { status, raw, headers } = await call('/widget/booking-widget.js', { method });
+      expect(status).toBe(405);
+      expect(headers.allow).toBe('GET, HEAD');
+      expect(raw.toString('utf8')).not.toContain('export const');
+    },
+  );
+
+  it('answers HEAD as GET, without the body', async () => {
+    const { status, raw, headers } = await call('/widget/booking-widget.js', { method: 'HEAD' });
+    expect(status).toBe(200);
+    expect(headers['content-type']).toContain('javascript');
+    expect(raw.length).toBe(0);
   });
 
   it('answers 404 when the widget was never built', async () => {

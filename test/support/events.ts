@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { authErrorSchema, errorEnvelopeSchema, isRawRoute, RESPONSES } from '#functions/responses.ts';
+import { authErrorSchema, errorEnvelopeSchema } from '#functions/responses.ts';
+import { docsOf } from '#functions/route-docs.ts';
+import { matchRoute } from '#functions/routes.ts';
 import { resolveGroup } from '#infra/local/gateway.ts';
 import { createCredential } from '#lib/access/credential-admin.ts';
-import { matchRoute } from '#lib/http/route-match.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { expectDocumented } from './openapi.ts';
 
@@ -122,8 +123,8 @@ export function expectDescribed(method: string, path: string, response: TestResp
       ? authErrorSchema
       : response.status >= 400
         ? errorEnvelopeSchema
-        : match.kind === 'route' && !isRawRoute(match.route.name)
-          ? RESPONSES[match.route.name]
+        : match.kind === 'route'
+          ? docsOf(match.route.name).response
           : undefined;
   if (!schema) throw new Error(`No response schema for ${method} ${path}`);
   const result = schema.safeParse(response.json);

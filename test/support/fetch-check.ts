@@ -1,4 +1,4 @@
-import { matchRoute } from '#lib/http/route-match.ts';
+import { matchRoute } from '#functions/routes.ts';
 import { API_PREFIX } from '#lib/http/routes.ts';
 
 // Every response an end-to-end test receives over HTTP from the API is checked against the OpenAPI

@@ -1,9 +1,10 @@
 import type { Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ROUTES, type RouteName } from '#functions/routes.ts';
 import type { StoredConfig } from '#lib/config/model.ts';
 import { startRequest } from '#lib/http/middleware/start-request.ts';
 import { type ApiMiddleware, type RequestState, stateOf } from '#lib/http/request-state.ts';
-import { ROUTES, type Route, type RouteName } from '#lib/http/routes.ts';
+import type { Route } from '#lib/http/routes.ts';
 import { makeEvent } from './events.ts';
 import { makeTenant } from './tenant.ts';
 

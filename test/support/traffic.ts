@@ -1,7 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import type { BrowserContext, Page, Request, Response } from 'playwright-core';
 import { expect } from 'vitest';
-import { matchRoute } from '#lib/http/route-match.ts';
+import { matchRoute } from '#functions/routes.ts';
 import { expectDocumented } from './openapi.ts';
 import { shadowModes } from './page-helpers.ts';
 

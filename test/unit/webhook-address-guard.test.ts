@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type DeliveryPolicy, refusedAddress, refusedUrl } from '#lib/kernel/outbound/address-guard.ts';
+import { type OutboundPolicy, refusedAddress, refusedUrl } from '#lib/kernel/outbound/address-guard.ts';
 
 // Public addresses appear here only as strings: nothing in this file opens a connection.
 const PUBLIC_V4 = '93.184.216.34';
 const PUBLIC_V6 = '2606:4700::1111';
-const POLICIES: DeliveryPolicy[] = ['deployed', 'local'];
+const POLICIES: OutboundPolicy[] = ['deployed', 'local'];
 
 // [address, reason under both policies]: each range's first and last address, then its neighbours outside.
 const BOTH_POLICIES: ReadonlyArray<readonly [string, string | undefined]> = [
@@ -122,12 +122,12 @@ describe('refusedAddress', () => {
   });
 
   it('fails closed on a policy it does not know', () => {
-    expect(refusedAddress('127.0.0.1', 'staging' as DeliveryPolicy)).toBe('a loopback address');
+    expect(refusedAddress('127.0.0.1', 'staging' as OutboundPolicy)).toBe('a loopback address');
   });
 });
 
 describe('refusedUrl', () => {
-  const cases: ReadonlyArray<readonly [string, DeliveryPolicy, string | undefined]> = [
+  const cases: ReadonlyArray<readonly [string, OutboundPolicy, string | undefined]> = [
     ['https://hooks.example.com/in', 'deployed', undefined],
     ['https://hooks.example.com/in', 'local', undefined],
     ['http://hooks.example.com/in', 'deployed', 'scheme http: is not allowed by the deployed policy'],

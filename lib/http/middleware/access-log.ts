@@ -9,7 +9,7 @@ export const accessLog = (): ApiMiddleware => ({
       request_id: state?.requestId,
       route: state?.route,
       status: response?.statusCode,
-      client_ip: state?.requesterAddress,
+      client_ip: state?.requesterAddress ?? event.requestContext?.http?.sourceIp,
     });
   },
 });

@@ -1,7 +1,10 @@
 import { BlockList, isIP } from 'node:net';
 
-/** Where deliveries run: the deployed stack (https to public addresses) or the local runner (also http and loopback). */
-export type DeliveryPolicy = 'deployed' | 'local';
+/**
+ * Where an outbound request may go (a webhook delivery, a channel feed): from the deployed stack, https to
+ * public addresses only; from the local runner, also http and loopback.
+ */
+export type OutboundPolicy = 'deployed' | 'local';
 
 type Family = 'ipv4' | 'ipv6';
 
@@ -51,7 +54,7 @@ const embeddedIpv4 = (ipv6: string): string => {
 };
 
 /** Why an IP address (v4 or v6 literal) may not be a webhook target under the policy, or undefined when it may. */
-export function refusedAddress(address: string, policy: DeliveryPolicy): string | undefined {
+export function refusedAddress(address: string, policy: OutboundPolicy): string | undefined {
   // A zone id only picks the interface; the address alone decides the range.
   const bare = address.split('%')[0] ?? '';
   if (isIP(bare) === 0) return 'not an IP address';
@@ -65,7 +68,7 @@ export function refusedAddress(address: string, policy: DeliveryPolicy): string 
 }
 
 /** Why a webhook URL may not be used under the policy before its host is resolved, or undefined when it may. */
-export function refusedUrl(url: URL, policy: DeliveryPolicy): string | undefined {
+export function refusedUrl(url: URL, policy: OutboundPolicy): string | undefined {
   const schemes = policy === 'local' ? ['http:', 'https:'] : ['https:'];
   if (!schemes.includes(url.protocol)) return `scheme ${url.protocol} is not allowed by the ${policy} policy`;
   // Credentials in a URL end up in logs and Authorization headers we never meant to send.

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { type DeliveryPolicy, refusedAddress, refusedUrl } from './address-guard.ts';
+import { type OutboundPolicy, refusedAddress, refusedUrl } from './address-guard.ts';
 
 // One outbound connection to a URL someone else chose (a webhook endpoint, a channel's calendar feed): the
 // URL and every address its host resolves to are checked under the delivery policy, the connection goes to
@@ -74,7 +74,7 @@ export type Resolution =
 /** Checks the URL, resolves its host (every answer) and checks every address, within the deadline. */
 export async function resolveTarget(
   rawUrl: string,
-  policy: DeliveryPolicy,
+  policy: OutboundPolicy,
   lookup: LookupFunction | undefined,
   deadline: Deadline,
 ): Promise<Resolution> {
