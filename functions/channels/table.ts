@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { CatalogReader } from '#lib/catalog/index.ts';
 import type { FeedRequest, FeedResponse } from '#lib/channels/index.ts';
 import type { RouteDeclaration } from '#lib/http/group-handler.ts';
