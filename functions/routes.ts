@@ -1,6 +1,15 @@
 import { createMatcher } from '#lib/http/route-match.ts';
 import { rowsOf } from '#lib/http/routes.ts';
 import {
+  bookingNotesRoute,
+  customerFindRoute,
+  customerGetRoute,
+  webhookDeliveriesRoute,
+  webhookEnableRoute,
+  webhookListRoute,
+  webhookReplayRoute,
+} from './bookings/staff-table.ts';
+import {
   bookingBookmarkRoute,
   bookingCheckinRoute,
   bookingCheckoutRoute,
@@ -11,14 +20,7 @@ import {
   bookingInvoiceRoute,
   bookingListRoute,
   bookingNoteRoute,
-  bookingNotesRoute,
   bookingUpdateRoute,
-  customerFindRoute,
-  customerGetRoute,
-  webhookDeliveriesRoute,
-  webhookEnableRoute,
-  webhookListRoute,
-  webhookReplayRoute,
 } from './bookings/table.ts';
 import { bookingIcalRoute, channelListRoute, channelSyncRoute, itemIcalRoute } from './channels/table.ts';
 import { itemCalRoute, itemGetRoute, itemItemCalRoute, itemListRoute } from './items/table.ts';

@@ -1,24 +1,10 @@
 import { z } from 'zod';
 import type { RouteDeclaration } from '#lib/http/group-handler.ts';
 import { noParameters } from '#lib/http/validate.ts';
-import {
-  bookingRecordBody,
-  createdSchema,
-  customerSchema,
-  deliverySchema,
-  flag,
-  formFieldSchema,
-  int,
-  keyed,
-  listBody,
-  noteSchema,
-  webhookSchema,
-} from '../resource-schemas.ts';
+import { bookingRecordBody, createdSchema, formFieldSchema, int, listBody } from '../resource-schemas.ts';
 import { envelope, policySchema } from '../responses.ts';
 import { describeRoute } from '../route-docs.ts';
-import { createFindCustomer, createGetCustomer, customerQuery } from './customers.ts';
 import { bookingListSchema } from './list.ts';
-import { createListNotes, notesSchema } from './notes.ts';
 import {
   type BookingDeps as BookingsContext,
   bookmarkSchema,
@@ -38,14 +24,7 @@ import {
   recordQuery,
   updateSchema,
 } from './routes.ts';
-import {
-  createEnable,
-  createListDeliveries,
-  createListWebhooks,
-  createReplay,
-  pagingSchema,
-  replaySchema,
-} from './webhooks.ts';
+import { STAFF_ROUTES } from './staff-table.ts';
 
 // The bookings group's routes: each one's row of the route table and its implementation, with its documentation
 // beside it (a `DOCS` statement, which the functions' bundles leave out: the OpenAPI document and the tests
@@ -279,134 +258,6 @@ DOCS: describeRoute(bookingNoteRoute, {
   needs: ['booking'],
 });
 
-export const customerFindRoute = {
-  name: 'customer.find',
-  group: 'bookings',
-  methods: ['GET'],
-  path: 'customer',
-  access: 'staff',
-  resource: 'customer',
-  id: '',
-  handler: createFindCustomer,
-} as const satisfies RouteDeclaration<BookingsContext>;
-
-DOCS: describeRoute(customerFindRoute, {
-  summary: 'Find a customer by email, with bookings',
-  request: customerQuery,
-  response: envelope({ customers: keyed(customerSchema) }),
-});
-
-export const customerGetRoute = {
-  name: 'customer.get',
-  group: 'bookings',
-  methods: ['GET'],
-  path: 'customer/{customer_id}',
-  access: 'staff',
-  resource: 'customer',
-  id: '',
-  handler: createGetCustomer,
-} as const satisfies RouteDeclaration<BookingsContext>;
-
-DOCS: describeRoute(customerGetRoute, {
-  summary: 'One customer, with bookings',
-  request: noParameters,
-  response: envelope({ customer: customerSchema }),
-  needs: ['customer'],
-});
-
-export const webhookListRoute = {
-  name: 'webhook.list',
-  group: 'bookings',
-  methods: ['GET'],
-  path: 'webhook',
-  access: 'staff',
-  resource: 'webhook',
-  id: '',
-  handler: createListWebhooks,
-} as const satisfies RouteDeclaration<BookingsContext>;
-
-DOCS: describeRoute(webhookListRoute, {
-  summary: 'Webhook endpoints with their state',
-  request: noParameters,
-  response: envelope({ webhooks: keyed(webhookSchema) }),
-});
-
-export const webhookDeliveriesRoute = {
-  name: 'webhook.deliveries',
-  group: 'bookings',
-  methods: ['GET'],
-  path: 'webhook/{webhook_id}/delivery',
-  access: 'staff',
-  resource: 'webhook',
-  id: '',
-  handler: createListDeliveries,
-} as const satisfies RouteDeclaration<BookingsContext>;
-
-DOCS: describeRoute(webhookDeliveriesRoute, {
-  summary: "An endpoint's recent deliveries, paged",
-  request: pagingSchema,
-  response: envelope({ deliveries: z.array(deliverySchema) }),
-  needs: ['webhook'],
-});
-
-export const webhookReplayRoute = {
-  name: 'webhook.replay',
-  group: 'bookings',
-  methods: ['GET', 'POST'],
-  path: 'webhook/{webhook_id}/replay',
-  access: 'staff',
-  resource: 'webhook',
-  id: '',
-  handler: createReplay,
-} as const satisfies RouteDeclaration<BookingsContext>;
-
-DOCS: describeRoute(webhookReplayRoute, {
-  summary: 'Re-send what happened since a time, with the same event ids',
-  request: replaySchema,
-  response: envelope({
-    webhook: webhookSchema,
-    replay: z.strictObject({ since: int, events: int, truncated: flag, next_since: int.optional() }),
-  }),
-  errors: ['invalid_status'],
-  needs: ['webhook'],
-});
-
-export const webhookEnableRoute = {
-  name: 'webhook.enable',
-  group: 'bookings',
-  methods: ['GET', 'POST'],
-  path: 'webhook/{webhook_id}/enable',
-  access: 'staff',
-  resource: 'webhook',
-  id: '',
-  handler: createEnable,
-} as const satisfies RouteDeclaration<BookingsContext>;
-
-DOCS: describeRoute(webhookEnableRoute, {
-  summary: 'Resume a disabled endpoint',
-  request: noParameters,
-  response: envelope({ webhook: webhookSchema }),
-  errors: ['invalid_status'],
-  needs: ['webhook'],
-});
-
-export const bookingNotesRoute = {
-  name: 'booking.notes',
-  group: 'bookings',
-  methods: ['GET'],
-  path: 'booking/notes',
-  access: 'staff',
-  resource: 'booking',
-  id: 'notes',
-  handler: createListNotes,
-} as const satisfies RouteDeclaration<BookingsContext>;
-
-DOCS: describeRoute(bookingNotesRoute, {
-  summary: 'Notes across bookings, newest first',
-  request: notesSchema,
-  response: envelope({ notes: z.array(noteSchema) }),
-});
-
 /** The bookings group's routes, in the table's order. */
 export const BOOKINGS_ROUTES = [
   bookingFormRoute,
@@ -420,11 +271,5 @@ export const BOOKINGS_ROUTES = [
   bookingUpdateRoute,
   bookingBookmarkRoute,
   bookingNoteRoute,
-  customerFindRoute,
-  customerGetRoute,
-  webhookListRoute,
-  webhookDeliveriesRoute,
-  webhookReplayRoute,
-  webhookEnableRoute,
-  bookingNotesRoute,
+  ...STAFF_ROUTES,
 ];
