@@ -16,10 +16,11 @@ import { startReceiver } from '#test/support/webhook-receiver.ts';
 
 const run = promisify(execFile);
 
-/** What the feed server answers for one feed: a body (200), or a status without one. */
+/** What the feed server answers for one feed: a body (200), or a status without one; after `delayMs`. */
 export interface FeedAnswer {
   body?: string;
   status?: number;
+  delayMs?: number;
 }
 
 /** A feed server on the loopback: `feeds[name]` is what `/<anything>/<name>.ics` answers. */
@@ -33,13 +34,15 @@ export async function startFeedServer() {
         .pop()
         ?.replace(/\.ics$/, '') ?? '';
     const answer = feeds[name];
-    if (!answer || answer.body === undefined) {
-      response.writeHead(answer?.status ?? 404, { 'content-type': 'text/plain' });
-      response.end('no calendar here');
-      return;
-    }
-    response.writeHead(answer.status ?? 200, { 'content-type': 'text/calendar; charset=utf-8' });
-    response.end(answer.body);
+    setTimeout(() => {
+      if (!answer || answer.body === undefined) {
+        response.writeHead(answer?.status ?? 404, { 'content-type': 'text/plain' });
+        response.end('no calendar here');
+        return;
+      }
+      response.writeHead(answer.status ?? 200, { 'content-type': 'text/calendar; charset=utf-8' });
+      response.end(answer.body);
+    }, answer?.delayMs ?? 0);
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   const port = (server.address() as AddressInfo).port;
