@@ -5,8 +5,8 @@ import { dayAhead, feedOfDates, setUpChannelWorld } from './channel-review-world
 // the same channel may overlap (the schedule and a sync-now)"). Found: the blocks stay right (each date is
 // taken once), but each run saves the channel's state with `blocked` worked out from its own view (the
 // blocks it read plus what it took itself), last writer wins: after five overlapping sync-nows of a feed of
-// 200 dates, 200 blocks were held while GET channel said `dates_blocked: 48`, until the next sync. The
-// sync-now answers said 200, 144, 120, 120 and 48.
+// 200 dates, 200 blocks were held while GET channel said `dates_blocked: 48` (another run: 0), until the
+// next sync. The sync-now answers said 200, 144, 120, 120 and 48 (another run: 200, 0, 0, 0, 0).
 const world = await setUpChannelWorld('review-concurrent-sync', { channels: [{ id: 'busy', item_id: 3 }] });
 
 describe('review 41: overlapping syncs of one channel', () => {
