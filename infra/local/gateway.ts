@@ -206,9 +206,15 @@ const CLIENT_ERRORS: Record<string, string> = {
   ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
 };
 
-/** Answers a request Node could not parse as Node would, with `nosniff`, and closes the connection. */
-const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }) => {
-  if (socket.writable && !socket.bytesWritten) {
+/**
+ * Answers a request Node could not parse as Node would, with `nosniff`, and closes the connection: only when
+ * no answer of this connection has begun (a kept-alive connection's earlier answers are no reason not to).
+ */
+const answerClientError = (
+  error: NodeJS.ErrnoException,
+  socket: Duplex & { _httpMessage?: { headersSent?: boolean } | null },
+) => {
+  if (socket.writable && !socket._httpMessage?.headersSent) {
     const status = CLIENT_ERRORS[error.code ?? ''] ?? '400 Bad Request';
     socket.write(
       `HTTP/1.1 ${status}\r\nContent-Length: 0\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n`,
@@ -297,7 +303,13 @@ export function createGateway(options: {
   /** Pages by exact path, answered to GET and HEAD before any function (the query is ignored). */
   pages?: Record<string, GatewayPage>;
 }): Server {
-  return createServer(async (request, response) => {
+  // Node's own refusals of a request without Host and of an unknown expectation are answered here instead,
+  // with `nosniff` like every other answer of the gateway.
+  const server = createServer({ requireHostHeader: false }, async (request, response) => {
+    if (request.httpVersion === '1.1' && request.headers.host === undefined) {
+      sendOwn(response, 400, { connection: 'close' }, '');
+      return;
+    }
     try {
       const origin = headerValue(request.headers.origin);
       const cors = corsHeaders(options.cors, origin);
@@ -343,5 +355,8 @@ export function createGateway(options: {
       // What API Gateway answers when the integration itself fails.
       sendOwn(response, 500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
     }
-  }).on('clientError', answerClientError);
+  });
+  server.on('clientError', answerClientError);
+  server.on('checkExpectation', (_request, response: ServerResponse) => sendOwn(response, 417, {}, ''));
+  return server;
 }
