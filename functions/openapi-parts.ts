@@ -129,6 +129,11 @@ export const NOT_IN_BODY_EXAMPLES = new Set(['giftcert_code']);
 /** A need in words, for the description of an operation of a route. */
 export function needWords(need: Need, route: Route): string {
   switch (need) {
+    case 'slip':
+      return (
+        'Adds a line with the `slip[]` of a rated item: `item.rate.slip` of `GET item/{item_id}` with dates (the ' +
+        'examples of that operation give one). Without a SLIP or an `alter`, the call reads the cart.'
+      );
     case 'cart':
       return (
         'Needs a cart: `session_id` (the cookie, or the parameter on other sites) of a session holding a line, ' +

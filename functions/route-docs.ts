@@ -4,7 +4,15 @@ import type { ErrorId } from '#lib/http/errors.ts';
 import type { RouteRowDeclaration } from '#lib/http/routes.ts';
 
 /** What an operation needs beyond its examples before it can succeed, which its description says. */
-export type Need = 'cart' | 'booking' | 'booking-token' | 'customer' | 'feed-token' | 'channel' | 'webhook';
+export type Need =
+  | 'slip'
+  | 'cart'
+  | 'booking'
+  | 'booking-token'
+  | 'customer'
+  | 'feed-token'
+  | 'channel'
+  | 'webhook';
 
 /** Media types of an answer that is not JSON, each with its schema. */
 export type RawContent = Record<string, { schema: Record<string, unknown> }>;

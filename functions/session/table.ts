@@ -41,6 +41,7 @@ DOCS: describeRoute(sessionWriteRoute, {
     'not_found',
     'busy',
   ],
+  needs: ['slip'],
 });
 
 export const sessionClearRoute = {

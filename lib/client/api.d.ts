@@ -99,10 +99,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read the cart, add SLIPs (holding their stock) or alter its lines */
+    /**
+     * Read the cart, add SLIPs (holding their stock) or alter its lines
+     * @description Adds a line with the `slip[]` of a rated item: `item.rate.slip` of `GET item/{item_id}` with dates (the examples of that operation give one). Without a SLIP or an `alter`, the call reads the cart.
+     */
     get: operations['sessionWriteGet'];
     put?: never;
-    /** Read the cart, add SLIPs (holding their stock) or alter its lines */
+    /**
+     * Read the cart, add SLIPs (holding their stock) or alter its lines
+     * @description Adds a line with the `slip[]` of a rated item: `item.rate.slip` of `GET item/{item_id}` with dates (the examples of that operation give one). Without a SLIP or an `alter`, the call reads the cart.
+     */
     post: operations['sessionWritePost'];
     delete?: never;
     options?: never;
