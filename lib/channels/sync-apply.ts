@@ -3,7 +3,7 @@ import type { StoredConfig, StoredItem, TenantChannel } from '../config/index.ts
 import { transactInGroups } from '../kernel/storage/transact.ts';
 import { capacityOf, queryStockRange } from '../stock/index.ts';
 
-import { type conflictCloser, openConflicts } from './conflicts.ts';
+import { type ConflictAnnouncer, type conflictCloser, openConflicts } from './conflicts.ts';
 import {
   type BlockRole,
   type ChannelConflict,
@@ -55,6 +55,8 @@ export interface SyncRun {
   plan: SyncPlan;
   result: ChannelSyncResult;
   closer: ReturnType<typeof conflictCloser>;
+  /** The round's conflict events, shared by its syncs. */
+  announcer: ConflictAnnouncer;
   now: number;
 }
 
@@ -145,7 +147,7 @@ export async function applyBlocks(run: SyncRun): Promise<string[]> {
  * date that left the feed may come back: its closed conflict is remembered, so as not to be announced twice.
  */
 export async function settleConflicts(run: SyncRun, shortOf: string[]): Promise<void> {
-  const { deps, channel, item, holdings, plan, result, closer } = run;
+  const { deps, channel, item, holdings, plan, result, closer, announcer } = run;
   const timeZone = run.config.company.timezone;
   const fresh = await readChannel(deps.db, channel.id);
   const held = [...fresh.blocks.values()]
@@ -175,6 +177,7 @@ export async function settleConflicts(run: SyncRun, shortOf: string[]): Promise<
     item,
     slots: toOpen,
     closed: fresh.closed,
+    announcer,
     now: run.now,
   });
   result.conflicts_opened = opening.opened;

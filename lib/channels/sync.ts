@@ -3,7 +3,7 @@ import type { StoredConfig, StoredItem, TenantChannel } from '../config/index.ts
 import { todayIn } from '../kernel/dates.ts';
 import { transact } from '../kernel/storage/transact.ts';
 
-import { conflictCloser } from './conflicts.ts';
+import { type ConflictAnnouncer, conflictAnnouncer, conflictCloser } from './conflicts.ts';
 import { channelEvent, recordFailedRead } from './events.ts';
 import { type FeedRead, firstSlotOf, readChannelFeed } from './feed-read.ts';
 import { ReadAbandonedError } from './read-budget.ts';
@@ -63,12 +63,37 @@ const NOTHING_DONE: Omit<ChannelSyncResult, 'channel_id' | 'blocked' | 'conflict
  * Syncs one channel: reads its feed (a conditional GET), turns it into the item's slots it takes over the
  * next two years, and applies only the difference with the blocks the channel holds. A slot taken is a
  * conditional write on the counter (`used <= capacity - units`), exactly as a cart's hold; a slot this
- * service already sold is a conflict, recorded and emitted once, and taken as soon as it frees up. A feed
- * that fails releases nothing; an empty one releases only once it has stayed empty for an hour.
+ * service already sold is a conflict, recorded and emitted once (within the round's cap of events: the
+ * `announcer` of the round it is part of, or its own), and taken as soon as it frees up. A feed that fails
+ * releases nothing; an empty one releases only once it has stayed empty for an hour.
  */
 export async function syncChannel(
   deps: ChannelSyncDeps,
-  options: { channel: TenantChannel; config: StoredConfig; items: StoredItem[] },
+  options: {
+    channel: TenantChannel;
+    config: StoredConfig;
+    items: StoredItem[];
+    announcer?: ConflictAnnouncer;
+  },
+): Promise<ChannelSyncResult> {
+  if (options.announcer) return syncOneChannel(deps, { ...options, announcer: options.announcer });
+  // A sync on its own (sync-now) is a round of one: its last conflict event goes out as it ends.
+  const announcer = conflictAnnouncer();
+  try {
+    return await syncOneChannel(deps, { ...options, announcer });
+  } finally {
+    await announcer.finish(deps.db, options.config);
+  }
+}
+
+async function syncOneChannel(
+  deps: ChannelSyncDeps,
+  options: {
+    channel: TenantChannel;
+    config: StoredConfig;
+    items: StoredItem[];
+    announcer: ConflictAnnouncer;
+  },
 ): Promise<ChannelSyncResult> {
   const clock = deps.clock ?? Date.now;
   const now = clock();
@@ -108,7 +133,8 @@ export async function syncChannel(
   const fromToday = firstSlotOf(item, today, timeZone);
   const plan = planChannelSync({ channel, item, holdings, slots: read.slots, fromToday, now });
   const closer = conflictCloser(deps.db, { channel, config, now });
-  const run: SyncRun = { deps, channel, config, item, holdings, plan, result, closer, now };
+  const { announcer } = options;
+  const run: SyncRun = { deps, channel, config, item, holdings, plan, result, closer, announcer, now };
   const shortOf = await applyBlocks(run);
   // Out of time, the conflicts wait for the next round too: it finds the same slots short.
   if (result.pending === 0) await settleConflicts(run, shortOf);

@@ -14,8 +14,8 @@ import { loadTenant } from '#test/support/tenant-table.ts';
 // Issue 41, item 3: a flapping feed announces a conflict once. A feed alternating [D, E] and [E] while a
 // cart held D opened and closed the same conflict on every flap (4 flaps: 8 audit records, 4
 // `channel.conflict` events for one cart). A conflict closed recently for the same slot and bookings is
-// re-opened without being announced again; conflict events of one channel's sync are capped, with a count
-// of the rest; the channel's audit records expire (TTL).
+// re-opened without being announced again; conflict events of one round are capped (a sync-now is a round
+// of one), with a count of the rest; the channel's audit records expire (TTL).
 
 const ZONE = 'America/Toronto';
 const today = todayIn(ZONE, Date.now());
@@ -125,6 +125,10 @@ describe("one channel's sync that finds many dates sold here", () => {
     for (const event of events) expect(event.data.bookings).toEqual([booking.id]);
     const listed = await invoke(handlers.channels, { path: 'channel', headers: { authorization: staff } });
     expect(listed.json.channels.many.conflicts).toHaveLength(25);
+    // Each conflict names the event that announced it: its own, or the last one, which counts it.
+    const announcedBy = new Set(events.map((event) => event.event_id));
+    for (const conflict of listed.json.channels.many.conflicts)
+      expect(announcedBy).toContain(conflict.event_id);
     expect((await conflictDeliveries()).length).toBe(2 + 10);
   });
 
