@@ -18,7 +18,8 @@ export type { ChannelSyncDeps, ChannelSyncResult } from './sync-plan.ts';
 /** Saves what the read left (validators, slots, emptiness) and the counts; a recovery is an event. */
 async function saveSyncState(run: SyncRun, read: Extract<FeedRead, { ok: true }>): Promise<void> {
   const { deps, channel, item, holdings, plan, result, now } = run;
-  const failingSince = holdings.state?.failing_since;
+  // A run of failures that resumed an earlier one quietly ends quietly too.
+  const failingSince = holdings.state?.failing_quietly ? undefined : holdings.state?.failing_since;
   await transact(deps.db, [
     saveStateAction(deps.db, {
       channel_id: channel.id,

@@ -22,6 +22,7 @@ const today = todayIn(ZONE, Date.now());
 const d = (days: number) => addDays(today, days);
 const FLAP = 'https://www.airbnb.com/calendar/ical/flap.ics?s=secret';
 const MANY = 'https://www.airbnb.com/calendar/ical/many.ics?s=secret';
+const FLAKY = 'https://www.airbnb.com/calendar/ical/flaky.ics?s=secret';
 const HOUR = 3_600_000;
 
 let db: Db;
@@ -39,11 +40,13 @@ beforeAll(async () => {
       items: [
         makeItem({ item_id: 1, sku: 'flap', name: 'Flap Cabin', unit: 'N', stock: 1 }),
         makeItem({ item_id: 2, sku: 'many', name: 'Many Cabin', unit: 'N', stock: 1 }),
+        makeItem({ item_id: 3, sku: 'flaky', name: 'Flaky Cabin', unit: 'N', stock: 1 }),
       ],
       webhooks: [{ id: 'ops', url: 'https://hooks.example.com/in', events: ['channel.*'] }],
       channels: [
         { id: 'flap', item_id: 1, url: FLAP, name: 'Airbnb flap' },
         { id: 'many', item_id: 2, url: MANY, name: 'Airbnb many' },
+        { id: 'flaky', item_id: 3, url: FLAKY, name: 'Airbnb flaky' },
       ],
     }),
   ));
@@ -141,6 +144,51 @@ describe("one channel's sync that finds many dates sold here", () => {
     expect(closed.filter((event) => event.data.more !== undefined).map((event) => event.data.more)).toEqual([
       15,
     ]);
+  });
+});
+
+describe('a feed flapping between readable and unreadable', () => {
+  // Review of issue 41: each flap was a new run of failures (a `channel.failed` and a `channel.recovered`
+  // each time), and `failing_since` started again, so the failing alarm never fired for a feed failing
+  // every other read.
+  const MINUTE = 60_000;
+  const good = () => channelFeed([[d(80), d(81)]]);
+  const errorPage = { body: '<html><body>Service unavailable</body></html>' };
+  const listed = async () =>
+    (await invoke(handlers.channels, { path: 'channel', headers: { authorization: staff } })).json.channels
+      .flaky;
+
+  it('announces its failure once, and keeps failing since the first failure over the flaps', async () => {
+    const start = 30 * HOUR;
+    for (let flap = 0; flap < 4; flap += 1) {
+      channels.serve(FLAKY, { body: good() });
+      expect((await syncNow(at(start + flap * 10 * MINUTE), 'flaky')).channels[0]?.outcome).not.toBe(
+        'failed',
+      );
+      channels.serve(FLAKY, errorPage);
+      expect((await syncNow(at(start + (flap * 10 + 5) * MINUTE), 'flaky')).channels[0]?.outcome).toBe(
+        'failed',
+      );
+    }
+    expect(await eventsOf('flaky', 'channel.failed')).toHaveLength(1);
+    expect(await eventsOf('flaky', 'channel.recovered')).toHaveLength(1);
+    expect(await listed()).toMatchObject({
+      state: 'failing',
+      failing_since: Math.floor((started + start + 5 * MINUTE) / 1000),
+    });
+  });
+
+  it('announces a failure again once the feed has read without one for an hour', async () => {
+    const last = 30 * HOUR + 35 * MINUTE;
+    channels.serve(FLAKY, { body: good() });
+    await syncNow(at(last + 10 * MINUTE), 'flaky');
+    channels.serve(FLAKY, errorPage);
+    await syncNow(at(last + 61 * MINUTE), 'flaky');
+    expect(await eventsOf('flaky', 'channel.failed')).toHaveLength(2);
+    expect(await listed()).toMatchObject({
+      state: 'failing',
+      failing_since: Math.floor((started + last + 61 * MINUTE) / 1000),
+    });
   });
 });
 
