@@ -6,6 +6,7 @@ import { capacityOf, queryStockRange } from '../stock/index.ts';
 import { type ConflictAnnouncer, type conflictCloser, openConflicts } from './conflicts.ts';
 import {
   type BlockRole,
+  type ChannelBlock,
   type ChannelConflict,
   type ChannelHoldings,
   readChannel,
@@ -80,7 +81,15 @@ export async function applyBlocks(run: SyncRun): Promise<string[]> {
     holdings.conflicts.delete(slot);
     result.conflicts_closed += 1;
   };
-  const shortOf: string[] = [];
+  // A slot whose capacity is below the channel's units cannot hold its block (a date closed here by a
+  // stock override of 0, a smaller stock): a conflict, never tried, since a hold's condition lets any
+  // units onto a counter not written yet. A block that shrinks is always let shrink.
+  const fits = (slot: string) => channel.units <= capacityOf(item, slot, timeZone);
+  const grows = (block: ChannelBlock) => channel.units > block.units;
+  const shortOf: string[] = [
+    ...plan.resize.filter((block) => grows(block) && !fits(block.slot)).map((block) => block.slot),
+    ...plan.take.filter((slot) => !fits(slot)),
+  ];
   result.pending += await applyInGroups(deps, plan.release, {
     actionsOf: (block) =>
       releaseBlockActions(db, {
@@ -94,26 +103,30 @@ export async function applyBlocks(run: SyncRun): Promise<string[]> {
     },
     // Refused: released or changed meanwhile by another run of this channel's sync.
   });
-  result.pending += await applyInGroups(deps, plan.resize, {
-    actionsOf: (block) => [
-      ...resizeBlockActions(db, {
-        channelId: channel.id,
-        itemId: item.item_id,
-        slot: block.slot,
-        from: block.units,
-        to: channel.units,
-        capacity: capacityOf(item, block.slot, timeZone),
-      }),
-      ...closedByTaking(block.slot),
-    ],
-    onApplied: (block) => tookOver(block.slot),
-    // No room for the extra units: the block keeps what it held, the rest is a conflict. A block changed
-    // meanwhile by another run is that run's.
-    onRefused: (block, failed) => {
-      if (failed.includes('counter') && !failed.includes('block')) shortOf.push(block.slot);
+  result.pending += await applyInGroups(
+    deps,
+    plan.resize.filter((block) => !grows(block) || fits(block.slot)),
+    {
+      actionsOf: (block) => [
+        ...resizeBlockActions(db, {
+          channelId: channel.id,
+          itemId: item.item_id,
+          slot: block.slot,
+          from: block.units,
+          to: channel.units,
+          capacity: capacityOf(item, block.slot, timeZone),
+        }),
+        ...closedByTaking(block.slot),
+      ],
+      onApplied: (block) => tookOver(block.slot),
+      // No room for the extra units: the block keeps what it held, the rest is a conflict. A block changed
+      // meanwhile by another run is that run's.
+      onRefused: (block, failed) => {
+        if (failed.includes('counter') && !failed.includes('block')) shortOf.push(block.slot);
+      },
     },
-  });
-  result.pending += await applyInGroups(deps, plan.take, {
+  );
+  result.pending += await applyInGroups(deps, plan.take.filter(fits), {
     actionsOf: (slot) => [
       ...takeBlockActions(db, {
         channelId: channel.id,
