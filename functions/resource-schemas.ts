@@ -292,6 +292,8 @@ export const channelSyncSchema = z.strictObject({
   released: int,
   pending: int,
   conflicts_opened: int,
+  /** Of those, conflicts closed lately for the same bookings and opened again without an event. */
+  conflicts_reopened: int,
   conflicts_closed: int,
   blocked: int,
   conflicts: int,

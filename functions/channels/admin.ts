@@ -53,6 +53,7 @@ const presentSync = (result: ChannelSyncResult) => ({
   released: result.released,
   pending: result.pending,
   conflicts_opened: result.conflicts_opened,
+  conflicts_reopened: result.conflicts_reopened,
   conflicts_closed: result.conflicts_closed,
   blocked: result.blocked,
   conflicts: result.conflicts,

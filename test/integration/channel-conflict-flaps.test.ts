@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { createAllHandlers } from '#functions/index.ts';
+import { createAllHandlers } from '#functions/index.ts';
 import { listChannelEvents } from '#lib/channels/repository.ts';
 import type { ChannelSyncDeps } from '#lib/channels/sync.ts';
 import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { bookNights, channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
+import { testDeps } from '#test/support/deps.ts';
 import { invoke, staffBasic } from '#test/support/events.ts';
 import { sessionClient } from '#test/support/session.ts';
 import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
@@ -110,6 +111,28 @@ describe('a feed alternating [D, E] and [E] while a cart holds D', () => {
     expect(reopened?.conflicts_opened).toBe(1);
     expect(await eventsOf('flap', 'channel.conflict')).toHaveLength(2);
     expect(await conflictDeliveries()).toHaveLength(2);
+  });
+});
+
+describe('a sync-now that re-opens a conflict without announcing it', () => {
+  it('answers it as re-opened', async () => {
+    const withFeeds = createAllHandlers({ ...testDeps(db), fetchFeed: channels.fetchFeed });
+    const syncRoute = async () =>
+      (
+        await invoke(withFeeds.channels, {
+          path: 'channel/flap/sync',
+          method: 'POST',
+          headers: { authorization: staff },
+        })
+      ).json.sync;
+    channels.serve(FLAP, { body: channelFeed([[d(30), d(31)]]) });
+    expect(await syncRoute()).toMatchObject({
+      conflicts_closed: 1,
+      conflicts_opened: 0,
+      conflicts_reopened: 0,
+    });
+    channels.serve(FLAP, { body: channelFeed([[d(20), d(21)]]) });
+    expect(await syncRoute()).toMatchObject({ conflicts_opened: 1, conflicts_reopened: 1 });
   });
 });
 
