@@ -275,7 +275,7 @@ export const channelSchema = z.strictObject({
   last_success_at: int,
   failing_since: int,
   last_error: z.string(),
-  /** Slots the feed listed at the last successful read, and slots blocked by it after the last sync. */
+  /** Slots the feed listed at the last successful read, and slots the channel blocks now, from today. */
   dates_listed: int,
   dates_blocked: int,
   conflicts: z.array(channelConflictSchema),
@@ -292,6 +292,8 @@ export const channelSyncSchema = z.strictObject({
   released: int,
   pending: int,
   conflicts_opened: int,
+  /** Of those, conflicts closed lately for the same bookings and opened again without an event. */
+  conflicts_reopened: int,
   conflicts_closed: int,
   blocked: int,
   conflicts: int,

@@ -17,7 +17,7 @@ import { unixSeconds } from '#lib/kernel/time.ts';
 const seconds = (ms: number | undefined) => (ms ? unixSeconds(ms) : 0);
 
 /** A channel as staff see it: the tenant file's entry, its sync state and its open conflicts. */
-export const presentChannel = ({ channel, state, conflicts }: ChannelOverview) => ({
+export const presentChannel = ({ channel, state, conflicts, blocked }: ChannelOverview) => ({
   id: channel.id,
   name: channel.name,
   item_id: channel.item_id,
@@ -36,7 +36,7 @@ export const presentChannel = ({ channel, state, conflicts }: ChannelOverview) =
   failing_since: seconds(state?.failing_since),
   last_error: state?.last_error ?? '',
   dates_listed: state?.taken?.length ?? 0,
-  dates_blocked: state?.blocked ?? 0,
+  dates_blocked: blocked,
   conflicts: conflicts.map((conflict) => ({
     slot: conflict.slot,
     units: conflict.units,
@@ -53,6 +53,7 @@ const presentSync = (result: ChannelSyncResult) => ({
   released: result.released,
   pending: result.pending,
   conflicts_opened: result.conflicts_opened,
+  conflicts_reopened: result.conflicts_reopened,
   conflicts_closed: result.conflicts_closed,
   blocked: result.blocked,
   conflicts: result.conflicts,

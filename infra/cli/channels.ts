@@ -101,10 +101,10 @@ async function main(): Promise<number> {
     }
     case 'status': {
       if (config.channels.length === 0) say('no channel in the tenant file');
-      for (const { channel, state, conflicts } of await listChannels(db, config)) {
+      for (const { channel, state, conflicts, blocked } of await listChannels(db, config)) {
         say(
           `${channel.id} (item ${channel.item_id}, ${maskFeedAddress(channel.url)}${channel.enabled ? '' : ', disabled'}): last fetch ${iso(state?.last_fetch_at)}, ` +
-            `last success ${iso(state?.last_success_at)}, blocked ${state?.blocked ?? 0}, conflicts ${conflicts.length}` +
+            `last success ${iso(state?.last_success_at)}, blocked ${blocked}, conflicts ${conflicts.length}` +
             `${state?.last_error ? `, last error: ${state.last_error}` : ''}`,
         );
         for (const conflict of conflicts)

@@ -41,7 +41,18 @@ export function eventActions(db: Db, config: StoredConfig, event: ChannelEvent):
   ];
 }
 
-/** Records a failed read: nothing is released; the first failure of a run emits `channel.failed`. */
+/**
+ * How long a failure is remembered after the feed reads again. A feed failing again within it (a channel
+ * whose front end answers an error page every other poll) resumes its run of failures: `failing_since`
+ * stays the run's start, so a feed that keeps flapping for an hour raises the failing alarm, and nothing
+ * is announced again. Each failure starts the hour again.
+ */
+export const FAILURE_MEMORY_MS = 3_600_000;
+
+/**
+ * Records a failed read: nothing is released. The first failure of a run emits `channel.failed`; one
+ * within FAILURE_MEMORY_MS of the last failure resumes that run quietly.
+ */
 export async function recordFailedRead(
   db: Db,
   options: {
@@ -53,16 +64,27 @@ export async function recordFailedRead(
   },
 ): Promise<void> {
   const { channel, now } = options;
-  if (options.holdings.state?.failing_since === undefined) {
+  const state = options.holdings.state;
+  if (state?.failing_since === undefined) {
+    const resumed =
+      state?.last_failed_at !== undefined && state.failure_run_since !== undefined
+        ? now - state.last_failed_at < FAILURE_MEMORY_MS
+        : false;
+    const failing = { channelId: channel.id, itemId: channel.item_id };
     const event = channelEvent(channel, 'channel.failed', now, {
       item_id: channel.item_id,
       reason: options.error,
     });
     try {
-      await transact(db, [
-        failingAction(db, { channelId: channel.id, itemId: channel.item_id, now }),
-        ...eventActions(db, options.config, event),
-      ]);
+      await transact(
+        db,
+        resumed
+          ? [failingAction(db, { ...failing, since: state?.failure_run_since ?? now, quietly: true })]
+          : [
+              failingAction(db, { ...failing, since: now, quietly: false }),
+              ...eventActions(db, options.config, event),
+            ],
+      );
     } catch (error) {
       // Another run recorded the start of this failure first.
       if (!(error instanceof ConditionsFailedError)) throw error;

@@ -1,8 +1,8 @@
 import ICAL from 'ical.js';
 import { addDays, isRealYmd, localInstant, type Ymd } from '../kernel/dates.ts';
 import { FeedParseError } from './feed-error.ts';
-import { crowdedLine, MAX_PARAMETERS } from './feed-lines.ts';
-import { ReadBudget } from './read-budget.ts';
+import { MAX_PARAMETERS, type ParameterDesigns, parametersOf } from './feed-lines.ts';
+import { ReadAbandonedError, ReadBudget } from './read-budget.ts';
 
 /**
  * A stretch a channel's feed marks as taken: an all-day event's dates (end excluded), or a timed event's
@@ -59,19 +59,15 @@ const isIanaZone = (tzid: string): boolean => {
   }
 };
 
-/** The line number of a line ical.js quotes in a parse error, for the reason only (never for parsing). */
-function malformedReason(error: unknown, text: string): string {
-  const message = error instanceof Error ? error.message : '';
-  if (message.includes('component began but did not end'))
-    return 'truncated feed (a component is not closed)';
-  // ical.js ends its line errors with the line itself: `... "line"` or `... in 'line'`.
-  const quoted = /(?:\) "|in ')([\s\S]*)["']$/.exec(message)?.[1];
-  const index = quoted === undefined ? -1 : text.split(/\r\n|\n|\r/).indexOf(quoted);
-  return index >= 0 ? `malformed line ${index + 1}` : 'malformed feed';
-}
+/** The design of the parameters ical.js reads a line with: the calendar's once its BEGIN is read. */
+type ParserState = Parameters<typeof ICAL.parse._handleContentLine>[1];
 
-/** The feed's VCALENDARs, parsed by ical.js. */
-function parseCalendars(text: string): ICAL.Component[] {
+/**
+ * The feed's VCALENDARs, parsed by ical.js a content line a step: its own line splitting and line parser,
+ * driven here so that no line (and no read) holds the thread longer than a step. A line whose parameters
+ * would cost ical.js a scan of the line each is refused before it reads it.
+ */
+function* parseCalendars(text: string): Generator<void, ICAL.Component[]> {
   // ical.js fails on a byte order mark with a TypeError, not a parse error.
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const head = body.trimStart();
@@ -79,23 +75,40 @@ function parseCalendars(text: string): ICAL.Component[] {
   if (head.startsWith('<')) throw new FeedParseError('not an iCalendar feed (an HTML page)');
   if (head.startsWith('{') || head.startsWith('[')) throw new FeedParseError('not an iCalendar feed (JSON)');
   if (!/^begin:/i.test(head)) throw new FeedParseError('not an iCalendar feed');
-  const crowded = crowdedLine(body);
-  if (crowded) throw new FeedParseError(`line ${crowded} has over ${MAX_PARAMETERS} parameters`);
-  let parsed: unknown;
-  try {
-    parsed = ICAL.parse(body);
-  } catch (error) {
-    const reason =
-      error instanceof ICAL.parse.ParserError ? malformedReason(error, body) : 'not an iCalendar feed';
-    throw new FeedParseError(reason, { cause: error });
+  const lines: string[] = [];
+  ICAL.parse._eachLine(body, (_error, line) => {
+    lines.push(line);
+  });
+  yield;
+  const roots: unknown[] = [];
+  // What ICAL.parse starts from: the design set comes with the first BEGIN.
+  const state = { component: roots, stack: [roots] } as unknown as ParserState;
+  for (const [index, line] of lines.entries()) {
+    const designs = (state.designSet ?? ICAL.design.defaultSet).param as ParameterDesigns;
+    if (parametersOf(line, designs) > MAX_PARAMETERS)
+      throw new FeedParseError(`line ${index + 1} has over ${MAX_PARAMETERS} parameters`);
+    try {
+      ICAL.parse._handleContentLine(line, state);
+    } catch (error) {
+      throw new FeedParseError(`malformed line ${index + 1}`, { cause: error });
+    }
+    yield;
   }
-  // One component parses to its jCal array, several to an array of them.
-  const roots = (Array.isArray(parsed) && Array.isArray(parsed[0]) ? parsed : [parsed]) as unknown[][];
+  if (state.stack.length > 1) throw new FeedParseError('truncated feed (a component is not closed)');
   const calendars = roots
-    .filter((jCal) => Array.isArray(jCal) && jCal[0] === 'vcalendar')
+    .filter((jCal): jCal is unknown[] => Array.isArray(jCal) && jCal[0] === 'vcalendar')
     .map((jCal) => new ICAL.Component(jCal));
   if (calendars.length === 0) throw new FeedParseError('no VCALENDAR');
   return calendars;
+}
+
+/** A property's value as text; a value of another type that its text is not (`VALUE=DATE-TIME:x`) is refused. */
+function textOf(component: ICAL.Component, name: string, reason: string): string {
+  try {
+    return String(component.getFirstPropertyValue(name));
+  } catch (error) {
+    throw new FeedParseError(reason, { cause: error });
+  }
 }
 
 /**
@@ -132,7 +145,9 @@ function* missingZones(calendars: ICAL.Component[]): Generator<void, string[]> {
   const missing = new Set<string>();
   for (const calendar of calendars) {
     const defined = new Set(
-      calendar.getAllSubcomponents('vtimezone').map((zone) => String(zone.getFirstPropertyValue('tzid'))),
+      calendar
+        .getAllSubcomponents('vtimezone')
+        .map((zone) => textOf(zone, 'tzid', 'a VTIMEZONE has a TZID that cannot be read')),
     );
     for (const vevent of calendar.getAllSubcomponents('vevent')) {
       for (const property of vevent.getAllProperties()) {
@@ -264,17 +279,23 @@ function* readRecurring(event: ICAL.Event, number: number, window: Window): Gene
 
 /** Every span of the feed's events that touches the window, in feed order, a step an event or occurrence. */
 function* readEvents(vevents: ICAL.Component[], window: Window): Generator<void, FeedEvent[]> {
+  const uids = vevents.map((vevent, index) =>
+    textOf(vevent, 'uid', `event ${index + 1} has a UID that cannot be read`),
+  );
   // Overrides go to their own series by UID: left to itself, ical.js gives a series every override in the
   // calendar, whatever its UID. An override with no recurring series of its UID is read as an event.
   const series = new Set(
     vevents
-      .filter((vevent) => !vevent.hasProperty('recurrence-id'))
-      .filter((vevent) => vevent.hasProperty('rrule') || vevent.hasProperty('rdate'))
-      .map((vevent) => String(vevent.getFirstPropertyValue('uid'))),
+      .map((vevent, index) =>
+        !vevent.hasProperty('recurrence-id') && (vevent.hasProperty('rrule') || vevent.hasProperty('rdate'))
+          ? uids[index]
+          : undefined,
+      )
+      .filter((uid) => uid !== undefined),
   );
   const overrides = new Map<string, ICAL.Component[]>();
-  for (const vevent of vevents) {
-    const uid = String(vevent.getFirstPropertyValue('uid'));
+  for (const [index, vevent] of vevents.entries()) {
+    const uid = uids[index] as string;
     if (!vevent.hasProperty('recurrence-id') || !series.has(uid)) continue;
     overrides.set(uid, [...(overrides.get(uid) ?? []), vevent]);
   }
@@ -282,7 +303,7 @@ function* readEvents(vevents: ICAL.Component[], window: Window): Generator<void,
   for (const [index, vevent] of vevents.entries()) {
     yield;
     const number = index + 1;
-    const uid = String(vevent.getFirstPropertyValue('uid'));
+    const uid = uids[index] as string;
     if (vevent.hasProperty('recurrence-id') && series.has(uid)) continue;
     if (!vevent.hasProperty('dtstart')) throw new FeedParseError(`event ${number} has no DTSTART`);
     try {
@@ -322,15 +343,25 @@ export async function readFeed(
     end: localInstant(addDays(to, 1), 0, timeZone),
   };
   const budget = options.budget ?? new ReadBudget();
-  const calendars = budget.step(() => parseCalendars(text));
-  const vevents = budget.step(() => calendars.flatMap((calendar) => calendar.getAllSubcomponents('vevent')));
-  // ical.js looks a TZID up in the feed's own VTIMEZONEs, then in its global service: the missing IANA
-  // zones are lent to it while this feed is read.
-  const zones = await budget.walk(() => missingZones(calendars));
-  borrowZones(zones);
   try {
-    return { events: vevents.length, taken: await budget.walk(() => readEvents(vevents, window)) };
-  } finally {
-    returnZones(zones);
+    const calendars = await budget.walk(() => parseCalendars(text));
+    const vevents = await budget.walk(function* () {
+      yield;
+      return calendars.flatMap((calendar) => calendar.getAllSubcomponents('vevent'));
+    });
+    // ical.js looks a TZID up in the feed's own VTIMEZONEs, then in its global service: the missing IANA
+    // zones are lent to it while this feed is read.
+    const zones = await budget.walk(() => missingZones(calendars));
+    borrowZones(zones);
+    try {
+      return { events: vevents.length, taken: await budget.walk(() => readEvents(vevents, window)) };
+    } finally {
+      returnZones(zones);
+    }
+  } catch (error) {
+    // Whatever else ical.js throws on what a feed says (a value it cannot read where it reads it), the feed
+    // is unreadable: never an error of the service's.
+    if (error instanceof FeedParseError || error instanceof ReadAbandonedError) throw error;
+    throw new FeedParseError('the feed cannot be read', { cause: error });
   }
 }

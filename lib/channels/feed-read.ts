@@ -40,7 +40,8 @@ export type FeedRead =
 /**
  * Fetches a channel's feed (conditionally, when the slots its validators stand for are kept) and reads it
  * into the item's slots over the next two years: parse and expansion under one ReadBudget, so a feed that
- * takes too long to read fails as an unreadable one. Throws ReadAbandonedError past the caller's deadline.
+ * takes too long to read fails as an unreadable one, as does any other error of reading it. Throws
+ * ReadAbandonedError past the caller's deadline.
  */
 export async function readChannelFeed(
   deps: FeedFetching,
@@ -98,8 +99,10 @@ export async function readChannelFeed(
       unchanged: false,
     };
   } catch (error) {
-    if (error instanceof FeedParseError) return { ok: false, error: `unreadable feed: ${error.reason}` };
-    throw error;
+    if (error instanceof ReadAbandonedError) throw error;
+    // Any other error of reading what a feed says is the feed's: a failed read, recorded and announced.
+    const reason = error instanceof FeedParseError ? error.reason : 'the feed cannot be read';
+    return { ok: false, error: `unreadable feed: ${reason}` };
   }
 }
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createContext, Script } from 'node:vm';
 import { FeedParseError } from './feed-error.ts';
+import { inTurn, SLICE_MS } from './slice-turns.ts';
 
 /**
  * The work one feed's read may take, parse and expansion together, in CPU time: a walk costs some 15 µs an
@@ -10,9 +10,6 @@ import { FeedParseError } from './feed-error.ts';
  * turns, nor the time a loaded machine gives to other processes.
  */
 export const READ_BUDGET_MS = 5_000;
-
-/** Work done between two turns of the event loop: other channels and requests run in between. */
-const SLICE_MS = 10;
 
 /**
  * The longest one step of a walk may hold the thread (an occurrence, a date). ical.js's recurrence
@@ -62,9 +59,9 @@ const isTimeout = (error: unknown): boolean =>
 const guard = new Script('step()');
 
 /**
- * The budget of one feed's read: synchronous steps run under node:vm's timeout, and a walk runs in slices
- * of about 10 ms with a turn of the event loop between them, so a hostile feed holds the thread (and every
- * other channel and request of the process) for one slice at a time, never for its whole read. The budget
+ * The budget of one feed's read: a walk runs in slices of about 10 ms under node:vm's timeout (250 ms), one
+ * slice of all the process's reads per turn of the event loop, so hostile feeds hold the thread (and every
+ * other channel and request of the process) for one slice at a time, never for a read or a round. The budget
  * counts CPU time (`cpuMs`, the process's by default); a slice cut by its wall-clock timeout with little
  * CPU time in it was held by the machine, and its walk starts again. Over the budget, the read fails as an
  * unreadable feed (FeedParseError); past the caller's deadline, if it has one, it is abandoned
@@ -95,35 +92,25 @@ export class ReadBudget {
   }
 
   /**
-   * Runs one synchronous step whose cost its input bounds (parsing a feed of at most 2 MB), under what is
-   * left of the budget.
-   */
-  step<T>(work: () => T): T {
-    try {
-      return this.#guarded(work, Number.POSITIVE_INFINITY);
-    } catch (error) {
-      // A step that outlasted the whole budget in wall-clock time, on a machine too loaded to give it the CPU.
-      throw error instanceof PreemptedError ? overBudget(this.limitMs) : error;
-    }
-  }
-
-  /**
-   * Runs a walk to its end in slices, yielding to the event loop between them; answers what it returns.
+   * Runs a walk to its end in slices, each at its turn among the process's reads; answers what it returns.
    * `start` makes the walk: a slice the machine held (not the feed) starts it again, its work so far
    * counted in the budget.
    */
   async walk<T>(start: () => Iterator<unknown, T>): Promise<T> {
     let work = start();
     for (let restarts = 0; ; ) {
-      if (this.#timeLeftMs() <= 0) throw new ReadAbandonedError();
       let next: IteratorResult<unknown, T> | undefined;
       try {
-        next = this.#guarded(() => {
-          const until = performance.now() + SLICE_MS;
-          let result = work.next();
-          while (!result.done && performance.now() < until) result = work.next();
-          return result;
-        }, STEP_CAP_MS);
+        next = await inTurn(() => {
+          // Checked at the read's turn: the wait for it counts against the caller's deadline.
+          if (this.#timeLeftMs() <= 0) throw new ReadAbandonedError();
+          return this.#guarded(() => {
+            const until = performance.now() + SLICE_MS;
+            let result = work.next();
+            while (!result.done && performance.now() < until) result = work.next();
+            return result;
+          }, STEP_CAP_MS);
+        });
       } catch (error) {
         if (!(error instanceof PreemptedError)) throw error;
         restarts += 1;
@@ -131,7 +118,6 @@ export class ReadBudget {
         work = start();
       }
       if (next?.done) return next.value;
-      await nextTurn();
     }
   }
 

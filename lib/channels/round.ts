@@ -1,6 +1,7 @@
 import type { StoredConfig, StoredItem, TenantChannel } from '../config/index.ts';
 
 import { named, transactInGroups } from '../kernel/storage/transact.ts';
+import { conflictAnnouncer } from './conflicts.ts';
 import { closeConflictAction, readChannel, releaseBlockActions } from './repository.ts';
 import { forgetChannel, listChannelIds } from './state-repository.ts';
 import { type ChannelSyncDeps, type ChannelSyncResult, SLOTS_PER_TRANSACTION, syncChannel } from './sync.ts';
@@ -34,12 +35,16 @@ export async function syncChannels(
   // by its old id, as conflicts, and leave them unblocked until the next round.
   const retired = options.only === undefined ? await retireRemovedChannels(deps, options.config) : [];
   const results: ChannelSyncResult[] = [];
+  // The round's syncs share its cap of conflict events; the last goes out once they are all done.
+  const announcer = conflictAnnouncer();
   let next = 0;
   const worker = async () => {
     for (let index = next++; index < channels.length; index = next++) {
       const channel = channels[index] as TenantChannel;
       try {
-        results.push(await syncChannel(deps, { channel, config: options.config, items: options.items }));
+        results.push(
+          await syncChannel(deps, { channel, config: options.config, items: options.items, announcer }),
+        );
       } catch (error) {
         // A write that kept conflicting, a table error: this channel's round is lost, the next one retries.
         results.push({
@@ -61,6 +66,7 @@ export async function syncChannels(
     }
   };
   await Promise.all(Array.from({ length: Math.min(CHANNELS_AT_ONCE, channels.length) }, worker));
+  await announcer.finish(deps.db, options.config);
   return { channels: results, retired, duration_ms: clock() - started };
 }
 

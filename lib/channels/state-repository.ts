@@ -21,8 +21,17 @@ export interface ChannelState {
   last_success_at?: number;
   /** Why the last fetch failed; absent once a fetch succeeds. */
   last_error?: string;
-  /** When the feed began failing (the first failure of the current run of failures). */
+  /**
+   * While the feed is failing: when its run of failures began (the first failure, or, for a feed failing
+   * again within FAILURE_MEMORY_MS of its last failure, the start of the run it resumes).
+   */
   failing_since?: number;
+  /** The start of the latest run of failures, kept after the feed reads again: a run it may resume. */
+  failure_run_since?: number;
+  /** When a read last failed, kept after the feed reads again. */
+  last_failed_at?: number;
+  /** The current run of failures resumed an earlier one without a `channel.failed` of its own. */
+  failing_quietly?: boolean;
   /** Validators of the last successful fetch, for the next conditional GET. */
   etag?: string;
   last_modified?: string;
@@ -82,18 +91,22 @@ export async function listChannelIds(db: Db): Promise<string[]> {
   return records.map((record) => String(record.channel_id));
 }
 
+/** The fields of a channel's failures, written only by `failingAction` and `recordFailure`. */
+type FailureFields = 'failing_since' | 'failure_run_since' | 'last_failed_at' | 'failing_quietly';
+
 /**
  * Writes what a sync learnt about its feed. Fields left undefined are removed (an error cleared, the
- * empty-feed clock stopped); `failing_since` is only ever set by `failingAction`.
+ * empty-feed clock stopped), and the channel is no longer failing unless `keepFailing`; the memory of its
+ * last run of failures (`failure_run_since`, `last_failed_at`) stays.
  */
 export function saveStateAction(
   db: Db,
-  state: Omit<ChannelState, 'failing_since'> & { keepFailing?: boolean },
+  state: Omit<ChannelState, FailureFields> & { keepFailing?: boolean },
 ): TransactItem {
   const { keepFailing, taken, ...fields } = state;
   const values: Record<string, unknown> = {};
   const sets: string[] = ['entity = :entity', 'gsi1pk = :listPk', 'gsi1sk = :listSk'];
-  const removes: string[] = keepFailing ? [] : ['failing_since'];
+  const removes: string[] = keepFailing ? [] : ['failing_since', 'failing_quietly'];
   const list = channelListKey(state.channel_id);
   values[':entity'] = 'channel_state';
   values[':listPk'] = list.gsi1pk;
@@ -126,28 +139,29 @@ export function saveStateAction(
 }
 
 /**
- * Marks a channel as failing since `now`, only if it was not already: the transaction that records its
- * `channel.failed` event therefore happens once per run of failures.
+ * Marks a channel as failing since `since`, only if it was not already: the transaction that records its
+ * `channel.failed` event therefore happens once per run of failures. `quietly`: the run resumes an earlier
+ * one (`since` is that run's start) and announces nothing.
  */
 export const failingAction = (
   db: Db,
-  options: { channelId: string; itemId: number; now: number },
+  options: { channelId: string; itemId: number; since: number; quietly: boolean },
 ): TransactItem => {
   const list = channelListKey(options.channelId);
   return {
     Update: {
       TableName: db.tableName,
       Key: channelStateKey(options.channelId),
-      UpdateExpression:
-        'SET failing_since = :now, channel_id = :id, item_id = :item, entity = :entity, gsi1pk = :listPk, gsi1sk = :listSk',
+      UpdateExpression: `SET failing_since = :since, failure_run_since = :since, channel_id = :id, item_id = :item, entity = :entity, gsi1pk = :listPk, gsi1sk = :listSk${options.quietly ? ', failing_quietly = :quietly' : ' REMOVE failing_quietly'}`,
       ConditionExpression: 'attribute_not_exists(failing_since)',
       ExpressionAttributeValues: {
-        ':now': options.now,
+        ':since': options.since,
         ':id': options.channelId,
         ':item': options.itemId,
         ':entity': 'channel_state',
         ':listPk': list.gsi1pk,
         ':listSk': list.gsi1sk,
+        ...(options.quietly ? { ':quietly': true } : {}),
       },
     },
   };
@@ -164,7 +178,7 @@ export async function recordFailure(
       TableName: db.tableName,
       Key: channelStateKey(options.channelId),
       UpdateExpression:
-        'SET last_fetch_at = :now, last_error = :error, updated_at = :now, channel_id = :id, item_id = :item, entity = :entity, gsi1pk = :listPk, gsi1sk = :listSk, blocked = if_not_exists(blocked, :zero), conflicts = if_not_exists(conflicts, :zero)',
+        'SET last_fetch_at = :now, last_failed_at = :now, last_error = :error, updated_at = :now, channel_id = :id, item_id = :item, entity = :entity, gsi1pk = :listPk, gsi1sk = :listSk, blocked = if_not_exists(blocked, :zero), conflicts = if_not_exists(conflicts, :zero)',
       ExpressionAttributeValues: {
         ':now': options.now,
         ':error': options.error,

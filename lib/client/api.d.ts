@@ -1980,6 +1980,7 @@ export interface components {
         released: number;
         pending: number;
         conflicts_opened: number;
+        conflicts_reopened: number;
         conflicts_closed: number;
         blocked: number;
         conflicts: number;

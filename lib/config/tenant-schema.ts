@@ -187,6 +187,12 @@ export const tenantSchema = z
       else if (item.package)
         problem(['channels', index, 'item_id'], 'a channel blocks an item, not a package');
       else if (item.unlimited) problem(['channels', index, 'item_id'], 'an unlimited item cannot be blocked');
+      // Units no date can hold would make every date the channel lists a conflict.
+      else if (channel.units > Math.max(item.stock, ...Object.values(item.stock_overrides)))
+        problem(
+          ['channels', index, 'units'],
+          `${channel.units} units, over the most item ${item.item_id} has on any date`,
+        );
     });
     for (const id of duplicates(tenant.form.map((field) => field.field_id))) {
       problem(['form'], `field_id ${id} appears more than once`);

@@ -379,6 +379,29 @@ describe('a channel renamed in the tenant file', () => {
   });
 });
 
+describe('a channel date this service has no room for at all', () => {
+  // Review of issue 41: a block was taken with the hold's condition alone, which lets any units onto a
+  // counter not written yet: on a date closed here by a stock override of 0, the block took the counter
+  // over capacity, and the same sync announced a conflict "sold on both sides" with nothing sold here.
+  it('is a conflict with no booking, the counter untouched, and the block taken once there is room', async () => {
+    const config = await getConfig(db);
+    if (!config) throw new Error('no config');
+    const channel = { id: 'closed', item_id: 8, url: EDGE.replace('edge', 'closed'), name: 'Vrbo closed' };
+    const items = await listItems(db);
+    const closedOn = (date: string) =>
+      items.map((item) => (item.item_id === 8 ? { ...item, stock_overrides: { [date]: 0 } } : item));
+    channels.serve(channel.url, { body: channelFeed([[d(120), d(121)]]) });
+    const sync = (list: typeof items) =>
+      syncChannel(deps, { channel: { ...channel, units: 1, enabled: true }, config, items: list });
+    expect(await sync(closedOn(d(120)))).toMatchObject({ taken: 0, conflicts_opened: 1, conflicts: 1 });
+    expect(await readUsed(db, 8, d(120))).toBe(0);
+    const [conflict] = [...(await readChannel(db, 'closed')).conflicts.values()];
+    expect(conflict).toMatchObject({ slot: d(120), bookings: [] });
+    expect(await sync(items)).toMatchObject({ taken: 1, conflicts_closed: 1, conflicts: 0 });
+    expect(await readUsed(db, 8, d(120))).toBe(1);
+  });
+});
+
 describe('reconcile', () => {
   // Issue item 6: used = holds + bookings + blocks after every scenario above. (Held: passes.)
   it('is clean after all of the above', async () => {

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { createAllHandlers } from '#functions/index.ts';
+import { createAllHandlers } from '#functions/index.ts';
 import { listChannelEvents } from '#lib/channels/repository.ts';
 import type { ChannelSyncDeps } from '#lib/channels/sync.ts';
 import { runReconcile } from '#lib/housekeeping/reconcile-run.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { bookNights, channelFeed, fakeChannels, syncNow } from '#test/support/channel-world.ts';
+import { testDeps } from '#test/support/deps.ts';
 import { invoke, staffBasic } from '#test/support/events.ts';
 import { sessionClient } from '#test/support/session.ts';
 import { makeItem, makeTenantJson } from '#test/support/tenant.ts';
@@ -14,14 +15,15 @@ import { loadTenant } from '#test/support/tenant-table.ts';
 // Issue 41, item 3: a flapping feed announces a conflict once. A feed alternating [D, E] and [E] while a
 // cart held D opened and closed the same conflict on every flap (4 flaps: 8 audit records, 4
 // `channel.conflict` events for one cart). A conflict closed recently for the same slot and bookings is
-// re-opened without being announced again; conflict events of one channel's sync are capped, with a count
-// of the rest; the channel's audit records expire (TTL).
+// re-opened without being announced again; conflict events of one round are capped (a sync-now is a round
+// of one), with a count of the rest; the channel's audit records expire (TTL).
 
 const ZONE = 'America/Toronto';
 const today = todayIn(ZONE, Date.now());
 const d = (days: number) => addDays(today, days);
 const FLAP = 'https://www.airbnb.com/calendar/ical/flap.ics?s=secret';
 const MANY = 'https://www.airbnb.com/calendar/ical/many.ics?s=secret';
+const FLAKY = 'https://www.airbnb.com/calendar/ical/flaky.ics?s=secret';
 const HOUR = 3_600_000;
 
 let db: Db;
@@ -39,11 +41,13 @@ beforeAll(async () => {
       items: [
         makeItem({ item_id: 1, sku: 'flap', name: 'Flap Cabin', unit: 'N', stock: 1 }),
         makeItem({ item_id: 2, sku: 'many', name: 'Many Cabin', unit: 'N', stock: 1 }),
+        makeItem({ item_id: 3, sku: 'flaky', name: 'Flaky Cabin', unit: 'N', stock: 1 }),
       ],
       webhooks: [{ id: 'ops', url: 'https://hooks.example.com/in', events: ['channel.*'] }],
       channels: [
         { id: 'flap', item_id: 1, url: FLAP, name: 'Airbnb flap' },
         { id: 'many', item_id: 2, url: MANY, name: 'Airbnb many' },
+        { id: 'flaky', item_id: 3, url: FLAKY, name: 'Airbnb flaky' },
       ],
     }),
   ));
@@ -110,6 +114,28 @@ describe('a feed alternating [D, E] and [E] while a cart holds D', () => {
   });
 });
 
+describe('a sync-now that re-opens a conflict without announcing it', () => {
+  it('answers it as re-opened', async () => {
+    const withFeeds = createAllHandlers({ ...testDeps(db), fetchFeed: channels.fetchFeed });
+    const syncRoute = async () =>
+      (
+        await invoke(withFeeds.channels, {
+          path: 'channel/flap/sync',
+          method: 'POST',
+          headers: { authorization: staff },
+        })
+      ).json.sync;
+    channels.serve(FLAP, { body: channelFeed([[d(30), d(31)]]) });
+    expect(await syncRoute()).toMatchObject({
+      conflicts_closed: 1,
+      conflicts_opened: 0,
+      conflicts_reopened: 0,
+    });
+    channels.serve(FLAP, { body: channelFeed([[d(20), d(21)]]) });
+    expect(await syncRoute()).toMatchObject({ conflicts_opened: 1, conflicts_reopened: 1 });
+  });
+});
+
 describe("one channel's sync that finds many dates sold here", () => {
   it('emits ten channel.conflict events, the last with the count of the rest, and opens every conflict', async () => {
     const booking = await bookNights(handlers, 2, d(40), d(65));
@@ -125,6 +151,10 @@ describe("one channel's sync that finds many dates sold here", () => {
     for (const event of events) expect(event.data.bookings).toEqual([booking.id]);
     const listed = await invoke(handlers.channels, { path: 'channel', headers: { authorization: staff } });
     expect(listed.json.channels.many.conflicts).toHaveLength(25);
+    // Each conflict names the event that announced it: its own, or the last one, which counts it.
+    const announcedBy = new Set(events.map((event) => event.event_id));
+    for (const conflict of listed.json.channels.many.conflicts)
+      expect(announcedBy).toContain(conflict.event_id);
     expect((await conflictDeliveries()).length).toBe(2 + 10);
   });
 
@@ -137,6 +167,51 @@ describe("one channel's sync that finds many dates sold here", () => {
     expect(closed.filter((event) => event.data.more !== undefined).map((event) => event.data.more)).toEqual([
       15,
     ]);
+  });
+});
+
+describe('a feed flapping between readable and unreadable', () => {
+  // Review of issue 41: each flap was a new run of failures (a `channel.failed` and a `channel.recovered`
+  // each time), and `failing_since` started again, so the failing alarm never fired for a feed failing
+  // every other read.
+  const MINUTE = 60_000;
+  const good = () => channelFeed([[d(80), d(81)]]);
+  const errorPage = { body: '<html><body>Service unavailable</body></html>' };
+  const listed = async () =>
+    (await invoke(handlers.channels, { path: 'channel', headers: { authorization: staff } })).json.channels
+      .flaky;
+
+  it('announces its failure once, and keeps failing since the first failure over the flaps', async () => {
+    const start = 30 * HOUR;
+    for (let flap = 0; flap < 4; flap += 1) {
+      channels.serve(FLAKY, { body: good() });
+      expect((await syncNow(at(start + flap * 10 * MINUTE), 'flaky')).channels[0]?.outcome).not.toBe(
+        'failed',
+      );
+      channels.serve(FLAKY, errorPage);
+      expect((await syncNow(at(start + (flap * 10 + 5) * MINUTE), 'flaky')).channels[0]?.outcome).toBe(
+        'failed',
+      );
+    }
+    expect(await eventsOf('flaky', 'channel.failed')).toHaveLength(1);
+    expect(await eventsOf('flaky', 'channel.recovered')).toHaveLength(1);
+    expect(await listed()).toMatchObject({
+      state: 'failing',
+      failing_since: Math.floor((started + start + 5 * MINUTE) / 1000),
+    });
+  });
+
+  it('announces a failure again once the feed has read without one for an hour', async () => {
+    const last = 30 * HOUR + 35 * MINUTE;
+    channels.serve(FLAKY, { body: good() });
+    await syncNow(at(last + 10 * MINUTE), 'flaky');
+    channels.serve(FLAKY, errorPage);
+    await syncNow(at(last + 61 * MINUTE), 'flaky');
+    expect(await eventsOf('flaky', 'channel.failed')).toHaveLength(2);
+    expect(await listed()).toMatchObject({
+      state: 'failing',
+      failing_since: Math.floor((started + last + 61 * MINUTE) / 1000),
+    });
   });
 });
 

@@ -8,6 +8,8 @@ import { setUpChannelWorld } from './channel-review-world.ts';
 // by occurrence) hold the thread some 8 × 150 ms at a time, again and again for their 5 s budgets. Under
 // `npm start`, while the timer's round read them, GET ping waited up to 2.5 s (eight sync-nows at once:
 // the same, and each answered 503). The bound per read is kept; the bound per turn of the loop is not.
+// (Fix: the pings are measured until a channel has failed, not for 25 s only: eight reads that share the
+// thread fairly spend their 5 s budgets of CPU time in some 40 s at best, which the issue does not bound.)
 const CHANNELS = Array.from({ length: 8 }, (_, index) => ({ id: `slow${index}`, item_id: 3 }));
 
 /** Events whose every occurrence costs ical.js 100-200 ms to find. */
@@ -38,18 +40,23 @@ for (const { id } of CHANNELS) world.feeds.feeds[id] = { body: slowStepsFeed() }
 describe('review 41: eight channels of a round whose feeds each step slowly', () => {
   it('never hold GET ping past 1 s while the round reads them', async () => {
     const pings: number[] = [];
-    const until = Date.now() + 25_000;
-    while (Date.now() < until) {
+    // The round's reads are measured until they have failed (a read's budget is CPU time, and eight
+    // reads share the thread with each other and with the pings: how long that takes is the machine's).
+    const failing = async () =>
+      Object.values((await world.staff('channel')).json.channels).filter(
+        (channel: any) => channel.state === 'failing',
+      ).length;
+    const from = Date.now();
+    let failed = 0;
+    while (Date.now() - from < 25_000 || (failed === 0 && Date.now() - from < 150_000)) {
       const started = performance.now();
       await world.api('ping');
       pings.push(performance.now() - started);
+      if (pings.length % 40 === 0) failed = await failing();
       await new Promise((wake) => setTimeout(wake, 50));
     }
     // The round did read them meanwhile: each channel has been tried and failed over its budget.
-    const channels = (await world.staff('channel')).json.channels;
-    expect(
-      Object.values(channels).filter((channel: any) => channel.state === 'failing').length,
-    ).toBeGreaterThan(0);
+    expect(await failing()).toBeGreaterThan(0);
     expect(Math.max(...pings)).toBeLessThan(1_000);
-  }, 60_000);
+  }, 200_000);
 });

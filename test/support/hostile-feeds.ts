@@ -51,3 +51,26 @@ export function largestFeed(first: string): string {
   }
   return calendarOf(events);
 }
+
+/**
+ * One event whose extra property has a stray double quote in a value and then 480,000 parameters, just
+ * under the fetcher's 2 MB: a guard that took any quote for the start of a quoted value saw none of them.
+ */
+export const strayQuoteFeed = (): string =>
+  calendarOf([
+    ['DTSTART;VALUE=DATE:20310105', 'DTEND;VALUE=DATE:20310106', `X-NOTE;P=a"${';Q=1'.repeat(480_000)}:note`],
+  ]);
+
+/**
+ * Forty events from `first` whose every occurrence costs ical.js 100 to 200 ms to find (a SECONDLY rule
+ * that matches once in two months, walked second by second): every step of the read is a long one, and
+ * the walk through the window is over the read's budget.
+ */
+export const slowStepsFeed = (first: string): string =>
+  calendarOf(
+    Array.from({ length: 40 }, () => [
+      `DTSTART:${first}T000000Z`,
+      `DTEND:${first}T000100Z`,
+      'RRULE:FREQ=SECONDLY;BYMONTH=1,3,5,7,9,11;BYMONTHDAY=1;BYHOUR=0;BYMINUTE=0;BYSECOND=0',
+    ]),
+  );

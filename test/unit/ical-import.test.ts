@@ -41,7 +41,7 @@ let uids = 0;
 /** A VEVENT of the given properties, with a UID of its own unless one is given. */
 function vevent(...lines: string[]): string[] {
   uids += 1;
-  const uid = lines.some((line) => line.startsWith('UID:')) ? [] : [`UID:event-${uids}@test.example`];
+  const uid = lines.some((line) => /^UID[;:]/.test(line)) ? [] : [`UID:event-${uids}@test.example`];
   return ['BEGIN:VEVENT', ...uid, 'DTSTAMP:20310101T000000Z', ...lines, 'END:VEVENT'];
 }
 const allDay = (first: string, endExclusive: string, ...more: string[]) =>
@@ -454,6 +454,11 @@ describe('recurrences', () => {
       ...vevent(`DTSTART;VALUE=DATE;${'X=a;'.repeat(100_000)}X=a:20310105`, 'DTEND;VALUE=DATE:20310106'),
     );
     expect(await refusal(crowded)).toMatch(/^line \d+ has over 100 parameters$/);
+    // A stray quote in a value (`P=a"`) opens nothing for ical.js, and hides no parameter from the count.
+    const strayQuote = calendar(
+      ...allDay('20310105', '20310106', `X-NOTE;P=a"${';Q=1'.repeat(100_000)}:note`),
+    );
+    expect(await refusal(strayQuote)).toBe('line 9 has over 100 parameters');
     // Quoted ';' and ':' are a parameter's value, and a value may hold any number of ';'.
     const fine = calendar(
       ...vevent(
@@ -520,6 +525,26 @@ describe('refused feeds', () => {
     [
       'a date that is not one',
       calendar(...vevent('DTSTART;VALUE=DATE:2031AB05')),
+      /^event 1 cannot be read$/,
+    ],
+    [
+      'a UID given a type its text is not',
+      calendar(...allDay('20310105', '20310106', 'UID;VALUE=DATE-TIME:garbage')),
+      /^event 1 has a UID that cannot be read$/,
+    ],
+    [
+      'a VTIMEZONE whose TZID is given a type its text is not',
+      calendar(
+        'BEGIN:VTIMEZONE',
+        'TZID;VALUE=DATE-TIME:garbage',
+        'END:VTIMEZONE',
+        ...allDay('20310105', '20310106'),
+      ),
+      /^a VTIMEZONE has a TZID that cannot be read$/,
+    ],
+    [
+      'a status given a type its text is not',
+      calendar(...allDay('20310105', '20310106', 'STATUS;VALUE=DATE:garbage')),
       /^event 1 cannot be read$/,
     ],
     [

@@ -30,6 +30,31 @@ describe('ReadBudget', () => {
     expect(order).toEqual(['other', 'done']);
   });
 
+  it('runs one slice of all the reads in progress per turn of the event loop', async () => {
+    // A timer due at every turn counts the turns; each step (a slice of its own, being over 10 ms) notes
+    // the turn it ran in. Reads taking their turns together would run several slices in one turn.
+    let turn = 0;
+    const turns = setInterval(() => {
+      turn += 1;
+    }, 1);
+    const slicesIn: number[] = [];
+    function* noted(count: number): Generator<void, string> {
+      for (let step = 0; step < count; step += 1) {
+        slicesIn.push(turn);
+        busy(15);
+        yield;
+      }
+      return 'done';
+    }
+    try {
+      await Promise.all(Array.from({ length: 4 }, () => new ReadBudget().walk(() => noted(5))));
+    } finally {
+      clearInterval(turns);
+    }
+    expect(slicesIn).toHaveLength(20);
+    expect(new Set(slicesIn).size).toBe(20);
+  });
+
   it('cuts a step that holds the thread over 250 ms, and says why', async () => {
     const refusal = await new ReadBudget().walk(() => steps(1, 2_000)).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(FeedParseError);

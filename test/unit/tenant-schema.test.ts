@@ -81,6 +81,26 @@ describe('the tenant file', () => {
     );
   });
 
+  it("refuses a channel's units that no date of its item can hold", () => {
+    const withChannel = (units: number, overrides: Record<string, number> = {}) =>
+      parseTenant(
+        makeTenantJson({
+          items: [makeItem({ item_id: 1, stock: 2, stock_overrides: overrides })],
+          channels: [
+            { id: 'airbnb', item_id: 1, url: 'https://www.airbnb.com/c.ics', name: 'Airbnb', units },
+          ],
+        }),
+      );
+    const refused = withChannel(3);
+    if (refused.ok) throw new Error('expected problems');
+    expect(refused.problems.map((problem) => `${problem.path}: ${problem.message}`)).toEqual([
+      'channels[0].units: 3 units, over the most item 1 has on any date',
+    ]);
+    expect(withChannel(2).ok).toBe(true);
+    // A date with more stock than usual can hold them: that date's block is taken, the others conflict.
+    expect(withChannel(3, { '20310105': 3 }).ok).toBe(true);
+  });
+
   it('refuses unknown keys, so a typo never passes silently', () => {
     const result = parseTenant(makeTenantJson({ unknown_key: true } as Record<string, unknown>));
     if (result.ok) throw new Error('expected problems');
