@@ -75,8 +75,8 @@ const sinceOf = (period: HoldPeriod | undefined, nowSeconds: number): number =>
  * The session to write after a change, with since when the client has held each of its counters and stay
  * zones (`zones`: the stay zones of its holds, with their counters; none without a cooldown): kept for one
  * it already held, and for one it starts holding, now or (joining the client's other carts, or taking back
- * what it let go while its own cooldown runs) since when the client has held it. A change that takes more
- * is refused when the cart could no longer be let go of in one transaction.
+ * what it let go while its own cooldown runs) since when the client has held it. A change that adds
+ * item-dates is refused when the cart could no longer be let go of in one transaction.
  */
 export function withHeldSince(
   before: StoredSession,
@@ -96,18 +96,19 @@ export function withHeldSince(
   }
   const next: StoredSession = { ...after, held_since: since };
   delete next.zones;
-  if (options.zones?.size) {
-    next.zones = Object.fromEntries(
-      [...options.zones.keys()].map((id) => [
-        id,
-        before.zones?.[id] ?? sinceOf(options.periods.get(id), options.nowSeconds),
-      ]),
-    );
+  // A cart enters a zone only by holding an item-date in it anew: so a change that adds none (a remove in
+  // a cart from before stay zones, or after its item's reach changed) starts no zone's holding, is never
+  // refused for one, and leaves a cart that one transaction still lets go of.
+  const zones: Record<string, number> = {};
+  for (const [id, counters] of options.zones ?? []) {
+    const held = before.zones?.[id];
+    if (held !== undefined) zones[id] = held;
+    else if (counters.some((counter) => !before.holds[counter])) {
+      zones[id] = sinceOf(options.periods.get(id), options.nowSeconds);
+    }
   }
-  const takes =
-    Object.keys(next.holds).some((id) => !before.holds[id]) ||
-    Object.keys(next.zones ?? {}).length > Object.keys(before.zones ?? {}).length;
-  if (takes && !releaseFits(next)) {
+  if (Object.keys(zones).length) next.zones = zones;
+  if (!releaseFits(next)) {
     throw new DomainError(
       'validation_error',
       'Your cart is full: what it holds is too much, or too far apart, to let go of at once; book what it holds first',

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { addDays } from '#lib/kernel/dates.ts';
+import { DomainError } from '#lib/kernel/errors.ts';
+import { withHeldSince } from '#lib/sessions/hold-actions.ts';
+import type { StoredSession } from '#lib/sessions/repository.ts';
 import {
   isZoneId,
   releaseActionCount,
@@ -114,5 +117,58 @@ describe('releaseFits', () => {
     expect(releaseFits({ holds: holds(48), zones: zones(2) })).toBe(true);
     expect(releaseFits({ holds: holds(48), zones: zones(3) })).toBe(false);
     expect(releaseFits({ holds: holds(47), zones: zones(4) })).toBe(true);
+  });
+});
+
+describe('withHeldSince: the zones a cart records', () => {
+  const cart = (holds: string[], zones?: Record<string, number>): StoredSession => ({
+    id: 'cart',
+    status: 'open',
+    version: 1,
+    created_at: 0,
+    updated_at: 0,
+    expires_at: 0,
+    next_line: 1,
+    lines: {},
+    holds: Object.fromEntries(holds.map((date) => [`7|${date}`, 1])),
+    client: '203.0.113.9',
+    ...(zones ? { zones } : {}),
+  });
+  const zonesOf = (session: StoredSession) => zonesOfHolds(session.holds, [item('N', 4)]);
+  const change = (before: StoredSession, after: StoredSession) =>
+    withHeldSince(before, after, { periods: new Map(), nowSeconds: 500, zones: zonesOf(after) });
+
+  it('enters a zone by holding a date in it anew, and keeps since when it held the zones it keeps', () => {
+    const before = cart(['20270105']);
+    const first = change(cart([]), before);
+    expect(Object.values(first.zones ?? {})).toEqual([500, 500]);
+    const moved = change(
+      { ...first, zones: Object.fromEntries(Object.keys(first.zones ?? {}).map((id) => [id, 100])) },
+      cart(['20270105', '20270120']),
+    );
+    const kept = Object.entries(moved.zones ?? {}).filter(([, since]) => since === 100);
+    expect(kept).toHaveLength(2);
+    expect(Object.keys(moved.zones ?? {})).toHaveLength(4);
+  });
+
+  it('starts no zone for a change that adds no date: a cart from before stay zones lets go as it did', () => {
+    const legacy = cart(['20270105', '20270106', '20270107']);
+    expect(change(legacy, cart(['20270105', '20270106'])).zones).toBeUndefined();
+    expect(change(legacy, cart([])).zones).toBeUndefined();
+  });
+
+  it('refuses to add a date when the cart could no longer be let go of in one transaction', () => {
+    const run = (count: number) => days('20270105', count);
+    // A long run of an item without max_len (reach 47) lies in three zones: 47 days fit, 48 do not.
+    const long = (session: StoredSession) => zonesOfHolds(session.holds, [item('N')]);
+    const add = (count: number) =>
+      withHeldSince(cart([]), cart(run(count)), {
+        periods: new Map(),
+        nowSeconds: 0,
+        zones: long(cart(run(count))),
+      });
+    expect(Object.keys(add(47).zones ?? {})).toHaveLength(3);
+    expect(() => add(48)).toThrow(DomainError);
+    expect(() => add(48)).toThrow(/Your cart is full/);
   });
 });
