@@ -94,7 +94,7 @@ export const coolingDown = (
   return new DomainError(
     'hold_limit',
     cooldown.nearby
-      ? `You let ${name} go unbooked for dates near ${when.replace(/^on /, '')} a moment ago; you can hold it ${when} in ${wait}, or choose dates further away`
+      ? `You let ${name} go unbooked on nearby dates a moment ago; you can hold it ${when} in ${wait}, or choose dates further away`
       : `You let ${name} ${when} go unbooked a moment ago; you can hold it again in ${wait}`,
     {
       line: at.owners[id] ?? '',
