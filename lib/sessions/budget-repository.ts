@@ -4,14 +4,16 @@ import {
   clientHoldKey,
   clientSessionsKey,
   clientUnpaidKey,
+  clientZoneKey,
   UNPAID_BOOKINGS_PARTITION,
   unpaidBookingKey,
 } from '../kernel/storage/keys.ts';
 import { queryAll } from '../kernel/storage/operations.ts';
 import type { TransactItem } from '../kernel/storage/transact.ts';
+import { isZoneId } from './zones.ts';
 
 /** How long a client's budget records outlive their last change before DynamoDB TTL deletes them. */
-const KEEP_SECONDS = 7 * 86_400;
+export const KEEP_SECONDS = 7 * 86_400;
 
 /**
  * How a cart's first hold of a counter stands to its client's other carts, for the re-hold cooldown, which
@@ -25,6 +27,47 @@ export type HoldPeriod =
   | { kind: 'join'; anchor: number | undefined }
   /** The carts recorded (`seen`) hold it no longer (a booked cart): holding starts again at `since`. */
   | { kind: 'restart'; since: number; seen: string[] };
+
+/**
+ * The conditions and updates that keep a client's holding of a counter or a stay zone and wait for its
+ * cooldown: with `session` the hold is that cart's, and waits for the client's re-hold cooldown unless this
+ * cart started it (with `period` start or restart, whoever started it); `period` says how the cart's first
+ * hold stands to the client's other carts.
+ */
+export function holdingParts(
+  session: string | undefined,
+  period: HoldPeriod | undefined,
+  nowSeconds: number,
+): { conditions: string[]; adds: string[]; sets: string[]; values: Record<string, unknown> } {
+  const fresh = period?.kind === 'start' || period?.kind === 'restart';
+  const conditions: string[] = [];
+  if (session !== undefined) {
+    conditions.push(
+      `(attribute_not_exists(cooldown_until) OR cooldown_until <= :now${fresh ? '' : ' OR cooldown_session = :session'})`,
+    );
+  }
+  if (period?.kind === 'start') conditions.push('attribute_not_exists(carts)');
+  if (period?.kind === 'restart') conditions.push('carts = :seen');
+  if (period?.kind === 'join') {
+    conditions.push(
+      period.anchor === undefined ? 'attribute_not_exists(anchor)' : 'anchor = :anchor',
+      '(attribute_exists(carts) OR cooldown_session = :session)',
+    );
+  }
+  return {
+    conditions,
+    adds: session !== undefined && period?.kind !== 'restart' ? ['carts :cart'] : [],
+    sets: [...(fresh ? ['anchor = :since'] : []), ...(period?.kind === 'restart' ? ['carts = :cart'] : [])],
+    values: {
+      ...(session !== undefined ? { ':now': nowSeconds, ':cart': new Set([session]) } : {}),
+      // A first hold that starts (or restarts) the client's holding waits for any cooldown, its own too.
+      ...(session !== undefined && !fresh ? { ':session': session } : {}),
+      ...(period?.kind === 'start' ? { ':since': period.since } : {}),
+      ...(period?.kind === 'restart' ? { ':since': period.since, ':seen': new Set(period.seen) } : {}),
+      ...(period?.kind === 'join' && period.anchor !== undefined ? { ':anchor': period.anchor } : {}),
+    },
+  };
+}
 
 /**
  * Adds `units` to what a client holds of a counter, only while it stays within the client's allowance
@@ -49,51 +92,23 @@ export function holdClientUnitsAction(
     period?: HoldPeriod;
   },
 ): TransactItem {
-  const session = options.cooldownSession;
-  const { period } = options;
-  const fresh = period?.kind === 'start' || period?.kind === 'restart';
-  const conditions = ['(attribute_not_exists(held) OR held <= :room)'];
-  if (session !== undefined) {
-    conditions.push(
-      `(attribute_not_exists(cooldown_until) OR cooldown_until <= :now${fresh ? '' : ' OR cooldown_session = :session'})`,
-    );
-  }
-  if (period?.kind === 'start') conditions.push('attribute_not_exists(carts)');
-  if (period?.kind === 'restart') conditions.push('carts = :seen');
-  if (period?.kind === 'join') {
-    conditions.push(
-      period.anchor === undefined ? 'attribute_not_exists(anchor)' : 'anchor = :anchor',
-      '(attribute_exists(carts) OR cooldown_session = :session)',
-    );
-  }
-  const adds = [
-    'held :units',
-    ...(session !== undefined && period?.kind !== 'restart' ? ['carts :cart'] : []),
-  ];
-  const sets = [
-    'entity = :entity',
-    ...(options.keep ? [] : ['#ttl = :ttl']),
-    ...(fresh ? ['anchor = :since'] : []),
-    ...(period?.kind === 'restart' ? ['carts = :cart'] : []),
-  ];
+  const holding = holdingParts(options.cooldownSession, options.period, options.nowSeconds);
+  const sets = ['entity = :entity', ...(options.keep ? [] : ['#ttl = :ttl']), ...holding.sets];
   return {
     Update: {
       TableName: db.tableName,
       Key: clientHoldKey(options.client, options.counterId),
-      UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}${options.keep ? ' REMOVE #ttl' : ''}`,
-      ConditionExpression: conditions.join(' AND '),
+      UpdateExpression: `ADD ${['held :units', ...holding.adds].join(', ')} SET ${sets.join(', ')}${options.keep ? ' REMOVE #ttl' : ''}`,
+      ConditionExpression: ['(attribute_not_exists(held) OR held <= :room)', ...holding.conditions].join(
+        ' AND ',
+      ),
       ExpressionAttributeNames: { '#ttl': 'ttl' },
       ExpressionAttributeValues: {
         ':units': options.units,
         ':room': options.allowance - options.units,
         ':entity': 'client_hold',
         ...(options.keep ? {} : { ':ttl': options.nowSeconds + KEEP_SECONDS }),
-        ...(session !== undefined ? { ':now': options.nowSeconds, ':cart': new Set([session]) } : {}),
-        // A first hold that starts (or restarts) the client's holding waits for any cooldown, its own too.
-        ...(session !== undefined && !fresh ? { ':session': session } : {}),
-        ...(period?.kind === 'start' ? { ':since': period.since } : {}),
-        ...(period?.kind === 'restart' ? { ':since': period.since, ':seen': new Set(period.seen) } : {}),
-        ...(period?.kind === 'join' && period.anchor !== undefined ? { ':anchor': period.anchor } : {}),
+        ...holding.values,
       },
     },
   };
@@ -249,7 +264,10 @@ export interface ClientHoldState {
   cooldown?: { until: number; sessionId: string };
 }
 
-/** A client's records of some counters (consistent reads, at once); counters without one are absent. */
+/**
+ * A client's records of some counters and stay zones (consistent reads, at once); those without one are
+ * absent.
+ */
 export async function getClientHolds(
   db: Db,
   options: { client: string; counterIds: string[] },
@@ -260,7 +278,7 @@ export async function getClientHolds(
       const { Item: item } = await db.documents.send(
         new GetCommand({
           TableName: db.tableName,
-          Key: clientHoldKey(options.client, id),
+          Key: isZoneId(id) ? clientZoneKey(options.client, id) : clientHoldKey(options.client, id),
           ConsistentRead: true,
         }),
       );

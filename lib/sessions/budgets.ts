@@ -1,5 +1,5 @@
 import type { Db } from '../kernel/storage/database.ts';
-import type { TransactItem } from '../kernel/storage/transact.ts';
+import { MAX_TRANSACTION_ACTIONS, type TransactItem } from '../kernel/storage/transact.ts';
 import {
   claimUnpaidBookingAction,
   deleteUnpaidMarkerAction,
@@ -10,6 +10,7 @@ import {
   releaseClientUnitsAction,
 } from './budget-repository.ts';
 import type { StoredSession } from './repository.ts';
+import { releaseZoneAction } from './zone-repository.ts';
 
 /** What a client may hold of a counter: its share of the capacity, rounded down, but at least one unit. */
 export const clientAllowance = (capacity: number, share: number): number =>
@@ -78,7 +79,8 @@ export const heldSinceOf = (session: StoredSession, counterId: string, from: num
 /**
  * The actions that take a session's holds off its client's budget when the session lets go of them
  * (released by the sweeper, or handed over to a booking that does not count); with `cooldown`, the client may
- * not hold each counter again before `cooldownUntil` from `from` (the cart's expiry), unless that is over.
+ * not hold each counter, nor start holding in each of the cart's stay zones, before `cooldownUntil` from
+ * `from` (the cart's expiry), unless that is over.
  */
 export function releaseBudgetActions(
   db: Db,
@@ -109,8 +111,42 @@ export function releaseBudgetActions(
             : undefined,
       });
     }),
+    ...(cooldown ? zoneReleaseActions(db, { session, client, cooldown }) : []),
     ...(isHolding(session) ? [dropClientSessionAction(db, { client, sessionId: session.id })] : []),
   ];
+}
+
+/**
+ * The cart leaves its client's stay zone records, each cooled down as its item-dates are. A booked cart is
+ * not taken out (a booking's transaction has no room to spare): the next hold in the zone reads that the
+ * cart no longer holds and restarts the holding.
+ */
+function zoneReleaseActions(
+  db: Db,
+  options: {
+    session: StoredSession;
+    client: string;
+    cooldown: { policy: CooldownPolicy; from: number; nowSeconds: number };
+  },
+): TransactItem[] {
+  const { session, cooldown } = options;
+  // Carts are held to what one transaction can let go of; this only guards one whose zones grew since.
+  const room = Math.max(0, MAX_TRANSACTION_ACTIONS - 2 * Object.keys(session.holds).length - 2);
+  return Object.entries(session.zones ?? {})
+    .slice(0, room)
+    .map(([zoneId, since]) => {
+      const until =
+        cooldown.policy.seconds > 0 ? cooldownUntil(cooldown.policy, { since, from: cooldown.from }) : 0;
+      return releaseZoneAction(db, {
+        client: options.client,
+        zoneId,
+        cart: session.id,
+        cooldown:
+          until > cooldown.nowSeconds
+            ? { until, nowSeconds: cooldown.nowSeconds, sessionId: session.id }
+            : undefined,
+      });
+    });
 }
 
 /**

@@ -6,23 +6,17 @@ import { commitWithRetry, type NamedAction, type RetryPolicy } from '../kernel/s
 import { unixSeconds } from '../kernel/time.ts';
 import type { SlipKey } from '../slip/index.ts';
 import { parseCounterId, queryStockRange } from '../stock/index.ts';
-import { getClientHolds, getClientSessions, type HoldPeriod } from './budget-repository.ts';
+import { explainBudget } from './budget-refusal.ts';
+import { getClientSessions, type HoldPeriod } from './budget-repository.ts';
 import { reholdCooldownOf } from './budgets.ts';
 import { spendChallengeAction } from './challenge-repository.ts';
 import { releaseExpiredSession } from './expiry.ts';
-import {
-  type ActionRole,
-  holdActions,
-  type PowState,
-  periodsOf,
-  samePeriod,
-  startedCounters,
-  withHeldSince,
-} from './hold-actions.ts';
+import { type ActionRole, holdActions, type PowState, withHeldSince } from './hold-actions.ts';
 import type { Change, LineContext } from './lines.ts';
 import { challengeRequired, type PowBinding, verifyChallenge } from './pow.ts';
-import { coolingDown, holdLimitCounter, unavailableCounter } from './refusals.ts';
+import { holdLimitCounter, unavailableCounter } from './refusals.ts';
 import { putSessionAction, type StoredSession } from './repository.ts';
+import { zonesOfHolds } from './zones.ts';
 
 /** What every session operation needs: the line rules' context, the table and the SLIP keys. */
 export interface SessionContext extends LineContext {
@@ -212,7 +206,7 @@ async function explainRefusal(run: CommitRun, failed: ActionRole[]): Promise<voi
       throw await needChallenge(run, 'pressure');
     throw unavailableCounter(stock.counter, refusalAt);
   }
-  const budgets = failed.flatMap((role) => (role.kind === 'client' ? [role] : []));
+  const budgets = failed.flatMap((role) => (role.kind === 'client' || role.kind === 'zone' ? [role] : []));
   if (budgets.length) {
     await explainBudget(ctx, {
       before: run.before as StoredSession,
@@ -258,9 +252,11 @@ export async function commitSession(
       const decided = await decideChange(run, session, change, adds.itemIds);
       if (decided.change.next === session) return { done: session };
       const { owners } = decided.change;
+      const zones = stayZonesOf(ctx, decided.change.next, decided.all);
       const next = withHeldSince(session, decided.change.next, {
         periods: run.periods,
         nowSeconds: unixSeconds(ctx.now),
+        zones,
       });
       run.written = { ...decided.change, next };
       run.before = session;
@@ -273,6 +269,7 @@ export async function commitSession(
         owners,
         pow: run.pow,
         periods: run.periods,
+        zones,
       });
       const blocked = run.pow.blocked[0];
       if (blocked) {
@@ -292,59 +289,14 @@ export async function commitSession(
 }
 
 /**
- * Tells why the client's records refused a change, from a consistent read of them: a cooldown another cart
- * started (409 `hold_limit` with `retry_after`), a share that would be exceeded (409 `hold_limit`), or a
- * counter the change starts holding that the client's other carts hold (or that this cart let go while its
- * cooldown runs), which `periods` then records so the change is tried again joining that holding.
+ * The stay zones of a cart's holds, with their counters, when its client has a re-hold cooldown (the zones
+ * carry it for stays); none otherwise.
  */
-async function explainBudget(
+const stayZonesOf = (
   ctx: SessionContext,
-  options: {
-    before: StoredSession;
-    next: StoredSession;
-    owners: Record<string, string>;
-    budgets: Extract<ActionRole, { kind: 'client' }>[];
-    periods: Map<string, HoldPeriod>;
-  },
-): Promise<void> {
-  const { before, next, budgets, periods } = options;
-  const client = next.client as string;
-  const refusalAt = { owners: options.owners, lines: next.lines, config: ctx.config, now: ctx.now };
-  const now = unixSeconds(ctx.now);
-  const starting = startedCounters(before, next);
-  const states = await getClientHolds(ctx.db, {
-    client,
-    counterIds: [...budgets.map((role) => role.counter), ...starting],
-  });
-  for (const { counter } of budgets) {
-    // One condition guards the share, the cooldown and the holding: the record tells which one refused.
-    const cooldown = states.get(counter)?.cooldown;
-    if (cooldown && cooldown.until > now && cooldown.sessionId !== next.id) {
-      throw coolingDown(counter, refusalAt, { until: cooldown.until, now });
-    }
-  }
-  for (const { counter, allowance } of budgets) {
-    const delta = (next.holds[counter] ?? 0) - (before.holds[counter] ?? 0);
-    if (allowance > 0 && (states.get(counter)?.held ?? 0) + delta > allowance) {
-      throw holdLimitCounter(counter, refusalAt, { allowance });
-    }
-  }
-  if (reholdCooldownOf(ctx.config.settings).seconds > 0) {
-    const found = await periodsOf(ctx.db, {
-      client,
-      sessionId: next.id,
-      counters: starting,
-      states,
-      nowSeconds: now,
-    });
-    let changed = false;
-    for (const [id, period] of found) {
-      if (samePeriod(periods.get(id), period)) continue;
-      periods.set(id, period);
-      changed = true;
-    }
-    if (changed) return;
-  }
-  const [first] = budgets;
-  if (first) throw holdLimitCounter(first.counter, refusalAt, { allowance: first.allowance });
-}
+  session: StoredSession,
+  items: StoredItem[],
+): Map<string, string[]> | undefined =>
+  session.client && reholdCooldownOf(ctx.config.settings).seconds > 0
+    ? zonesOfHolds(session.holds, items)
+    : undefined;

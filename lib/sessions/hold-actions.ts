@@ -26,6 +26,8 @@ import { MAX_COUNTER_CHANGES } from './lines.ts';
 import type { SolvedChallenge } from './pow.ts';
 import { holdLimitCounter, unavailableCounter } from './refusals.ts';
 import type { StoredSession } from './repository.ts';
+import { holdZoneAction, releaseZoneAction } from './zone-repository.ts';
+import { releaseActionCount, releaseFits } from './zones.ts';
 
 // The write side of one cart change: the transaction actions that move a session's holds, and the record
 // of since when the client has held each counter, which the re-hold cooldown grows with.
@@ -34,6 +36,8 @@ import type { StoredSession } from './repository.ts';
 export type ActionRole =
   | { kind: 'stock'; counter: string; gated?: { capacity: number; units: number } }
   | { kind: 'client'; counter: string; allowance: number }
+  /** A stay zone's record; `counter` is a counter of the change in it, to name in a refusal. */
+  | { kind: 'zone'; zone: string; counter: string }
   | { kind: 'sessions' }
   | { kind: 'session' }
   | { kind: 'challenge' };
@@ -63,27 +67,57 @@ export interface HoldContext {
 export const startedCounters = (before: StoredSession, after: StoredSession): string[] =>
   Object.keys(after.holds).filter((id) => !before.holds[id]);
 
+/** How the client's holding of a counter or stay zone that a cart starts holding began. */
+const sinceOf = (period: HoldPeriod | undefined, nowSeconds: number): number =>
+  period?.kind === 'join' ? (period.anchor ?? nowSeconds) : nowSeconds;
+
 /**
- * The session to write after a change, with since when the client has held each of its counters: kept for
- * a counter it already held, and for one it starts holding, now or (joining the client's other carts, or
- * taking back what it let go while its own cooldown runs) since when the client has held it.
+ * The session to write after a change, with since when the client has held each of its counters and stay
+ * zones (`zones`: the stay zones of its holds, with their counters; none without a cooldown): kept for one
+ * it already held, and for one it starts holding, now or (joining the client's other carts, or taking back
+ * what it let go while its own cooldown runs) since when the client has held it. A change that adds
+ * item-dates is refused when the cart could no longer be let go of in one transaction.
  */
 export function withHeldSince(
   before: StoredSession,
   after: StoredSession,
-  options: { periods: ReadonlyMap<string, HoldPeriod>; nowSeconds: number },
+  options: {
+    periods: ReadonlyMap<string, HoldPeriod>;
+    nowSeconds: number;
+    zones?: ReadonlyMap<string, string[]> | undefined;
+  },
 ): StoredSession {
   if (!after.client) return after;
   const since: Record<string, number> = {};
   for (const id of Object.keys(after.holds)) {
-    const period = options.periods.get(id);
     since[id] = before.holds[id]
       ? heldSinceOf(before, id, options.nowSeconds)
-      : period?.kind === 'join'
-        ? (period.anchor ?? options.nowSeconds)
-        : options.nowSeconds;
+      : sinceOf(options.periods.get(id), options.nowSeconds);
   }
-  return { ...after, held_since: since };
+  const next: StoredSession = { ...after, held_since: since };
+  delete next.zones;
+  // A cart enters a zone only by holding an item-date in it anew: so a change that adds none (a remove in
+  // a cart from before stay zones, or after its item's reach changed) starts no zone's holding, is never
+  // refused for one, and leaves a cart that one transaction still lets go of.
+  const zones: Record<string, number> = {};
+  for (const [id, counters] of options.zones ?? []) {
+    const held = before.zones?.[id];
+    if (held !== undefined) zones[id] = held;
+    else if (counters.some((counter) => !before.holds[counter])) {
+      zones[id] = sinceOf(options.periods.get(id), options.nowSeconds);
+    }
+  }
+  if (Object.keys(zones).length) next.zones = zones;
+  if (!releaseFits(next)) {
+    throw new DomainError(
+      'validation_error',
+      'Your cart is full: what it holds is too much, or too far apart, to let go of at once; book what it holds first',
+      {
+        slip: `more item-dates and stay zones than one transaction releases (${releaseActionCount(next)} actions)`,
+      },
+    );
+  }
+  return next;
 }
 
 /**
@@ -101,6 +135,8 @@ export function holdActions(
     pow: PowState;
     /** How each counter the change starts holding stands to the client's other carts (default: start). */
     periods: ReadonlyMap<string, HoldPeriod>;
+    /** The stay zones of `after`'s holds, with their counters. */
+    zones?: ReadonlyMap<string, string[]> | undefined;
   },
 ): NamedAction<ActionRole>[] {
   const { before, after } = options;
@@ -183,6 +219,10 @@ export function holdActions(
       alter: `at most ${MAX_COUNTER_CHANGES} item-dates may change in one call`,
     });
   }
+  if (client)
+    named.push(
+      ...zoneActions(ctx, { before, after, client, periods: options.periods, zones: options.zones }),
+    );
   if (client && isHolding(after) && !isHolding(before)) {
     push(
       claimClientSessionAction(ctx.db, {
@@ -195,6 +235,53 @@ export function holdActions(
     );
   } else if (client && isHolding(before) && !isHolding(after)) {
     push(dropClientSessionAction(ctx.db, { client, sessionId: before.id }), { kind: 'sessions' });
+  }
+  return named;
+}
+
+/**
+ * The actions on the client's stay zone records: a zone the cart starts holding in waits for the zone's
+ * cooldown and starts or joins the client's holding of it; a zone it no longer holds anything in starts the
+ * cooldown when the cart lets go (as for an item-date), growing with the time the zone was held.
+ */
+function zoneActions(
+  ctx: HoldContext,
+  options: {
+    before: StoredSession;
+    after: StoredSession;
+    client: string;
+    periods: ReadonlyMap<string, HoldPeriod>;
+    zones?: ReadonlyMap<string, string[]> | undefined;
+  },
+): NamedAction<ActionRole>[] {
+  const { before, after, client } = options;
+  const seconds = unixSeconds(ctx.now);
+  const policy = reholdCooldownOf(ctx.config.settings);
+  const held = before.zones ?? {};
+  const holds = after.zones ?? {};
+  const named: NamedAction<ActionRole>[] = [];
+  for (const zoneId of Object.keys(holds)) {
+    if (held[zoneId] !== undefined) continue;
+    const counters = options.zones?.get(zoneId) ?? [];
+    const period = options.periods.get(zoneId) ?? { kind: 'start', since: seconds };
+    named.push({
+      action: holdZoneAction(ctx.db, { client, zoneId, cart: after.id, period, nowSeconds: seconds }),
+      role: {
+        kind: 'zone',
+        zone: zoneId,
+        counter: counters.find((id) => !before.holds[id]) ?? counters[0] ?? '',
+      },
+    });
+  }
+  const lettingGo = policy.seconds > 0 && ctx.startsCooldown !== false;
+  for (const [zoneId, since] of Object.entries(held)) {
+    if (holds[zoneId] !== undefined) continue;
+    const until = cooldownUntil(policy, { since, from: seconds });
+    const cooldown = lettingGo ? { until, sessionId: after.id, nowSeconds: seconds } : undefined;
+    named.push({
+      action: releaseZoneAction(ctx.db, { client, zoneId, cart: after.id, cooldown }),
+      role: { kind: 'zone', zone: zoneId, counter: '' },
+    });
   }
   return named;
 }

@@ -77,21 +77,25 @@ export const holdLimitCounter = (
 };
 
 /**
- * 409 `hold_limit`: the client let this item-date go unbooked and may not hold it again yet; `retry_after`
- * says in how many seconds (also the `Retry-After` header).
+ * 409 `hold_limit`: the client let this item-date (`nearby`: a date of the item that one stay could span with
+ * it) go unbooked and may not hold it again yet; `retry_after` says in how many seconds (also the
+ * `Retry-After` header).
  */
 export const coolingDown = (
   id: string,
   at: RefusalAt,
-  cooldown: { until: number; now: number },
+  cooldown: { until: number; now: number; nearby?: boolean },
 ): DomainError => {
   const { itemId, slot } = parseCounterId(id);
   const date = slot.slice(0, 8);
   const retryAfter = cooldown.until - cooldown.now;
   const { name, when } = counterInWords(id, at);
+  const wait = waitOf(retryAfter);
   return new DomainError(
     'hold_limit',
-    `You let ${name} ${when} go unbooked a moment ago; you can hold it again in ${waitOf(retryAfter)}`,
+    cooldown.nearby
+      ? `You let ${name} go unbooked on nearby dates a moment ago; you can hold it ${when} in ${wait}, or choose dates further away`
+      : `You let ${name} ${when} go unbooked a moment ago; you can hold it again in ${wait}`,
     {
       line: at.owners[id] ?? '',
       item_id: itemId,

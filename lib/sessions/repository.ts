@@ -83,6 +83,12 @@ export interface StoredSession {
    * cart lets go of it grows with the time since. Absent on sessions held before it was recorded.
    */
   held_since?: Record<string, number>;
+  /**
+   * Stay zone id (see zones.ts) → since when the client has held something in it without a break, for the
+   * zones of this cart's holds: the cooldown of a stay, like `held_since` for an item-date. Absent on
+   * carts held before stay zones, and without a client or a cooldown.
+   */
+  zones?: Record<string, number>;
 }
 
 /** Reads a session by id (consistent read: the caller decides on fresh state). */

@@ -17,6 +17,8 @@ import {
   keepClientUnitsAction,
 } from '#lib/sessions/budget-repository.ts';
 import { bookSessionAction, getSession, type StoredSession } from '#lib/sessions/repository.ts';
+import { holdZoneAction } from '#lib/sessions/zone-repository.ts';
+import { zonesOfHolds } from '#lib/sessions/zones.ts';
 import {
   counterId,
   holdStockAction,
@@ -32,7 +34,7 @@ import { FEED_DAYS, FEED_ITEM } from './tenant.ts';
  * booking code and booking event, so each write is about as large as the service's: its cost in DynamoDB
  * (and its write units) grows with the item's size. `bench-floor.test.ts` holds them to the service's.
  */
-export const FLOOR_BYTES = { session: 890, booking: 1690, code: 0, event: 150 };
+export const FLOOR_BYTES = { session: 1160, booking: 1690, code: 0, event: 150 };
 
 /**
  * Runs `work` on `concurrency` workers for `seconds`, and returns completed operations per second. The
@@ -192,8 +194,10 @@ export function floorCalls(
   const addSlip = async () => {
     const who = client();
     await countRequest(true);
-    await getItemsById(db, [2], { consistent: true });
+    const items = await getItemsById(db, [2], { consistent: true });
     const sessionId = `floor-${randomUUID()}`;
+    // And the client's holding of the stay zones the nights are in starts (review of issue 41).
+    const zones = zonesOfHolds(Object.fromEntries(nights.map((night) => [counterId(2, night), 1])), items);
     await transact(db, [
       ...nights.flatMap((night) => [
         markedFloor(holdStockAction(db, { itemId: 2, slot: night, units: 1, capacity: 100_000_000 })),
@@ -211,6 +215,17 @@ export function floorCalls(
           }),
         ),
       ]),
+      ...[...zones.keys()].map((zoneId) =>
+        markedFloor(
+          holdZoneAction(db, {
+            client: who,
+            zoneId,
+            cart: sessionId,
+            period: { kind: 'start', since: nowSeconds() },
+            nowSeconds: nowSeconds(),
+          }),
+        ),
+      ),
       markedFloor(
         claimClientSessionAction(db, { client: who, sessionId, max: 1_000_000, nowSeconds: nowSeconds() }),
       ),

@@ -7,6 +7,7 @@ import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { type LocalDynamo, startLocalDynamo } from '#infra/local/dynamodb.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import { demoTenantJson } from '#test/support/tenant.ts';
+import { runStayRotation } from './rotation-stay.ts';
 import { startServer, stopServer } from './server.ts';
 
 // The rotation attack, measured (issue 27): K addresses keep one item-date of the demo tenant sold out by
@@ -18,6 +19,7 @@ import { startServer, stopServer } from './server.ts';
 //   ROTATION_CONFIGS=before,after npm run bench:rotation   (pow: the defaults and the item's PoW gate)
 //   ROTATION_CONFIGS=keepalive ROTATION_SECONDS=240 npm run bench:rotation   (issue 41: carts kept alive)
 //   ROTATION_CHECKOUT=/tmp/old ...                 runs another checkout's runner (an older commit's)
+//   ROTATION_CONFIGS=loft,stay ROTATION_K=1,2,3 npm run bench:rotation   (one-unit night; a stay's nights)
 //
 // Time is compressed: a hold lasts ROTATION_HOLD_MINUTES (0.1, six seconds) instead of the demo's 15, a cart
 // holds at most four hold times (0.4 minutes instead of max_session_minutes 60), and the sweeper runs every
@@ -35,6 +37,7 @@ const TICK_MS = Number(process.env.ROTATION_TICK_MS ?? 100);
 const SWEEP_MS = Math.round((HOLD_MINUTES * 60_000) / 15);
 const KS = (process.env.ROTATION_K ?? '2,8,32').split(',').map(Number);
 const ITEM = 3; // Touring Kayak: stock 10, a client may hold 5
+const LOFT = 2; // Boathouse Loft Suite: one unit, stays of up to 14 nights
 const OUTPUT = process.env.ROTATION_OUTPUT ?? '/tmp/notes-rotation-results.md';
 /** Another checkout whose runner is measured (an older commit's), with this script's attack. */
 const CHECKOUT = process.env.ROTATION_CHECKOUT;
@@ -48,12 +51,22 @@ const KEEPALIVE_MARGIN_MS = (HOLD_MINUTES * 60_000) / 15;
  */
 const CONFIGS: Record<
   string,
-  { label: string; limits: Record<string, unknown>; pow?: { below_share: number }; keepAlive?: boolean }
+  {
+    label: string;
+    limits: Record<string, unknown>;
+    pow?: { below_share: number };
+    keepAlive?: boolean;
+    /** The one-unit loft (share 1) instead of the kayak; with `stay`, a four-night stay (rotation-stay.ts). */
+    loft?: boolean;
+    stay?: boolean;
+  }
 > = {
   before: { label: 'before (no cooldown)', limits: { rehold_cooldown_minutes: 0 } },
   after: { label: 'after (defaults: cooldown = twice the hold time)', limits: {} },
   pow: { label: 'after + PoW gate (below_share 0.25)', limits: {}, pow: { below_share: 0.25 } },
   keepalive: { label: 'carts kept alive (defaults)', limits: {}, keepAlive: true },
+  loft: { label: 'one-unit loft, one night (defaults)', limits: {}, loft: true },
+  stay: { label: 'loft, a 4-night stay, a cart per night (defaults)', limits: {}, loft: true, stay: true },
 };
 const SELECTED = (process.env.ROTATION_CONFIGS ?? 'before,after,pow').split(',');
 
@@ -134,6 +147,24 @@ async function runOnce(options: { endpoint: string; k: number; config: string })
   );
   const base = server.base;
   const day = addDays(todayIn('America/Toronto', Date.now()), 45);
+  if (config.stay) {
+    try {
+      const nights = [0, 1, 2, 3].map((night) => addDays(day, night));
+      const run = await runStayRotation({
+        base,
+        k: options.k,
+        seconds: SECONDS,
+        marginMs: KEEPALIVE_MARGIN_MS,
+        tickMs: TICK_MS,
+        nights,
+        checkout: addDays(day, 4),
+      });
+      return { ...run, k: options.k, config: options.config, kept: 0, solved: 0, solveMs: 0 };
+    } finally {
+      await stopServer(server.child);
+    }
+  }
+  const item = config.loft ? LOFT : ITEM;
   const call = async (ip: string, path: string, body?: string): Promise<Json> => {
     const response = await fetch(`${base}/${path}`, {
       method: body === undefined ? 'GET' : 'POST',
@@ -145,7 +176,8 @@ async function runOnce(options: { endpoint: string; k: number; config: string })
     });
     return (await response.json()) as Json;
   };
-  const rate = (ip: string, qty: number) => call(ip, `item/${ITEM}?date=${day}&param[qty]=${qty}`);
+  const rate = (ip: string, qty: number) =>
+    call(ip, `item/${item}?date=${day}&${config.loft ? 'param[adults]=1' : `param[qty]=${qty}`}`);
   const result: RunResult = {
     k: options.k,
     config: options.config,
@@ -157,7 +189,7 @@ async function runOnce(options: { endpoint: string; k: number; config: string })
     solved: 0,
     solveMs: 0,
   };
-  const share = 5;
+  const share = config.loft ? 1 : 5;
   const addresses: Address[] = Array.from({ length: options.k }, (_, index) => ({
     ip: `203.0.${113 + (index >> 8)}.${index & 255}`,
     cooledUntilMs: 0,

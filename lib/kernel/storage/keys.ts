@@ -164,6 +164,12 @@ export const clientHoldKey = (client: string, counterId: string) => ({
   sk: `HOLD#${counterId}`,
 });
 
+/** A client's holding and re-hold cooldown of one stay zone of an item (dates one stay could span). */
+export const clientZoneKey = (client: string, zoneId: string) => ({
+  pk: clientPartition(client),
+  sk: `ZONE#${zoneId}`,
+});
+
 /** A spent proof-of-work challenge, by its nonce: present means it can never be used again. */
 export const challengeKey = (nonce: string) => ({ pk: `CHALLENGE#${nonce}`, sk: 'CHALLENGE' });
 
