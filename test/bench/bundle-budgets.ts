@@ -15,12 +15,15 @@ export const BUNDLE_BUDGETS: Record<string, { entry: string; ratio: number }> = 
   // bytes past 1.5. 1.5113 on 28 November (507,295 bytes): issue 41's held-time re-hold cooldown (the record
   // of since when a client holds an item-date, across its carts, and the join on a refused guess; about
   // 3.4 KB) and the consistent item read of a change that takes stock (0.2 KB). Held here so nothing more
-  // gets in; the next saving in its path brings it back towards 1.5.
-  Session: { entry: 'functions/session/handler.ts', ratio: 1.512 },
+  // gets in; the next saving in its path brings it back towards 1.5. 1.5157 the same day (508,788 bytes):
+  // the move of issue 42 took 2.3 KB off (505,041), the stay zones of the re-hold cooldown (review of issue
+  // 41: the zone records, their conditions and the refusal for nearby dates) put 3.7 KB on.
+  Session: { entry: 'functions/session/handler.ts', ratio: 1.516 },
   // 1.75 on 26 November: Powertools Idempotency (42 KB), the logger and metrics (31), zod (22), the
   // document client (11), altcha, middy and cookie (11) leave 46 KB under 1.5 for the group's own code,
-  // which is about 127 (docs/decisions.md, "Issue 33: cold starts").
-  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.78 },
+  // which is about 127 (docs/decisions.md, "Issue 33: cold starts"). 1.7803 on 28 November (597,610
+  // bytes): the stay zones a booking's budget actions carry (review of issue 41), 3.7 KB.
+  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.781 },
   // Not guests' functions (the channels' feeds and sync), so not in the issue's targets: its budget is its
   // weight now, with the X-Ray SDK it traces with and the iCalendar libraries.
   Channels: { entry: 'functions/channels/handler.ts', ratio: 2.3 },
