@@ -9,6 +9,7 @@ import {
   DEFAULT_THROTTLE,
   DEFAULT_WEBHOOK_SETTINGS,
 } from './limits.ts';
+import { DEFAULT_PAYMENT, paymentSettingsSchema } from './payment-schema.ts';
 import { webhookSettingsSchema } from './webhook-schema.ts';
 
 const isAddressOrCidr = (value: string): boolean => {
@@ -66,7 +67,7 @@ const originSchema = z
   .string()
   .regex(/^https?:\/\/[^/*\s]+$/, 'an origin such as "https://www.example.com" (no path, never *)');
 
-/** `settings` of the tenant file: holds, sessions, SLIPs, access, limits, throttling, webhooks, alerts. */
+/** `settings` of the tenant file: holds, sessions, SLIPs, access, limits, throttling, webhooks, payment, alerts. */
 export const settingsSchema = z.strictObject({
   hold_minutes: z.number().positive().max(1440).default(DEFAULT_SETTINGS.hold_minutes),
   max_session_minutes: z.number().positive().max(1440).default(DEFAULT_SETTINGS.max_session_minutes),
@@ -92,6 +93,7 @@ export const settingsSchema = z.strictObject({
     })
     .default(DEFAULT_THROTTLE),
   webhooks: webhookSettingsSchema.default(DEFAULT_WEBHOOK_SETTINGS),
+  payment: paymentSettingsSchema.default(DEFAULT_PAYMENT),
   alerts: alertsSchema.default(DEFAULT_ALERTS),
   pow: z
     .strictObject({
