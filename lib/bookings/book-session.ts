@@ -27,6 +27,8 @@ import { bookingEventActions } from './events.ts';
 import { spendableGiftcert } from './giftcert.ts';
 import { giftcertBalanceAction } from './giftcert-repository.ts';
 import { nextId } from './id-counter-repository.ts';
+import { planAttempt } from './payment-open.ts';
+import { putAttemptAction, putPaymentDueAction, type StoredPaymentAttempt } from './payment-records.ts';
 import { newBookingCode, newBookingRecord, sessionMoney } from './record.ts';
 import {
   createBookingActions,
@@ -40,6 +42,8 @@ import {
 export interface MadeBooking {
   booking: StoredBooking;
   existing: boolean;
+  /** The payment attempt a new booking awaits (issue 43), written with it. */
+  attempt?: StoredPaymentAttempt;
 }
 
 /** What one action of a booking's transaction stands for, so a failed condition is told by name. */
@@ -145,6 +149,7 @@ function planBooking(
     newCustomer?: { id: number; email?: string };
     giftcert?: { code: string; amount: number };
     refusalAt: RefusalAt;
+    attempt?: StoredPaymentAttempt | undefined;
   },
 ): NamedAction<BookRole>[] {
   const { session, booking, caughtUp, refusalAt } = input;
@@ -232,6 +237,13 @@ function planBooking(
       putPaymentAction(ctx.db, booking.booking_id, payment),
     ]);
   }
+  const { attempt } = input;
+  if (attempt) {
+    other([
+      putAttemptAction(ctx.db, attempt),
+      putPaymentDueAction(ctx.db, { bookingId: booking.booking_id, deadline: attempt.deadline }),
+    ]);
+  }
   const created = newEvent(ctx, 'booking.created', {
     status_id: booking.status_id,
     total: booking.totals.total,
@@ -304,7 +316,7 @@ export async function bookSession(
       const giftcert = giftcertCode
         ? await spendableGiftcert(ctx, { code: giftcertCode, total: money.totals.total })
         : undefined;
-      const booking = newBookingRecord(ctx, {
+      const made = newBookingRecord(ctx, {
         bookingId,
         code,
         customerId: existingCustomer ?? (newCustomerId as number),
@@ -316,12 +328,32 @@ export async function bookSession(
         giftcert,
         budgetClient: budgetClientOf(ctx, session),
       });
+      const attempt = planAttempt(ctx, made);
+      const booking: StoredBooking = attempt
+        ? {
+            ...made,
+            payment: {
+              payment_id: attempt.payment_id,
+              kind: attempt.kind as 'deposit' | 'full',
+              amount: attempt.amount,
+              deadline: attempt.deadline,
+            },
+          }
+        : made;
       const newCustomer =
         existingCustomer === undefined
           ? { id: newCustomerId as number, ...(email ? { email } : {}) }
           : undefined;
-      const write = planBooking(ctx, { session, booking, caughtUp, newCustomer, giftcert, refusalAt });
-      return { write, result: { booking, existing: false } };
+      const write = planBooking(ctx, {
+        session,
+        booking,
+        caughtUp,
+        newCustomer,
+        giftcert,
+        refusalAt,
+        attempt,
+      });
+      return { write, result: { booking, existing: false, ...(attempt ? { attempt } : {}) } };
     },
     // The code collided: draw another. A counter or a budget refused: say which. Otherwise the session, the
     // customer's email or the gift certificate changed meanwhile: read them again.

@@ -6,6 +6,7 @@ import type { StoredEvent } from '../kernel/events.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import type { RetryPolicy } from '../kernel/storage/transact.ts';
 import type { SlipKey } from '../slip/index.ts';
+import type { PaymentOptions } from './payment-open.ts';
 import { type BookingRecord, getBookingIdByCode, getBookingRecord } from './repository.ts';
 
 /** Statuses whose stock is released and that cannot be checked in or out. */
@@ -31,6 +32,8 @@ export interface BookingContext {
   requester: string;
   now: number;
   retry?: RetryPolicy;
+  /** How a customer's create takes payment when the tenant asks for it (issue 43); none: no payment taken. */
+  payment?: PaymentOptions;
 }
 
 /** The acting account of a caller (0 = the customer). */

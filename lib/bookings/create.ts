@@ -5,7 +5,9 @@ import { bookSession, type MadeBooking } from './book-session.ts';
 import { type BookingContext, canSee } from './booking.ts';
 import { type Audience, validateForm } from './form.ts';
 import { checkGiftcert } from './giftcert.ts';
-import type { StoredBooking } from './repository.ts';
+import { ensureCheckout } from './payment-open.ts';
+import type { StoredPaymentAttempt } from './payment-records.ts';
+import { getBookingRecord, type StoredBooking } from './repository.ts';
 
 /** What `booking/create` is asked. */
 export interface CreateBookingInput {
@@ -23,6 +25,8 @@ export interface CreatedBooking {
   existing: boolean;
   /** Whether the caller proved it made the booking (`provesCreation`): only then its token, URLs and money. */
   proven: boolean;
+  /** The payment attempt it awaits (issue 43), its checkout opened if the provider answered. */
+  attempt?: StoredPaymentAttempt;
 }
 
 /**
@@ -53,7 +57,15 @@ export function provesCreation(
  */
 export async function createBooking(ctx: BookingContext, input: CreateBookingInput): Promise<CreatedBooking> {
   const made = await makeBooking(ctx, input);
-  return { ...made, proven: provesCreation(ctx.caller, made, input.form) };
+  const proven = provesCreation(ctx.caller, made, input.form);
+  if (!proven || !made.booking.payment) return { ...made, proven };
+  const attempt = await ensureCheckout(ctx, made.booking, made.attempt);
+  // The provider's webhook may have applied the payment already (a guest quicker than this answer).
+  const booking =
+    attempt && attempt.status !== 'opening' && attempt.status !== 'pending' && attempt.status !== 'failed'
+      ? ((await getBookingRecord(ctx.db, made.booking.booking_id))?.booking ?? made.booking)
+      : made.booking;
+  return { booking, existing: made.existing, proven, ...(attempt ? { attempt } : {}) };
 }
 
 /** Validates the form, holds the SLIPs sent with the create if any, and books the session. */

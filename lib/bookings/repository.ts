@@ -11,10 +11,12 @@ import {
   bookingPaymentKey,
   bookmarkKey,
   noteIndexKeys,
+  PAYMENT_ATTEMPT_PREFIX,
 } from '../kernel/storage/keys.ts';
 import { queryAll, stripKeys } from '../kernel/storage/operations.ts';
 import type { TransactItem } from '../kernel/storage/transact.ts';
 import type { SessionLine } from '../sessions/index.ts';
+import type { StoredPaymentAttempt } from './payment-records.ts';
 
 /** Money of a booking, in minor units. */
 export interface BookingTotals {
@@ -74,6 +76,11 @@ export interface StoredBooking {
   /** The distinct items of its lines, for the item filter. */
   item_ids: number[];
   session_id?: string;
+  /**
+   * What the guest was asked to pay at booking (`settings.payment`, issue 43): the current attempt, its kind
+   * and amount, and the deadline by which the booking lets go of its stock unpaid. Absent when nothing was.
+   */
+  payment?: { payment_id: string; kind: 'deposit' | 'full'; amount: number; deadline: number };
 }
 
 /** A note on a booking. */
@@ -101,6 +108,8 @@ export interface BookingRecord {
   events: StoredEvent[];
   payments: StoredPayment[];
   bookmarks: number[];
+  /** Its payment attempts at a provider (issue 43). */
+  attempts?: StoredPaymentAttempt[];
 }
 
 /** Reads a booking with its notes, events, payments and bookmarks in one query. */
@@ -119,6 +128,7 @@ export async function getBookingRecord(db: Db, bookingId: number): Promise<Booki
     events: of('EVENT#').map((record) => stripKeys<StoredEvent>(record)),
     payments: of('PAYMENT#').map((record) => stripKeys<StoredPayment>(record)),
     bookmarks: of('BOOKMARK#').map((record) => Number(record.account_id)),
+    attempts: of(PAYMENT_ATTEMPT_PREFIX).map((record) => stripKeys<StoredPaymentAttempt>(record)),
   };
 }
 

@@ -15,7 +15,12 @@ import {
 import { accountIdOf, type BookingContext, isInactive, knownStatuses } from './booking.ts';
 import { type ChangeRole, changeBooking, plainWrites, settleBudget } from './change.ts';
 import { giftcertBalanceAction } from './giftcert-repository.ts';
-import { putPaymentAction, type StoredBooking, type StoredPayment } from './repository.ts';
+import {
+  type BookingRecord,
+  putPaymentAction,
+  type StoredBooking,
+  type StoredPayment,
+} from './repository.ts';
 
 /**
  * A status change as the caller asked it; a field left out is `undefined`, which the rule tells apart
@@ -67,12 +72,15 @@ export async function changeStatus(
     reference: string;
     /** Change it only while it is still unpaid and unconfirmed (`invalid_status` otherwise). */
     ifUnpaid?: boolean;
+    /** Writes of the same transaction, from the booking as read (a lapsing payment attempt's); may refuse. */
+    also?: (record: BookingRecord) => NamedAction<ChangeRole>[];
   },
 ): Promise<StoredBooking> {
   checkStatusChange(ctx.config, options);
   const notify = options.notify !== false;
   const setPaid = options.setPaid === true;
-  return changeBooking(ctx, options.reference, async ({ booking }) => {
+  return changeBooking(ctx, options.reference, async (record) => {
+    const { booking } = record;
     if (options.ifUnpaid && !booking.budget) {
       throw new DomainError('invalid_status', 'The booking was paid or confirmed meanwhile', {
         status_id: booking.status_id,
@@ -80,7 +88,7 @@ export async function changeStatus(
     }
     const from = booking.status_id;
     const to = options.statusId;
-    const writes: NamedAction<ChangeRole>[] = [];
+    const writes: NamedAction<ChangeRole>[] = [...(options.also?.(record) ?? [])];
     let next: StoredBooking = { ...booking, status_id: to };
     const nowSeconds = unixSeconds(ctx.now);
     const giftcert = booking.giftcert;

@@ -8,7 +8,12 @@ import { isInactive } from './booking.ts';
 import { changeStatus } from './status.ts';
 
 /** The service itself, acting on a booking: account 0, with staff's view of every booking. */
-const SERVICE: Caller = { kind: 'staff', credentialKey: 'service', accountId: 0, credentialAccountId: 0 };
+export const SERVICE: Caller = {
+  kind: 'staff',
+  credentialKey: 'service',
+  accountId: 0,
+  credentialAccountId: 0,
+};
 
 /** The status a customer's booking starts in when something is due: the tenant's first active one. */
 export const firstActiveStatus = (config: StoredConfig): string =>

@@ -80,6 +80,28 @@ export const bookingPaymentKey = (bookingId: number, at: number, id: string) => 
   pk: bookingPartition(bookingId),
   sk: `PAYMENT#${padTime(at)}#${id}`,
 });
+/** A payment attempt of a booking (issue 43), beside it in its partition: one record per attempt. */
+export const bookingPaymentAttemptKey = (bookingId: number, paymentId: string) => ({
+  pk: bookingPartition(bookingId),
+  sk: `PAYMENT_ATTEMPT#${paymentId}`,
+});
+/** The sk prefix of a booking's payment attempts (not `PAYMENT#`: those are its recorded transactions). */
+export const PAYMENT_ATTEMPT_PREFIX = 'PAYMENT_ATTEMPT#';
+
+/** A booking awaiting payment, by its deadline, for the sweeper that lets it lapse (one partition). */
+export const PAYMENT_DUE_PARTITION = 'PAYMENT_DUE';
+export const paymentDueKey = (deadlineSeconds: number, bookingId: number) => ({
+  pk: PAYMENT_DUE_PARTITION,
+  sk: `${padTime(deadlineSeconds)}#${pad(bookingId)}`,
+});
+/** The sk of `paymentDueKey` just after every deadline up to `seconds`. */
+export const paymentDueUntil = (seconds: number): string => `${padTime(seconds)}#~`;
+
+/** A payment provider's event, recorded once by its id (a duplicate delivery finds it and does nothing). */
+export const providerEventKey = (provider: string, eventId: string) => ({
+  pk: `PROVIDER_EVENT#${provider}#${eventId}`,
+  sk: 'EVENT',
+});
 export const bookmarkKey = (bookingId: number, accountId: number) => ({
   pk: bookingPartition(bookingId),
   sk: `BOOKMARK#${pad(accountId)}`,

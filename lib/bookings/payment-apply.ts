@@ -1,0 +1,258 @@
+import type { StoredConfig } from '../config/index.ts';
+import { DomainError } from '../kernel/errors.ts';
+import type { Db } from '../kernel/storage/database.ts';
+import { unixSeconds } from '../kernel/time.ts';
+import type { Payment, PaymentProvider } from '../payments/index.ts';
+import { type BookingContext, isInactive, knownStatuses } from './booking.ts';
+import { type BookingChange, changeBooking, plainWrites, settleBudget } from './change.ts';
+import {
+  type AttemptStatus,
+  deletePaymentDueAction,
+  replaceAttemptAction,
+  type StoredPaymentAttempt,
+} from './payment-records.ts';
+import { getBookingRecord, putPaymentAction, type StoredBooking } from './repository.ts';
+import { changeStatus } from './status.ts';
+import { firstActiveStatus, SERVICE } from './unpaid.ts';
+
+// A provider's payment applied to its booking (issue 43): the provider's object, read back, is the truth; the
+// attempt's version makes each step apply once and only forward. Paid, the booking goes to PART or PAID with
+// its `paid_total`; paid after it lapsed, it takes its stock back in one transaction or the money goes back.
+
+/** What applying a provider's payment did. */
+export type ApplyOutcome =
+  /** The booking and its attempt moved on. */
+  | 'applied'
+  /** Nothing new: a duplicate, a stale event, or a state already recorded. */
+  | 'unchanged'
+  /** No such booking or attempt here (yet): the provider should retry. */
+  | 'unknown'
+  /** Paid after the booking lapsed and its stock could not be had again: refunded or released in full. */
+  | 'given_back';
+
+/** How far along an attempt is: a write applies only to go further (or to record more money moving). */
+const RANK: Record<AttemptStatus, number> = {
+  opening: 0,
+  pending: 1,
+  failed: 1,
+  lapsed: 1,
+  authorised: 2,
+  captured: 3,
+  cancelled: 4,
+};
+
+/** The attempt as the provider's payment says it is now, or undefined when that is not a step forward. */
+export function advanceAttempt(
+  attempt: StoredPaymentAttempt,
+  payment: Payment,
+  options: { nowSeconds: number; checkoutId?: string | undefined },
+): StoredPaymentAttempt | undefined {
+  const forward =
+    RANK[payment.state] > RANK[attempt.status] ||
+    payment.captured > attempt.captured ||
+    payment.refunded > attempt.refunded;
+  if (!forward) return undefined;
+  // A later lapse is kept: the booking let go of its stock, whatever the provider did after.
+  const status =
+    attempt.status === 'lapsed' && RANK[payment.state] <= RANK.lapsed ? attempt.status : payment.state;
+  return {
+    ...attempt,
+    status,
+    version: attempt.version + 1,
+    provider_payment_id: payment.providerPaymentId,
+    ...(options.checkoutId && !attempt.checkout_id ? { checkout_id: options.checkoutId } : {}),
+    captured: Math.max(attempt.captured, payment.captured),
+    refunded: Math.max(attempt.refunded, payment.refunded),
+    ...(payment.captured > attempt.amount ? { flag: 'overpaid' as const } : {}),
+    ...(payment.failure ? { failure: payment.failure.code } : {}),
+    updated: options.nowSeconds,
+  };
+}
+
+/** Thrown inside a change to leave the booking as it is. */
+class NoChange extends Error {
+  constructor(readonly outcome: 'unchanged' | 'unknown' | 'inactive') {
+    super(outcome);
+  }
+}
+
+/** The service acting on a booking at `now`. */
+const serviceContext = (options: { db: Db; config: StoredConfig; now: number }): BookingContext => ({
+  db: options.db,
+  config: options.config,
+  keys: [],
+  caller: SERVICE,
+  requester: '',
+  now: options.now,
+});
+
+/** The status a payment leaves an active booking in: PAID when it is all paid, PART when some is. */
+function statusAfter(config: StoredConfig, booking: StoredBooking, paid: number, delta: number): string {
+  if (delta <= 0 || paid <= 0) return booking.status_id;
+  const to = paid >= booking.totals.total ? 'PAID' : 'PART';
+  return knownStatuses(config).has(to) ? to : booking.status_id;
+}
+
+/**
+ * The change a payment makes to its booking: the attempt's next state, `paid_total` by what the provider took
+ * less what it gave back, the status, a transaction row, the sweeper's mark and the client's budget gone once
+ * the booking is paid or authorised, and the event. With `keep` false (a lapsed booking) the money is recorded
+ * on the attempt only.
+ */
+function paymentChange(
+  ctx: BookingContext,
+  input: { paymentId: string; payment: Payment; checkoutId?: string | undefined; keep: boolean },
+): (record: Awaited<ReturnType<typeof getBookingRecord>> & object) => BookingChange {
+  return (record) => {
+    const { booking } = record;
+    const attempt = record.attempts?.find((one) => one.payment_id === input.paymentId);
+    if (!attempt) throw new NoChange('unknown');
+    if (input.keep && isInactive(booking.status_id)) throw new NoChange('inactive');
+    const nowSeconds = unixSeconds(ctx.now);
+    const next = advanceAttempt(attempt, input.payment, { nowSeconds, checkoutId: input.checkoutId });
+    if (!next) throw new NoChange('unchanged');
+    const delta = input.keep ? next.captured - next.refunded - attempt.applied : 0;
+    next.applied = attempt.applied + delta;
+    const paid = booking.paid_total + delta;
+    const from = booking.status_id;
+    const to = statusAfter(ctx.config, booking, paid, delta);
+    let after: StoredBooking = { ...booking, status_id: to, paid_total: paid };
+    const writes = plainWrites([replaceAttemptAction(ctx.db, next, attempt.version)]);
+    let settle: BookingChange['settle'] = [];
+    const current = booking.payment?.payment_id === attempt.payment_id ? booking.payment : undefined;
+    if (input.keep && (next.status === 'authorised' || next.status === 'captured')) {
+      if (current)
+        writes.push(
+          ...plainWrites([
+            deletePaymentDueAction(ctx.db, { bookingId: booking.booking_id, deadline: current.deadline }),
+          ]),
+        );
+      ({ next: after, settle } = settleBudget(ctx, { booking, next: after, releasesStock: false }));
+    }
+    const payments = [];
+    if (delta !== 0) {
+      const row = {
+        transaction_id: `${next.payment_id}-${next.version}`,
+        amount: delta,
+        method: next.provider,
+        account_id: 0,
+        date: nowSeconds,
+      };
+      payments.push(row);
+      writes.push(...plainWrites([putPaymentAction(ctx.db, booking.booking_id, row)]));
+    }
+    const data = {
+      payment_id: next.payment_id,
+      provider: next.provider,
+      kind: next.kind,
+      status: next.status,
+      ...(next.flag ? { flag: next.flag } : {}),
+      ...(input.keep ? {} : { reason: 'lapsed' }),
+    };
+    const type =
+      delta > 0
+        ? 'payment.created'
+        : delta < 0 || next.refunded > attempt.refunded
+          ? 'payment.refunded'
+          : `payment.${next.status}`;
+    const moved = { from, to, notify: true, reason: 'payment' };
+    return {
+      next: after,
+      writes,
+      settle,
+      event: {
+        type,
+        data: { ...data, amount: Math.abs(delta || next.refunded - attempt.refunded), ...moved },
+      },
+      ...(from !== to
+        ? {
+            preceding: {
+              type: 'booking.status_changed',
+              data: moved,
+              booking: { ...after, paid_total: booking.paid_total },
+            },
+          }
+        : {}),
+      added: { payments },
+    };
+  };
+}
+
+/** Applies one change, answering what it did instead of throwing for a change with nothing to do. */
+async function applyChange(ctx: BookingContext, bookingId: number, change: ReturnType<typeof paymentChange>) {
+  try {
+    await changeBooking(ctx, String(bookingId), change);
+    return 'applied' as const;
+  } catch (error) {
+    if (error instanceof NoChange) return error.outcome;
+    if (error instanceof DomainError && error.code === 'not_found') return 'unknown' as const;
+    throw error;
+  }
+}
+
+/**
+ * Gives back a payment its booking cannot keep: refunds what was captured and is not yet refunded, releases an
+ * authorisation (keys derived from the attempt, so a retry never pays back twice), and records it.
+ */
+async function giveBack(
+  ctx: BookingContext,
+  provider: PaymentProvider,
+  input: { bookingId: number; paymentId: string; payment: Payment; checkoutId?: string | undefined },
+): Promise<ApplyOutcome> {
+  const { payment } = input;
+  let after = payment;
+  if (payment.state === 'authorised')
+    after = await provider.cancel(payment.providerPaymentId, { paymentId: input.paymentId });
+  else if (payment.state === 'captured' && payment.captured > payment.refunded) {
+    await provider.refund(payment.providerPaymentId, {
+      paymentId: input.paymentId,
+      refundId: `${input.paymentId}_lapsed`,
+      amount: payment.captured - payment.refunded,
+    });
+    after = await provider.readPayment(payment.providerPaymentId);
+  }
+  const outcome = await applyChange(
+    ctx,
+    input.bookingId,
+    paymentChange(ctx, { ...input, payment: after, keep: false }),
+  );
+  return outcome === 'unknown' ? 'unknown' : 'given_back';
+}
+
+/**
+ * Applies a provider's payment (read back from the provider) to the booking and attempt its metadata names.
+ * A booking that lapsed unpaid takes its stock back first (one transaction, or not at all), then keeps the
+ * money; one that cannot, or that staff cancelled, gives the money back in full at once.
+ */
+export async function applyProviderPayment(
+  options: { db: Db; config: StoredConfig; now: number; provider: PaymentProvider },
+  input: { bookingId: number; paymentId: string; payment: Payment; checkoutId?: string | undefined },
+): Promise<ApplyOutcome> {
+  const ctx = serviceContext(options);
+  const outcome = await applyChange(ctx, input.bookingId, paymentChange(ctx, { ...input, keep: true }));
+  if (outcome !== 'inactive') return outcome;
+  const holdsMoney = input.payment.state === 'captured' || input.payment.state === 'authorised';
+  if (!holdsMoney) {
+    const recorded = await applyChange(ctx, input.bookingId, paymentChange(ctx, { ...input, keep: false }));
+    return recorded === 'inactive' ? 'unchanged' : recorded;
+  }
+  const record = await getBookingRecord(options.db, input.bookingId);
+  const attempt = record?.attempts?.find((one) => one.payment_id === input.paymentId);
+  if (!record || !attempt) return 'unknown';
+  // Only a booking its deadline let go of is revived; one staff cancelled stays as they left it.
+  if (attempt.status === 'lapsed') {
+    try {
+      await changeStatus(ctx, {
+        reference: String(input.bookingId),
+        statusId: firstActiveStatus(options.config),
+        reason: 'payment_late',
+        notify: true,
+      });
+      const kept = await applyChange(ctx, input.bookingId, paymentChange(ctx, { ...input, keep: true }));
+      return kept === 'inactive' ? 'unchanged' : kept;
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'unavailable')) throw error;
+    }
+  }
+  return giveBack(ctx, options.provider, input);
+}

@@ -1,0 +1,94 @@
+import type { StoredConfig } from '../config/index.ts';
+import { DomainError } from '../kernel/errors.ts';
+import type { Db } from '../kernel/storage/database.ts';
+import { transact } from '../kernel/storage/transact.ts';
+import { unixSeconds } from '../kernel/time.ts';
+import { type PaymentProvider, PaymentProviderError } from '../payments/index.ts';
+import { isInactive } from './booking.ts';
+import { plainWrites } from './change.ts';
+import { applyProviderPayment } from './payment-apply.ts';
+import { paymentSettingsOf } from './payment-open.ts';
+import { deletePaymentDueAction, listPaymentsDue, replaceAttemptAction } from './payment-records.ts';
+import { getBookingRecord } from './repository.ts';
+import { changeStatus } from './status.ts';
+import { SERVICE } from './unpaid.ts';
+
+// The sweeper's side of a payment (issue 43): a booking still unpaid at its deadline lapses. Its checkout is
+// closed at the provider first, so nobody pays once the stock is gone (a checkout the guest completed meanwhile
+// is applied instead); then, in one transaction, its status goes to `settings.payment.lapse_status` with its
+// stock released, its attempt marked lapsed and its mark taken off, with the event.
+
+/** Whether the attempt still waits for the guest's money. */
+const unpaid = (status: string) => status === 'opening' || status === 'pending' || status === 'failed';
+
+/**
+ * Lets lapse every booking awaiting payment whose deadline has passed, each on its own; answers how many
+ * lapsed. A provider that cannot be reached does not keep the stock held: the booking lapses, and a payment
+ * that still arrives is kept only if the stock can be had again (`applyProviderPayment`).
+ */
+export async function lapseUnpaidPayments(
+  db: Db,
+  options: { config: StoredConfig; now: number; provider: PaymentProvider | undefined },
+): Promise<number> {
+  const { config, now, provider } = options;
+  const ctx = { db, config, keys: [], caller: SERVICE, requester: '', now };
+  let lapsed = 0;
+  for (const due of await listPaymentsDue(db, unixSeconds(now))) {
+    const done = () =>
+      transact(db, [deletePaymentDueAction(db, { bookingId: due.booking_id, deadline: due.deadline })]);
+    const record = await getBookingRecord(db, due.booking_id);
+    const current = record?.booking.payment;
+    const attempt = record?.attempts?.find((one) => one.payment_id === current?.payment_id);
+    if (!record || !current || !attempt || isInactive(record.booking.status_id) || !unpaid(attempt.status)) {
+      await done();
+      continue;
+    }
+    if (attempt.checkout_id && provider) {
+      try {
+        const view = await provider.expireCheckout(attempt.checkout_id, { paymentId: attempt.payment_id });
+        if (view.payment && (view.payment.state === 'captured' || view.payment.state === 'authorised')) {
+          await applyProviderPayment(
+            { db, config, now, provider },
+            {
+              bookingId: due.booking_id,
+              paymentId: attempt.payment_id,
+              payment: view.payment,
+              checkoutId: view.checkoutId,
+            },
+          );
+          continue;
+        }
+      } catch (error) {
+        if (!(error instanceof PaymentProviderError)) throw error;
+      }
+    }
+    try {
+      await changeStatus(ctx, {
+        reference: String(due.booking_id),
+        statusId: paymentSettingsOf(config).lapse_status,
+        reason: 'payment_lapsed',
+        notify: true,
+        also: (read) => {
+          const now = read.attempts?.find((one) => one.payment_id === attempt.payment_id);
+          if (!now || !unpaid(now.status) || isInactive(read.booking.status_id))
+            throw new DomainError('invalid_status', 'The booking was paid or changed meanwhile');
+          const marked = {
+            ...now,
+            status: 'lapsed' as const,
+            version: now.version + 1,
+            updated: unixSeconds(options.now),
+          };
+          return plainWrites([
+            replaceAttemptAction(db, marked, now.version),
+            deletePaymentDueAction(db, { bookingId: due.booking_id, deadline: due.deadline }),
+          ]);
+        },
+      });
+      lapsed += 1;
+    } catch (error) {
+      if (!(error instanceof DomainError && ['invalid_status', 'not_found'].includes(error.code)))
+        throw error;
+    }
+  }
+  return lapsed;
+}

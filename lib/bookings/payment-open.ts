@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_PAYMENT, type PaymentSettings, type StoredConfig } from '../config/index.ts';
+import type { Db } from '../kernel/storage/database.ts';
+import { bookingKey } from '../kernel/storage/keys.ts';
+import { ConditionsFailedError, type TransactItem, transact } from '../kernel/storage/transact.ts';
+import { unixSeconds } from '../kernel/time.ts';
+import { checkoutExpiresAt, dueNow, type PaymentProvider, PaymentProviderError } from '../payments/index.ts';
+import type { BookingContext } from './booking.ts';
+import { putAttemptAction, replaceAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
+import { getBookingRecord, type StoredBooking } from './repository.ts';
+
+// The create's side of a payment (issue 43): the attempt planned into the booking's own transaction, then the
+// provider's hosted checkout opened for it once the booking (and its stock) is committed. A provider that fails
+// leaves the booking awaiting payment with no checkout; the same create repeated opens one (docs/payments.md).
+
+/** How a create reaches the guest's payment: the provider, and where the guest comes back to. */
+export interface PaymentOptions {
+  provider: PaymentProvider | undefined;
+  /** After paying; `{checkout_id}` is replaced by the checkout's id. */
+  returnUrl: string;
+  /** On giving up. */
+  cancelUrl: string;
+}
+
+/** The tenant's payment settings, today's behaviour (none) for a configuration stored before they existed. */
+export const paymentSettingsOf = (config: StoredConfig): PaymentSettings =>
+  config.settings.payment ?? DEFAULT_PAYMENT;
+
+/**
+ * The attempt a new booking starts with when the guest is to pay at booking: a customer's create (staff and
+ * partners settle with the business themselves), under `settings.payment`, for what is outstanding.
+ */
+export function planAttempt(
+  ctx: BookingContext & { payment?: PaymentOptions },
+  booking: StoredBooking,
+): StoredPaymentAttempt | undefined {
+  if (!ctx.payment || ctx.caller.kind !== 'customer') return undefined;
+  const settings = paymentSettingsOf(ctx.config);
+  const due = dueNow(settings, booking.totals.total - booking.paid_total);
+  if (!due) return undefined;
+  const nowSeconds = unixSeconds(ctx.now);
+  const deadline = nowSeconds + settings.pay_within_minutes * 60;
+  return {
+    payment_id: `pay_${randomUUID().replaceAll('-', '')}`,
+    booking_id: booking.booking_id,
+    provider: ctx.payment.provider?.name ?? 'stripe',
+    kind: due.kind,
+    amount: due.amount,
+    currency: ctx.config.locale.currency,
+    capture: settings.capture,
+    status: 'opening',
+    version: 1,
+    deadline,
+    checkout_expires_at: checkoutExpiresAt(nowSeconds, deadline),
+    captured: 0,
+    refunded: 0,
+    applied: 0,
+    return_url: ctx.payment.returnUrl.replaceAll('{code}', booking.code),
+    cancel_url: ctx.payment.cancelUrl.replaceAll('{code}', booking.code),
+    created: nowSeconds,
+    updated: nowSeconds,
+  };
+}
+
+/** Stripe keeps an open checkout at least 30 minutes: a key reused later would ask for less, so renew. */
+const REUSABLE_SECONDS = 31 * 60;
+
+/**
+ * A fresh attempt in place of one whose checkout never opened and can no longer open with its first request
+ * (its key would be sent with other values): written beside it, and made the booking's current one.
+ */
+async function renewAttempt(
+  db: Db,
+  stale: StoredPaymentAttempt,
+  nowSeconds: number,
+): Promise<StoredPaymentAttempt | undefined> {
+  const fresh: StoredPaymentAttempt = {
+    ...stale,
+    payment_id: `pay_${randomUUID().replaceAll('-', '')}`,
+    version: 1,
+    checkout_expires_at: checkoutExpiresAt(nowSeconds, stale.deadline),
+    created: nowSeconds,
+    updated: nowSeconds,
+  };
+  const point: TransactItem = {
+    Update: {
+      TableName: db.tableName,
+      Key: bookingKey(stale.booking_id),
+      UpdateExpression: 'SET #payment.payment_id = :fresh',
+      ConditionExpression: '#payment.payment_id = :stale',
+      ExpressionAttributeNames: { '#payment': 'payment' },
+      ExpressionAttributeValues: { ':fresh': fresh.payment_id, ':stale': stale.payment_id },
+    },
+  };
+  try {
+    await transact(db, [putAttemptAction(db, fresh), point]);
+    return fresh;
+  } catch (error) {
+    if (error instanceof ConditionsFailedError) return undefined;
+    throw error;
+  }
+}
+
+/** The booking's current attempt as stored now. */
+async function currentAttempt(db: Db, bookingId: number) {
+  const record = await getBookingRecord(db, bookingId);
+  const id = record?.booking.payment?.payment_id;
+  return { record, attempt: record?.attempts?.find((one) => one.payment_id === id) };
+}
+
+/**
+ * Opens the provider's checkout for a booking's current attempt if it has none yet and may still be paid:
+ * answers the attempt as it stands after (with its `checkout_url` when open). A provider that fails, or none
+ * configured, leaves the attempt `opening`: the booking keeps its stock until its deadline, and a repeated
+ * create tries again.
+ */
+export async function ensureCheckout(
+  ctx: BookingContext & { payment?: PaymentOptions },
+  booking: StoredBooking,
+  known?: StoredPaymentAttempt,
+): Promise<StoredPaymentAttempt | undefined> {
+  let attempt = known ?? (await currentAttempt(ctx.db, booking.booking_id)).attempt;
+  const provider = ctx.payment?.provider;
+  const nowSeconds = unixSeconds(ctx.now);
+  if (attempt?.status !== 'opening' || !provider || nowSeconds >= attempt.deadline) return attempt;
+  if (attempt.checkout_expires_at - nowSeconds < REUSABLE_SECONDS) {
+    attempt =
+      (await renewAttempt(ctx.db, attempt, nowSeconds)) ??
+      (await currentAttempt(ctx.db, booking.booking_id)).attempt;
+    if (attempt?.status !== 'opening') return attempt;
+  }
+  let checkout: Awaited<ReturnType<PaymentProvider['startCheckout']>>;
+  try {
+    checkout = await provider.startCheckout({
+      paymentId: attempt.payment_id,
+      bookingId: String(booking.booking_id),
+      bookingCode: booking.code,
+      tenantId: ctx.config.tenant,
+      amount: attempt.amount,
+      currency: attempt.currency,
+      description: `${attempt.kind === 'deposit' ? 'Deposit' : 'Payment'} for booking ${booking.code}`,
+      ...(booking.form.customer_email ? { customerEmail: booking.form.customer_email } : {}),
+      expiresAt: attempt.checkout_expires_at,
+      capture: attempt.capture,
+      returnUrl: attempt.return_url,
+      cancelUrl: attempt.cancel_url,
+    });
+  } catch (error) {
+    if (error instanceof PaymentProviderError) return attempt;
+    throw error;
+  }
+  const opened: StoredPaymentAttempt = {
+    ...attempt,
+    status: 'pending',
+    version: attempt.version + 1,
+    checkout_id: checkout.checkoutId,
+    checkout_url: checkout.url,
+    updated: nowSeconds,
+  };
+  try {
+    await transact(ctx.db, [replaceAttemptAction(ctx.db, opened, attempt.version)]);
+    return opened;
+  } catch (error) {
+    // The provider's webhook (or a repeated create) got there first: what it wrote is the truth.
+    if (!(error instanceof ConditionsFailedError)) throw error;
+    return (await currentAttempt(ctx.db, booking.booking_id)).attempt;
+  }
+}

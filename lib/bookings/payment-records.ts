@@ -1,0 +1,131 @@
+import type { Db } from '../kernel/storage/database.ts';
+import {
+  bookingPaymentAttemptKey,
+  PAYMENT_DUE_PARTITION,
+  paymentDueKey,
+  paymentDueUntil,
+} from '../kernel/storage/keys.ts';
+import { queryAll } from '../kernel/storage/operations.ts';
+import type { TransactItem } from '../kernel/storage/transact.ts';
+import type { CaptureMode, PaymentKind, PaymentState } from '../payments/index.ts';
+
+// A booking's payment attempts (issue 43): one record per attempt, beside the booking in its partition, each
+// written only on the version it was read at, so its state goes forward and never twice. And the mark of a
+// booking awaiting payment, by its deadline, which the sweeper reads to let it lapse.
+
+/**
+ * Where an attempt stands: `opening` until the provider's checkout is made (none if the provider failed),
+ * then the provider's state (`pending` open, `failed` declined but may still pay, `authorised`, `captured`,
+ * `cancelled`); `lapsed` when the deadline passed unpaid and the checkout was closed.
+ */
+export type AttemptStatus = 'opening' | PaymentState | 'lapsed';
+
+/** One payment attempt of a booking. */
+export interface StoredPaymentAttempt {
+  payment_id: string;
+  booking_id: number;
+  provider: string;
+  kind: PaymentKind;
+  /** What was asked, in minor units. */
+  amount: number;
+  currency: string;
+  capture: CaptureMode;
+  status: AttemptStatus;
+  /** Taken at each change: a write applies only on the version it read. */
+  version: number;
+  /** Unix seconds: when the booking lets go of its stock if this is not paid (or authorised). */
+  deadline: number;
+  /** When the provider's checkout closes (the deadline, within the provider's bounds). */
+  checkout_expires_at: number;
+  checkout_id?: string;
+  checkout_url?: string;
+  provider_payment_id?: string;
+  /** What the provider took, and gave back, in minor units. */
+  captured: number;
+  refunded: number;
+  /** What of `captured` the booking's `paid_total` counts (captured less refunded, when it was kept). */
+  applied: number;
+  /** Where the guest comes back to after paying, and on giving up. */
+  return_url: string;
+  cancel_url: string;
+  /** `overpaid`: the provider took more than was asked (recorded, and left to staff). */
+  flag?: 'overpaid';
+  /** The provider's reason for the last decline. */
+  failure?: string;
+  created: number;
+  updated: number;
+}
+
+/** Writes a new attempt, only if its id is new. */
+export function putAttemptAction(db: Db, attempt: StoredPaymentAttempt): TransactItem {
+  return {
+    Put: {
+      TableName: db.tableName,
+      Item: {
+        ...bookingPaymentAttemptKey(attempt.booking_id, attempt.payment_id),
+        entity: 'payment_attempt',
+        ...attempt,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** Replaces an attempt with its next state, only if it is still at the version it was read at. */
+export function replaceAttemptAction(
+  db: Db,
+  attempt: StoredPaymentAttempt,
+  readVersion: number,
+): TransactItem {
+  return {
+    Put: {
+      TableName: db.tableName,
+      Item: {
+        ...bookingPaymentAttemptKey(attempt.booking_id, attempt.payment_id),
+        entity: 'payment_attempt',
+        ...attempt,
+      },
+      ConditionExpression: '#version = :version',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':version': readVersion },
+    },
+  };
+}
+
+/** Marks a booking as awaiting payment until `deadline` (the sweeper's work list). */
+export function putPaymentDueAction(db: Db, options: { bookingId: number; deadline: number }): TransactItem {
+  return {
+    Put: {
+      TableName: db.tableName,
+      Item: {
+        ...paymentDueKey(options.deadline, options.bookingId),
+        entity: 'payment_due',
+        booking_id: options.bookingId,
+        deadline: options.deadline,
+      },
+    },
+  };
+}
+
+/** Takes a booking off the sweeper's work list (paid, authorised or lapsed). */
+export function deletePaymentDueAction(
+  db: Db,
+  options: { bookingId: number; deadline: number },
+): TransactItem {
+  return { Delete: { TableName: db.tableName, Key: paymentDueKey(options.deadline, options.bookingId) } };
+}
+
+/** The bookings awaiting payment whose deadline is `nowSeconds` or earlier, oldest first (one query). */
+export async function listPaymentsDue(
+  db: Db,
+  nowSeconds: number,
+): Promise<{ booking_id: number; deadline: number }[]> {
+  const records = await queryAll(db, {
+    KeyConditionExpression: 'pk = :pk AND sk <= :until',
+    ExpressionAttributeValues: { ':pk': PAYMENT_DUE_PARTITION, ':until': paymentDueUntil(nowSeconds) },
+  });
+  return records.map((record) => ({
+    booking_id: Number(record.booking_id),
+    deadline: Number(record.deadline),
+  }));
+}

@@ -1,0 +1,88 @@
+import { request } from 'node:http';
+import { PaymentProviderError } from './errors.ts';
+import type { PaymentProvider } from './port.ts';
+import { stripeProvider } from './stripe-adapter.ts';
+
+// Where a function finds its payment provider: locally STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (and
+// STRIPE_API_BASE, a stand-in's address); in AWS the tenant's Secrets Manager secret (STRIPE_SECRET_ARN), read
+// through the Parameters and Secrets extension and kept a minute, so a rotated key is picked up without a
+// deploy (docs/payments.md). An explicit STRIPE_API_BASE wins over the secret's.
+
+/** A provider, made when first asked for; undefined when the function has no payment configuration. */
+export type ProviderSource = () => Promise<PaymentProvider | undefined>;
+
+/** The secret's JSON: `{"secret_key": "sk_…", "webhook_secret": "whsec_…", "api_base"?: "https://…"}`. */
+interface StripeSecret {
+  secret_key?: string;
+  webhook_secret?: string;
+  api_base?: string;
+}
+
+const EXTENSION_PORT = 2773;
+const SECRET_CACHE_MS = 60_000;
+
+/** The secret's string from the Parameters and Secrets extension on localhost. */
+const readSecret = (arn: string, env: NodeJS.ProcessEnv): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: Number(env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? EXTENSION_PORT),
+        path: `/secretsmanager/get?secretId=${encodeURIComponent(arn)}`,
+        headers: { 'X-Aws-Parameters-Secrets-Token': env.AWS_SESSION_TOKEN ?? '' },
+        timeout: 5_000,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          if (response.statusCode !== 200) {
+            reject(
+              new PaymentProviderError('misconfigured', { detail: 'The payment secret could not be read.' }),
+            );
+            return;
+          }
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve((JSON.parse(text) as { SecretString?: string }).SecretString ?? '');
+        });
+        response.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new PaymentProviderError('unavailable')));
+    req.on('error', reject);
+    req.end();
+  });
+
+/** The payment provider of a function's environment (none configured: a source that answers undefined). */
+export function paymentProviderFromEnv(env: NodeJS.ProcessEnv = process.env): ProviderSource {
+  const apiBase = env.STRIPE_API_BASE || undefined;
+  if (env.STRIPE_SECRET_KEY) {
+    // Made now, so a bad key or base fails the cold start rather than a guest's request.
+    const provider = stripeProvider({
+      secretKey: env.STRIPE_SECRET_KEY,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET ?? '',
+      ...(apiBase ? { apiBase } : {}),
+    });
+    return async () => provider;
+  }
+  const arn = env.STRIPE_SECRET_ARN;
+  if (!arn) return async () => undefined;
+  let cached: { at: number; text: string; provider: PaymentProvider } | undefined;
+  return async () => {
+    if (cached && Date.now() - cached.at < SECRET_CACHE_MS) return cached.provider;
+    const text = await readSecret(arn, env);
+    if (cached?.text === text) {
+      cached = { ...cached, at: Date.now() };
+      return cached.provider;
+    }
+    const secret = JSON.parse(text) as StripeSecret;
+    const base = apiBase ?? secret.api_base;
+    const provider = stripeProvider({
+      secretKey: secret.secret_key ?? '',
+      webhookSecret: secret.webhook_secret ?? '',
+      ...(base ? { apiBase: base } : {}),
+    });
+    cached = { at: Date.now(), text, provider };
+    return provider;
+  };
+}
