@@ -3,6 +3,7 @@ import { createBookingsHandler } from './bookings/app.ts';
 import { createChannelsHandler } from './channels/app.ts';
 import { createItemsHandler } from './items/app.ts';
 import { createMetaHandler } from './meta/app.ts';
+import { createPaymentsHandler } from './payments/app.ts';
 import { ROUTES } from './routes.ts';
 import { createSessionHandler } from './session/app.ts';
 
@@ -13,4 +14,5 @@ export const createAllHandlers = (deps: ApiDeps) => ({
   bookings: createBookingsHandler(deps),
   meta: createMetaHandler(deps, { known: ROUTES.filter((route) => route.group !== 'meta') }),
   channels: createChannelsHandler(deps),
+  payments: createPaymentsHandler(deps),
 });

@@ -134,6 +134,15 @@ export const createdSchema = z.looseObject({
   token: z.string().optional(),
   invoice_url: z.string().optional(),
   customer_id: int.optional(),
+  deposit: money
+    .optional()
+    .describe('What is paid now to keep the booking (a deposit, or the whole amount).'),
+  payment_url: z.string().optional().describe("The provider's hosted checkout, while it is open."),
+  payment_status: z
+    .enum(['opening', 'pending', 'failed', 'authorised', 'captured', 'cancelled', 'lapsed'])
+    .optional(),
+  payment_deadline: int.optional().describe('Unix seconds: unpaid by then, the booking lapses.'),
+  balance_due_date: int.optional().describe("Unix seconds: when a deposit's balance falls due."),
 });
 
 /** A booking record (`booking/{id}`). */

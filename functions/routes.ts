@@ -38,6 +38,7 @@ import {
   pingRoute,
   widgetFileRoute,
 } from './meta/table.ts';
+import { stripeWebhookRoute } from './payments/table.ts';
 import { sessionClearRoute, sessionEndRoute, sessionWriteRoute } from './session/table.ts';
 
 /**
@@ -87,6 +88,7 @@ export const DECLARED_ROUTES = [
   bookingNotesRoute,
   bookPageRoute,
   widgetFileRoute,
+  stripeWebhookRoute,
 ];
 
 /** The rows of the route table, one a method. */

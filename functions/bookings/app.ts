@@ -10,5 +10,9 @@ export const createBookingsHandler = (deps: ApiDeps) =>
     group: 'bookings',
     deps,
     routes: BOOKINGS_ROUTES,
-    context: { db: deps.db, slipKeys: slipKeysOf(deps) },
+    context: {
+      db: deps.db,
+      slipKeys: slipKeysOf(deps),
+      ...(deps.payments ? { payments: deps.payments } : {}),
+    },
   });

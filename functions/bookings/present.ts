@@ -1,5 +1,10 @@
 import type { Caller } from '#lib/access/index.ts';
-import type { BookingRecord, StoredBooking, VisibleCustomer } from '#lib/bookings/index.ts';
+import type {
+  BookingRecord,
+  StoredBooking,
+  StoredPaymentAttempt,
+  VisibleCustomer,
+} from '#lib/bookings/index.ts';
 import { accountIdOf, bookedAmounts, fieldsFor, statusName } from '#lib/bookings/index.ts';
 
 import type { StoredConfig } from '#lib/config/index.ts';
@@ -60,6 +65,8 @@ export function presentCreated(
     audience: 'customer' | 'staff';
     /** Whether the caller proved it made the booking: only then the token, URLs and money. */
     proven: boolean;
+    /** The payment attempt the booking awaits (issue 43). */
+    attempt?: StoredPaymentAttempt;
   },
 ) {
   const status = {
@@ -83,6 +90,26 @@ export function presentCreated(
     ...(context.audience === 'staff' ? { customer_id: booking.customer_id } : {}),
     invoice_url: url,
     customer_payment_url: url,
+    ...(context.attempt ? paymentOf(booking, context.attempt, context.config) : {}),
+  };
+}
+
+/**
+ * What a booking awaiting payment adds to the create's answer (docs/payments.md): what is paid now
+ * (`deposit`), by when, where (`payment_url`, also `customer_payment_url`, while the checkout is open) and
+ * where the attempt stands; with a deposit, when the balance falls due.
+ */
+function paymentOf(booking: StoredBooking, attempt: StoredPaymentAttempt, config: StoredConfig) {
+  const open = (attempt.status === 'pending' || attempt.status === 'failed') && attempt.checkout_url;
+  const balanceDays = config.settings.payment?.balance_due_days_before_start;
+  return {
+    deposit: moneyOf(config)(attempt.amount),
+    payment_status: attempt.status,
+    payment_deadline: attempt.deadline,
+    ...(open ? { payment_url: attempt.checkout_url, customer_payment_url: attempt.checkout_url } : {}),
+    ...(attempt.kind === 'deposit' && balanceDays !== undefined
+      ? { balance_due_date: unix(booking.start_date, config) - balanceDays * 86_400 }
+      : {}),
   };
 }
 

@@ -25,9 +25,11 @@ import { booleanParam, noParameters, parseInput } from '#lib/http/validate.ts';
 import { DomainError, NO_SUCH_SESSION } from '#lib/kernel/errors.ts';
 import { METRIC } from '#lib/kernel/metric-names.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
+import type { ProviderSource } from '#lib/payments/index.ts';
 import { isSessionId, MAX_POW_PAYLOAD } from '#lib/sessions/index.ts';
 import type { SlipKey } from '#lib/slip/index.ts';
 import { readListQuery } from './list.ts';
+import { paymentOptionsFor } from './payment-return.ts';
 import { invoiceUrl, presentCreated, presentForm, presentRecord, presentRow } from './present.ts';
 import { presentInvoice } from './present-invoice.ts';
 
@@ -35,6 +37,8 @@ import { presentInvoice } from './present-invoice.ts';
 export interface BookingDeps {
   db: Db;
   slipKeys: () => Promise<readonly SlipKey[]>;
+  /** The payment provider of a create that takes payment (issue 43). */
+  payments?: ProviderSource;
 }
 
 const contextOf = async (deps: BookingDeps, request: ApiRequest): Promise<BookingContext> => ({
@@ -68,6 +72,7 @@ export const createSchema = z.strictObject({
   slip: z.optional(z.union([z.string(), z.array(z.string()), z.record(z.string(), z.string())])),
   giftcert_code: z.optional(z.string().check(z.maxLength(32))),
   altcha: z.optional(z.string().check(z.maxLength(MAX_POW_PAYLOAD))),
+  return_url: z.optional(z.string().check(z.maxLength(2000))),
 });
 
 const hashOf = (value: unknown): string =>
@@ -97,19 +102,25 @@ export const createCreateBooking =
     const slips = asList(parsed.slip).map(String);
     const key = request.headers['idempotency-key'];
     const run = async (): Promise<RouteResult> => {
-      const { booking, existing, proven } = await createBooking(await contextOf(deps, request), {
-        ...(sessionId ? { sessionId } : {}),
-        slips,
-        form: parsed.form ?? {},
-        ...(parsed.giftcert_code ? { giftcertCode: parsed.giftcert_code } : {}),
-        ...(parsed.altcha ? { altcha: parsed.altcha } : {}),
-      });
+      const payment = await paymentOptionsFor(request, deps.payments, parsed.return_url);
+      const context = await contextOf(deps, request);
+      const { booking, existing, proven, attempt } = await createBooking(
+        payment ? { ...context, payment } : context,
+        {
+          ...(sessionId ? { sessionId } : {}),
+          slips,
+          form: parsed.form ?? {},
+          ...(parsed.giftcert_code ? { giftcertCode: parsed.giftcert_code } : {}),
+          ...(parsed.altcha ? { altcha: parsed.altcha } : {}),
+        },
+      );
       if (!existing) request.meter.count(METRIC.bookingsCreated);
       const created = presentCreated(booking, {
         config: request.config,
         apiUrl: request.apiUrl,
         audience: request.caller.kind,
         proven,
+        ...(attempt ? { attempt } : {}),
       });
       return {
         body: { booking: created },
@@ -118,7 +129,7 @@ export const createCreateBooking =
           records: 1,
           data:
             'invoice_url' in created
-              ? { url: created.invoice_url, existing: existing ? 1 : 0 }
+              ? { url: created.payment_url ?? created.invoice_url, existing: existing ? 1 : 0 }
               : { existing: 1 },
         },
       };

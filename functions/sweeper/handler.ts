@@ -1,5 +1,6 @@
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
+import { paymentProviderFromEnv } from '#lib/payments/index.ts';
 import { dbFromEnv, metricsFromEnv, numberFromEnv } from '#lib/runtime/env.ts';
 import { meterOf } from '#lib/runtime/metrics.ts';
 import { createSweeper, DEFAULT_SWEEP_BUDGET_MS } from './job.ts';
@@ -15,5 +16,6 @@ export const handler = middy(
     db: dbFromEnv(),
     budgetMs: numberFromEnv('SWEEP_BUDGET_MS', DEFAULT_SWEEP_BUDGET_MS),
     meter: meterOf(metrics),
+    payments: paymentProviderFromEnv(),
   }),
 ).use(logMetrics(metrics));

@@ -1,9 +1,10 @@
-import { voidUnpaidBookings } from '#lib/bookings/index.ts';
+import { lapseUnpaidPayments, voidUnpaidBookings } from '#lib/bookings/index.ts';
 import { getConfig } from '#lib/config/index.ts';
 import { getSweptUntil, putSweptUntil, releaseRounds, sweepMinutes } from '#lib/housekeeping/index.ts';
 import { METRIC } from '#lib/kernel/metric-names.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';
+import type { ProviderSource } from '#lib/payments/index.ts';
 import { logger } from '#lib/runtime/logger.ts';
 import type { Meter } from '#lib/runtime/metrics.ts';
 import {
@@ -28,6 +29,8 @@ export interface SweepReport {
   lagSeconds: number;
   /** Customers' bookings voided because they stayed unpaid (`settings.void_unpaid_after_hours`). */
   voidedUnpaid: number;
+  /** Bookings that lapsed unpaid at their payment deadline (`settings.payment`, issue 43). */
+  lapsedPayments: number;
 }
 
 /** Minute shards read at once. */
@@ -60,7 +63,7 @@ const sessionIdOf = (session: ExpiringSession) => session.pk.slice('SESSION#'.le
  * failed release is retried by the next. It logs how far behind it is.
  */
 export const createSweeper =
-  (options: { db: Db; clock?: () => number; budgetMs?: number; meter?: Meter }) =>
+  (options: { db: Db; clock?: () => number; budgetMs?: number; meter?: Meter; payments?: ProviderSource }) =>
   async (): Promise<SweepReport> => {
     const clock = options.clock ?? Date.now;
     const startedMs = clock();
@@ -126,6 +129,12 @@ export const createSweeper =
     if (clock() < deadline) {
       if (config) voidedUnpaid = await voidUnpaidBookings(options.db, { config, now: startedMs });
     }
+    // Bookings awaiting payment past their deadline lapse, their checkouts closed at the provider first.
+    let lapsedPayments = 0;
+    if (config && clock() < deadline) {
+      const provider = await options.payments?.();
+      lapsedPayments = await lapseUnpaidPayments(options.db, { config, now: startedMs, provider });
+    }
     const complete = firstUnfinished === undefined;
     const resumeFrom = firstUnfinished ?? minutes.at(-1) ?? Math.floor(now / 60) * 60;
     await putSweptUntil(options.db, resumeFrom - REREAD_SECONDS, startedMs);
@@ -140,9 +149,10 @@ export const createSweeper =
       oldestFoundSeconds: ageOf(oldestFound),
       lagSeconds: complete ? 0 : ageOf(oldestLeft ?? firstUnfinished),
       voidedUnpaid,
+      lapsedPayments,
     };
     if (options.meter) meterSweep(options.meter, report);
-    if (found > 0 || !complete || voidedUnpaid > 0) {
+    if (found > 0 || !complete || voidedUnpaid > 0 || lapsedPayments > 0) {
       logger.info('sweep', {
         minutes: report.minutes,
         found,
@@ -152,6 +162,7 @@ export const createSweeper =
         oldest_found_seconds: report.oldestFoundSeconds,
         lag_seconds: report.lagSeconds,
         voided_unpaid: voidedUnpaid,
+        lapsed_payments: lapsedPayments,
       });
     }
     return report;

@@ -44,6 +44,20 @@ export const metaAfterBundling = (inputDir: string, outputDir: string): string[]
   ];
 };
 
+/**
+ * What runs after a function that calls the payment provider is bundled: the installed `stripe` package (it
+ * has no dependencies) is copied beside the bundle as `node_modules/stripe`, where the adapter's `import()`
+ * finds it, without its types, maps and docs. From the project's own node_modules: no network, no Docker.
+ */
+export const shipStripeSdk = (inputDir: string, outputDir: string): string[] => {
+  const to = join(outputDir, 'node_modules', 'stripe');
+  return [
+    `mkdir -p "${dirname(to)}"`,
+    `cp -R "${join(inputDir, 'node_modules', 'stripe')}" "${to}"`,
+    `find "${to}" ( -name '*.d.ts' -o -name '*.map' -o -name '*.md' ) -delete`,
+  ];
+};
+
 /** Statements no function carries: a route's documentation (`DOCS: describeRoute(…)`, functions/route-docs.ts). */
 export const DROPPED_LABELS = ['DOCS'];
 
@@ -68,8 +82,10 @@ export const FUNCTION_BUNDLING: {
   target: 'node22',
   format: OutputFormat.ESM,
   mainFields: ['module', 'main'],
-  // Bundle the AWS SDK too: one pinned version, measured by the benchmark's bundle sizes.
-  externalModules: [],
+  // Bundle the AWS SDK too: one pinned version, measured by the benchmark's bundle sizes. The Stripe SDK is
+  // the one exception (issue 43): esbuild would inline the adapter's dynamic import into every bundle that
+  // reaches it, so it stays outside and ships beside the functions that call a provider (`shipStripeSdk`).
+  externalModules: ['stripe'],
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
   // A route's documentation (schemas of answers, summaries) stands in statements labelled DOCS beside its
   // declaration: the OpenAPI document and the tests read them, no function carries them.
@@ -105,6 +121,8 @@ export interface TenantFunctionsProps {
   slipSecret: ISecret;
   /** The endpoints' webhook signing secrets: only the dispatcher reads them. */
   webhookSecrets: ISecret;
+  /** The payment provider's keys (issue 43): read by the functions that call it. */
+  paymentSecret: ISecret;
   tenant: string;
   removalPolicy: RemovalPolicy;
   logRetention: RetentionDays;
@@ -132,6 +150,7 @@ export class TenantFunctions extends Construct {
         afterBundling,
         define,
         readsSlipSecret = false,
+        callsPaymentProvider = false,
         reservedConcurrency,
         traced = true,
       }: {
@@ -142,6 +161,8 @@ export class TenantFunctions extends Construct {
         define?: Record<string, string>;
         /** Signs or verifies SLIPs: reads their secret through the Parameters and Secrets extension. */
         readsSlipSecret?: boolean;
+        /** Calls the payment provider: its SDK ships beside the bundle, its keys come through the extension. */
+        callsPaymentProvider?: boolean;
         /** Concurrency set aside from the account's pool: at once the floor and the ceiling. */
         reservedConcurrency?: number;
         /**
@@ -191,16 +212,26 @@ export class TenantFunctions extends Construct {
           ...(traced ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
           // No NODE_OPTIONS=--enable-source-maps: Node would parse the whole map at every cold start; a
           // logged error's stack is mapped when it is logged instead (lib/runtime/stack-map.ts).
+          ...(callsPaymentProvider ? { STRIPE_SECRET_ARN: props.paymentSecret.secretArn } : {}),
           ...environment,
         },
         logGroup,
         reservedConcurrentExecutions: reservedConcurrency,
-        ...(readsSlipSecret ? { paramsAndSecrets: SLIP_SECRET_EXTENSION } : {}),
+        ...(readsSlipSecret || callsPaymentProvider ? { paramsAndSecrets: SLIP_SECRET_EXTENSION } : {}),
         bundling: {
           ...FUNCTION_BUNDLING,
           ...(define ? { define } : {}),
-          ...(afterBundling
-            ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling } }
+          ...(afterBundling || callsPaymentProvider
+            ? {
+                commandHooks: {
+                  beforeBundling: () => [],
+                  beforeInstall: () => [],
+                  afterBundling: (inputDir: string, outputDir: string) => [
+                    ...(afterBundling?.(inputDir, outputDir) ?? []),
+                    ...(callsPaymentProvider ? shipStripeSdk(inputDir, outputDir) : []),
+                  ],
+                },
+              }
             : {}),
         },
       });
@@ -234,7 +265,10 @@ export class TenantFunctions extends Construct {
     const slip = { environment: { SLIP_SECRET_ARN: props.slipSecret.secretArn }, readsSlipSecret: true };
     const items = make('Items', 'items', slip);
     const session = make('Session', 'session', slip);
-    const bookings = make('Bookings', 'bookings', slip);
+    const bookings = make('Bookings', 'bookings', { ...slip, callsPaymentProvider: true });
+    // The payment provider's webhook (issue 43): a function of its own, so the payment flow it applies and the
+    // provider's SDK load nowhere else but in the bookings create and the sweeper.
+    const payments = make('Payments', 'payments', { callsPaymentProvider: true });
     // The reference page's files and the widget travel beside the meta bundle: served without a CDN.
     // It answers every path no route has ($default), and its help lists every route: the other groups' rows
     // are written into its bundle, not their code.
@@ -261,6 +295,8 @@ export class TenantFunctions extends Construct {
     // The sweeper works through a backlog for up to SWEEP_BUDGET_MS of each run, well inside its timeout.
     this.sweeper = make('Sweeper', 'sweeper', {
       environment: { SWEEP_BUDGET_MS: '40000' },
+      // It lets unpaid bookings lapse, closing their checkouts at the provider first.
+      callsPaymentProvider: true,
       timeout: Duration.seconds(60),
       reservedConcurrency: HOUSEKEEPING_CONCURRENCY.sweeper,
       traced: false,
@@ -282,7 +318,7 @@ export class TenantFunctions extends Construct {
       timeout: Duration.seconds(240),
       reservedConcurrency: HOUSEKEEPING_CONCURRENCY.channels,
     });
-    this.byGroup = { items, session, bookings, meta, channels: this.channelSync };
+    this.byGroup = { items, session, bookings, meta, channels: this.channelSync, payments };
     this.all = all;
 
     // Readers still record a credential's last use and its account's last sign-in, count each client's
@@ -306,12 +342,13 @@ export class TenantFunctions extends Construct {
       props.table.grantReadData(reader);
       reader.addToRolePolicy(recordSignIn);
     }
-    for (const writer of [session, bookings, this.sweeper, this.channelSync])
+    for (const writer of [session, bookings, payments, this.sweeper, this.channelSync])
       props.table.grantReadWriteData(writer);
+    for (const caller of [bookings, payments, this.sweeper]) props.paymentSecret.grantRead(caller);
     // The table grants cover `<table>/index/*`: these functions query gsi1 to gsi3. Their actions are the
     // grant's explicit lists, never `dynamodb:*`.
     const tableId = Stack.of(this).getLogicalId(props.table.node.defaultChild as CfnElement);
-    for (const fn of [items, meta, session, bookings, this.sweeper, this.channelSync]) {
+    for (const fn of [items, meta, session, bookings, payments, this.sweeper, this.channelSync]) {
       Validations.of(fn.role ?? fn).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
         reason: "CDK's table read/write grant covers the table's indexes, which these functions query.",

@@ -7,6 +7,7 @@ import type { FeedRequest, FeedResponse } from '../channels/index.ts';
 import type { StoredConfig } from '../config/index.ts';
 import type { OutboundPolicy } from '../kernel/outbound/address-guard.ts';
 import type { Db } from '../kernel/storage/database.ts';
+import type { ProviderSource } from '../payments/index.ts';
 import { type Meter, meterOf } from '../runtime/metrics.ts';
 import type { SlipKey } from '../slip/index.ts';
 import type { EdgeOrigin } from './edge-origin.ts';
@@ -63,6 +64,8 @@ export interface ApiDeps {
   edge?: EdgeOrigin;
   /** Where the answers' metrics go (deployed functions); none are kept without it. */
   metrics?: Metrics;
+  /** The payment provider (issue 43): the bookings group's create and the payments group's webhook. */
+  payments?: ProviderSource;
 }
 
 /** The SLIP keys of a group that signs or verifies SLIPs; a deployment without them fails when used. */

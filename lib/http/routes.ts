@@ -1,5 +1,5 @@
 /** The Lambda function (endpoint group) that serves a route. */
-export type Group = 'items' | 'session' | 'bookings' | 'meta' | 'channels';
+export type Group = 'items' | 'session' | 'bookings' | 'meta' | 'channels' | 'payments';
 
 /**
  * Who may call a route: `public` (the widget surface; `settings.public_api = false` makes it need
@@ -14,9 +14,11 @@ export type Method = 'GET' | 'POST' | 'HEAD';
 
 /**
  * How a route is answered: `api` through the whole pipeline into the envelope; `page`, a guest's page read
- * from the tenant's configuration (HTML, no credentials, no envelope); `file`, a static file of the widget.
+ * from the tenant's configuration (HTML, no credentials, no envelope); `file`, a static file of the widget;
+ * `hook`, a provider's webhook under the API prefix, handed the request as it came (its exact bytes, which
+ * its signature covers), with no credentials, limits or input parsing of the API's.
  */
-export type Kind = 'api' | 'page' | 'file';
+export type Kind = 'api' | 'page' | 'file' | 'hook';
 
 /** Every API route answers under this prefix; a page or a file is served from the site's root. */
 export const API_PREFIX = '/api/3.0';
@@ -54,4 +56,4 @@ export const rowsOf = (routes: readonly RouteRowDeclaration[]): Route[] =>
 
 /** The full path of a route as API Gateway and the routers see it. */
 export const fullPath = (route: Pick<Route, 'path' | 'kind'>): string =>
-  (route.kind ?? 'api') === 'api' ? `${API_PREFIX}/${route.path}` : `/${route.path}`;
+  route.kind === 'page' || route.kind === 'file' ? `/${route.path}` : `${API_PREFIX}/${route.path}`;

@@ -76,6 +76,8 @@ export function paymentProviderFromEnv(env: NodeJS.ProcessEnv = process.env): Pr
       return cached.provider;
     }
     const secret = JSON.parse(text) as StripeSecret;
+    // The stack creates the secret as `{}`: no provider until an operator puts the keys in.
+    if (!secret.secret_key) return undefined;
     const base = apiBase ?? secret.api_base;
     const provider = stripeProvider({
       secretKey: secret.secret_key ?? '',

@@ -137,7 +137,14 @@ describe('the local gateway over HTTP', () => {
       body: '{"booking":{"id":"TEST-1"}}',
     });
     const stub = createGateway({
-      handlers: { items: booked, session: booked, bookings: booked, meta: booked, channels: booked },
+      handlers: {
+        items: booked,
+        session: booked,
+        bookings: booked,
+        meta: booked,
+        channels: booked,
+        payments: booked,
+      },
     });
     await new Promise<void>((done) => stub.listen(0, '127.0.0.1', done));
     try {
@@ -268,7 +275,14 @@ describe('the local gateway over HTTP', () => {
       const failing: GatewayHandler = () => Promise.reject(new Error('the integration failed'));
       await withGateway(
         {
-          handlers: { items: failing, session: failing, bookings: failing, meta: failing, channels: failing },
+          handlers: {
+            items: failing,
+            session: failing,
+            bookings: failing,
+            meta: failing,
+            channels: failing,
+            payments: failing,
+          },
           pages: { '/demo': { headers: { 'content-type': 'text/html' }, body: '<p>demo</p>' } },
         },
         async (origin) => {

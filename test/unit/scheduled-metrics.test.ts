@@ -30,6 +30,7 @@ const sweep = (overrides: Partial<SweepReport> = {}): SweepReport => ({
   oldestFoundSeconds: 0,
   lagSeconds: 0,
   voidedUnpaid: 0,
+  lapsedPayments: 0,
   ...overrides,
 });
 

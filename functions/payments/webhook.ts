@@ -1,0 +1,117 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { type ApplyOutcome, applyProviderPayment } from '#lib/bookings/index.ts';
+import { getConfig } from '#lib/config/index.ts';
+import { ApiError } from '#lib/http/errors.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { unixSeconds } from '#lib/kernel/time.ts';
+import {
+  claimProviderEvent,
+  type Payment,
+  type PaymentEvent,
+  type PaymentMetadata,
+  type PaymentProvider,
+  PaymentProviderError,
+  type ProviderSource,
+  releaseProviderEvent,
+} from '#lib/payments/index.ts';
+import { logger } from '#lib/runtime/logger.ts';
+
+/** What the payments group's routes share. */
+export interface PaymentsContext {
+  db: Db;
+  payments?: ProviderSource | undefined;
+  clock?: (() => number) | undefined;
+}
+
+/** What a delivery came to: acted on, or why not (a 2xx either way: the provider must not retry it). */
+export type WebhookOutcome = ApplyOutcome | 'duplicate' | 'ignored' | 'foreign';
+
+const answer = (outcome: WebhookOutcome): APIGatewayProxyStructuredResultV2 => ({
+  statusCode: 200,
+  headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+  body: JSON.stringify({ received: true, outcome }),
+});
+
+/** The exact bytes the provider signed: API Gateway hands a body it deems binary over in base64. */
+const rawBodyOf = (event: APIGatewayProxyEventV2): Buffer =>
+  Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+
+/** The provider's object the event names, read back (the event is a trigger, never the truth). */
+async function readBack(
+  provider: PaymentProvider,
+  event: PaymentEvent,
+): Promise<{ payment?: Payment; checkoutId?: string; metadata: PaymentMetadata }> {
+  if (event.object === 'checkout') {
+    const view = await provider.readCheckout(event.objectId);
+    const payment =
+      view.payment ??
+      (view.providerPaymentId ? await provider.readPayment(view.providerPaymentId) : undefined);
+    return { ...(payment ? { payment } : {}), checkoutId: view.checkoutId, metadata: view.metadata };
+  }
+  const payment = await provider.readPayment(event.objectId);
+  return { payment, metadata: payment.metadata };
+}
+
+/** A delivery's event applied to its booking, once: what it came to. */
+async function handleEvent(
+  context: PaymentsContext & { provider: PaymentProvider; now: number },
+  event: PaymentEvent,
+): Promise<WebhookOutcome> {
+  const config = await getConfig(context.db);
+  if (!config) throw new Error('No tenant configuration');
+  const { payment, checkoutId, metadata } = await readBack(context.provider, event);
+  // Our ids as the provider's object carries them: another tenant's, or none of ours, change nothing here.
+  if (metadata.tenantId !== config.tenant) return 'foreign';
+  const bookingId = Number(metadata.bookingId);
+  if (!Number.isSafeInteger(bookingId) || bookingId < 1 || !metadata.paymentId) return 'ignored';
+  if (!payment) return 'unchanged';
+  return applyProviderPayment(
+    { db: context.db, config, now: context.now, provider: context.provider },
+    { bookingId, paymentId: metadata.paymentId, payment, checkoutId },
+  );
+}
+
+/**
+ * POST payment/stripe/webhook: the signature checked on the exact bytes received (300 s tolerance), the event
+ * id recorded once, the object read back from the provider and applied forward only. A bad or stale signature
+ * is 400 with nothing changed; an event for a booking or attempt not (yet) recorded is 503, so the provider
+ * retries; the event is given back on any failure, so that retry is acted on.
+ */
+export const createStripeWebhook =
+  (context: PaymentsContext) =>
+  async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const now = (context.clock ?? Date.now)();
+    const provider = await context.payments?.();
+    if (!provider) throw new Error('No payment provider configured (STRIPE_SECRET_KEY or STRIPE_SECRET_ARN)');
+    const signature = event.headers?.['stripe-signature'] ?? '';
+    let verified: PaymentEvent;
+    try {
+      verified = await provider.readEvent(rawBodyOf(event), signature, unixSeconds(now));
+    } catch (error) {
+      if (!(error instanceof PaymentProviderError && error.code === 'invalid_signature')) throw error;
+      throw new ApiError('validation_error', {
+        details: 'The webhook signature does not verify (wrong secret, altered body or stale timestamp)',
+        data: { 'stripe-signature': 'does not verify' },
+      });
+    }
+    if (verified.type === 'ignored') return answer('ignored');
+    const ids = { provider: provider.name, eventId: verified.eventId };
+    if (!(await claimProviderEvent(context.db, { ...ids, nowSeconds: unixSeconds(now) })))
+      return answer('duplicate');
+    let outcome: WebhookOutcome;
+    try {
+      outcome = await handleEvent({ ...context, provider, now }, verified);
+    } catch (error) {
+      await releaseProviderEvent(context.db, ids).catch(() => undefined);
+      throw error;
+    }
+    if (outcome === 'unknown') {
+      await releaseProviderEvent(context.db, ids);
+      logger.warn('payment event for an unknown booking or attempt', { event_id: verified.eventId });
+      throw new ApiError('busy', {
+        details: 'The payment names a booking not recorded yet; the provider retries',
+        headers: { 'retry-after': '5' },
+      });
+    }
+    return answer(outcome);
+  };
