@@ -247,10 +247,20 @@ export async function applyProviderPayment(
         statusId: firstActiveStatus(options.config),
         reason: 'payment_late',
         notify: true,
+        // A second delivery of the same payment may have revived it meanwhile: then there is nothing to revive.
+        also: (read) => {
+          if (!isInactive(read.booking.status_id))
+            throw new DomainError('invalid_status', 'The booking was revived meanwhile');
+          return [];
+        },
       });
       const kept = await applyChange(ctx, input.bookingId, paymentChange(ctx, { ...input, keep: true }));
       return kept === 'inactive' ? 'unchanged' : kept;
     } catch (error) {
+      if (error instanceof DomainError && error.code === 'invalid_status') {
+        const kept = await applyChange(ctx, input.bookingId, paymentChange(ctx, { ...input, keep: true }));
+        return kept === 'inactive' ? 'unchanged' : kept;
+      }
       if (!(error instanceof DomainError && error.code === 'unavailable')) throw error;
     }
   }
