@@ -972,6 +972,16 @@ export interface components {
       token?: string;
       invoice_url?: string;
       customer_id?: number;
+      /** @description What is paid now to keep the booking (a deposit, or the whole amount). */
+      deposit?: string;
+      /** @description The provider's hosted checkout, while it is open. */
+      payment_url?: string;
+      /** @enum {string} */
+      payment_status?: 'opening' | 'pending' | 'failed' | 'authorised' | 'captured' | 'cancelled' | 'lapsed';
+      /** @description Unix seconds: unpaid by then, the booking lapses. */
+      payment_deadline?: number;
+      /** @description Unix seconds: when a deposit's balance falls due. */
+      balance_due_date?: number;
     } & {
       [key: string]: unknown;
     };
@@ -4585,6 +4595,7 @@ export interface operations {
           'slip[]'?: string[];
           giftcert_code?: string;
           altcha?: string;
+          return_url?: string;
           /** @description The session (cart) id. */
           session_id?: string;
         };
@@ -4608,6 +4619,7 @@ export interface operations {
               };
           giftcert_code?: string;
           altcha?: string;
+          return_url?: string;
           /** @description The session (cart) id. */
           session_id?: string;
         };
