@@ -251,7 +251,7 @@ describe('TenantStack in a fleet', () => {
       (group) => (group as { Properties: Props }).Properties.LogGroupName,
     );
     expect(names.sort()).toEqual(
-      ['Bookings', 'Channels', 'Items', 'Meta', 'Session', 'Sweeper', 'Webhooks', 'api-access']
+      ['Bookings', 'Channels', 'Items', 'Meta', 'Payments', 'Session', 'Sweeper', 'Webhooks', 'api-access']
         .map((name) => `/booking/${stack.stackName}/${name}`)
         .sort(),
     );

@@ -58,15 +58,16 @@ describe('TenantStack', () => {
   });
 
   it('runs one arm64 nodejs22.x function per group, the sweeper, the dispatcher and channel sync, logs retained', () => {
+    // items, session, bookings, meta, payments; the sweeper, the dispatcher and channel sync (which serves channels).
     const functions = Object.values(resources('AWS::Lambda::Function')).filter(
       (fn) => (fn as { Properties: { Runtime?: string } }).Properties.Runtime === 'nodejs22.x',
     );
-    expect(functions).toHaveLength(7);
+    expect(functions).toHaveLength(8);
     for (const fn of functions) {
       expect(fn).toMatchObject({ Properties: { Architectures: ['arm64'], Handler: 'index.handler' } });
     }
     // One log group per function, and the API's access log.
-    template.resourceCountIs('AWS::Logs::LogGroup', 8);
+    template.resourceCountIs('AWS::Logs::LogGroup', 9);
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
     synth('dev').allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
   });
@@ -201,6 +202,7 @@ describe('TenantStack', () => {
       'Channels',
       'Items',
       'Meta',
+      'Payments',
       'Session',
     ]);
     for (const [, fn] of withUrl) {
@@ -225,17 +227,18 @@ describe('TenantStack', () => {
     expect(FUNCTION_BUNDLING.sourceMap).toBe(true);
   });
 
-  it('reads the SLIP secret through the Parameters and Secrets extension, in the three groups that sign or verify', () => {
+  it('reads the SLIP secret and the payment keys through the Parameters and Secrets extension, where they are used', () => {
     const functions = resources('AWS::Lambda::Function');
     const withExtension = Object.entries(functions)
       .filter(([, fn]) => JSON.stringify(fn.Properties?.Layers ?? []).includes('ParamsandsecretslayerMap'))
       .map(([id]) => id.replace(/^Functions/, '').replace(/[0-9A-F]{8}$/, ''))
       .sort();
-    expect(withExtension).toEqual(['Bookings', 'Items', 'Session']);
+    // The three groups that sign or verify SLIPs, and the three that call the payment provider (issue 43).
+    expect(withExtension).toEqual(['Bookings', 'Items', 'Payments', 'Session', 'Sweeper']);
     for (const [id, fn] of Object.entries(functions)) {
       const variables = fn.Properties?.Environment?.Variables ?? {};
       // Only where the extension is: the port the key store asks, and how long the extension keeps a secret.
-      expect(variables.SLIP_SECRET_ARN !== undefined, id).toBe(
+      expect(variables.SLIP_SECRET_ARN !== undefined || variables.STRIPE_SECRET_ARN !== undefined, id).toBe(
         variables.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT !== undefined,
       );
       if (variables.SLIP_SECRET_ARN) expect(variables.SECRETS_MANAGER_TTL, id).toBe('300');

@@ -1,0 +1,53 @@
+import { execFileSync, execSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { shipStripeSdk } from '#infra/constructs/functions.ts';
+import { buildFloorBundle } from '#test/bench/cold.ts';
+
+// Issue 43, the SDK's place: functions are bundled as one ESM file, so the adapter's dynamic import would
+// inline the Stripe SDK into every bundle that reaches it. It is external to all of them and shipped beside
+// the three that call the provider; the items, session and meta bundles neither carry nor import it.
+
+/** A line of the SDK's own code: its default API host. */
+const SDK_CODE = 'api.stripe.com';
+const IMPORTS_SDK = /import\(\s*["']stripe["']\s*\)|from\s*["']stripe["']/;
+
+const bundle = async (dir: string, group: string) =>
+  readFileSync(await buildFloorBundle(join(dir, group), resolve(`functions/${group}/handler.ts`)), 'utf8');
+
+describe('the Stripe SDK in the bundles', () => {
+  it('is in no bundle, and only the functions that call the provider import it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdk-place-'));
+    for (const group of ['items', 'session', 'meta']) {
+      const code = await bundle(dir, group);
+      expect(code.includes(SDK_CODE), group).toBe(false);
+      expect(IMPORTS_SDK.test(code), group).toBe(false);
+    }
+    for (const group of ['bookings', 'payments', 'sweeper']) {
+      const code = await bundle(dir, group);
+      expect(code.includes(SDK_CODE), group).toBe(false);
+      expect(IMPORTS_SDK.test(code), group).toBe(true);
+    }
+  }, 120_000);
+
+  it('ships beside a function as node_modules/stripe, importable from the bundle, without types or maps', () => {
+    const out = mkdtempSync(join(tmpdir(), 'sdk-ship-'));
+    for (const command of shipStripeSdk(resolve('.'), out)) execSync(command);
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const { default: S } = await import('stripe'); console.log(typeof S.errors.StripeError);",
+      ],
+      { cwd: out, encoding: 'utf8' },
+    );
+    expect(loaded.trim()).toBe('function');
+    const left = execSync(`find "${join(out, 'node_modules', 'stripe')}" -name '*.d.ts' -o -name '*.map'`, {
+      encoding: 'utf8',
+    });
+    expect(left.trim()).toBe('');
+  });
+});
