@@ -132,7 +132,8 @@ export const createSweeper =
     // Bookings awaiting payment past their deadline lapse, their checkouts closed at the provider first.
     let lapsedPayments = 0;
     if (config && clock() < deadline) {
-      const provider = await options.payments?.();
+      // A provider whose keys cannot be read now does not keep stock held: the bookings lapse all the same.
+      const provider = await options.payments?.().catch(() => undefined);
       lapsedPayments = await lapseUnpaidPayments(options.db, { config, now: startedMs, provider });
     }
     const complete = firstUnfinished === undefined;
