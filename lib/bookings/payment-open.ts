@@ -62,8 +62,11 @@ export function planAttempt(
   };
 }
 
-/** Stripe keeps an open checkout at least 30 minutes: a key reused later would ask for less, so renew. */
-const REUSABLE_SECONDS = 31 * 60;
+/**
+ * Stripe opens a checkout for 30 minutes at least: the first request, repeated under its key, must still ask
+ * for that much (with 30 s for the call), or a new attempt is made with a new key.
+ */
+const REUSABLE_SECONDS = 30 * 60 + 30;
 
 /**
  * A fresh attempt in place of one whose checkout never opened and can no longer open with its first request
@@ -86,10 +89,11 @@ async function renewAttempt(
     Update: {
       TableName: db.tableName,
       Key: bookingKey(stale.booking_id),
-      UpdateExpression: 'SET #payment.payment_id = :fresh',
+      // The version moves too, so a change that read the booking before cannot put the stale attempt back.
+      UpdateExpression: 'SET #payment.payment_id = :fresh, #version = #version + :one',
       ConditionExpression: '#payment.payment_id = :stale',
-      ExpressionAttributeNames: { '#payment': 'payment' },
-      ExpressionAttributeValues: { ':fresh': fresh.payment_id, ':stale': stale.payment_id },
+      ExpressionAttributeNames: { '#payment': 'payment', '#version': 'version' },
+      ExpressionAttributeValues: { ':fresh': fresh.payment_id, ':stale': stale.payment_id, ':one': 1 },
     },
   };
   try {
