@@ -154,6 +154,24 @@ describe('a deposit', () => {
     expect(again.json.booking.payment_url).toMatch(/\/c\/pay\/cs_/);
   });
 
+  it('opens the checkout under a new attempt when the first request can no longer be repeated', async () => {
+    deposit.standIn.controls.failApi({ mode: 'error', when: 'before', count: 1 });
+    const first = await book(deposit, { date: day(40) });
+    expect(first.created.payment_status).toBe('opening');
+    deposit.shift(60_000);
+    try {
+      const again = await createFor(deposit, first.sessionId);
+      expect(again.json.booking.payment_url).toMatch(/\/c\/pay\/cs_/);
+      const record = await stored(deposit, first.created.booking_id);
+      expect(record.attempts).toHaveLength(2);
+      const opened = record.attempts?.find((one) => one.status === 'pending');
+      expect(record.booking.payment?.payment_id).toBe(opened?.payment_id);
+      expect(record.booking.payment?.deadline).toBe(first.created.payment_deadline);
+    } finally {
+      deposit.shift(-60_000);
+    }
+  });
+
   it('returns the guest to a page on one of the tenant origins, and refuses any other, changing nothing', async () => {
     const { created } = await book(deposit, { fields: { return_url: 'https://shop.example.com/stay?x=1' } });
     const session = await stripe.checkout.sessions.retrieve(checkoutIdOf(created.payment_url));

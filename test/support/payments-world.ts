@@ -39,6 +39,8 @@ export interface PaymentsWorld {
   answered: Answered[];
   /** The provider the create sees (a test may wrap it). */
   swap: (next: PaymentProvider) => void;
+  /** Moves the handlers' clock on (keep it under the 300 s a webhook's signature is good for). */
+  shift: (ms: number) => void;
 }
 
 export const day = (offset = 30) => addDays(todayIn('America/Toronto', Date.now()), offset);
@@ -51,6 +53,7 @@ export async function startPaymentsWorld(
 ): Promise<PaymentsWorld> {
   const answered: Answered[] = [];
   let current: PaymentProvider | undefined;
+  let offset = 0;
   let handlers: ReturnType<typeof createAllHandlers> | undefined;
   // The bridge: the stand-in's POST as an API Gateway event, answered by the payments function.
   const bridge: Server = createServer((request, response) => {
@@ -88,7 +91,7 @@ export async function startPaymentsWorld(
         makeItem({ item_id: 2, sku: 'solo', name: 'Solo', stock: 1 }),
       ],
     }),
-    { deps: { payments: async () => current } },
+    { deps: { payments: async () => current }, clock: () => Date.now() + offset },
   );
   handlers = table.handlers;
   afterAll(async () => {
@@ -104,6 +107,9 @@ export async function startPaymentsWorld(
     answered,
     swap: (next) => {
       current = next;
+    },
+    shift: (ms) => {
+      offset += ms;
     },
   };
 }
