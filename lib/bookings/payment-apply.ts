@@ -162,7 +162,7 @@ function paymentChange(
       settle,
       event: {
         type,
-        data: { ...data, amount: Math.abs(delta || next.refunded - attempt.refunded), ...moved },
+        data: { ...moved, ...data, amount: Math.abs(delta || next.refunded - attempt.refunded) },
       },
       ...(from !== to
         ? {
