@@ -6,7 +6,7 @@ import type { StoredEvent } from '../kernel/events.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import type { RetryPolicy } from '../kernel/storage/transact.ts';
 import type { SlipKey } from '../slip/index.ts';
-import type { PaymentOptions } from './payment-open.ts';
+import type { PaymentOptions } from './payment-records.ts';
 import { type BookingRecord, getBookingIdByCode, getBookingRecord } from './repository.ts';
 
 /** Statuses whose stock is released and that cannot be checked in or out. */

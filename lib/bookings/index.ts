@@ -16,8 +16,7 @@ export { findBookingsHolding, listBookingsEndingFrom } from './list-repository.t
 export type { ApplyOutcome } from './payment-apply.ts';
 export { applyProviderPayment } from './payment-apply.ts';
 export { lapseUnpaidPayments } from './payment-lapse.ts';
-export type { PaymentOptions } from './payment-open.ts';
-export type { AttemptStatus, StoredPaymentAttempt } from './payment-records.ts';
+export type { AttemptStatus, PaymentOptions, StoredPaymentAttempt } from './payment-records.ts';
 export type { BookingRecord, StoredBooking } from './repository.ts';
 export { changeStatus } from './status.ts';
 export { bookedAmounts, cartAmounts, sumAmounts } from './totals.ts';

@@ -6,21 +6,17 @@ import { ConditionsFailedError, type TransactItem, transact } from '../kernel/st
 import { unixSeconds } from '../kernel/time.ts';
 import { checkoutExpiresAt, dueNow, type PaymentProvider, PaymentProviderError } from '../payments/index.ts';
 import type { BookingContext } from './booking.ts';
-import { putAttemptAction, replaceAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
+import {
+  type PaymentOptions,
+  putAttemptAction,
+  replaceAttemptAction,
+  type StoredPaymentAttempt,
+} from './payment-records.ts';
 import { getBookingRecord, type StoredBooking } from './repository.ts';
 
 // The create's side of a payment (issue 43): the attempt planned into the booking's own transaction, then the
 // provider's hosted checkout opened for it once the booking (and its stock) is committed. A provider that fails
 // leaves the booking awaiting payment with no checkout; the same create repeated opens one (docs/payments.md).
-
-/** How a create reaches the guest's payment: the provider, and where the guest comes back to. */
-export interface PaymentOptions {
-  provider: PaymentProvider | undefined;
-  /** After paying; `{checkout_id}` is replaced by the checkout's id. */
-  returnUrl: string;
-  /** On giving up. */
-  cancelUrl: string;
-}
 
 /** The tenant's payment settings, today's behaviour (none) for a configuration stored before they existed. */
 export const paymentSettingsOf = (config: StoredConfig): PaymentSettings =>

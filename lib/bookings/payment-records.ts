@@ -7,11 +7,20 @@ import {
 } from '../kernel/storage/keys.ts';
 import { queryAll } from '../kernel/storage/operations.ts';
 import type { TransactItem } from '../kernel/storage/transact.ts';
-import type { CaptureMode, PaymentKind, PaymentState } from '../payments/index.ts';
+import type { CaptureMode, PaymentKind, PaymentProvider, PaymentState } from '../payments/index.ts';
 
 // A booking's payment attempts (issue 43): one record per attempt, beside the booking in its partition, each
 // written only on the version it was read at, so its state goes forward and never twice. And the mark of a
 // booking awaiting payment, by its deadline, which the sweeper reads to let it lapse.
+
+/** How a create reaches the guest's payment: the provider, and where the guest comes back to. */
+export interface PaymentOptions {
+  provider: PaymentProvider | undefined;
+  /** After paying; `{checkout_id}` is replaced by the checkout's id. */
+  returnUrl: string;
+  /** On giving up. */
+  cancelUrl: string;
+}
 
 /**
  * Where an attempt stands: `opening` until the provider's checkout is made (none if the provider failed),
