@@ -158,20 +158,27 @@ describe("events that are not this tenant's, or not known yet", () => {
   it('answers 200 and changes nothing for a payment whose metadata names another tenant', async () => {
     const { created } = await awaiting();
     const attempt = (await stored(world, created.booking_id)).attempts?.[0];
-    const other = await world.provider.startCheckout({
-      paymentId: attempt?.payment_id as string,
-      bookingId: String(created.booking_id),
-      bookingCode: created.code,
-      tenantId: 'other',
-      amount: 4000,
-      currency: 'CAD',
-      description: 'Another tenant',
-      expiresAt: world.standIn.controls.now() + 3600,
-      capture: 'automatic',
-      returnUrl: 'https://other.example.com/done',
-      cancelUrl: 'https://other.example.com/',
+    // Our booking's and attempt's ids under another tenant's name (made with the SDK: our adapter's key for
+    // this attempt is taken by our own checkout).
+    const metadata = {
+      tenant_id: 'other',
+      booking_id: String(created.booking_id),
+      booking_code: created.code,
+      payment_id: attempt?.payment_id as string,
+    };
+    const other = await stripe.checkout.sessions.create({
+      mode: 'payment',
+      currency: 'cad',
+      line_items: [
+        { price_data: { currency: 'cad', product_data: { name: 'Other' }, unit_amount: 4000 }, quantity: 1 },
+      ],
+      metadata,
+      payment_intent_data: { metadata },
+      expires_at: world.standIn.controls.now() + 3600,
+      success_url: 'https://other.example.com/done',
+      cancel_url: 'https://other.example.com/',
     });
-    world.standIn.controls.pay(other.checkoutId);
+    world.standIn.controls.pay(other.id);
     await settled(world);
     const outcomes = world.answered.slice(-3).map((one) => one.outcome);
     expect(outcomes).toContain('foreign');
