@@ -54,7 +54,7 @@ export const shipStripeSdk = (inputDir: string, outputDir: string): string[] => 
   return [
     `mkdir -p "${dirname(to)}"`,
     `cp -R "${join(inputDir, 'node_modules', 'stripe')}" "${to}"`,
-    `find "${to}" ( -name '*.d.ts' -o -name '*.map' -o -name '*.md' ) -delete`,
+    `find "${to}" -name '*.d.ts' -delete -o -name '*.map' -delete -o -name '*.md' -delete`,
   ];
 };
 
