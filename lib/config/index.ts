@@ -2,10 +2,10 @@
 export type { Alerts } from './alerts-schema.ts';
 export type { Deployment, Domain, Edge, Tier } from './deployment-schema.ts';
 export { certificateRegion, EDGE_REGION, wantsDashboard } from './deployment-schema.ts';
-export { DEFAULT_CONFIG_CACHE_MS } from './limits.ts';
+export { DEFAULT_CONFIG_CACHE_MS, DEFAULT_PAYMENT } from './limits.ts';
 export type { StoredConfig, StoredItem } from './model.ts';
 export type { PaymentSettings } from './payment-schema.ts';
-export { DEFAULT_PAYMENT } from './payment-schema.ts';
+
 export type { ItemLoader } from './repository.ts';
 export {
   createItemLoader,

@@ -74,3 +74,14 @@ export const DEFAULT_ALERTS = {
  * it again, unless `CONFIG_CACHE_MS` says otherwise (0, as in tests, reads it for every request).
  */
 export const DEFAULT_CONFIG_CACHE_MS = 15_000;
+
+/**
+ * What `settings.payment` is when the tenant file leaves it out: no payment is taken (today's behaviour). Here,
+ * not beside its schema, so a function that reads it loads no zod.
+ */
+export const DEFAULT_PAYMENT = {
+  take: 'none' as const,
+  pay_within_minutes: 30,
+  capture: 'automatic' as const,
+  lapse_status: 'VOID' as const,
+};

@@ -1,15 +1,8 @@
 import { z } from 'zod';
+import { DEFAULT_PAYMENT } from './limits.ts';
 
 // `settings.payment` of the tenant file (issue 43): whether a guest pays at booking, how much, by when, and
 // whether the money is taken at once or only authorised. docs/payments.md describes each field.
-
-/** What `settings.payment` is when the tenant file leaves it out: no payment is taken (today's behaviour). */
-export const DEFAULT_PAYMENT = {
-  take: 'none' as const,
-  pay_within_minutes: 30,
-  capture: 'automatic' as const,
-  lapse_status: 'VOID' as const,
-};
 
 const days = z.number().int().nonnegative().max(365);
 

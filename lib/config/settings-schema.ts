@@ -4,12 +4,13 @@ import { alertsSchema } from './alerts-schema.ts';
 import {
   DEFAULT_ALERTS,
   DEFAULT_LIMITS,
+  DEFAULT_PAYMENT,
   DEFAULT_POW,
   DEFAULT_SETTINGS,
   DEFAULT_THROTTLE,
   DEFAULT_WEBHOOK_SETTINGS,
 } from './limits.ts';
-import { DEFAULT_PAYMENT, paymentSettingsSchema } from './payment-schema.ts';
+import { paymentSettingsSchema } from './payment-schema.ts';
 import { webhookSettingsSchema } from './webhook-schema.ts';
 
 const isAddressOrCidr = (value: string): boolean => {
