@@ -26,7 +26,7 @@ export const BUNDLE_BUDGETS: Record<string, { entry: string; ratio: number }> = 
   // 1.8313 on 28 November (614,720 bytes, +17.1 KB): issue 43's payment at booking. The create opens the
   // provider's checkout, so the port's Stripe adapter is here (12 KB minified: its methods are one class, and
   // its error and object mapping), with the attempt's planning and opening (5 KB); the SDK itself is external
-  // (23 KB of a shipped package, loaded at the first call) and the payment flow's webhook side is in Payments.
+  // (shipped beside the bundle, loaded at the first call) and the payment flow's webhook side is in Payments.
   Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.832 },
   // The payment provider's webhook (issue 43): 1.398 on 28 November.
   Payments: { entry: 'functions/payments/handler.ts', ratio: TARGET_BUNDLE_RATIO },
