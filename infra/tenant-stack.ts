@@ -82,26 +82,30 @@ export class TenantStack extends Stack {
         'Webhook signing secrets are shared with their receivers: `npm run webhooks -- rotate` makes a ' +
         'new one and signs with both for a grace period; Secrets Manager cannot tell a receiver.',
     });
-    // The payment provider's keys (issue 43): `{"secret_key": "sk_…", "webhook_secret": "whsec_…"}`, put in by
-    // an operator (docs/payments.md); `{}` until then, which the functions read as no provider. As above, the
-    // literal holds nothing secret and must stay as it is.
-    const paymentSecret = new Secret(this, 'PaymentProviderSecret', {
-      description: `Payment provider keys (Stripe) of tenant ${props.tenant.tenant}`,
-      secretStringValue: SecretValue.unsafePlainText('{}'),
-      removalPolicy,
-    });
-    Validations.of(paymentSecret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        "Stripe's keys are rolled in Stripe's dashboard, which Secrets Manager cannot drive: the operator " +
-        'puts the new key in and expires the old one there (docs/payments.md).',
-    });
+    // The payment provider's keys (issue 43), only for a tenant that takes payment (a secret is $0.40 a month):
+    // `{"secret_key": "sk_…", "webhook_secret": "whsec_…"}`, put in by an operator (docs/payments.md); `{}` until
+    // then, which the functions read as no provider. As above, the literal holds nothing secret; keep it as it is.
+    const paymentSecret =
+      (props.tenant.settings.payment?.take ?? 'none') === 'none'
+        ? undefined
+        : new Secret(this, 'PaymentProviderSecret', {
+            description: `Payment provider keys (Stripe) of tenant ${props.tenant.tenant}`,
+            secretStringValue: SecretValue.unsafePlainText('{}'),
+            removalPolicy,
+          });
+    if (paymentSecret)
+      Validations.of(paymentSecret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          "Stripe's keys are rolled in Stripe's dashboard, which Secrets Manager cannot drive: the operator " +
+          'puts the new key in and expires the old one there (docs/payments.md).',
+      });
     const logRetention = props.stage === 'dev' ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS;
     const functions = new TenantFunctions(this, 'Functions', {
       table,
       slipSecret,
       webhookSecrets,
-      paymentSecret,
+      ...(paymentSecret ? { paymentSecret } : {}),
       tenant: props.tenant.tenant,
       removalPolicy,
       logRetention,
@@ -166,10 +170,11 @@ export class TenantStack extends Stack {
     if (wantsDashboard(deployment))
       new TenantDashboard(this, 'Dashboard', { signals, alerts, alarms, health });
     new CfnOutput(this, 'TableName', { value: table.tableName });
-    new CfnOutput(this, 'PaymentSecretArn', {
-      value: paymentSecret.secretArn,
-      description: 'The payment provider keys of the tenant (docs/payments.md)',
-    });
+    if (paymentSecret)
+      new CfnOutput(this, 'PaymentSecretArn', {
+        value: paymentSecret.secretArn,
+        description: 'The payment provider keys of the tenant (docs/payments.md)',
+      });
     new CfnOutput(this, 'WebhookSecretsArn', {
       value: webhookSecrets.secretArn,
       description: 'WEBHOOK_SECRETS_ARN for npm run tenant:load and npm run webhooks',

@@ -121,8 +121,8 @@ export interface TenantFunctionsProps {
   slipSecret: ISecret;
   /** The endpoints' webhook signing secrets: only the dispatcher reads them. */
   webhookSecrets: ISecret;
-  /** The payment provider's keys (issue 43): read by the functions that call it. */
-  paymentSecret: ISecret;
+  /** The payment provider's keys (issue 43), when the tenant takes payment: read by the functions that call it. */
+  paymentSecret?: ISecret;
   tenant: string;
   removalPolicy: RemovalPolicy;
   logRetention: RetentionDays;
@@ -212,12 +212,16 @@ export class TenantFunctions extends Construct {
           ...(traced ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
           // No NODE_OPTIONS=--enable-source-maps: Node would parse the whole map at every cold start; a
           // logged error's stack is mapped when it is logged instead (lib/runtime/stack-map.ts).
-          ...(callsPaymentProvider ? { STRIPE_SECRET_ARN: props.paymentSecret.secretArn } : {}),
+          ...(callsPaymentProvider && props.paymentSecret
+            ? { STRIPE_SECRET_ARN: props.paymentSecret.secretArn }
+            : {}),
           ...environment,
         },
         logGroup,
         reservedConcurrentExecutions: reservedConcurrency,
-        ...(readsSlipSecret || callsPaymentProvider ? { paramsAndSecrets: SLIP_SECRET_EXTENSION } : {}),
+        ...(readsSlipSecret || (callsPaymentProvider && props.paymentSecret)
+          ? { paramsAndSecrets: SLIP_SECRET_EXTENSION }
+          : {}),
         bundling: {
           ...FUNCTION_BUNDLING,
           ...(define ? { define } : {}),
@@ -344,7 +348,7 @@ export class TenantFunctions extends Construct {
     }
     for (const writer of [session, bookings, payments, this.sweeper, this.channelSync])
       props.table.grantReadWriteData(writer);
-    for (const caller of [bookings, payments, this.sweeper]) props.paymentSecret.grantRead(caller);
+    for (const caller of [bookings, payments, this.sweeper]) props.paymentSecret?.grantRead(caller);
     // The table grants cover `<table>/index/*`: these functions query gsi1 to gsi3. Their actions are the
     // grant's explicit lists, never `dynamodb:*`.
     const tableId = Stack.of(this).getLogicalId(props.table.node.defaultChild as CfnElement);
