@@ -32,6 +32,13 @@ const answer = (outcome: WebhookOutcome): APIGatewayProxyStructuredResultV2 => (
   body: JSON.stringify({ received: true, outcome }),
 });
 
+/** A missing, wrong or stale signature: 400, and nothing read or changed. */
+const invalidSignature = () =>
+  new ApiError('validation_error', {
+    details: 'The webhook signature does not verify (wrong secret, altered body or stale timestamp)',
+    data: { 'stripe-signature': 'does not verify' },
+  });
+
 /** The exact bytes the provider signed: API Gateway hands a body it deems binary over in base64. */
 const rawBodyOf = (event: APIGatewayProxyEventV2): Buffer =>
   Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
@@ -81,18 +88,21 @@ export const createStripeWebhook =
   (context: PaymentsContext) =>
   async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const now = (context.clock ?? Date.now)();
-    const provider = await context.payments?.();
-    if (!provider) throw new Error('No payment provider configured (STRIPE_SECRET_KEY or STRIPE_SECRET_ARN)');
     const signature = event.headers?.['stripe-signature'] ?? '';
+    if (!signature) throw invalidSignature();
+    const provider = await context.payments?.();
+    // No keys, no way to verify: for this service, there is no such endpoint (until an operator puts them in).
+    if (!provider)
+      throw new ApiError('not_found', {
+        details: 'This service takes no payments: no payment provider is configured',
+        data: { path: event.rawPath },
+      });
     let verified: PaymentEvent;
     try {
       verified = await provider.readEvent(rawBodyOf(event), signature, unixSeconds(now));
     } catch (error) {
       if (!(error instanceof PaymentProviderError && error.code === 'invalid_signature')) throw error;
-      throw new ApiError('validation_error', {
-        details: 'The webhook signature does not verify (wrong secret, altered body or stale timestamp)',
-        data: { 'stripe-signature': 'does not verify' },
-      });
+      throw invalidSignature();
     }
     if (verified.type === 'ignored') return answer('ignored');
     const ids = { provider: provider.name, eventId: verified.eventId };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_PAYMENT, type PaymentSettings, type StoredConfig } from '../config/index.ts';
 import type { Db } from '../kernel/storage/database.ts';
-import { bookingKey } from '../kernel/storage/keys.ts';
+import { bookingKey, bookingPaymentAttemptKey } from '../kernel/storage/keys.ts';
 import { ConditionsFailedError, type TransactItem, transact } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { checkoutExpiresAt, dueNow, type PaymentProvider, PaymentProviderError } from '../payments/index.ts';
@@ -161,8 +161,26 @@ export async function ensureCheckout(
     await transact(ctx.db, [replaceAttemptAction(ctx.db, opened, attempt.version)]);
     return opened;
   } catch (error) {
-    // The provider's webhook (or a repeated create) got there first: what it wrote is the truth.
+    // The provider's webhook (or a repeated create) got there first: what it wrote is the truth, and the
+    // checkout it may not have known is added to it (where the guest was sent), if still missing.
     if (!(error instanceof ConditionsFailedError)) throw error;
+    await noteCheckout(ctx.db, attempt, checkout).catch((noted: unknown) => {
+      if (!(noted instanceof ConditionsFailedError)) throw noted;
+    });
     return (await currentAttempt(ctx.db, booking.booking_id)).attempt;
   }
 }
+
+/** Records an attempt's checkout on it when nothing recorded one yet (its state is left as it is). */
+const noteCheckout = (db: Db, attempt: StoredPaymentAttempt, checkout: { checkoutId: string; url: string }) =>
+  transact(db, [
+    {
+      Update: {
+        TableName: db.tableName,
+        Key: bookingPaymentAttemptKey(attempt.booking_id, attempt.payment_id),
+        UpdateExpression: 'SET checkout_id = :id, checkout_url = :url',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(checkout_url)',
+        ExpressionAttributeValues: { ':id': checkout.checkoutId, ':url': checkout.url },
+      },
+    },
+  ]);
