@@ -47,7 +47,11 @@ export function advanceAttempt(
   payment: Payment,
   options: { nowSeconds: number; checkoutId?: string | undefined },
 ): StoredPaymentAttempt | undefined {
+  // A decline of an attempt still open is recorded (the guest may still pay); nothing else goes sideways.
+  const declined =
+    payment.state === 'failed' && (attempt.status === 'opening' || attempt.status === 'pending');
   const forward =
+    declined ||
     RANK[payment.state] > RANK[attempt.status] ||
     payment.captured > attempt.captured ||
     payment.refunded > attempt.refunded;

@@ -88,6 +88,21 @@ describe('a deposit', () => {
     expect((await stored(deposit, created.booking_id)).booking.status_id).toBe('PART');
   });
 
+  it('declined, records the decline and keeps the booking awaiting payment; paid on a second try, PART', async () => {
+    const { created } = await book(deposit);
+    const checkoutId = checkoutIdOf(created.payment_url);
+    deposit.standIn.controls.decline(checkoutId);
+    await settled(deposit);
+    let record = await stored(deposit, created.booking_id);
+    expect(record.attempts?.[0]).toMatchObject({ status: 'failed', failure: expect.any(String) });
+    expect(record.booking).toMatchObject({ status_id: 'PEND', paid_total: 0 });
+    expect(typesOf(record.events)).toContain('payment.failed');
+    deposit.standIn.controls.pay(checkoutId);
+    await settled(deposit);
+    record = await stored(deposit, created.booking_id);
+    expect(record.booking).toMatchObject({ status_id: 'PART', paid_total: 1200 });
+  });
+
   it('unpaid at its deadline, lapses: VOID, its stock released, its checkout expired, with the event', async () => {
     const date = day(33);
     const { created } = await book(deposit, { date });

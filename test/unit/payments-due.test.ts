@@ -120,6 +120,15 @@ describe('advanceAttempt', () => {
     expect(advanceAttempt(attempt(from), payment(told), { nowSeconds: 5 })).toBeUndefined();
   });
 
+  it('records a decline of an open attempt, once, and never over a lapse', () => {
+    const declined = payment({ state: 'failed', captured: 0, failure: { code: 'card_declined' } });
+    expect(advanceAttempt(attempt(), declined, { nowSeconds: 5 })).toMatchObject({
+      status: 'failed',
+      failure: 'card_declined',
+    });
+    expect(advanceAttempt(attempt({ status: 'lapsed' }), declined, { nowSeconds: 5 })).toBeUndefined();
+  });
+
   it('records a refund of a captured payment as a step forward', () => {
     const next = advanceAttempt(
       attempt({ status: 'captured', captured: 4000 }),
