@@ -27,7 +27,7 @@ import { bookingEventActions } from './events.ts';
 import { spendableGiftcert } from './giftcert.ts';
 import { giftcertBalanceAction } from './giftcert-repository.ts';
 import { nextId } from './id-counter-repository.ts';
-import { planAttempt } from './payment-open.ts';
+import { withPayment } from './payment-open.ts';
 import { putAttemptAction, putPaymentDueAction, type StoredPaymentAttempt } from './payment-records.ts';
 import { newBookingCode, newBookingRecord, sessionMoney } from './record.ts';
 import {
@@ -328,18 +328,7 @@ export async function bookSession(
         giftcert,
         budgetClient: budgetClientOf(ctx, session),
       });
-      const attempt = planAttempt(ctx, made);
-      const booking: StoredBooking = attempt
-        ? {
-            ...made,
-            payment: {
-              payment_id: attempt.payment_id,
-              kind: attempt.kind as 'deposit' | 'full',
-              amount: attempt.amount,
-              deadline: attempt.deadline,
-            },
-          }
-        : made;
+      const { booking, attempt } = withPayment(ctx, made);
       const newCustomer =
         existingCustomer === undefined
           ? { id: newCustomerId as number, ...(email ? { email } : {}) }

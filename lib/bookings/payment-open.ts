@@ -26,7 +26,7 @@ export const paymentSettingsOf = (config: StoredConfig): PaymentSettings =>
  * The attempt a new booking starts with when the guest is to pay at booking: a customer's create (staff and
  * partners settle with the business themselves), under `settings.payment`, for what is outstanding.
  */
-export function planAttempt(
+function planAttempt(
   ctx: BookingContext & { payment?: PaymentOptions },
   booking: StoredBooking,
 ): StoredPaymentAttempt | undefined {
@@ -56,6 +56,18 @@ export function planAttempt(
     created: nowSeconds,
     updated: nowSeconds,
   };
+}
+
+/** A new booking with the attempt it awaits (none when nothing is paid at booking) and its `payment`. */
+export function withPayment(
+  ctx: BookingContext & { payment?: PaymentOptions },
+  made: StoredBooking,
+): { booking: StoredBooking; attempt?: StoredPaymentAttempt } {
+  const attempt = planAttempt(ctx, made);
+  if (!attempt) return { booking: made };
+  const { payment_id, amount, deadline } = attempt;
+  const kind = attempt.kind as 'deposit' | 'full';
+  return { booking: { ...made, payment: { payment_id, kind, amount, deadline } }, attempt };
 }
 
 /**
