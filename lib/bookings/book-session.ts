@@ -15,6 +15,7 @@ import {
   holdLimitCounter,
   isExpired,
   keepBudgetActions,
+  leaveZonesAfterBooking,
   type RefusalAt,
   releaseBudgetActions,
   type StoredSession,
@@ -280,7 +281,8 @@ export async function bookSession(
   let newCustomerId: number | undefined;
   let code = newBookingCode(ctx.config.settings.booking_code_prefix);
   let refusalAt: RefusalAt = { owners: {}, lines: {}, config: ctx.config, now: ctx.now };
-  return commitWithRetry<MadeBooking, BookRole>(ctx.db, {
+  let booked: StoredSession | undefined;
+  const made = await commitWithRetry<MadeBooking, BookRole>(ctx.db, {
     ...(ctx.retry ? { retry: ctx.retry } : {}),
     attempt: async () => {
       // The session and the customer by email, read at once: neither needs the other.
@@ -321,6 +323,7 @@ export async function bookSession(
           ? { id: newCustomerId as number, ...(email ? { email } : {}) }
           : undefined;
       const write = planBooking(ctx, { session, booking, caughtUp, newCustomer, giftcert, refusalAt });
+      booked = session;
       return { write, result: { booking, existing: false } };
     },
     // The code collided: draw another. A counter or a budget refused: say which. Otherwise the session, the
@@ -332,4 +335,12 @@ export async function bookSession(
       if (refusal) throw refusal;
     },
   });
+  if (!made.existing && booked?.client && booked.zones) {
+    await leaveZonesAfterBooking(ctx.db, {
+      client: booked.client,
+      cart: booked.id,
+      zoneIds: Object.keys(booked.zones),
+    });
+  }
+  return made;
 }

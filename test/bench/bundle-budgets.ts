@@ -22,8 +22,9 @@ export const BUNDLE_BUDGETS: Record<string, { entry: string; ratio: number }> = 
   // 1.75 on 26 November: Powertools Idempotency (42 KB), the logger and metrics (31), zod (22), the
   // document client (11), altcha, middy and cookie (11) leave 46 KB under 1.5 for the group's own code,
   // which is about 127 (docs/decisions.md, "Issue 33: cold starts"). 1.7803 on 28 November (597,610
-  // bytes): the stay zones a booking's budget actions carry (review of issue 41), 3.7 KB.
-  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.781 },
+  // bytes): the stay zones a booking's budget actions carry (review of issue 41), 3.7 KB, and 0.3 KB more
+  // for a booked cart to leave its zones after the booking (so the client's next hold needs no retry).
+  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.782 },
   // Not guests' functions (the channels' feeds and sync), so not in the issue's targets: its budget is its
   // weight now, with the X-Ray SDK it traces with and the iCalendar libraries.
   Channels: { entry: 'functions/channels/handler.ts', ratio: 2.3 },
