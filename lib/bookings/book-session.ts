@@ -15,6 +15,7 @@ import {
   holdLimitCounter,
   isExpired,
   keepBudgetActions,
+  leaveZonesAfterBooking,
   type RefusalAt,
   releaseBudgetActions,
   type StoredSession,
@@ -292,7 +293,8 @@ export async function bookSession(
   let newCustomerId: number | undefined;
   let code = newBookingCode(ctx.config.settings.booking_code_prefix);
   let refusalAt: RefusalAt = { owners: {}, lines: {}, config: ctx.config, now: ctx.now };
-  return commitWithRetry<MadeBooking, BookRole>(ctx.db, {
+  let booked: StoredSession | undefined;
+  const result = await commitWithRetry<MadeBooking, BookRole>(ctx.db, {
     ...(ctx.retry ? { retry: ctx.retry } : {}),
     attempt: async () => {
       // The session and the customer by email, read at once: neither needs the other.
@@ -316,7 +318,7 @@ export async function bookSession(
       const giftcert = giftcertCode
         ? await spendableGiftcert(ctx, { code: giftcertCode, total: money.totals.total })
         : undefined;
-      const made = newBookingRecord(ctx, {
+      const record = newBookingRecord(ctx, {
         bookingId,
         code,
         customerId: existingCustomer ?? (newCustomerId as number),
@@ -328,7 +330,7 @@ export async function bookSession(
         giftcert,
         budgetClient: budgetClientOf(ctx, session),
       });
-      const { booking, attempt } = withPayment(ctx, made);
+      const { booking, attempt } = withPayment(ctx, record);
       const newCustomer =
         existingCustomer === undefined
           ? { id: newCustomerId as number, ...(email ? { email } : {}) }
@@ -342,6 +344,7 @@ export async function bookSession(
         refusalAt,
         attempt,
       });
+      booked = session;
       return { write, result: { booking, existing: false, ...(attempt ? { attempt } : {}) } };
     },
     // The code collided: draw another. A counter or a budget refused: say which. Otherwise the session, the
@@ -353,4 +356,12 @@ export async function bookSession(
       if (refusal) throw refusal;
     },
   });
+  if (!result.existing && booked?.client && booked.zones) {
+    await leaveZonesAfterBooking(ctx.db, {
+      client: booked.client,
+      cart: booked.id,
+      zoneIds: Object.keys(booked.zones),
+    });
+  }
+  return result;
 }

@@ -117,9 +117,8 @@ export function releaseBudgetActions(
 }
 
 /**
- * The cart leaves its client's stay zone records, each cooled down as its item-dates are. A booked cart is
- * not taken out (a booking's transaction has no room to spare): the next hold in the zone reads that the
- * cart no longer holds and restarts the holding.
+ * The cart leaves its client's stay zone records, each cooled down as its item-dates are. A booked cart
+ * leaves them after its booking's transaction, which has no room to spare (`leaveZonesAfterBooking`).
  */
 function zoneReleaseActions(
   db: Db,

@@ -32,3 +32,4 @@ export {
   loadOpenSession,
   verifySlips,
 } from './session.ts';
+export { leaveZonesAfterBooking } from './zone-repository.ts';

@@ -1,5 +1,7 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../kernel/storage/database.ts';
 import { clientZoneKey } from '../kernel/storage/keys.ts';
+import { applyIfCondition } from '../kernel/storage/operations.ts';
 import type { TransactItem } from '../kernel/storage/transact.ts';
 import { type Cooldown, type HoldPeriod, holdingParts, KEEP_SECONDS } from './budget-repository.ts';
 
@@ -62,4 +64,31 @@ export function releaseZoneAction(
       },
     },
   };
+}
+
+/**
+ * Takes a booked cart out of its client's stay zone records, after the booking's transaction (which has no
+ * room for it): the client's next hold in the zone then starts its holding at the first try, instead of
+ * failing on the booked cart, reading the client's carts and trying again. A zone another write changed
+ * meanwhile is left to that path, which stays right without this.
+ */
+export async function leaveZonesAfterBooking(
+  db: Db,
+  options: { client: string; cart: string; zoneIds: string[] },
+): Promise<void> {
+  await Promise.all(
+    options.zoneIds.map((zoneId) =>
+      applyIfCondition(() =>
+        db.documents.send(
+          new UpdateCommand({
+            TableName: db.tableName,
+            Key: clientZoneKey(options.client, zoneId),
+            UpdateExpression: 'DELETE carts :cart',
+            ConditionExpression: 'contains(carts, :id)',
+            ExpressionAttributeValues: { ':cart': new Set([options.cart]), ':id': options.cart },
+          }),
+        ),
+      ),
+    ),
+  );
 }

@@ -17,7 +17,7 @@ import {
   keepClientUnitsAction,
 } from '#lib/sessions/budget-repository.ts';
 import { bookSessionAction, getSession, type StoredSession } from '#lib/sessions/repository.ts';
-import { holdZoneAction } from '#lib/sessions/zone-repository.ts';
+import { holdZoneAction, leaveZonesAfterBooking } from '#lib/sessions/zone-repository.ts';
 import { zonesOfHolds } from '#lib/sessions/zones.ts';
 import {
   counterId,
@@ -187,7 +187,7 @@ export function floorCalls(
   const nights = Array.from({ length: 7 }, (_, night) => addDays(start, night));
   const nowSeconds = () => unixSeconds(Date.now());
   // Sessions the floor's adds opened, for its creates to book (in the flow, or at the ceiling's server).
-  const open: { id: string; client: string }[] = [];
+  const open: { id: string; client: string; zoneIds: string[] }[] = [];
   // An add: its client's count; its item as the table holds it now (a hold decides from a consistent read,
   // issue 41); one transaction of the nights' counters, the client's budget for each night and its set of
   // sessions, and the session; then the line's availability for the answer.
@@ -243,7 +243,7 @@ export function floorCalls(
     ]);
     await queryStock(2);
     // Kept for a create; an add-only run keeps the last thousand.
-    if (open.push({ id: sessionId, client: who }) > 1000) open.shift();
+    if (open.push({ id: sessionId, client: who, zoneIds: [...zones.keys()] }) > 1000) open.shift();
   };
   // A booking of an open session: its client's count, the next booking number, the session, the customer
   // by email; then one transaction that books the session, puts the booking and its code, gives the
@@ -302,6 +302,8 @@ export function floorCalls(
       ),
       record('EVENT', FLOOR_BYTES.event, { new: false }),
     ]);
+    // Then the booked cart leaves the client's stay zones, one update each (review of issue 41).
+    await leaveZonesAfterBooking(db, { client: session.client, cart: session.id, zoneIds: session.zoneIds });
   };
   // The count comes first: a refused request does nothing else (issue 9). Then the request's own calls,
   // those that need nothing of each other at once.

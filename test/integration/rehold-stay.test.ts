@@ -1,8 +1,11 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
 import { createSweeper } from '#functions/sweeper/job.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
+import { clientZoneKey } from '#lib/kernel/storage/keys.ts';
+import { getSession } from '#lib/sessions/index.ts';
 import type { TestResponse } from '#test/support/events.ts';
 import { freshAddresses } from '#test/support/fresh.ts';
 import { type ScriptClient, scriptClient } from '#test/support/script-client.ts';
@@ -187,5 +190,27 @@ describe('items no stay spans', () => {
     expect((await client.end(sessionOf(held).id)).status).toBe(200);
     expectNearby(await client.add([await hour(11)]), BOARD, day, 30 * 60);
     expect((await client.add([await hour(16)])).status).toBe(200);
+  });
+});
+
+describe('a booked cart', () => {
+  it('leaves its stay zones, so the client’s next hold in them starts at the first try', async () => {
+    const night = freshRun();
+    const guest = scriptClient(handlers, freshAddress());
+    const cart = await holdNight(guest, night(0));
+    const session = await getSession(db, cart);
+    const zones = Object.keys(session?.zones ?? {});
+    expect(zones.length).toBeGreaterThan(0);
+    expect((await guest.book(cart)).status).toBe(200);
+    // Before, the booked cart stayed in the zones' carts: the next hold failed its first transaction on it,
+    // read the client's carts and tried again.
+    for (const zone of zones) {
+      const record = await db.documents.send(
+        new GetCommand({ TableName: db.tableName, Key: clientZoneKey(session?.client as string, zone) }),
+      );
+      expect([...((record.Item?.carts as Set<string> | undefined) ?? [])]).not.toContain(cart);
+    }
+    // Its nearby nights are the guest's to hold again: the booking let nothing go unbooked.
+    await holdNight(guest, night(1));
   });
 });

@@ -4,10 +4,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // slowest first. Vitest runs the files it has timed before slowest first; a fresh clone (CI) has no timings
 // and ran larger files first, so one of these could start last and the suite waited a minute on it alone.
 const SLOWEST = [
-  'test/integration/channel-hostile-feeds.test.ts',
   'test/e2e/soak-control.test.ts',
   'test/infra/fleet-git-diff.test.ts',
-  'test/review/feed-slow-steps-together.test.ts',
   'test/e2e/widget-flow.test.ts',
   'test/e2e/local-runner-leaks.test.ts',
   'test/e2e/widget-refusals.test.ts',
