@@ -58,6 +58,24 @@ export const shipStripeSdk = (inputDir: string, outputDir: string): string[] => 
   ];
 };
 
+/** The adapter's file beside a bundle that calls the payment provider (lib/payments/provider-from-env.ts). */
+export const PAYMENT_ADAPTER_FILE = 'payments-provider.mjs';
+
+/**
+ * The payment adapter (lib/payments/stripe-adapter.ts and what it imports, the SDK left external) built as a
+ * file of its own beside the bundle, where provider-from-env.ts imports it at the first payment: the bundle
+ * itself carries none of it. With the project's own esbuild, as the bundle is built.
+ */
+export const shipPaymentAdapter = (inputDir: string, outputDir: string): string[] => [
+  [
+    `"${join(inputDir, 'node_modules', '.bin', 'esbuild')}"`,
+    `"${join(inputDir, 'lib', 'payments', 'stripe-adapter.ts')}"`,
+    '--bundle --platform=node --format=esm --minify --log-level=warning',
+    `--target=${FUNCTION_BUNDLING.target} --external:stripe`,
+    `--outfile="${join(outputDir, PAYMENT_ADAPTER_FILE)}"`,
+  ].join(' '),
+];
+
 /** Statements no function carries: a route's documentation (`DOCS: describeRoute(…)`, functions/route-docs.ts). */
 export const DROPPED_LABELS = ['DOCS'];
 
@@ -224,7 +242,16 @@ export class TenantFunctions extends Construct {
           : {}),
         bundling: {
           ...FUNCTION_BUNDLING,
-          ...(define ? { define } : {}),
+          ...(define || callsPaymentProvider
+            ? {
+                define: {
+                  ...define,
+                  ...(callsPaymentProvider
+                    ? { 'globalThis.PAYMENT_ADAPTER_FILE': JSON.stringify(`./${PAYMENT_ADAPTER_FILE}`) }
+                    : {}),
+                },
+              }
+            : {}),
           ...(afterBundling || callsPaymentProvider
             ? {
                 commandHooks: {
@@ -232,7 +259,9 @@ export class TenantFunctions extends Construct {
                   beforeInstall: () => [],
                   afterBundling: (inputDir: string, outputDir: string) => [
                     ...(afterBundling?.(inputDir, outputDir) ?? []),
-                    ...(callsPaymentProvider ? shipStripeSdk(inputDir, outputDir) : []),
+                    ...(callsPaymentProvider
+                      ? [...shipStripeSdk(inputDir, outputDir), ...shipPaymentAdapter(inputDir, outputDir)]
+                      : []),
                   ],
                 },
               }

@@ -35,8 +35,20 @@ const MESSAGES: Record<PaymentErrorCode, string> = {
   misconfigured: 'The payment provider refused our credentials.',
 };
 
-/** A payment provider's failure in the port's words, with a stable `code` (and `reason` when refused). */
+/** Marks the port's error, whichever copy of this module made it (below). */
+const BRAND = Symbol.for('booking-service.PaymentProviderError');
+
+/**
+ * A payment provider's failure in the port's words, with a stable `code` (and `reason` when refused). A
+ * Lambda loads the adapter from a file of its own beside its bundle (provider-from-env.ts), which carries
+ * its own copy of this class: `instanceof` goes by the mark, so an error of either copy is one of this.
+ */
 export class PaymentProviderError extends Error {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && BRAND in value;
+  }
+
+  readonly [BRAND] = true;
   readonly code: PaymentErrorCode;
   readonly reason: RefusalReason | undefined;
   /** The provider's id of the failed request, for its support; never a secret. */

@@ -1,7 +1,24 @@
 import { request } from 'node:http';
 import { PaymentProviderError } from './errors.ts';
 import type { PaymentProvider } from './port.ts';
-import { stripeProvider } from './stripe-adapter.ts';
+import { type StripeProviderOptions, stripeSettings } from './stripe-config.ts';
+
+/**
+ * The adapter's module. A Lambda bundle is one file, into which esbuild would write the adapter (12 KB) as
+ * soon as this file imported it: the functions that call the provider ship it as a file of its own beside
+ * their bundle instead (`payments-provider.mjs`, named here by esbuild's `define`, infra/constructs/
+ * functions.ts), so a cold start loads it only when a payment is made. Run from source, it is the module.
+ */
+const ADAPTER_FILE =
+  (globalThis as { PAYMENT_ADAPTER_FILE?: string }).PAYMENT_ADAPTER_FILE ?? './stripe-adapter.ts';
+
+/** The Stripe adapter, made with `options` (its module loaded at the first call). */
+async function stripeProvider(options: StripeProviderOptions): Promise<PaymentProvider> {
+  const adapter: typeof import('./stripe-adapter.ts') = await import(
+    /* @vite-ignore */ new URL(ADAPTER_FILE, import.meta.url).href
+  );
+  return adapter.stripeProvider(options);
+}
 
 // Where a function finds its payment provider: locally STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (and
 // STRIPE_API_BASE, a stand-in's address); in AWS the tenant's Secrets Manager secret (STRIPE_SECRET_ARN), read
@@ -57,13 +74,22 @@ const readSecret = (arn: string, env: NodeJS.ProcessEnv): Promise<string> =>
 export function paymentProviderFromEnv(env: NodeJS.ProcessEnv = process.env): ProviderSource {
   const apiBase = env.STRIPE_API_BASE || undefined;
   if (env.STRIPE_SECRET_KEY) {
-    // Made now, so a bad key or base fails the cold start rather than a guest's request.
-    const provider = stripeProvider({
+    const options = {
       secretKey: env.STRIPE_SECRET_KEY,
       webhookSecret: env.STRIPE_WEBHOOK_SECRET ?? '',
       ...(apiBase ? { apiBase } : {}),
-    });
-    return async () => provider;
+    };
+    // Checked now, so a bad key or base fails the cold start rather than a guest's request; the adapter is
+    // loaded at the first payment.
+    stripeSettings(options);
+    let provider: Promise<PaymentProvider> | undefined;
+    return () => {
+      provider ??= stripeProvider(options);
+      provider.catch(() => {
+        provider = undefined;
+      });
+      return provider;
+    };
   }
   const arn = env.STRIPE_SECRET_ARN;
   if (!arn) return async () => undefined;
@@ -79,7 +105,7 @@ export function paymentProviderFromEnv(env: NodeJS.ProcessEnv = process.env): Pr
     // The stack creates the secret as `{}`: no provider until an operator puts the keys in.
     if (!secret.secret_key) return undefined;
     const base = apiBase ?? secret.api_base;
-    const provider = stripeProvider({
+    const provider = await stripeProvider({
       secretKey: secret.secret_key ?? '',
       webhookSecret: secret.webhook_secret ?? '',
       ...(base ? { apiBase: base } : {}),

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { shipStripeSdk } from '#infra/constructs/functions.ts';
+import { PAYMENT_ADAPTER_FILE, shipPaymentAdapter, shipStripeSdk } from '#infra/constructs/functions.ts';
 import { buildFloorBundle } from '#test/bench/cold.ts';
 
 // Issue 43, the SDK's place: functions are bundled as one ESM file, so the adapter's dynamic import would
@@ -12,23 +12,26 @@ import { buildFloorBundle } from '#test/bench/cold.ts';
 
 /** A line of the SDK's own code: its default API host. */
 const SDK_CODE = 'api.stripe.com';
+/** A line of the adapter's own code: the Idempotency-Key it derives for a checkout. */
+const ADAPTER_CODE = ':checkout`';
 const IMPORTS_SDK = /import\(\s*["']stripe["']\s*\)|from\s*["']stripe["']/;
 
 const bundle = async (dir: string, group: string) =>
   readFileSync(await buildFloorBundle(join(dir, group), resolve(`functions/${group}/handler.ts`)), 'utf8');
 
 describe('the Stripe SDK in the bundles', () => {
-  it('is in no bundle, and only the functions that call the provider import it', async () => {
+  it('is in no bundle, nor is its adapter', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sdk-place-'));
     for (const group of ['items', 'session', 'meta']) {
       const code = await bundle(dir, group);
       expect(code.includes(SDK_CODE), group).toBe(false);
       expect(IMPORTS_SDK.test(code), group).toBe(false);
     }
+    // Nor the adapter: it is a file of its own beside them, imported at the first payment.
     for (const group of ['bookings', 'payments', 'sweeper']) {
       const code = await bundle(dir, group);
       expect(code.includes(SDK_CODE), group).toBe(false);
-      expect(IMPORTS_SDK.test(code), group).toBe(true);
+      expect(code.includes(ADAPTER_CODE), group).toBe(false);
     }
   }, 120_000);
 
@@ -49,5 +52,27 @@ describe('the Stripe SDK in the bundles', () => {
       encoding: 'utf8',
     });
     expect(left.trim()).toBe('');
+  });
+
+  it('has the adapter beside it as a file of its own, which loads the shipped SDK at its first call', () => {
+    const out = mkdtempSync(join(tmpdir(), 'adapter-ship-'));
+    for (const command of [...shipStripeSdk(resolve('.'), out), ...shipPaymentAdapter(resolve('.'), out)])
+      execSync(command);
+    const adapter = readFileSync(join(out, PAYMENT_ADAPTER_FILE), 'utf8');
+    expect(adapter.includes(SDK_CODE)).toBe(false);
+    expect(IMPORTS_SDK.test(adapter)).toBe(true);
+    // A webhook never signed: the adapter, then the SDK, loaded from beside it, refuse it in the port's words.
+    const refused = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { stripeProvider } = await import('./${PAYMENT_ADAPTER_FILE}');
+         const provider = stripeProvider({ secretKey: 'sk_test_x', webhookSecret: 'whsec_x' });
+         await provider.readEvent('{}', 't=1,v1=00', 1).catch((error) => console.log(error.code));`,
+      ],
+      { cwd: out, encoding: 'utf8' },
+    );
+    expect(refused.trim()).toBe('invalid_signature');
   });
 });
