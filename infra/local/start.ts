@@ -36,6 +36,7 @@ import { acquireDataDirLock, type DataDirLock, DataDirLockedError } from './data
 import { demoPage } from './demo-page.ts';
 import { hasJava, JAVA_MISSING, type LocalDynamo, startLocalDynamo } from './dynamodb.ts';
 import { createGateway } from './gateway.ts';
+import { type LocalPayments, localPayments } from './payments.ts';
 import { listNodeAncestors, watchProcesses } from './processes.ts';
 import {
   connectionFile,
@@ -160,6 +161,7 @@ function every(ms: number, job: () => Promise<unknown>, name: string): NodeJS.Ti
 }
 
 let dynamo: LocalDynamo | undefined;
+let payments: LocalPayments | undefined;
 let lock: DataDirLock | undefined;
 let stopping = false;
 const timers: NodeJS.Timeout[] = [];
@@ -191,6 +193,7 @@ async function shutdown(code: number): Promise<void> {
   await closed;
   clearTimeout(grace);
   server.current?.closeAllConnections();
+  await payments?.stop();
   await dynamo?.stop();
   // Only the holder of DATA_DIR's lock owns its files: a start refused for want of it touches nothing.
   if (lock) rmSync(connectionFile(localSettings().dataDir), { force: true });
@@ -290,7 +293,9 @@ async function main(): Promise<void> {
   const configuredUrl = settings.publicUrl ? parsePublicUrl(settings.publicUrl) : undefined;
   // Only the handlers' calls are counted: the sweeper and the webhook dispatcher are not the request path.
   const usage = settings.usageFile ? recordUsage(settings.usageFile) : undefined;
+  payments = localPayments({ tenant, dataDir: settings.dataDir });
   const handlers = createAllHandlers({
+    payments: payments.payments,
     db: usage ? createDb({ endpoint, tableName, instrument: usage.instrument }) : db,
     provider: 'local',
     // Feeds may be local files served over http here (a second runner, a test server).
@@ -313,7 +318,7 @@ async function main(): Promise<void> {
     // The demo site is local only: a tenant stack deploys the widget, never a sample site.
     pages: { '/': demoPage(tenant) },
   });
-  timers.push(every(settings.sweepIntervalMs, createSweeper({ db }), 'sweep'));
+  timers.push(every(settings.sweepIntervalMs, createSweeper({ db, payments: payments.payments }), 'sweep'));
   timers.push(
     every(
       settings.channelSyncIntervalMs,
@@ -334,6 +339,9 @@ async function main(): Promise<void> {
   const address = server.current?.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   publicUrl.current = configuredUrl ?? ownUrl(settings.host, port);
+  // The stand-in posts its events to this runner, on its own address (not PUBLIC_URL, which may be a proxy's).
+  const started = await payments.start(`${ownUrl(settings.host, port)}/api/3.0/payment/stripe/webhook`);
+  if (started) say(started);
   say(`listening on http://${settings.host}:${port}/api/3.0`);
   say(`demo site: http://${settings.host}:${port}/`);
 }
