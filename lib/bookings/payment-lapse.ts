@@ -9,7 +9,7 @@ import { plainWrites } from './change.ts';
 import { applyProviderPayment } from './payment-apply.ts';
 import { paymentSettingsOf } from './payment-open.ts';
 import { deletePaymentDueAction, listPaymentsDue, replaceAttemptAction } from './payment-records.ts';
-import { getBookingRecord } from './repository.ts';
+import { getBookingRecord, type StoredBooking } from './repository.ts';
 import { changeStatus } from './status.ts';
 import { SERVICE } from './unpaid.ts';
 
@@ -17,6 +17,13 @@ import { SERVICE } from './unpaid.ts';
 // closed at the provider first, so nobody pays once the stock is gone (a checkout the guest completed meanwhile
 // is applied instead); then, in one transaction, its status goes to `settings.payment.lapse_status` with its
 // stock released, its attempt marked lapsed and its mark taken off, with the event.
+
+/**
+ * Whether the booking was paid otherwise meanwhile: in full, or moved to a paid status (staff's set_paid, a
+ * payment on a checkout an earlier attempt left open); review of issue 43.
+ */
+const covered = (booking: StoredBooking): boolean =>
+  booking.paid_total >= booking.totals.total || booking.status_id === 'PAID' || booking.status_id === 'PART';
 
 /** Whether the attempt still waits for the guest's money. */
 const unpaid = (status: string) => status === 'opening' || status === 'pending' || status === 'failed';
@@ -40,6 +47,18 @@ export async function lapseUnpaidPayments(
     const current = record?.booking.payment;
     const attempt = record?.attempts?.find((one) => one.payment_id === current?.payment_id);
     if (!record || !current || !attempt || isInactive(record.booking.status_id) || !unpaid(attempt.status)) {
+      await done();
+      continue;
+    }
+    // Paid otherwise meanwhile (at the desk, or on a checkout an earlier attempt left open): kept, its checkout
+    // closed so nobody pays twice.
+    if (covered(record.booking)) {
+      if (attempt.checkout_id && provider)
+        await provider
+          .expireCheckout(attempt.checkout_id, { paymentId: attempt.payment_id })
+          .catch((error: unknown) => {
+            if (!(error instanceof PaymentProviderError)) throw error;
+          });
       await done();
       continue;
     }
@@ -70,7 +89,7 @@ export async function lapseUnpaidPayments(
         notify: true,
         also: (read) => {
           const now = read.attempts?.find((one) => one.payment_id === attempt.payment_id);
-          if (!now || !unpaid(now.status) || isInactive(read.booking.status_id))
+          if (!now || !unpaid(now.status) || isInactive(read.booking.status_id) || covered(read.booking))
             throw new DomainError('invalid_status', 'The booking was paid or changed meanwhile');
           const marked = {
             ...now,
