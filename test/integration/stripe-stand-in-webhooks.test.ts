@@ -92,9 +92,10 @@ describe('signed deliveries', () => {
   });
 
   it('sends checkout.session.expired when the deadline passes on the stand-in clock', async () => {
+    // Five seconds over Stripe's 30-minute least: the stand-in's clock may tick between the read and the create.
     const now = (await control('clock')).json.now as number;
-    const session = await stripe.checkout.sessions.create(depositSession({ expires_at: now + 1800 }));
-    await control('clock/advance', { seconds: 1800 });
+    const session = await stripe.checkout.sessions.create(depositSession({ expires_at: now + 1805 }));
+    await control('clock/advance', { seconds: 1805 });
     const arrival = await waitFor(
       () => hooks.arrivals.find((a) => a.event.type === 'checkout.session.expired'),
       'expiry',
