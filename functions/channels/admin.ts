@@ -101,7 +101,8 @@ export const createSyncChannel =
     const channelId = params.channel_id ?? '';
     const until = Date.now() + Math.min(remainingMs(), SYNC_NOW_MAX_MS) - ANSWER_RESERVE_MS;
     const timeLeftMs = () => until - Date.now();
-    const feedTimeoutMs = Math.max(1_000, Math.min(10_000, timeLeftMs() - READ_BUDGET_MS));
+    const readBudgetMs = deps.readBudgetMs ?? READ_BUDGET_MS;
+    const feedTimeoutMs = Math.max(1_000, Math.min(10_000, timeLeftMs() - readBudgetMs));
     const { result, overview } = await syncChannelNow(
       { ...deps, feedTimeoutMs, timeLeftMs },
       {

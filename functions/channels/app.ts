@@ -16,6 +16,7 @@ export const createChannelsHandler = (deps: ApiDeps) => {
     catalog,
     fetchFeed: deps.fetchFeed ?? fetchFeed,
     policy: deps.feedPolicy ?? 'deployed',
+    ...(deps.feedReadBudgetMs ? { readBudgetMs: deps.feedReadBudgetMs } : {}),
   };
   return createApiHandler({ group: 'channels', deps, routes: CHANNELS_ROUTES, context });
 };

@@ -15,6 +15,8 @@ export interface ChannelsContext {
   catalog: CatalogReader;
   fetchFeed: (request: FeedRequest) => Promise<FeedResponse>;
   policy: OutboundPolicy;
+  /** The CPU time one feed's read may take (READ_BUDGET_MS unless the runner's CHANNEL_READ_BUDGET_MS says). */
+  readBudgetMs?: number;
 }
 
 import { channelSchema, channelSyncSchema, keyed } from '../resource-schemas.ts';

@@ -22,6 +22,10 @@ export const localSettings = () => ({
   webhookIntervalMs: Number(process.env.WEBHOOK_INTERVAL_MS ?? 1_000),
   // Channel feeds are polled as the stack's schedule does: every five minutes.
   channelSyncIntervalMs: Number(process.env.CHANNEL_SYNC_INTERVAL_MS ?? 300_000),
+  // The CPU time one feed's read may take (5 s, READ_BUDGET_MS, unless set).
+  channelReadBudgetMs: process.env.CHANNEL_READ_BUDGET_MS
+    ? Number(process.env.CHANNEL_READ_BUDGET_MS)
+    : undefined,
   tableName: process.env.TABLE_NAME || undefined,
   trustedProxies: parseProxyList(process.env.TRUSTED_PROXIES),
   // Where guests reach this runner when it is not its own address (a tunnel, a proxy): the links' base.

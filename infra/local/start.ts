@@ -300,6 +300,7 @@ async function main(): Promise<void> {
     provider: 'local',
     // Feeds may be local files served over http here (a second runner, a test server).
     feedPolicy: 'local',
+    ...(settings.channelReadBudgetMs ? { feedReadBudgetMs: settings.channelReadBudgetMs } : {}),
     slipKeys: async () => slipKeys,
     trustedProxies: settings.trustedProxies,
     // Links (the invoice URL) are built on the runner's own address, known once it listens, never on
@@ -322,7 +323,12 @@ async function main(): Promise<void> {
   timers.push(
     every(
       settings.channelSyncIntervalMs,
-      createChannelSync({ db, fetchFeed, policy: 'local' }),
+      createChannelSync({
+        db,
+        fetchFeed,
+        policy: 'local',
+        ...(settings.channelReadBudgetMs ? { readBudgetMs: settings.channelReadBudgetMs } : {}),
+      }),
       'channel sync',
     ),
   );

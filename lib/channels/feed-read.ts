@@ -17,6 +17,8 @@ export interface FeedFetching {
   policy: OutboundPolicy;
   /** The budget of one feed's fetch (10 s by default); a request's sync-now passes what its deadline leaves. */
   feedTimeoutMs?: number;
+  /** The CPU time one feed's read may take, parse and expansion together (READ_BUDGET_MS by default). */
+  readBudgetMs?: number;
   /**
    * What the caller's deadline leaves, in ms (a request's sync-now; a round has none): a read not done by
    * then is abandoned (ReadAbandonedError) and changes nothing, and applying stops between transactions.
@@ -77,7 +79,10 @@ export async function readChannelFeed(
     return { ok: true, slots: kept, readUntil: window.last, ...validators, unchanged: true };
   }
   if ((deps.timeLeftMs?.() ?? Number.POSITIVE_INFINITY) <= 0) throw new ReadAbandonedError();
-  const budget = new ReadBudget(deps.timeLeftMs ? { timeLeftMs: deps.timeLeftMs } : {});
+  const budget = new ReadBudget({
+    ...(deps.readBudgetMs ? { limitMs: deps.readBudgetMs } : {}),
+    ...(deps.timeLeftMs ? { timeLeftMs: deps.timeLeftMs } : {}),
+  });
   try {
     const feed = await readFeed(response.body, {
       timeZone: options.timeZone,

@@ -56,6 +56,8 @@ export interface ApiDeps {
    * addresses, the default, failing closed) or `local` (the runner: also http and loopback).
    */
   feedPolicy?: OutboundPolicy;
+  /** The CPU time one feed's read may take: READ_BUDGET_MS (5 s) unless the runner's CHANNEL_READ_BUDGET_MS says. */
+  feedReadBudgetMs?: number;
   /** Fetches a channel feed; tests inject one, the default is `fetchFeed`. */
   fetchFeed?: (request: FeedRequest) => Promise<FeedResponse>;
   /** Proxies trusted besides the tenant's `settings.trusted_proxies` (the local runner's TRUSTED_PROXIES). */
