@@ -1,4 +1,5 @@
 import type { ApiDeps } from '#lib/http/group-handler.ts';
+import { createAdminHandler } from './admin/app.ts';
 import { createBookingsHandler } from './bookings/app.ts';
 import { createChannelsHandler } from './channels/app.ts';
 import { createItemsHandler } from './items/app.ts';
@@ -12,6 +13,7 @@ export const createAllHandlers = (deps: ApiDeps) => ({
   items: createItemsHandler(deps),
   session: createSessionHandler(deps),
   bookings: createBookingsHandler(deps),
+  admin: createAdminHandler(deps),
   meta: createMetaHandler(deps, { known: ROUTES.filter((route) => route.group !== 'meta') }),
   channels: createChannelsHandler(deps),
   payments: createPaymentsHandler(deps),

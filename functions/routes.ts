@@ -1,14 +1,13 @@
 import { createMatcher } from '#lib/http/route-match.ts';
 import { rowsOf } from '#lib/http/routes.ts';
 import {
-  bookingNotesRoute,
   customerFindRoute,
   customerGetRoute,
   webhookDeliveriesRoute,
   webhookEnableRoute,
   webhookListRoute,
   webhookReplayRoute,
-} from './bookings/staff-table.ts';
+} from './admin/table.ts';
 import {
   bookingBookmarkRoute,
   bookingCheckinRoute,
@@ -20,6 +19,7 @@ import {
   bookingInvoiceRoute,
   bookingListRoute,
   bookingNoteRoute,
+  bookingNotesRoute,
   bookingUpdateRoute,
 } from './bookings/table.ts';
 import { bookingIcalRoute, channelListRoute, channelSyncRoute, itemIcalRoute } from './channels/table.ts';

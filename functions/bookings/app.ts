@@ -2,8 +2,8 @@ import { type ApiDeps, createApiHandler, slipKeysOf } from '#lib/http/group-hand
 import { BOOKINGS_ROUTES } from './table.ts';
 
 /**
- * The bookings group: the form, create, records, lists, invoices, actions, customers and webhooks (the
- * staff calendar feed and the channels are the channels group's).
+ * The bookings group: the form, create, records, lists, invoices, actions and notes (the customers and the
+ * webhook endpoints are the admin group's; the staff calendar feed and the channels, the channels group's).
  */
 export const createBookingsHandler = (deps: ApiDeps) =>
   createApiHandler({

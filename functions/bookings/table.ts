@@ -1,10 +1,18 @@
 import { z } from 'zod';
 import type { RouteDeclaration } from '#lib/http/group-handler.ts';
 import { noParameters } from '#lib/http/validate.ts';
-import { bookingRecordBody, createdSchema, formFieldSchema, int, listBody } from '../resource-schemas.ts';
+import {
+  bookingRecordBody,
+  createdSchema,
+  formFieldSchema,
+  int,
+  listBody,
+  noteSchema,
+} from '../resource-schemas.ts';
 import { envelope, policySchema } from '../responses.ts';
 import { describeRoute } from '../route-docs.ts';
 import { bookingListSchema } from './list.ts';
+import { createListNotes, notesSchema } from './notes.ts';
 import {
   type BookingDeps as BookingsContext,
   bookmarkSchema,
@@ -24,7 +32,6 @@ import {
   recordQuery,
   updateSchema,
 } from './routes.ts';
-import { STAFF_ROUTES } from './staff-table.ts';
 
 // The bookings group's routes: each one's row of the route table and its implementation, with its documentation
 // beside it (a `DOCS` statement, which the functions' bundles leave out: the OpenAPI document and the tests
@@ -258,6 +265,23 @@ DOCS: describeRoute(bookingNoteRoute, {
   needs: ['booking'],
 });
 
+export const bookingNotesRoute = {
+  name: 'booking.notes',
+  group: 'bookings',
+  methods: ['GET'],
+  path: 'booking/notes',
+  access: 'staff',
+  resource: 'booking',
+  id: 'notes',
+  handler: createListNotes,
+} as const satisfies RouteDeclaration<BookingsContext>;
+
+DOCS: describeRoute(bookingNotesRoute, {
+  summary: 'Notes across bookings, newest first',
+  request: notesSchema,
+  response: envelope({ notes: z.array(noteSchema) }),
+});
+
 /** The bookings group's routes, in the table's order. */
 export const BOOKINGS_ROUTES = [
   bookingFormRoute,
@@ -271,5 +295,5 @@ export const BOOKINGS_ROUTES = [
   bookingUpdateRoute,
   bookingBookmarkRoute,
   bookingNoteRoute,
-  ...STAFF_ROUTES,
+  bookingNotesRoute,
 ];

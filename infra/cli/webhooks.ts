@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
+import { presentWebhook } from '#functions/admin/webhooks.ts';
 import { readTimeFilter } from '#functions/bookings/list.ts';
-import { presentWebhook } from '#functions/bookings/webhooks.ts';
 import { connectForCli, webhookSecretsForCli } from '#infra/local/settings.ts';
 import { getConfig } from '#lib/config/index.ts';
 import { DomainError } from '#lib/kernel/errors.ts';

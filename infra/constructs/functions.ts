@@ -21,9 +21,27 @@ import { ROUTES } from '#functions/routes.ts';
 import { packRoutes } from '#lib/http/route-match.ts';
 import type { Group } from '#lib/http/routes.ts';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '#lib/kernel/metric-names.ts';
-import { ACCOUNT_PARTITION, FEED_TOKEN_PREFIX, RATE_PARTITION_PREFIX } from '#lib/kernel/storage/keys.ts';
+import {
+  ACCOUNT_PARTITION,
+  FEED_TOKEN_PREFIX,
+  RATE_PARTITION_PREFIX,
+  webhookEventKey,
+  webhookPartition,
+} from '#lib/kernel/storage/keys.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * What every API function updates of its caller, as IAM's patterns of partition keys: a credential's last
+ * use, its account's last sign-in, each client's request counts (per-client limits).
+ */
+const CALLER_RECORDS = [ACCOUNT_PARTITION, 'CREDENTIAL#*', `${RATE_PARTITION_PREFIX}*`];
+
+/**
+ * The records the admin function may update (and none other; it writes nothing else): its callers', an
+ * endpoint's state and deliveries (the endpoint's partition), and the kept event a replay keeps longer.
+ */
+export const ADMIN_UPDATES = [...CALLER_RECORDS, webhookPartition('*'), webhookEventKey('*').pk];
 
 /** The indexes the webhook dispatcher queries: a booking's delivery order (gsi1) and what is due (gsi2). */
 const DISPATCHER_INDEXES = ['gsi1', 'gsi2'] as const;
@@ -302,6 +320,10 @@ export class TenantFunctions extends Construct {
     // The payment provider's webhook (issue 43): a function of its own, so the payment flow it applies and the
     // provider's SDK load nowhere else but in the bookings create and the sweeper.
     const payments = make('Payments', 'payments', { callsPaymentProvider: true });
+    // Staff's customers and webhook endpoints (issue 43: out of the bookings bundle, which guests load): no
+    // SLIP secret, no payment keys, and of the table's records it changes only the webhook endpoints' state
+    // and deliveries (enable, replay) beside what every API function records of its caller.
+    const admin = make('Admin', 'admin');
     // The reference page's files and the widget travel beside the meta bundle: served without a CDN.
     // It answers every path no route has ($default), and its help lists every route: the other groups' rows
     // are written into its bundle, not their code.
@@ -351,37 +373,32 @@ export class TenantFunctions extends Construct {
       timeout: Duration.seconds(240),
       reservedConcurrency: HOUSEKEEPING_CONCURRENCY.channels,
     });
-    this.byGroup = { items, session, bookings, meta, channels: this.channelSync, payments };
+    this.byGroup = { items, session, bookings, admin, meta, channels: this.channelSync, payments };
     this.all = all;
 
-    // Readers still record a credential's last use and its account's last sign-in, count each client's
-    // requests (per-client limits), and stamp when a calendar feed's content changed: only those records.
-    const recordSignIn = new PolicyStatement({
-      effect: Effect.ALLOW,
-      actions: ['dynamodb:UpdateItem'],
-      resources: [props.table.tableArn],
-      conditions: {
-        'ForAllValues:StringLike': {
-          'dynamodb:LeadingKeys': [
-            ACCOUNT_PARTITION,
-            'CREDENTIAL#*',
-            `${RATE_PARTITION_PREFIX}*`,
-            `${FEED_TOKEN_PREFIX}*`,
-          ],
-        },
-      },
-    });
+    // Updates of the records whose partition keys start as `leadingKeys` say, and of no other.
+    const updatesOf = (leadingKeys: string[]) =>
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeys } },
+      });
+    // Readers update only their callers' records, and stamp when a calendar feed's content changed.
+    const recordSignIn = updatesOf([...CALLER_RECORDS, `${FEED_TOKEN_PREFIX}*`]);
     for (const reader of [items, meta]) {
       props.table.grantReadData(reader);
       reader.addToRolePolicy(recordSignIn);
     }
+    props.table.grantReadData(admin);
+    admin.addToRolePolicy(updatesOf(ADMIN_UPDATES));
     for (const writer of [session, bookings, payments, this.sweeper, this.channelSync])
       props.table.grantReadWriteData(writer);
     for (const caller of [bookings, payments, this.sweeper]) props.paymentSecret?.grantRead(caller);
     // The table grants cover `<table>/index/*`: these functions query gsi1 to gsi3. Their actions are the
     // grant's explicit lists, never `dynamodb:*`.
     const tableId = Stack.of(this).getLogicalId(props.table.node.defaultChild as CfnElement);
-    for (const fn of [items, meta, session, bookings, payments, this.sweeper, this.channelSync]) {
+    for (const fn of [items, meta, session, bookings, admin, payments, this.sweeper, this.channelSync]) {
       Validations.of(fn.role ?? fn).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
         reason: "CDK's table read/write grant covers the table's indexes, which these functions query.",

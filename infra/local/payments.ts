@@ -27,7 +27,11 @@ export function localPayments(options: {
     const payments = paymentProviderFromEnv(env);
     return {
       payments,
-      start: async () => `payments: Stripe at ${env.STRIPE_API_BASE || 'api.stripe.com'} (STRIPE_SECRET_KEY)`,
+      async start() {
+        // Made now, which checks the keys and the base: a bad one stops the start, not a guest's booking.
+        await payments();
+        return `payments: Stripe at ${env.STRIPE_API_BASE || 'api.stripe.com'} (STRIPE_SECRET_KEY)`;
+      },
       stop: async () => undefined,
     };
   }

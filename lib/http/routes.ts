@@ -1,5 +1,5 @@
 /** The Lambda function (endpoint group) that serves a route. */
-export type Group = 'items' | 'session' | 'bookings' | 'meta' | 'channels' | 'payments';
+export type Group = 'items' | 'session' | 'bookings' | 'admin' | 'meta' | 'channels' | 'payments';
 
 /**
  * Who may call a route: `public` (the widget surface; `settings.public_api = false` makes it need

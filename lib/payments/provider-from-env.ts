@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { PaymentProviderError } from './errors.ts';
 import type { PaymentProvider } from './port.ts';
-import { type StripeProviderOptions, stripeSettings } from './stripe-config.ts';
+import type { StripeProviderOptions } from './stripe-config.ts';
 
 /**
  * The adapter's module. A Lambda bundle is one file, into which esbuild would write the adapter (12 KB) as
@@ -79,9 +79,9 @@ export function paymentProviderFromEnv(env: NodeJS.ProcessEnv = process.env): Pr
       webhookSecret: env.STRIPE_WEBHOOK_SECRET ?? '',
       ...(apiBase ? { apiBase } : {}),
     };
-    // Checked now, so a bad key or base fails the cold start rather than a guest's request; the adapter is
-    // loaded at the first payment.
-    stripeSettings(options);
+    // Checked by the adapter when it is made, at the first payment: the check (stripe-config.ts) travels in
+    // the adapter's file, not in every bundle. The local runner asks for the provider as it starts, so a bad
+    // key or base still stops `npm start` rather than a guest's request (infra/local/payments.ts).
     let provider: Promise<PaymentProvider> | undefined;
     return () => {
       provider ??= stripeProvider(options);

@@ -31,7 +31,7 @@ const actionsOf = (statements: Statement[]) => statements.flatMap((statement) =>
 
 describe('traces and metrics', () => {
   it('traces every function actively but the sweeper and dispatcher, with Powertools told its service, namespace and no responses', () => {
-    expect(functions()).toHaveLength(8);
+    expect(functions()).toHaveLength(9);
     for (const [id, fn] of functions()) {
       // Run once a minute each, every run would be a recorded trace (docs/cost.md): neither records one.
       const untraced = /^Functions(Sweeper|Webhooks)/.test(id);

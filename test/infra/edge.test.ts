@@ -12,7 +12,7 @@ import { demoTenantJson } from '#test/support/tenant.ts';
 // The tenant's own domain and the protected edge (docs/edge.md), as options of the tenant file.
 
 type Resource = { Properties: Record<string, any> };
-const HTTP_FUNCTIONS = ['Bookings', 'Channels', 'Items', 'Meta', 'Payments', 'Session'];
+const HTTP_FUNCTIONS = ['Admin', 'Bookings', 'Channels', 'Items', 'Meta', 'Payments', 'Session'];
 /** CloudFront's managed policies (their ids are fixed): no custom policy counts against the account's 20. */
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const ALL_VIEWER = '216adef6-5c7f-47e4-b989-5492eafa07d3';

@@ -139,10 +139,11 @@ describe('TenantStack housekeeping', () => {
     expect(invoked).toHaveLength(JOBS.length * 2); // each function and its versions (`<arn>:*`)
   });
 
-  it('adds the schedules’ and the backups’ roles to the eight functions’ own, and no custom resource', () => {
+  it('adds the schedules’ and the backups’ roles to the nine functions’ own, and no custom resource', () => {
     const roles = Object.keys(resources('AWS::IAM::Role')).map((id) => id.replace(/[0-9A-F]{8}$/, ''));
     expect(roles.sort()).toEqual(
       [
+        'FunctionsAdminServiceRole',
         'FunctionsBookingsServiceRole',
         'FunctionsChannelsServiceRole',
         'FunctionsItemsServiceRole',
@@ -223,7 +224,7 @@ describe('TenantStack backups', () => {
 describe('TenantStack in a fleet', () => {
   it('uses per stack what the quota arithmetic of docs/deploy.md counts', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
-    template.resourceCountIs('AWS::IAM::Role', 10);
+    template.resourceCountIs('AWS::IAM::Role', 11);
     template.resourceCountIs('AWS::Scheduler::Schedule', 3);
     template.resourceCountIs('AWS::Events::Rule', 0);
     template.resourceCountIs('AWS::Backup::BackupPlan', 1);
@@ -252,7 +253,18 @@ describe('TenantStack in a fleet', () => {
       (group) => (group as { Properties: Props }).Properties.LogGroupName,
     );
     expect(names.sort()).toEqual(
-      ['Bookings', 'Channels', 'Items', 'Meta', 'Payments', 'Session', 'Sweeper', 'Webhooks', 'api-access']
+      [
+        'Admin',
+        'Bookings',
+        'Channels',
+        'Items',
+        'Meta',
+        'Payments',
+        'Session',
+        'Sweeper',
+        'Webhooks',
+        'api-access',
+      ]
         .map((name) => `/booking/${stack.stackName}/${name}`)
         .sort(),
     );

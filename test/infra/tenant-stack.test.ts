@@ -59,16 +59,17 @@ describe('TenantStack', () => {
   });
 
   it('runs one arm64 nodejs22.x function per group, the sweeper, the dispatcher and channel sync, logs retained', () => {
-    // items, session, bookings, meta, payments; the sweeper, the dispatcher and channel sync (which serves channels).
+    // items, session, bookings, admin, meta, payments; the sweeper, the dispatcher and channel sync (which serves
+    // channels).
     const functions = Object.values(resources('AWS::Lambda::Function')).filter(
       (fn) => (fn as { Properties: { Runtime?: string } }).Properties.Runtime === 'nodejs22.x',
     );
-    expect(functions).toHaveLength(8);
+    expect(functions).toHaveLength(9);
     for (const fn of functions) {
       expect(fn).toMatchObject({ Properties: { Architectures: ['arm64'], Handler: 'index.handler' } });
     }
     // One log group per function, and the API's access log.
-    template.resourceCountIs('AWS::Logs::LogGroup', 9);
+    template.resourceCountIs('AWS::Logs::LogGroup', 10);
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
     synth('dev').allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
   });
@@ -199,6 +200,7 @@ describe('TenantStack', () => {
       ([, fn]) => fn.Properties?.Environment?.Variables?.PUBLIC_URL !== undefined,
     );
     expect(withUrl.map(([id]) => id.replace(/^Functions/, '').replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
+      'Admin',
       'Bookings',
       'Channels',
       'Items',
@@ -314,5 +316,39 @@ describe('TenantStack', () => {
     expect(sessionActions).toEqual(
       expect.arrayContaining(['dynamodb:UpdateItem', 'secretsmanager:GetSecretValue']),
     );
+  });
+
+  it("grants the admin group reads, and updates of its callers' and the webhook endpoints' records only", () => {
+    // Staff's customers and webhook endpoints (issue 43): moved out of the bookings function, with none of
+    // its rights to stock, bookings, carts or the secrets.
+    const policy = Object.entries(resources('AWS::IAM::Policy')).find(([id]) =>
+      id.startsWith('FunctionsAdminServiceRoleDefaultPolicy'),
+    )?.[1] as {
+      Properties: { PolicyDocument: { Statement: { Action: string | string[]; Condition?: unknown }[] } };
+    };
+    const statements = policy.Properties.PolicyDocument.Statement;
+    const actions = statements.flatMap((statement) => [statement.Action].flat());
+    expect(actions.filter((action) => action.startsWith('secretsmanager:'))).toEqual([]);
+    expect(
+      statements
+        .filter((statement) => !statement.Condition)
+        .flatMap((statement) => [statement.Action].flat())
+        .filter((action) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWrite/.test(action)),
+    ).toEqual([]);
+    expect(statements.filter((statement) => statement.Condition)).toEqual([
+      expect.objectContaining({
+        Action: 'dynamodb:UpdateItem',
+        Condition: {
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': ['ACCOUNT', 'CREDENTIAL#*', 'RATE#*', 'WEBHOOK#*', 'WEBHOOK_EVENT#*'],
+          },
+        },
+      }),
+    ]);
+    const admin = Object.entries(resources('AWS::Lambda::Function')).find(([id]) =>
+      /^FunctionsAdmin[0-9A-F]{8}$/.test(id),
+    )?.[1] as { Properties: { Environment: { Variables: Record<string, unknown> }; Layers?: unknown } };
+    expect(Object.keys(admin.Properties.Environment.Variables)).not.toContain('SLIP_SECRET_ARN');
+    expect(admin.Properties.Layers).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { resolveGroup } from '#infra/local/gateway.ts';
 import { addDays } from '#lib/kernel/dates.ts';
 import {
   admin,
@@ -271,7 +272,10 @@ describe('lists and access', () => {
       'customer/1',
       'customer',
     ]) {
-      expect((await invoke(handlers.bookings, { path })).status, path).toBe(401);
+      expect(
+        (await invoke(handlers[resolveGroup('GET', `/api/3.0/${path}`).group], { path })).status,
+        path,
+      ).toBe(401);
     }
   });
 

@@ -59,7 +59,7 @@ const eventsOf = async (channelId: string, type: string) =>
   (await listChannelEvents(db, { channelId, limit: 500 })).filter((event) => event.type === type);
 
 const conflictDeliveries = async () => {
-  const deliveries = await invoke(handlers.bookings, {
+  const deliveries = await invoke(handlers.admin, {
     path: 'webhook/ops/delivery',
     query: 'limit=100',
     headers: { authorization: staff },

@@ -239,7 +239,7 @@ describe('conflicts are never silent', () => {
     const conflicts = events.filter((event) => event.type === 'channel.conflict');
     expect(conflicts).toHaveLength(1);
     expect(conflicts[0]?.data).toMatchObject({ item_id: 1, slot: d(41), bookings: [booking.id] });
-    const deliveries = await invoke(handlers.bookings, {
+    const deliveries = await invoke(handlers.admin, {
       path: 'webhook/ops/delivery',
       headers: { authorization: staff },
     });

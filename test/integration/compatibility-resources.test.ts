@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_ASSETS } from '#functions/meta/docs.ts';
 import { buildOpenApiDocument } from '#functions/openapi.ts';
+import { resolveGroup } from '#infra/local/gateway.ts';
 import { createCredential } from '#lib/access/credential-admin.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import {
@@ -23,7 +24,11 @@ setUpCompatibilityWorld();
 describe('partners', () => {
   const codes: Record<string, string> = {};
   const get = (path: string, authorization: string, query = '') =>
-    invoke(handlers.bookings, { path, query, headers: { authorization } });
+    invoke(handlers[resolveGroup('GET', `/api/3.0/${path}`).group], {
+      path,
+      query,
+      headers: { authorization },
+    });
   const at = (offset: number) => addDays(day, 120 + offset);
 
   beforeAll(async () => {
@@ -124,7 +129,7 @@ describe('partners', () => {
 
 describe('event and booking/notes', () => {
   const staffGet = (path: string, query = '', authorization = staff) =>
-    invoke(path.startsWith('event') ? handlers.meta : handlers.bookings, {
+    invoke(handlers[resolveGroup('GET', `/api/3.0/${path}`).group], {
       path,
       query,
       headers: { authorization },

@@ -7,7 +7,7 @@ import type { Db } from '#lib/kernel/storage/database.ts';
 import { logger } from '#lib/runtime/logger.ts';
 import { TEST_SLIP_KEY } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
-import { invoke, makeEvent } from '#test/support/events.ts';
+import { invoke, makeEvent, staffBasic } from '#test/support/events.ts';
 import { makeItem, makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 
 type Handler = Parameters<typeof invoke>[0];
@@ -81,6 +81,20 @@ describe('the Lambda entries (as deployed: metrics on)', () => {
       [METRIC.holdsMade]: 1,
       _aws: { CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service', 'tenant']] }] },
     });
+  });
+
+  it('the admin entry answers its group from the environment alone (no SLIP or payment keys)', async () => {
+    const admin = (await import('#functions/admin/handler.ts')).handler as Handler;
+    expect((await invoke(admin, { path: 'webhook' })).status).toBe(401);
+    const authorization = await staffBasic(db);
+    const listed = await invoke(admin, { path: 'webhook', headers: { authorization } });
+    expect([listed.status, listed.json.webhooks]).toEqual([200, {}]);
+    const customer = await invoke(admin, {
+      path: 'customer',
+      query: 'customer_email=nobody@example.com',
+      headers: { authorization },
+    });
+    expect([customer.status, customer.json.customers]).toEqual([200, {}]);
   });
 
   it('the channels entry answers the API group and runs the schedule', () => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { ROUTES } from '#functions/routes.ts';
+import { resolveGroup } from '#infra/local/gateway.ts';
 import { createCredential } from '#lib/access/credential-admin.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
@@ -169,7 +170,9 @@ describe('access', () => {
 
   it('answers 401 on staff routes whether or not the id exists', async () => {
     for (const path of ['booking/LOON-1', 'booking/999999', 'customer/5']) {
-      expect((await invoke(handlers.bookings, { path })).status).toBe(401);
+      expect((await invoke(handlers[resolveGroup('GET', `/api/3.0/${path}`).group], { path })).status).toBe(
+        401,
+      );
     }
   });
 

@@ -1,17 +1,21 @@
 import { readFileSync, statSync } from 'node:fs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { createAdminHandler } from '#functions/admin/app.ts';
+import { ADMIN_UPDATES } from '#infra/constructs/functions.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { listDeliveriesOfEndpoint } from '#lib/webhooks/delivery-repository.ts';
 import { disableEndpointWithEvent, getEndpoint } from '#lib/webhooks/endpoint-repository.ts';
 import { webhookEventActions } from '#lib/webhooks/outbox.ts';
 import { ensureEndpointSecrets } from '#lib/webhooks/secrets.ts';
+import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 import { invoke } from '#test/support/events.ts';
 import { makeTenant, makeTenantJson } from '#test/support/tenant.ts';
 import {
   at,
   book,
+  db,
   drain,
   handlers,
   receiver,
@@ -112,7 +116,7 @@ describe('loading webhook endpoints', () => {
 
 describe('webhook staff routes', () => {
   const staffGet = (path: string, query?: string, authorization = staff) =>
-    invoke(handlers.bookings, { path, ...(query ? { query } : {}), headers: { authorization } });
+    invoke(handlers.admin, { path, ...(query ? { query } : {}), headers: { authorization } });
 
   it('lists the endpoints with their state, last success and failures in a row, for staff only', async () => {
     await book();
@@ -132,7 +136,7 @@ describe('webhook staff routes', () => {
       enabled: 0,
     });
     expect(JSON.stringify(response.json)).not.toContain('whsec_');
-    expect((await invoke(handlers.bookings, { path: 'webhook' })).status).toBe(401);
+    expect((await invoke(handlers.admin, { path: 'webhook' })).status).toBe(401);
   });
 
   it('pages an endpoint deliveries, newest first, with their attempts; an unknown endpoint is a 404', async () => {
@@ -212,5 +216,61 @@ describe('webhook staff routes', () => {
           .map((entry) => entry.headers['webhook-id']),
       ).size,
     ).toBe(3);
+  });
+});
+
+describe('the admin function (issue 43: the customers and webhook endpoints out of the bookings function)', () => {
+  it('reads, and updates only the records its grant names (ADMIN_UPDATES), on every route it serves', async () => {
+    const sent: { command: string; key?: Record<string, unknown> }[] = [];
+    // The same table, each command recorded as the admin function sends it.
+    const documents = new Proxy(db.documents, {
+      get(target, name, receiver) {
+        if (name !== 'send') return Reflect.get(target, name, receiver);
+        return (command: { constructor: { name: string }; input: { Key?: Record<string, unknown> } }) => {
+          sent.push({ command: command.constructor.name, key: command.input.Key });
+          return target.send(command as never);
+        };
+      },
+    });
+    const admin = createAdminHandler(testDeps({ ...db, documents }, { clock: now }));
+    const { booking_id } = await book();
+    await drain();
+    const booked = await invoke(handlers.bookings, {
+      path: `booking/${booking_id}`,
+      headers: { authorization: staff },
+    });
+    const { customer_id } = booked.json.booking as { customer_id: number };
+    const since = Math.floor(now() / 1000) - 60;
+    const call = (method: 'GET' | 'POST', path: string, input = '') =>
+      invoke(admin, {
+        method,
+        path,
+        ...(method === 'POST'
+          ? { body: input, contentType: 'application/x-www-form-urlencoded' }
+          : { query: input }),
+        headers: { authorization: staff },
+      });
+    for (const [method, path, input] of [
+      ['GET', 'webhook', ''],
+      ['GET', 'webhook/all/delivery', 'limit=5'],
+      ['POST', 'webhook/all/replay', `since=${since}`],
+      ['POST', 'webhook/flaky/enable', ''],
+      ['GET', 'customer', 'customer_email=ada@example.com'],
+      ['GET', `customer/${customer_id}`, ''],
+    ] as const) {
+      const answer = await call(method, path, input);
+      expect(answer.status, `${method} ${path} ${JSON.stringify(answer.json.request?.error)}`).toBe(200);
+    }
+    const writes = sent.filter(({ command }) => !/^(Get|Query|BatchGet)Command$/.test(command));
+    // Replayed, enabled, and the caller's records: writes happened, each an allowed update.
+    expect(writes.some(({ key }) => String(key?.pk).startsWith('WEBHOOK#'))).toBe(true);
+    const allowed = ADMIN_UPDATES.map((pattern) => new RegExp(`^${pattern.replace('*', '.*')}$`));
+    for (const { command, key } of writes) {
+      expect(command, JSON.stringify(key)).toBe('UpdateCommand');
+      expect(
+        allowed.some((pattern) => pattern.test(String(key?.pk))),
+        `${String(key?.pk)} is not in ${ADMIN_UPDATES.join(', ')}`,
+      ).toBe(true);
+    }
   });
 });

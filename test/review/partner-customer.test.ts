@@ -49,7 +49,7 @@ describe('review: a partner booking under a guest email', () => {
     now += 200 * 86_400_000;
     const mine = await book('regular@example.com', { authorization: partner });
     expect(mine.status, JSON.stringify(mine.json.request?.error)).toBe(200);
-    const seen = await invoke(handlers.bookings, {
+    const seen = await invoke(handlers.admin, {
       path: 'customer',
       query: 'customer_email=regular@example.com',
       headers: { authorization: partner },

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
+import { resolveGroup } from '#infra/local/gateway.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { testDeps } from '#test/support/deps.ts';
@@ -65,7 +66,7 @@ describe('review: replay since the ends of time', () => {
         ['GET', 'booking/notes', `date=${encodeURIComponent(since)}`],
         ['GET', 'webhook/desk/delivery', `since=${encodeURIComponent(since)}`],
       ] as const) {
-        const response = await invoke(handlers.bookings, {
+        const response = await invoke(handlers[resolveGroup(method, `/api/3.0/${path}`).group], {
           method,
           path,
           ...(method === 'POST'

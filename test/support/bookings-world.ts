@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, expect } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
+import { resolveGroup } from '#infra/local/gateway.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { readUsed } from './dynamo.ts';
@@ -42,7 +43,8 @@ export const staffCall = (
   path: string,
   options: { method?: string; query?: string; headers?: Record<string, string> } = {},
 ) =>
-  invoke(handlers.bookings, {
+  // The function API Gateway sends the path to: the bookings group's, or the admin group's (customers).
+  invoke(handlers[resolveGroup(options.method ?? 'GET', `/api/3.0/${path}`).group], {
     method: options.method ?? 'GET',
     path,
     ...(options.query ? { query: options.query } : {}),

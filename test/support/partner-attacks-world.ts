@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, expect } from 'vitest';
 import type { createAllHandlers } from '#functions/index.ts';
+import { resolveGroup } from '#infra/local/gateway.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { accountBasic, formBody, invoke } from './events.ts';
 import { freshDays } from './fresh.ts';
@@ -42,7 +43,11 @@ export const book = async (fields: Record<string, string>, authorization?: strin
 };
 
 export const get = (path: string, authorization: string, query = '') =>
-  invoke(path === 'account' ? handlers.meta : handlers.bookings, { path, query, headers: { authorization } });
+  invoke(handlers[resolveGroup('GET', `/api/3.0/${path}`).group], {
+    path,
+    query,
+    headers: { authorization },
+  });
 
 export const KAYAK = 1; // stock 10: a budgeted client may hold 5
 export const SLIP = 2; // staff-only

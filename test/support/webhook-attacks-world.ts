@@ -7,6 +7,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createDispatcher } from '#functions/webhooks/job.ts';
+import { resolveGroup } from '#infra/local/gateway.ts';
 import type { StoredConfig } from '#lib/config/model.ts';
 import { getConfig } from '#lib/config/repository.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
@@ -150,7 +151,7 @@ export const book = async (w: World, options: { name?: string; slip?: string } =
 // can outlast the 10 s a request is given by default, and middy's early timeout would answer 500.
 export const staffPost = (w: World, path: string, body = '') =>
   invoke(
-    w.handlers.bookings,
+    w.handlers[resolveGroup('POST', `/api/3.0/${path}`).group],
     {
       method: 'POST',
       path,
@@ -162,7 +163,11 @@ export const staffPost = (w: World, path: string, body = '') =>
   );
 
 export const staffGet = (w: World, path: string, query?: string) =>
-  invoke(w.handlers.bookings, { path, ...(query ? { query } : {}), headers: { authorization: w.staff } });
+  invoke(w.handlers[resolveGroup('GET', `/api/3.0/${path}`).group], {
+    path,
+    ...(query ? { query } : {}),
+    headers: { authorization: w.staff },
+  });
 
 /** Writes an event (not through a booking change) with pending deliveries to the given endpoints. */
 export const putRawEvent = (

@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { createDispatcher } from '#functions/webhooks/job.ts';
+import { resolveGroup } from '#infra/local/gateway.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
@@ -77,7 +78,7 @@ export const book = async (options: { qty?: number } = {}) => {
 };
 
 export const staffPost = (path: string, body = '') =>
-  invoke(handlers.bookings, {
+  invoke(handlers[resolveGroup('POST', `/api/3.0/${path}`).group], {
     method: 'POST',
     path,
     body,

@@ -1,20 +1,11 @@
 import { z } from 'zod';
 import type { RouteDeclaration } from '#lib/http/group-handler.ts';
 import { noParameters } from '#lib/http/validate.ts';
-import {
-  customerSchema,
-  deliverySchema,
-  flag,
-  int,
-  keyed,
-  noteSchema,
-  webhookSchema,
-} from '../resource-schemas.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { customerSchema, deliverySchema, flag, int, keyed, webhookSchema } from '../resource-schemas.ts';
 import { envelope } from '../responses.ts';
 import { describeRoute } from '../route-docs.ts';
 import { createFindCustomer, createGetCustomer, customerQuery } from './customers.ts';
-import { createListNotes, notesSchema } from './notes.ts';
-import type { BookingDeps as BookingsContext } from './routes.ts';
 import {
   createEnable,
   createListDeliveries,
@@ -24,19 +15,26 @@ import {
   replaySchema,
 } from './webhooks.ts';
 
-// The bookings group's staff routes beside the bookings' own: customers, notes across bookings and the
-// webhook endpoints. Each states its row, its implementation and its documentation, as in table.ts.
+/** What the admin group's routes share: the table. */
+export interface AdminContext {
+  db: Db;
+}
+
+// The admin group's routes (issue 43's offset): staff's look-ups and configuration that no guest's path
+// takes, the customers and the webhook endpoints, in a function of their own so that the guests' bookings
+// function carries none of them. Each states its row, its implementation and its documentation, as in
+// bookings/table.ts.
 
 export const customerFindRoute = {
   name: 'customer.find',
-  group: 'bookings',
+  group: 'admin',
   methods: ['GET'],
   path: 'customer',
   access: 'staff',
   resource: 'customer',
   id: '',
   handler: createFindCustomer,
-} as const satisfies RouteDeclaration<BookingsContext>;
+} as const satisfies RouteDeclaration<AdminContext>;
 
 DOCS: describeRoute(customerFindRoute, {
   summary: 'Find a customer by email, with bookings',
@@ -46,14 +44,14 @@ DOCS: describeRoute(customerFindRoute, {
 
 export const customerGetRoute = {
   name: 'customer.get',
-  group: 'bookings',
+  group: 'admin',
   methods: ['GET'],
   path: 'customer/{customer_id}',
   access: 'staff',
   resource: 'customer',
   id: '',
   handler: createGetCustomer,
-} as const satisfies RouteDeclaration<BookingsContext>;
+} as const satisfies RouteDeclaration<AdminContext>;
 
 DOCS: describeRoute(customerGetRoute, {
   summary: 'One customer, with bookings',
@@ -62,33 +60,16 @@ DOCS: describeRoute(customerGetRoute, {
   needs: ['customer'],
 });
 
-export const bookingNotesRoute = {
-  name: 'booking.notes',
-  group: 'bookings',
-  methods: ['GET'],
-  path: 'booking/notes',
-  access: 'staff',
-  resource: 'booking',
-  id: 'notes',
-  handler: createListNotes,
-} as const satisfies RouteDeclaration<BookingsContext>;
-
-DOCS: describeRoute(bookingNotesRoute, {
-  summary: 'Notes across bookings, newest first',
-  request: notesSchema,
-  response: envelope({ notes: z.array(noteSchema) }),
-});
-
 export const webhookListRoute = {
   name: 'webhook.list',
-  group: 'bookings',
+  group: 'admin',
   methods: ['GET'],
   path: 'webhook',
   access: 'staff',
   resource: 'webhook',
   id: '',
   handler: createListWebhooks,
-} as const satisfies RouteDeclaration<BookingsContext>;
+} as const satisfies RouteDeclaration<AdminContext>;
 
 DOCS: describeRoute(webhookListRoute, {
   summary: 'Webhook endpoints with their state',
@@ -98,14 +79,14 @@ DOCS: describeRoute(webhookListRoute, {
 
 export const webhookDeliveriesRoute = {
   name: 'webhook.deliveries',
-  group: 'bookings',
+  group: 'admin',
   methods: ['GET'],
   path: 'webhook/{webhook_id}/delivery',
   access: 'staff',
   resource: 'webhook',
   id: '',
   handler: createListDeliveries,
-} as const satisfies RouteDeclaration<BookingsContext>;
+} as const satisfies RouteDeclaration<AdminContext>;
 
 DOCS: describeRoute(webhookDeliveriesRoute, {
   summary: "An endpoint's recent deliveries, paged",
@@ -116,14 +97,14 @@ DOCS: describeRoute(webhookDeliveriesRoute, {
 
 export const webhookReplayRoute = {
   name: 'webhook.replay',
-  group: 'bookings',
+  group: 'admin',
   methods: ['GET', 'POST'],
   path: 'webhook/{webhook_id}/replay',
   access: 'staff',
   resource: 'webhook',
   id: '',
   handler: createReplay,
-} as const satisfies RouteDeclaration<BookingsContext>;
+} as const satisfies RouteDeclaration<AdminContext>;
 
 DOCS: describeRoute(webhookReplayRoute, {
   summary: 'Re-send what happened since a time, with the same event ids',
@@ -138,14 +119,14 @@ DOCS: describeRoute(webhookReplayRoute, {
 
 export const webhookEnableRoute = {
   name: 'webhook.enable',
-  group: 'bookings',
+  group: 'admin',
   methods: ['GET', 'POST'],
   path: 'webhook/{webhook_id}/enable',
   access: 'staff',
   resource: 'webhook',
   id: '',
   handler: createEnable,
-} as const satisfies RouteDeclaration<BookingsContext>;
+} as const satisfies RouteDeclaration<AdminContext>;
 
 DOCS: describeRoute(webhookEnableRoute, {
   summary: 'Resume a disabled endpoint',
@@ -155,11 +136,10 @@ DOCS: describeRoute(webhookEnableRoute, {
   needs: ['webhook'],
 });
 
-/** The bookings group's staff routes. */
-export const STAFF_ROUTES = [
+/** The admin group's routes, in the table's order. */
+export const ADMIN_ROUTES = [
   customerFindRoute,
   customerGetRoute,
-  bookingNotesRoute,
   webhookListRoute,
   webhookDeliveriesRoute,
   webhookReplayRoute,

@@ -3,14 +3,14 @@ import { findCustomer } from '#lib/bookings/index.ts';
 import type { RouteHandler } from '#lib/http/group-handler.ts';
 import { noParameters, parseInput } from '#lib/http/validate.ts';
 import { DomainError } from '#lib/kernel/errors.ts';
-import { presentCustomer } from './present.ts';
-import type { BookingDeps } from './routes.ts';
+import type { Db } from '#lib/kernel/storage/database.ts';
+import { presentCustomer } from '../bookings/present.ts';
 
 export const customerQuery = z.strictObject({ customer_email: z.string().check(z.maxLength(254)) });
 
 /** GET customer?customer_email=: the customer with that email (exact, any case), with bookings. */
 export const createFindCustomer =
-  (deps: BookingDeps): RouteHandler =>
+  (deps: { db: Db }): RouteHandler =>
   async ({ input, caller }) => {
     const query = parseInput(customerQuery, input);
     const found = await findCustomer(deps.db, { caller, email: query.customer_email.trim() });
@@ -24,7 +24,7 @@ export const createFindCustomer =
 
 /** GET customer/{id}: one customer by numeric id or code (C-000123), with bookings. */
 export const createGetCustomer =
-  (deps: BookingDeps): RouteHandler =>
+  (deps: { db: Db }): RouteHandler =>
   async ({ input, params, caller }) => {
     parseInput(noParameters, input);
     const raw = params.customer_id ?? '';

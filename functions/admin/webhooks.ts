@@ -7,8 +7,7 @@ import type { Db } from '#lib/kernel/storage/database.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';
 import type { StoredDelivery, StoredEndpoint } from '#lib/webhooks/index.ts';
 import { enableWebhook, listWebhookDeliveries, listWebhooks, replayWebhook } from '#lib/webhooks/index.ts';
-
-import { readPaging, readTimeFilter } from './list.ts';
+import { readPaging, readTimeFilter } from '../bookings/list.ts';
 
 const seconds = (ms: number | undefined) => (ms ? unixSeconds(ms) : 0);
 
