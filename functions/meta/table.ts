@@ -248,6 +248,7 @@ export const bookPageRoute = {
       db: context.db,
       publicUrl: context.publicUrl ?? (() => DEFAULT_PUBLIC_URL),
       configTtlMs: context.configTtlMs,
+      clock: context.clock,
     }),
 } as const satisfies RouteDeclaration<MetaContext>;
 

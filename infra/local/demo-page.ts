@@ -1,4 +1,4 @@
-import { contactLines, PAGE_STYLE, pageStart } from '#functions/meta/book-page.ts';
+import { contactLines, PAGE_STYLE, pageStart } from '#functions/meta/page-parts.ts';
 import { widgetSnippet } from '#functions/meta/widget.ts';
 import type { Tenant } from '#lib/config/index.ts';
 import { escapeHtml } from '#lib/kernel/text.ts';
