@@ -67,6 +67,19 @@ const headline = (html: string) => /<h1 id="outcome-title">([^<]*)<\/h1>/.exec(h
 
 const statusOf = async (bookingId: number) => (await stored(world, bookingId)).booking.status_id;
 
+describe('GET company of a tenant that takes a deposit', () => {
+  it('says how: the deposit, how long a booking waits for it, the capture and when the rest is due', async () => {
+    const { json } = await invoke(world.handlers.meta, { path: 'company' });
+    expect(json.company.payment).toEqual({
+      take: 'deposit',
+      deposit_percent: 30,
+      pay_within_minutes: 30,
+      capture: 'automatic',
+      balance_due_days_before_start: 7,
+    });
+  });
+});
+
 describe('the page a guest returns to from paying', () => {
   it('unpaid: says so from the booking as stored, on the success address too, restates it, and offers to pay', async () => {
     const { created, key, success } = await booked();
