@@ -175,8 +175,9 @@ function story(
     case 'declined':
       return {
         title: 'Your payment was declined',
-        text: `Nothing was charged. Your booking is held for you until ${until}: try again, with this card or another, before then.`,
+        text: `Nothing was charged. Your booking is held for you until ${until}: try again, with this card or another, before then. If you have just paid, it can take a few seconds to reach us.`,
         pay: 'Try again',
+        again: true,
       };
     case 'closed':
       return {
@@ -205,7 +206,9 @@ function story(
 export type ReturnAnswer = { status: number; html: string } | { location: string };
 
 const RETURN_STYLE = `
-.outcome { background: #fff; border: 1px solid #dcd8cc; border-radius: 8px; padding: 1rem 1.25rem; }
+.outcome { background: #fff; border: 1px solid #dcd8cc; border-radius: 8px; padding: 1rem 1.25rem;
+  margin-top: 1.5rem; }
+.outcome .lead { margin: 0; }
 .actions { display: flex; flex-wrap: wrap; gap: .75rem; margin-top: 1rem; }
 .button { display: inline-flex; align-items: center; min-height: 2.75rem; padding: .5rem 1.25rem;
   border: 2px solid var(--accent); border-radius: 6px; font-weight: 600; text-decoration: none; }

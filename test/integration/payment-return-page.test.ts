@@ -132,6 +132,8 @@ describe('the page a guest returns to from paying', () => {
     expect(headline(page.html)).toBe('Your payment was declined');
     expect(page.text).toContain('Nothing was charged.');
     expect(page.html).toContain('pay=1">Try again</a>');
+    // A second try may be on its way: the page can be read again.
+    expect(page.html).toContain('">Check again</a>');
     const pay = await openPage({ booking: created.code, return_key: key, pay: '1' });
     expect(pay.headers.location).toBe(created.payment_url);
   });
