@@ -9,7 +9,7 @@ import { utcOffsetHours } from '#lib/kernel/time.ts';
  * guest confirms what is paid now and what later: the deposit (a percent of what is due, or an amount), the
  * minutes the booking waits for it, whether the card is charged or only authorised, and when the rest is due.
  */
-function paymentTerms({ settings, locale }: StoredConfig) {
+export function paymentTerms({ settings, locale }: Pick<StoredConfig, 'settings' | 'locale'>) {
   const payment = settings.payment;
   if (!payment || payment.take === 'none') return { take: 'none' as const };
   const deposit = payment.take === 'deposit' ? payment.deposit : undefined;

@@ -28,8 +28,9 @@ main { padding-block: 1.5rem 2.5rem; }
 h1 { margin: 0 0 .25rem; font-size: clamp(1.5rem, 5vw, 2.25rem); line-height: 1.2; }
 .lead { margin: 0 0 1.25rem; color: var(--muted); }
 .problem { border-left: 4px solid #b3261e; background: #fff; padding: .5rem 1rem; }
-booking-widget { display: block; min-height: 64rem; }
-@media (min-width: 50rem) { booking-widget { min-height: 51rem; } }
+booking-widget { display: block; }
+booking-widget:not(:defined) { min-height: 64rem; }
+@media (min-width: 50rem) { booking-widget:not(:defined) { min-height: 51rem; } }
 .about { display: grid; gap: 1.5rem; margin-top: 2rem; }
 @media (min-width: 48rem) { .about { grid-template-columns: 2fr 1fr; } }
 .about h2 { margin: 0 0 .5rem; font-size: 1.125rem; }
