@@ -212,13 +212,18 @@ export function createBookPage(deps: {
       config = await loadConfig(clock());
       if (query.booking !== undefined) returned = await answerReturn(deps.db, config, query, clock());
     } catch (error) {
-      logger.error('booking page without a tenant', { request_id: requestId, error });
+      logger.error('booking page without its tenant or its booking', { request_id: requestId, error });
       return page(503, UNAVAILABLE, requestId, undefined);
     }
     if (returned && 'location' in returned)
       return {
         statusCode: 303,
-        headers: { location: returned.location, 'cache-control': 'no-store', 'x-request-id': requestId },
+        headers: {
+          location: returned.location,
+          'cache-control': 'no-store',
+          'referrer-policy': 'no-referrer',
+          'x-request-id': requestId,
+        },
       };
     const accept = event.headers?.['accept-encoding'];
     if (returned) return page(returned.status, returned.html, requestId, accept, true);

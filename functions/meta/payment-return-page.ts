@@ -198,7 +198,11 @@ function story(
         book: true,
       };
     default:
-      return { title: 'Booking cancelled', text: `This booking was cancelled.${refunded}`, book: true };
+      return {
+        title: 'Booking cancelled',
+        text: `This booking was cancelled.${attempt.refunded > 0 ? ` The ${words.money(attempt.refunded)} paid for it was refunded.` : ''}`,
+        book: true,
+      };
   }
 }
 
