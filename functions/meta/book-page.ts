@@ -9,6 +9,8 @@ import type { Db } from '#lib/kernel/storage/database.ts';
 import { escapeHtml } from '#lib/kernel/text.ts';
 import { logger } from '#lib/runtime/logger.ts';
 import { WIDGET_FILE } from '#widget/files.ts';
+import { BOOK_STYLE, banner, contactSection, footer, joinParts, linkable, pageStart } from './page-parts.ts';
+import { answerReturn, type ReturnAnswer } from './payment-return-page.ts';
 import { acceptsGzip } from './widget.ts';
 
 /**
@@ -98,98 +100,18 @@ export function readDeepLink(query: Record<string, string | undefined>): DeepLin
   return { attributes, unusable };
 }
 
-/** The look the booking page and `npm start`'s demo site share: colours, type, the skip link, links. */
-export const PAGE_STYLE = `
-:root { color-scheme: light; --ink: #1d2a24; --muted: #4a5a52; --accent: #1f6f54; --paper: #f7f5ef; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 1rem/1.6 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink);
-  background: var(--paper); }
-.skip { position: absolute; left: -999px; }
-.skip:focus { left: 1rem; top: 1rem; padding: .5rem 1rem; background: #fff; color: var(--accent); z-index: 1; }
-a { color: var(--accent); }
-a:focus-visible { outline: 3px solid #f2b632; outline-offset: 2px; }
-`;
-
-const STYLE = `${PAGE_STYLE}
-.wrap { max-width: 64rem; margin: 0 auto; padding: 0 1rem; }
-header { background: #fff; border-bottom: 1px solid #dcd8cc; }
-header .wrap { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between;
-  gap: .25rem 1rem; padding-block: .75rem; }
-.brand { margin: 0; font-size: 1.25rem; }
-.place { margin: 0; color: var(--muted); }
-main { padding-block: 1.5rem 2.5rem; }
-h1 { margin: 0 0 .25rem; font-size: clamp(1.5rem, 5vw, 2.25rem); line-height: 1.2; }
-.lead { margin: 0 0 1.25rem; color: var(--muted); }
-.problem { border-left: 4px solid #b3261e; background: #fff; padding: .5rem 1rem; }
-booking-widget { display: block; min-height: 64rem; }
-@media (min-width: 50rem) { booking-widget { min-height: 51rem; } }
-.about { display: grid; gap: 1.5rem; margin-top: 2rem; }
-@media (min-width: 48rem) { .about { grid-template-columns: 2fr 1fr; } }
-.about h2 { margin: 0 0 .5rem; font-size: 1.125rem; }
-address { font-style: normal; }
-footer { border-top: 1px solid #dcd8cc; padding-block: 1rem; color: var(--muted); font-size: .875rem; }
-`;
-
-const join = (...parts: string[]): string => parts.filter((part) => part.trim() !== '').join(', ');
-
-/** The first lines of a page up to its title (which is HTML already escaped), for a language. */
-export const pageStart = (lang: string, title: string): string[] => [
-  '<!doctype html>',
-  `<html lang="${escapeHtml(lang)}">`,
-  '<head>',
-  '<meta charset="utf-8">',
-  '<meta name="viewport" content="width=device-width, initial-scale=1">',
-  `<title>${title}</title>`,
-];
-
-/** A country's name in the tenant's language ("Canada" for CA in en_CA), or its code when Intl has none. */
-const countryName = (code: string, localeId: string): string => {
-  try {
-    return new Intl.DisplayNames([localeId.replace('_', '-')], { type: 'region' }).of(code) ?? code;
-  } catch {
-    return code;
-  }
-};
-
-/** A business's address, phone and email as lines of HTML (the phone and email as links). */
-export const contactLines = (company: StoredConfig['company'], localeId: string): string[] =>
-  [
-    escapeHtml(company.address),
-    escapeHtml(join(company.city, company.region, company.postal_zip)),
-    escapeHtml(countryName(company.country_id, localeId)),
-    company.phone
-      ? `<a href="tel:${escapeHtml(company.phone.replace(/[^\d+]/g, ''))}">${escapeHtml(company.phone)}</a>`
-      : '',
-    `<a href="mailto:${escapeHtml(company.email)}">${escapeHtml(company.email)}</a>`,
-  ].filter((part) => part.trim() !== '');
-
-/** An https/http URL safe to link to, or ''. */
-const linkable = (value: string | undefined): string => {
-  try {
-    const url = new URL(value ?? '');
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : '';
-  } catch {
-    return '';
-  }
-};
-
 /** The booking page of a tenant, with the widget set as the deep link says. */
 export function renderBookPage(config: StoredConfig, link: DeepLink, pageUrl: string): string {
   const { company, locale, policy } = config;
   const name = escapeHtml(company.name);
-  const place = escapeHtml(join(company.city, company.region));
+  const place = escapeHtml(joinParts(company.city, company.region));
   const description = escapeHtml(
-    `Book ${company.name} online${place ? ` (${join(company.city, company.region)})` : ''}: see what is free, hold it while you book, and get your confirmation at once.`,
+    `Book ${company.name} online${place ? ` (${joinParts(company.city, company.region)})` : ''}: see what is free, hold it while you book, and get your confirmation at once.`,
   );
   const attributes = Object.entries({ api: API_PREFIX, ...link.attributes })
     .map(([key, value]) => ` ${key}="${escapeHtml(value)}"`)
     .join('');
-  const website = linkable(company.url);
   const terms = linkable(policy.terms_url);
-  const contact = [
-    ...contactLines(company, locale.id),
-    website ? `<a href="${escapeHtml(website)}">${escapeHtml(new URL(website).host)}</a>` : '',
-  ].filter((part) => part !== '');
   const policyText = policy.body
     .split(/\n{2,}/)
     .map((paragraph) => `<p>${escapeHtml(paragraph.trim())}</p>`)
@@ -208,14 +130,10 @@ export function renderBookPage(config: StoredConfig, link: DeepLink, pageUrl: st
     // No favicon request: the page asks for nothing but the widget, its pictures and the API.
     '<link rel="icon" href="data:,">',
     `<link rel="modulepreload" href="/widget/${WIDGET_FILE}">`,
-    `<style>${STYLE}</style>`,
+    `<style>${BOOK_STYLE}</style>`,
     '</head>',
     '<body>',
-    // Inside the banner, so every part of the page is in a landmark (axe "region", at every step).
-    '<header><a class="skip" href="#book">Skip to booking</a><div class="wrap">',
-    `<p class="brand"><strong>${name}</strong></p>`,
-    place ? `<p class="place">${place}</p>` : '',
-    '</div></header>',
+    ...banner(config, { target: 'book', words: 'Skip to booking' }),
     '<main class="wrap">',
     `<h1>Book online at ${name}</h1>`,
     '<p class="lead">Choose your dates to see what is free. What you add is held for you while you book.</p>',
@@ -229,25 +147,26 @@ export function renderBookPage(config: StoredConfig, link: DeepLink, pageUrl: st
     policyText || '<p>Ask us about changes and cancellations before you book.</p>',
     terms ? `<p><a href="${escapeHtml(terms)}">Terms and conditions</a></p>` : '',
     '</section>',
-    '<section aria-labelledby="contact-title">',
-    '<h2 id="contact-title">Contact</h2>',
-    `<address><strong>${name}</strong><br>${contact.join('<br>')}</address>`,
-    '</section>',
+    ...contactSection(config),
     '</div>',
     '</main>',
-    `<footer><div class="wrap">Bookings for ${name} are made through this page and held for you while you book.</div></footer>`,
+    footer(config),
     `<script type="module" src="/widget/${WIDGET_FILE}"></script>`,
     '</body>',
     '</html>',
   ].join('\n');
 }
 
-/** The page's answer: HTML, never an envelope (a guest's browser reads it), gzipped when taken. */
+/**
+ * The page's answer: HTML, never an envelope (a guest's browser reads it), gzipped when taken. A page about one
+ * booking is `personal`: never stored by a cache, and its address (which holds its key) never sent as a referrer.
+ */
 const page = (
   status: number,
   html: string,
   requestId: string,
   acceptEncoding: string | undefined,
+  personal = false,
 ): APIGatewayProxyStructuredResultV2 => {
   const gzip = acceptsGzip(acceptEncoding);
   return {
@@ -256,8 +175,8 @@ const page = (
       'content-type': 'text/html; charset=utf-8',
       'content-security-policy': BOOK_PAGE_CSP,
       'x-content-type-options': 'nosniff',
-      'referrer-policy': 'strict-origin-when-cross-origin',
-      'cache-control': status === 200 ? 'public, max-age=300' : 'no-store',
+      'referrer-policy': personal ? 'no-referrer' : 'strict-origin-when-cross-origin',
+      'cache-control': status === 200 && !personal ? 'public, max-age=300' : 'no-store',
       'x-request-id': requestId,
       vary: 'accept-encoding',
       ...(gzip ? { 'content-encoding': 'gzip' } : {}),
@@ -273,22 +192,44 @@ const UNAVAILABLE =
 /**
  * Serves `GET /book` from the tenant's configuration (kept for a short time, as the API keeps it);
  * returns undefined for any other request. A link with an unusable part still gets the page, with a note,
- * answered 400 so a checker sees the link is wrong.
+ * answered 400 so a checker sees the link is wrong. With `booking`, it is the page a guest returns to from
+ * paying (payment-return-page.ts).
  */
-export function createBookPage(deps: { db: Db; publicUrl: () => string; configTtlMs?: number }) {
+export function createBookPage(deps: {
+  db: Db;
+  publicUrl: () => string;
+  configTtlMs?: number;
+  clock?: () => number;
+}) {
   const loadConfig = createConfigCache({ db: deps.db, ttlMs: deps.configTtlMs });
+  const clock = deps.clock ?? Date.now;
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2 | undefined> => {
     const requestId = event.requestContext?.requestId || randomUUID();
+    const query = event.queryStringParameters ?? {};
     let config: StoredConfig;
+    let returned: ReturnAnswer | undefined;
     try {
-      config = await loadConfig(Date.now());
+      config = await loadConfig(clock());
+      if (query.booking !== undefined) returned = await answerReturn(deps.db, config, query, clock());
     } catch (error) {
-      logger.error('booking page without a tenant', { request_id: requestId, error });
+      logger.error('booking page without its tenant or its booking', { request_id: requestId, error });
       return page(503, UNAVAILABLE, requestId, undefined);
     }
-    const link = readDeepLink(event.queryStringParameters ?? {});
+    if (returned && 'location' in returned)
+      return {
+        statusCode: 303,
+        headers: {
+          location: returned.location,
+          'cache-control': 'no-store',
+          'referrer-policy': 'no-referrer',
+          'x-request-id': requestId,
+        },
+      };
+    const accept = event.headers?.['accept-encoding'];
+    if (returned) return page(returned.status, returned.html, requestId, accept, true);
+    const link = readDeepLink(query);
     const status = link.unusable.length ? 400 : 200;
     const html = renderBookPage(config, link, `${deps.publicUrl()}${PAGE_PATH}`);
-    return page(status, html, requestId, event.headers?.['accept-encoding']);
+    return page(status, html, requestId, accept);
   };
 }

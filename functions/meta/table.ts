@@ -47,6 +47,21 @@ DOCS: describeRoute(companyRoute, {
       currency_id: z.string(),
       timezone: z.string(),
       currency: z.object({ symbol: z.string(), decimals: int }),
+      payment: z
+        .strictObject({
+          take: z.enum(['none', 'full', 'deposit']),
+          deposit_percent: z.number().optional().describe('The deposit, a percent of what is due.'),
+          deposit_amount: z
+            .string()
+            .optional()
+            .describe('The deposit, an amount (never more than what is due).'),
+          pay_within_minutes: int
+            .optional()
+            .describe('How long a booking waits for the payment, then lets go.'),
+          capture: z.enum(['automatic', 'manual']).optional(),
+          balance_due_days_before_start: int.optional().describe("When a deposit's rest falls due."),
+        })
+        .describe('How the business takes payment at booking (issue 43).'),
     }),
   }),
 });
@@ -248,6 +263,7 @@ export const bookPageRoute = {
       db: context.db,
       publicUrl: context.publicUrl ?? (() => DEFAULT_PUBLIC_URL),
       configTtlMs: context.configTtlMs,
+      clock: context.clock,
     }),
 } as const satisfies RouteDeclaration<MetaContext>;
 

@@ -1,4 +1,4 @@
-import { contactLines, PAGE_STYLE, pageStart } from '#functions/meta/book-page.ts';
+import { contactLines, PAGE_STYLE, pageStart } from '#functions/meta/page-parts.ts';
 import { widgetSnippet } from '#functions/meta/widget.ts';
 import type { Tenant } from '#lib/config/index.ts';
 import { escapeHtml } from '#lib/kernel/text.ts';
@@ -34,8 +34,9 @@ nav ul { display: flex; gap: 1.25rem; margin: 0; padding: 0; list-style: none; }
 .hero p { margin: 0; max-width: 38rem; font-size: 1.125rem; }
 .book { padding: 2rem 1rem 3rem; }
 .book h2 { margin-top: 0; }
-booking-widget { display: block; min-height: 64rem; }
-@media (min-width: 50rem) { booking-widget { min-height: 51rem; } }
+booking-widget { display: block; }
+booking-widget:not(:defined) { min-height: 64rem; }
+@media (min-width: 50rem) { booking-widget:not(:defined) { min-height: 51rem; } }
 footer { background: #fff; border-top: 1px solid #dcd8cc; padding: 2rem 0; color: var(--muted); }
 footer h2 { margin-top: 0; font-size: 1.125rem; color: var(--ink); }
 address { font-style: normal; }

@@ -1696,6 +1696,21 @@ export interface components {
           symbol: string;
           decimals: number;
         };
+        /** @description How the business takes payment at booking (issue 43). */
+        payment: {
+          /** @enum {string} */
+          take: 'none' | 'full' | 'deposit';
+          /** @description The deposit, a percent of what is due. */
+          deposit_percent?: number;
+          /** @description The deposit, an amount (never more than what is due). */
+          deposit_amount?: string;
+          /** @description How long a booking waits for the payment, then lets go. */
+          pay_within_minutes?: number;
+          /** @enum {string} */
+          capture?: 'automatic' | 'manual';
+          /** @description When a deposit's rest falls due. */
+          balance_due_days_before_start?: number;
+        };
       } & {
         [key: string]: unknown;
       };

@@ -219,6 +219,8 @@ describe('GET company', () => {
       locale_id: 'en_CA',
       lang_id: 'en',
       plan_id: 1,
+      // A tenant that takes no payment at booking says so (issue 43).
+      payment: { take: 'none' },
     });
     expect([-4, -5]).toContain(json.company.utc_offset);
     expect(json.request).toMatchObject({ resource: 'company', records: 1 });

@@ -67,10 +67,17 @@ describe('a deposit', () => {
     // Stripe keeps a checkout open at least 30 minutes: here the deadline, give or take the margin.
     expect(session.expires_at).toBeGreaterThanOrEqual(created.payment_deadline);
     expect(session.expires_at - created.payment_deadline).toBeLessThanOrEqual(120);
+    // Both addresses carry one random return key (the booking page shows the booking to it alone), kept on
+    // the attempt with them.
+    const key = /[?&]return_key=([0-9a-f-]{36})&/.exec(session.success_url ?? '')?.[1];
+    expect(key).toBeDefined();
     expect(session.success_url).toBe(
-      `http://api.test/book?booking=${created.code}&checkout={CHECKOUT_SESSION_ID}`,
+      `http://api.test/book?booking=${created.code}&return_key=${key}&checkout={CHECKOUT_SESSION_ID}`,
     );
-    expect(session.cancel_url).toBe(`http://api.test/book?booking=${created.code}&payment=cancelled`);
+    expect(session.cancel_url).toBe(
+      `http://api.test/book?booking=${created.code}&return_key=${key}&payment=cancelled`,
+    );
+    expect(attempts?.[0]?.cancel_url).toBe(session.cancel_url);
   });
 
   it('paid, goes to PART with paid_total, a status change and a payment event, and never lapses', async () => {
@@ -190,8 +197,10 @@ describe('a deposit', () => {
   it('returns the guest to a page on one of the tenant origins, and refuses any other, changing nothing', async () => {
     const { created } = await book(deposit, { fields: { return_url: 'https://shop.example.com/stay?x=1' } });
     const session = await stripe.checkout.sessions.retrieve(checkoutIdOf(created.payment_url));
-    expect(session.success_url).toBe(
-      `https://shop.example.com/stay?x=1&booking=${created.code}&checkout={CHECKOUT_SESSION_ID}`,
+    expect(session.success_url).toMatch(
+      new RegExp(
+        `^https://shop\\.example\\.com/stay\\?x=1&booking=${created.code}&return_key=[\\da-f-]{36}&checkout=\\{CHECKOUT_SESSION_ID\\}$`,
+      ),
     );
     const date = day(37);
     const refused = await book(deposit, { date, fields: { return_url: 'https://evil.example.net/' } });

@@ -10,23 +10,34 @@ import { type RunningService, startService } from './local-runner.ts';
 /** The staff credential the widget tests start `npm start` with. */
 export const STAFF = { key: 'widget-e2e-key-0001', secret: 'widget-e2e-secret-0001-long-enough' };
 
-/** Starts `npm start` on a free port with its own table, the test staff credential and a tenant file. */
+/** A running `npm start` of the widget tests, with where it keeps its data and its table. */
+export type WidgetService = RunningService & { dataDir: string; tableName: string };
+
+/**
+ * Starts `npm start` on a free port with its own table, the test staff credential and a tenant file, and
+ * `env` beside (the tests of payments clear the shell's Stripe keys, so the local stand-in is used).
+ */
 export async function startWidgetService(options: {
   dynamoEndpoint: string;
   tenantFile: string;
   name: string;
-}): Promise<RunningService> {
-  return startService({
+  env?: Record<string, string>;
+}): Promise<WidgetService> {
+  const dataDir = mkdtempSync(join(tmpdir(), `widget-${options.name}-data-`));
+  const tableName = `widget-${options.name}-${randomUUID()}`;
+  const service = await startService({
     PORT: '0',
     HOST: '127.0.0.1',
-    DATA_DIR: mkdtempSync(join(tmpdir(), `widget-${options.name}-data-`)),
+    DATA_DIR: dataDir,
     DYNAMODB_ENDPOINT: options.dynamoEndpoint,
-    TABLE_NAME: `widget-${options.name}-${randomUUID()}`,
+    TABLE_NAME: tableName,
     ADMIN_API_KEY: STAFF.key,
     ADMIN_API_SECRET: STAFF.secret,
     TENANT_FILE: options.tenantFile,
     SWEEP_INTERVAL_MS: '1000',
+    ...options.env,
   });
+  return { ...service, dataDir, tableName };
 }
 
 /** A call to the API with the test staff credential. */

@@ -3,9 +3,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type RawTenant, writeTenantFile } from '#test/fixtures/widget-tenants.ts';
 import { type Guest, launchChromium, openGuest } from './chromium.ts';
-import { type RunningService, stopService } from './local-runner.ts';
+import { stopService } from './local-runner.ts';
 import { setPageLocale } from './widget-page.ts';
-import { startWidgetService } from './widget-service.ts';
+import { startWidgetService, type WidgetService } from './widget-service.ts';
 
 /** What the tests of one widget test file share: the service they book on and the guests' windows. */
 export interface WidgetSuite {
@@ -13,6 +13,8 @@ export interface WidgetSuite {
   readonly apiBase: string;
   /** The service's origin (`http://127.0.0.1:<port>`), where it serves the demo page and the widget. */
   readonly origin: string;
+  /** The running service: its output, its data folder and its table. */
+  readonly service: WidgetService;
   /**
    * Opens a page with the widget (the demo page served at `/` unless `url` says otherwise) in a window of
    * the given width, closed after the file's tests.
@@ -33,8 +35,10 @@ export type WidgetSuiteTenant = { tenant: RawTenant | (() => RawTenant) } | { te
  * Starts `npm start` with the tenant (its own table) and a chromium before the tests of the file that calls
  * it, and stops both, with every window opened, after them.
  */
-export function setUpWidgetSuite(options: { name: string } & WidgetSuiteTenant): WidgetSuite {
-  let service: RunningService | undefined;
+export function setUpWidgetSuite(
+  options: { name: string; env?: Record<string, string> } & WidgetSuiteTenant,
+): WidgetSuite {
+  let service: WidgetService | undefined;
   let browser: Browser | undefined;
   const guests: Guest[] = [];
 
@@ -44,6 +48,7 @@ export function setUpWidgetSuite(options: { name: string } & WidgetSuiteTenant):
       tenantFile:
         'tenantFile' in options ? options.tenantFile : writeTenantFile(tenantOf(options), options.name),
       name: options.name,
+      ...(options.env ? { env: options.env } : {}),
     });
     browser = await launchChromium();
   }, 120_000);
@@ -65,6 +70,9 @@ export function setUpWidgetSuite(options: { name: string } & WidgetSuiteTenant):
     },
     get origin() {
       return new URL(started().service.base).origin;
+    },
+    get service() {
+      return started().service;
     },
     open: async (width, openOptions = {}) => {
       const { service, browser } = started();

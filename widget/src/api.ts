@@ -9,6 +9,7 @@ import type {
   Confirmation,
   FormField,
   Locale,
+  PaymentTerms,
   Rate,
   ResultItem,
   Session,
@@ -176,11 +177,18 @@ export function createWidgetApi(base: string) {
       }
     },
 
-    /** The business's country (`company.country_id`), or undefined when the API names none. */
-    async country(): Promise<string | undefined> {
-      const body = await unwrap(client.GET('/company'));
-      const id = (body.company as { country_id?: unknown }).country_id;
-      return typeof id === 'string' && id ? id : undefined;
+    /**
+     * The business's country (`company.country_id`, undefined when the API names none), how it takes payment
+     * at booking, and its currency's decimals.
+     */
+    async company(): Promise<{ country?: string; payment: PaymentTerms; decimals: number }> {
+      const { company } = await unwrap(client.GET('/company'));
+      const id = (company as { country_id?: unknown }).country_id;
+      return {
+        ...(typeof id === 'string' && id ? { country: id } : {}),
+        payment: company.payment,
+        decimals: company.currency.decimals,
+      };
     },
 
     async form(): Promise<CheckoutForm> {
@@ -206,10 +214,14 @@ export function createWidgetApi(base: string) {
         }),
       );
       const url = body.request.data?.url;
+      const { booking } = body;
       return {
-        code: body.booking.code,
-        total: body.booking.total ?? '0',
-        invoiceUrl: body.booking.invoice_url ?? (typeof url === 'string' ? url : ''),
+        code: booking.code,
+        total: booking.total ?? '0',
+        invoiceUrl: booking.invoice_url ?? (typeof url === 'string' ? url : ''),
+        ...(booking.deposit ? { deposit: booking.deposit } : {}),
+        ...(booking.payment_url ? { paymentUrl: booking.payment_url } : {}),
+        ...(booking.payment_deadline ? { paymentDeadline: booking.payment_deadline } : {}),
       };
     },
   };

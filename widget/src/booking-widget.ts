@@ -106,6 +106,8 @@ export class BookingWidget
   /** The hours chosen for hourly lines, by SLIP (the cart's lines carry only their date). */
   readonly hours = new Map<string, { start: string; end: string }>();
   private readonly calls = new Calls(this);
+  /** Its custom states for styles (`:state(done)`: the booking is made, the widget is as tall as what it says). */
+  private readonly internals = this.attachInternals();
   client: WidgetApi | undefined;
   private store = sessionStore('');
   /** The quiet refreshes of the results started (only the latest is shown). */
@@ -130,6 +132,11 @@ export class BookingWidget
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('api') && this.api) void this.start();
+    // The height the widget keeps for its search and cart is not kept under a confirmation.
+    if (changed.has('view')) {
+      if (this.view === 'done') this.internals.states.add('done');
+      else this.internals.states.delete('done');
+    }
   }
 
   /** The filters the page's attributes set. */
@@ -269,6 +276,11 @@ export class BookingWidget
     this.expired = true;
     this.view = this.view === 'done' ? 'done' : 'shop';
     this.announce('Your hold has expired and the items in your cart were released.');
+  }
+
+  /** Takes the guest to another page (the provider's checkout): the page itself goes, not a frame or a tab. */
+  leaveFor(url: string): void {
+    globalThis.location.assign(url);
   }
 
   /** Says something to screen readers through the polite live region. */

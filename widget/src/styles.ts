@@ -39,6 +39,10 @@ const base = css`
       min-height: 51rem;
     }
   }
+  /* The booking made: no room kept for a search and a cart that are gone (a phone's empty block below). */
+  :host(:state(done)) {
+    min-height: 0;
+  }
   :host([hidden]) {
     display: none;
   }
@@ -307,6 +311,19 @@ const base = css`
     white-space: nowrap;
     font-size: 1.3rem;
     letter-spacing: 0.05em;
+  }
+  .payment-terms {
+    border-left: 4px solid var(--bw-accent);
+    background: var(--bw-surface);
+    padding: 0.5rem 0.75rem;
+    margin: 0 0 0.75rem;
+  }
+  a.pay-link {
+    padding: 0 1rem;
+    border-radius: var(--bw-radius);
+    background: var(--bw-accent);
+    color: var(--bw-accent-text);
+    font-weight: 600;
   }
 `;
 

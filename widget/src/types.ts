@@ -64,9 +64,18 @@ export interface CheckoutForm {
   policy: string;
 }
 
-/** The booking made, as the confirmation shows it. */
+/** How the business takes payment at booking (`company.payment`, issue 43). */
+export type PaymentTerms = Schemas['Company']['company']['payment'];
+
+/** The booking made, as the confirmation shows it, with the payment it awaits when one is taken. */
 export interface Confirmation {
   code: string;
   total: string;
   invoiceUrl: string;
+  /** What is paid now (absent when the business takes no payment at booking). */
+  deposit?: string;
+  /** The provider's checkout, while it is open. */
+  paymentUrl?: string;
+  /** Unix seconds: unpaid by then, the booking is released. */
+  paymentDeadline?: number;
 }

@@ -1,9 +1,10 @@
 import { html, nothing } from 'lit';
 import type { Checkout } from '../checkout.ts';
 import { AUTOCOMPLETE } from '../form-rules.ts';
-import { formatMoney, linkUrl } from '../format.ts';
+import { formatDate, formatMoney, linkUrl, plural } from '../format.ts';
 import type { HoldClock } from '../hold-clock.ts';
-import type { FormField, Locale, Session } from '../types.ts';
+import type { PaymentSummary } from '../payment.ts';
+import type { Confirmation, FormField, Locale, Session } from '../types.ts';
 
 /** What the booking form and the confirmation need of the element. */
 export interface CheckoutViewHost {
@@ -92,10 +93,23 @@ function renderSummary(host: CheckoutViewHost) {
   </div>`;
 }
 
+/** What is paid now and what later, said before the guest confirms (issue 43). */
+function renderPaymentTerms(summary: PaymentSummary) {
+  const later = summary.later ? html`, then <strong>${summary.later}</strong>` : nothing;
+  const how = summary.authorised
+    ? 'Your card is authorised on a secure payment page next, and charged by the business later.'
+    : 'You pay on a secure payment page next.';
+  return html`<div part="payment-terms" class="payment-terms" id="payment-terms">
+    <p>To pay: <strong>${summary.now}</strong>${later}.</p>
+    <p>${how} Unpaid after ${plural(summary.minutes, 'minute', 'minutes')}, the booking is released.</p>
+  </div>`;
+}
+
 /** "Book now": the tenant's booking form, its problems beside each field, and "Confirm booking". */
 export function renderCheckout(host: CheckoutViewHost) {
   const form = host.checkout.form;
   if (!form) return nothing;
+  const summary = host.checkout.paymentSummary();
   const policy = form.fields.find(([id]) => id === 'customer_tos_agree');
   return html`<form part="checkout" class="checkout" novalidate aria-labelledby="checkout-heading"
     @submit=${(event: Event) => {
@@ -103,22 +117,46 @@ export function renderCheckout(host: CheckoutViewHost) {
       void host.checkout.submit();
     }}>
     <h2 id="checkout-heading" tabindex="-1">Your details</h2>
-    ${host.cart ? html`<p>Total to pay: <strong>${formatMoney(host.cart.total, host.locale)}</strong>. Held for you for <span role="timer" aria-label="Time left on your hold">${host.hold.display}</span>.</p>` : nothing}
+    ${host.cart ? html`<p>${summary ? 'Total' : 'Total to pay'}: <strong>${formatMoney(host.cart.total, host.locale)}</strong>. Held for you for <span role="timer" aria-label="Time left on your hold">${host.hold.display}</span>.</p>` : nothing}
     ${renderSummary(host)}
     ${form.fields.filter(([id]) => id !== 'customer_tos_agree').map(([id, field]) => renderField(host, id, field))}
     ${form.policy ? html`<h3>Booking policy</h3><p class="policy">${form.policy}</p>` : nothing}
     ${policy ? renderField(host, policy[0], policy[1]) : nothing}
+    ${summary ? renderPaymentTerms(summary) : nothing}
     <div class="actions">
-      <button type="submit" part="button primary-button" class="primary">Confirm booking</button>
+      <button type="submit" part="button primary-button" class="primary"
+        aria-describedby=${summary ? 'payment-terms' : nothing}>${summary ? 'Confirm and pay' : 'Confirm booking'}</button>
       <button type="button" part="button" @click=${() => host.startOver('cart-heading')}>Back to cart</button>
     </div>
   </form>`;
 }
 
-/** The booking made: its code, its total and where its invoice is. */
+/** A booking that awaits its payment: never "confirmed"; on its way to the payment page, or asking again. */
+function renderAwaitingPayment(host: CheckoutViewHost, done: Confirmation) {
+  const pay = linkUrl(done.paymentUrl);
+  const until = done.paymentDeadline
+    ? html` until <strong>${formatDate(new Date(done.paymentDeadline * 1000), host.locale, { hour: 'numeric', minute: '2-digit' })}</strong>`
+    : nothing;
+  return html`<section part="confirmation" class="confirmation" aria-labelledby="done-heading">
+    <h2 id="done-heading" tabindex="-1">${pay ? 'Now pay to confirm your booking' : 'Your booking is not paid yet'}</h2>
+    <p>Booking <strong class="code">${done.code}</strong> is held for you${until}.</p>
+    ${
+      pay
+        ? html`<p>Taking you to the payment page…</p>
+            <p><a part="link" class="pay-link" href=${pay}>Pay ${formatMoney(done.deposit, host.locale)} now</a></p>`
+        : html`<p>The payment page could not be opened.</p>
+            <button type="button" part="button primary-button" class="primary" @click=${() => host.checkout.retryPayment()}>
+              Try again
+            </button>`
+    }
+  </section>`;
+}
+
+/** The booking made: its code, its total and where its invoice is (or, when it awaits payment, that). */
 export function renderConfirmation(host: CheckoutViewHost) {
   const done = host.checkout.confirmation;
   if (!done) return nothing;
+  if (done.deposit) return renderAwaitingPayment(host, done);
   const invoice = linkUrl(done.invoiceUrl);
   return html`<section part="confirmation" class="confirmation" aria-labelledby="done-heading">
     <h2 id="done-heading" tabindex="-1">Booking confirmed</h2>
