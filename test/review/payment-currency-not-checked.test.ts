@@ -8,7 +8,9 @@ import { sdkFor } from '#test/support/stripe-world.ts';
 // checking that it is the attempt's own checkout or in the attempt's currency. A payment of 40.00 USD (here a
 // second checkout on the same account, e.g. a Payment Link or a copy of the metadata) is counted as 40.00 CAD:
 // the booking goes to PAID with paid_total 4000 although no CAD was taken, and the attempt's own checkout
-// stays open, so the guest can pay again (paid twice, counted once).
+// stays open, so the guest can pay again (paid twice, counted once). And a second 40.00 CAD payment naming an
+// attempt already paid is dropped as `unchanged` (captured = max of the two): kept at the provider, never
+// recorded, never refunded ("nothing lost").
 
 const world = await startPaymentsWorld('rev-pay-currency', { take: 'full' });
 const stripe = sdkFor(world.standIn);
@@ -45,5 +47,34 @@ describe('a payment that is not the attempt’s own', () => {
     // No Canadian dollar was taken: the booking is not paid in CAD.
     expect(after.booking.paid_total).toBe(0);
     expect(after.booking.status_id).toBe('PEND');
+  });
+
+  it('does not lose a second payment of 40.00 CAD naming an attempt already paid (neither counted nor given back)', async () => {
+    const { created } = await book(world);
+    const attempt = (await stored(world, created.booking_id)).attempts?.[0];
+    world.standIn.controls.pay(created.payment_url.slice(created.payment_url.lastIndexOf('/') + 1));
+    await settled(world);
+    expect((await stored(world, created.booking_id)).booking.paid_total).toBe(4000);
+    const metadata = {
+      tenant_id: 'test',
+      booking_id: String(created.booking_id),
+      booking_code: created.code,
+      payment_id: attempt?.payment_id as string,
+    };
+    const second = await otherCheckout(metadata, 'cad', 4000);
+    world.standIn.controls.pay(second.id);
+    await settled(world);
+    const intent = await stripe.paymentIntents.retrieve(
+      (await stripe.checkout.sessions.retrieve(second.id)).payment_intent as string,
+    );
+    const after = await stored(world, created.booking_id);
+    // 80.00 taken in all: either the booking records it (flagged overpaid) or the second 40.00 went back.
+    const refunds = await stripe.refunds.list({ payment_intent: intent.id });
+    const givenBack = refunds.data.reduce((sum, one) => sum + one.amount, 0);
+    expect(intent.amount_received).toBe(4000);
+    expect({ paid_total: after.booking.paid_total, givenBack }).not.toEqual({
+      paid_total: 4000,
+      givenBack: 0,
+    });
   });
 });
