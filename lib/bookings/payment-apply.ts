@@ -7,7 +7,9 @@ import { type BookingContext, isInactive, knownStatuses } from './booking.ts';
 import { type BookingChange, changeBooking, plainWrites, settleBudget } from './change.ts';
 import {
   type AttemptStatus,
+  covered,
   deletePaymentDueAction,
+  putPaymentDueAction,
   replaceAttemptAction,
   type StoredPaymentAttempt,
 } from './payment-records.ts';
@@ -133,6 +135,14 @@ function paymentChange(
         );
       ({ next: after, settle } = settleBudget(ctx, { booking, next: after, releasesStock: false }));
     }
+    // The booking's own attempt cancelled at the provider (an authorisation let go, a checkout closed early):
+    // nothing holds the stock but its deadline, so the sweeper's mark is put back (review of issue 43).
+    if (input.keep && next.status === 'cancelled' && current && !covered(after))
+      writes.push(
+        ...plainWrites([
+          putPaymentDueAction(ctx.db, { bookingId: booking.booking_id, deadline: current.deadline }),
+        ]),
+      );
     const payments = [];
     if (delta !== 0) {
       const row = {

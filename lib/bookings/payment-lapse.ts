@@ -8,8 +8,8 @@ import { isInactive } from './booking.ts';
 import { plainWrites } from './change.ts';
 import { applyProviderPayment } from './payment-apply.ts';
 import { paymentSettingsOf } from './payment-open.ts';
-import { deletePaymentDueAction, listPaymentsDue, replaceAttemptAction } from './payment-records.ts';
-import { getBookingRecord, type StoredBooking } from './repository.ts';
+import { covered, deletePaymentDueAction, listPaymentsDue, replaceAttemptAction } from './payment-records.ts';
+import { getBookingRecord } from './repository.ts';
 import { changeStatus } from './status.ts';
 import { SERVICE } from './unpaid.ts';
 
@@ -19,14 +19,11 @@ import { SERVICE } from './unpaid.ts';
 // stock released, its attempt marked lapsed and its mark taken off, with the event.
 
 /**
- * Whether the booking was paid otherwise meanwhile: in full, or moved to a paid status (staff's set_paid, a
- * payment on a checkout an earlier attempt left open); review of issue 43.
+ * Whether the attempt still waits for the guest's money: one cancelled at the provider (an authorisation let
+ * go, a checkout closed early) took none, so its booking lapses at the deadline like an unpaid one.
  */
-const covered = (booking: StoredBooking): boolean =>
-  booking.paid_total >= booking.totals.total || booking.status_id === 'PAID' || booking.status_id === 'PART';
-
-/** Whether the attempt still waits for the guest's money. */
-const unpaid = (status: string) => status === 'opening' || status === 'pending' || status === 'failed';
+const unpaid = (status: string) =>
+  status === 'opening' || status === 'pending' || status === 'failed' || status === 'cancelled';
 
 /**
  * Lets lapse every booking awaiting payment whose deadline has passed, each on its own; answers how many
@@ -62,7 +59,8 @@ export async function lapseUnpaidPayments(
       await done();
       continue;
     }
-    if (attempt.checkout_id && provider) {
+    // A cancelled attempt's checkout is complete or expired: there is nothing left to close or apply.
+    if (attempt.checkout_id && provider && attempt.status !== 'cancelled') {
       try {
         const view = await provider.expireCheckout(attempt.checkout_id, { paymentId: attempt.payment_id });
         if (view.payment && (view.payment.state === 'captured' || view.payment.state === 'authorised')) {
