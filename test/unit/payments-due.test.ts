@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advanceAttempt } from '#lib/bookings/payment-apply.ts';
+import { advanceAttempt } from '#lib/bookings/payment-change.ts';
 import type { StoredPaymentAttempt } from '#lib/bookings/payment-records.ts';
 import type { PaymentSettings } from '#lib/config/index.ts';
 import { settingsSchema } from '#lib/config/settings-schema.ts';
