@@ -1,9 +1,12 @@
 import type { StoredConfig } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
+import { ConditionsFailedError, transact } from '../kernel/storage/transact.ts';
+import { unixSeconds } from '../kernel/time.ts';
 import type { Payment, PaymentProvider } from '../payments/index.ts';
 import { type BookingContext, isInactive } from './booking.ts';
 import { applyChange, paymentChange, serviceContext } from './payment-change.ts';
+import { putAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
 import { getBookingRecord } from './repository.ts';
 import { changeStatus } from './status.ts';
 import { firstActiveStatus } from './unpaid.ts';
@@ -23,6 +26,74 @@ export type ApplyOutcome =
   /** Paid after the booking lapsed and its stock could not be had again: refunded or released in full. */
   | 'given_back';
 
+/** A provider's payment and the attempt its metadata names. */
+interface ApplyInput {
+  bookingId: number;
+  paymentId: string;
+  payment: Payment;
+  /** The checkout the payment came through, when the event named one. */
+  checkoutId?: string | undefined;
+}
+
+/**
+ * Whether a payment naming an attempt is the attempt's own: in its currency, and the payment its checkout
+ * made. A payment another checkout made with a copy of our metadata (a Payment Link, a second checkout) is
+ * not. Where the attempt recorded neither its checkout nor its payment yet, nothing tells them apart.
+ */
+async function isOwnPayment(
+  provider: PaymentProvider,
+  attempt: StoredPaymentAttempt,
+  input: ApplyInput,
+): Promise<boolean> {
+  const { payment } = input;
+  if (payment.currency !== attempt.currency) return false;
+  if (attempt.provider_payment_id) return attempt.provider_payment_id === payment.providerPaymentId;
+  if (!attempt.checkout_id) return true;
+  if (input.checkoutId) return input.checkoutId === attempt.checkout_id;
+  // A payment event names no checkout: the attempt's own checkout says which payment it made.
+  return (await provider.readCheckout(attempt.checkout_id)).providerPaymentId === payment.providerPaymentId;
+}
+
+/**
+ * A payment that named an attempt but is not its own: recorded as an attempt of its own (flagged `stray`, its
+ * id derived from the provider's, so each delivery finds the same record) and given back in full at once;
+ * the booking's `paid_total` and status do not move.
+ */
+async function giveBackStray(
+  ctx: BookingContext,
+  provider: PaymentProvider,
+  attempt: StoredPaymentAttempt,
+  input: ApplyInput,
+): Promise<ApplyOutcome> {
+  const { payment } = input;
+  const nowSeconds = unixSeconds(ctx.now);
+  const stray: StoredPaymentAttempt = {
+    ...attempt,
+    payment_id: `stray_${payment.providerPaymentId}`,
+    amount: payment.amount,
+    currency: payment.currency,
+    capture: payment.capture,
+    status: 'pending',
+    version: 1,
+    provider_payment_id: payment.providerPaymentId,
+    captured: 0,
+    refunded: 0,
+    applied: 0,
+    flag: 'stray',
+    created: nowSeconds,
+    updated: nowSeconds,
+  };
+  delete stray.checkout_id;
+  delete stray.checkout_url;
+  delete stray.failure;
+  if (input.checkoutId) stray.checkout_id = input.checkoutId;
+  await transact(ctx.db, [putAttemptAction(ctx.db, stray)]).catch((error: unknown) => {
+    // Recorded by an earlier delivery: given back from where that one left it.
+    if (!(error instanceof ConditionsFailedError)) throw error;
+  });
+  return giveBack(ctx, provider, { ...input, paymentId: stray.payment_id, reason: 'stray' });
+}
+
 /**
  * Gives back a payment its booking cannot keep: refunds what was captured and is not yet refunded, releases an
  * authorisation (keys derived from the attempt, so a retry never pays back twice), and records it.
@@ -30,8 +101,9 @@ export type ApplyOutcome =
 async function giveBack(
   ctx: BookingContext,
   provider: PaymentProvider,
-  input: { bookingId: number; paymentId: string; payment: Payment; checkoutId?: string | undefined },
+  input: ApplyInput & { reason?: 'lapsed' | 'stray' },
 ): Promise<ApplyOutcome> {
+  const reason = input.reason ?? 'lapsed';
   const { payment } = input;
   let after = payment;
   if (payment.state === 'authorised')
@@ -39,7 +111,7 @@ async function giveBack(
   else if (payment.state === 'captured' && payment.captured > payment.refunded) {
     await provider.refund(payment.providerPaymentId, {
       paymentId: input.paymentId,
-      refundId: `${input.paymentId}_lapsed`,
+      refundId: `${input.paymentId}_${reason}`,
       amount: payment.captured - payment.refunded,
     });
     after = await provider.readPayment(payment.providerPaymentId);
@@ -47,7 +119,7 @@ async function giveBack(
   const outcome = await applyChange(
     ctx,
     input.bookingId,
-    paymentChange(ctx, { ...input, payment: after, keep: false }),
+    paymentChange(ctx, { ...input, payment: after, keep: false, reason }),
   );
   return outcome === 'unknown' ? 'unknown' : 'given_back';
 }
@@ -59,9 +131,15 @@ async function giveBack(
  */
 export async function applyProviderPayment(
   options: { db: Db; config: StoredConfig; now: number; provider: PaymentProvider },
-  input: { bookingId: number; paymentId: string; payment: Payment; checkoutId?: string | undefined },
+  input: ApplyInput,
 ): Promise<ApplyOutcome> {
   const ctx = serviceContext(options);
+  const named = await getBookingRecord(options.db, input.bookingId);
+  const own = named?.attempts?.find((one) => one.payment_id === input.paymentId);
+  if (!own) return 'unknown';
+  // Counted only if it is the attempt's own: another payment naming it is neither counted nor kept.
+  if (!(await isOwnPayment(options.provider, own, input)))
+    return giveBackStray(ctx, options.provider, own, input);
   const outcome = await applyChange(ctx, input.bookingId, paymentChange(ctx, { ...input, keep: true }));
   if (outcome !== 'inactive') return outcome;
   const holdsMoney = input.payment.state === 'captured' || input.payment.state === 'authorised';

@@ -95,7 +95,14 @@ function statusAfter(config: StoredConfig, booking: StoredBooking, paid: number,
  */
 export function paymentChange(
   ctx: BookingContext,
-  input: { paymentId: string; payment: Payment; checkoutId?: string | undefined; keep: boolean },
+  input: {
+    paymentId: string;
+    payment: Payment;
+    checkoutId?: string | undefined;
+    keep: boolean;
+    /** Why money is not kept (`keep` false): the booking lapsed, or the payment is not its attempt's own. */
+    reason?: 'lapsed' | 'stray';
+  },
 ): (record: Awaited<ReturnType<typeof getBookingRecord>> & object) => BookingChange {
   return (record) => {
     const { booking } = record;
@@ -149,7 +156,7 @@ export function paymentChange(
       kind: next.kind,
       status: next.status,
       ...(next.flag ? { flag: next.flag } : {}),
-      ...(input.keep ? {} : { reason: 'lapsed' }),
+      ...(input.keep ? {} : { reason: input.reason ?? 'lapsed' }),
     };
     const type =
       delta > 0

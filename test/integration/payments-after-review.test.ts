@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { book, checkoutIdOf, settled, startPaymentsWorld, stored } from '#test/support/payments-world.ts';
+import { sdkFor } from '#test/support/stripe-world.ts';
+
+// The decisions taken on the review of issue 43 (docs/decisions.md, "After the review of payments"), beyond
+// what the reviewer's own tests (test/review/payment-*.test.ts) hold: what becomes of a stray payment, of an
+// attempt the provider closed early, of a refund made at the provider, and of an event for no booking.
+
+const world = await startPaymentsWorld('pay-after-review', { take: 'full' });
+const stripe = sdkFor(world.standIn);
+
+/** A second checkout on the same account carrying a booking's metadata (a Payment Link, a copied request). */
+const strayCheckout = async (metadata: Record<string, string>, currency: string, amount: number) =>
+  stripe.checkout.sessions.create({
+    mode: 'payment',
+    currency,
+    line_items: [
+      { price_data: { currency, product_data: { name: 'Kayak' }, unit_amount: amount }, quantity: 1 },
+    ],
+    metadata,
+    payment_intent_data: { metadata },
+    expires_at: world.standIn.controls.now() + 3600,
+    success_url: 'https://shop.example.com/done',
+    cancel_url: 'https://shop.example.com/',
+  });
+
+const metadataOf = async (created: { booking_id: number; code: string }) => {
+  const attempt = (await stored(world, created.booking_id)).attempts?.[0];
+  return {
+    tenant_id: 'test',
+    booking_id: String(created.booking_id),
+    booking_code: created.code,
+    payment_id: attempt?.payment_id as string,
+  };
+};
+
+describe('a stray payment (one that names an attempt but is not its own)', () => {
+  it('is recorded as an attempt of its own, flagged, refunded in full, and the booking can still be paid', async () => {
+    const { created } = await book(world);
+    const usd = await strayCheckout(await metadataOf(created), 'usd', 4000);
+    world.standIn.controls.pay(usd.id);
+    await settled(world);
+    const intent = (await stripe.checkout.sessions.retrieve(usd.id)).payment_intent as string;
+    const refunds = await stripe.refunds.list({ payment_intent: intent });
+    expect(refunds.data.map((one) => [one.amount, one.currency])).toEqual([[4000, 'usd']]);
+    const after = await stored(world, created.booking_id);
+    expect(after.booking).toMatchObject({ status_id: 'PEND', paid_total: 0 });
+    expect(after.payments).toEqual([]);
+    const stray = after.attempts?.find((one) => one.flag === 'stray');
+    expect(stray).toMatchObject({
+      payment_id: `stray_${intent}`,
+      currency: 'USD',
+      amount: 4000,
+      captured: 4000,
+      refunded: 4000,
+      applied: 0,
+      checkout_id: usd.id,
+    });
+    const given = after.events.filter((event) => event.type === 'payment.refunded');
+    expect(given.map((event) => event.data)).toEqual([
+      expect.objectContaining({
+        payment_id: stray?.payment_id,
+        reason: 'stray',
+        amount: 4000,
+        flag: 'stray',
+      }),
+    ]);
+    // The booking's own checkout is untouched: the guest pays it, and it counts.
+    world.standIn.controls.pay(checkoutIdOf(created.payment_url));
+    await settled(world);
+    expect((await stored(world, created.booking_id)).booking).toMatchObject({
+      status_id: 'PAID',
+      paid_total: 4000,
+    });
+  });
+});
