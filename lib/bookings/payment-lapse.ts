@@ -3,7 +3,7 @@ import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { transact } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { type PaymentProvider, PaymentProviderError } from '../payments/index.ts';
+import { type PaymentProvider, PaymentProviderError, withCallLimits } from '../payments/index.ts';
 import { isInactive } from './booking.ts';
 import { plainWrites } from './change.ts';
 import { applyProviderPayment } from './payment-apply.ts';
@@ -26,18 +26,39 @@ const unpaid = (status: string) =>
   status === 'opening' || status === 'pending' || status === 'failed' || status === 'cancelled';
 
 /**
+ * The most one provider call of a lapse may take: one of the adapter's 8-second attempts and the start of its
+ * retry. A provider that hangs costs a sweep this once (docs/payments.md).
+ */
+export const LAPSE_PROVIDER_CALL_MS = 10_000;
+
+/**
  * Lets lapse every booking awaiting payment whose deadline has passed, each on its own; answers how many
  * lapsed. A provider that cannot be reached does not keep the stock held: the booking lapses, and a payment
- * that still arrives is kept only if the stock can be had again (`applyProviderPayment`).
+ * that still arrives is kept only if the stock can be had again (`applyProviderPayment`). With `endBy` (on
+ * `clock`), no booking is begun after it and no provider call runs past it (each at most `providerCallMs`;
+ * after one that found no answer, the provider is not asked again in this run): the rest keep their marks
+ * for the next sweep.
  */
 export async function lapseUnpaidPayments(
   db: Db,
-  options: { config: StoredConfig; now: number; provider: PaymentProvider | undefined },
+  options: {
+    config: StoredConfig;
+    now: number;
+    provider: PaymentProvider | undefined;
+    endBy?: number;
+    clock?: () => number;
+    providerCallMs?: number;
+  },
 ): Promise<number> {
-  const { config, now, provider } = options;
+  const { config, now } = options;
+  const clock = options.clock ?? Date.now;
+  const endBy = options.endBy ?? Number.POSITIVE_INFINITY;
+  const callMs = options.providerCallMs ?? LAPSE_PROVIDER_CALL_MS;
+  const provider = options.provider && withCallLimits(options.provider, { callMs, endBy, clock });
   const ctx = { db, config, keys: [], caller: SERVICE, requester: '', now };
   let lapsed = 0;
   for (const due of await listPaymentsDue(db, unixSeconds(now))) {
+    if (clock() >= endBy) break;
     const done = () =>
       transact(db, [deletePaymentDueAction(db, { bookingId: due.booking_id, deadline: due.deadline })]);
     const record = await getBookingRecord(db, due.booking_id);

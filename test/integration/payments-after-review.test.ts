@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { book, checkoutIdOf, settled, startPaymentsWorld, stored } from '#test/support/payments-world.ts';
+import {
+  book,
+  checkoutIdOf,
+  day,
+  lapse,
+  settled,
+  startPaymentsWorld,
+  stored,
+  usedOf,
+} from '#test/support/payments-world.ts';
 import { sdkFor } from '#test/support/stripe-world.ts';
 
 // The decisions taken on the review of issue 43 (docs/decisions.md, "After the review of payments"), beyond
@@ -54,7 +63,6 @@ describe('a stray payment (one that names an attempt but is not its own)', () =>
       captured: 4000,
       refunded: 4000,
       applied: 0,
-      checkout_id: usd.id,
     });
     const given = after.events.filter((event) => event.type === 'payment.refunded');
     expect(given.map((event) => event.data)).toEqual([
@@ -72,5 +80,19 @@ describe('a stray payment (one that names an attempt but is not its own)', () =>
       status_id: 'PAID',
       paid_total: 4000,
     });
+  });
+});
+
+describe('a lapse out of time (the sweep’s budget spent)', () => {
+  it('begins no booking past its end and leaves the rest, still marked, to the next sweep', async () => {
+    const date = day(90);
+    const { created } = await book(world, { date });
+    expect(await lapse(world, { endBy: Date.now() })).toBe(0);
+    expect((await stored(world, created.booking_id)).booking.status_id).toBe('PEND');
+    expect(await usedOf(world, 1, date)).toBe(1);
+    // The next sweep, with time: it lapses.
+    expect(await lapse(world)).toBeGreaterThanOrEqual(1);
+    expect((await stored(world, created.booking_id)).booking.status_id).toBe('VOID');
+    expect(await usedOf(world, 1, date)).toBe(0);
   });
 });

@@ -197,10 +197,13 @@ export async function settled(world: PaymentsWorld): Promise<void> {
 /** The checkout id of a payment URL the create answered (`…/c/pay/<id>`). */
 export const checkoutIdOf = (url: string): string => url.slice(url.lastIndexOf('/') + 1);
 
-/** Runs the sweeper's lapse at `now` (default: a day from now, past every deadline). */
+/**
+ * Runs the sweeper's lapse at `now` (default: a day from now, past every deadline), with the sweep's limits
+ * when given: `endBy` on the wall clock, and the most one provider call may take.
+ */
 export async function lapse(
   world: PaymentsWorld,
-  options: { now?: number; provider?: PaymentProvider | null } = {},
+  options: { now?: number; provider?: PaymentProvider | null; endBy?: number; providerCallMs?: number } = {},
 ) {
   const config = await getConfig(world.db);
   expect(config).toBeDefined();
@@ -208,6 +211,8 @@ export async function lapse(
     config: config as NonNullable<typeof config>,
     now: options.now ?? Date.now() + 86_400_000,
     provider: options.provider === null ? undefined : (options.provider ?? world.provider),
+    ...(options.endBy !== undefined ? { endBy: options.endBy } : {}),
+    ...(options.providerCallMs !== undefined ? { providerCallMs: options.providerCallMs } : {}),
   });
 }
 
