@@ -32,7 +32,12 @@ function planAttempt(
 ): StoredPaymentAttempt | undefined {
   if (!ctx.payment || ctx.caller.kind !== 'customer') return undefined;
   const settings = paymentSettingsOf(ctx.config);
-  const due = dueNow(settings, booking.totals.total - booking.paid_total);
+  const { currency } = ctx.config.locale;
+  const due = dueNow(
+    settings,
+    booking.totals.total - booking.paid_total,
+    ctx.payment.provider?.minimumCharge(currency),
+  );
   if (!due) return undefined;
   const nowSeconds = unixSeconds(ctx.now);
   const deadline = nowSeconds + settings.pay_within_minutes * 60;
@@ -42,7 +47,7 @@ function planAttempt(
     provider: ctx.payment.provider?.name ?? 'stripe',
     kind: due.kind,
     amount: due.amount,
-    currency: ctx.config.locale.currency,
+    currency,
     capture: settings.capture,
     status: 'opening',
     version: 1,

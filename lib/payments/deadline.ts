@@ -41,6 +41,7 @@ export function withCallLimits(provider: PaymentProvider, limits: CallLimits): P
   };
   return {
     name: provider.name,
+    minimumCharge: (currency) => provider.minimumCharge(currency),
     startCheckout: (input) => limited(() => provider.startCheckout(input)),
     readCheckout: (id) => limited(() => provider.readCheckout(id)),
     expireCheckout: (id, input) => limited(() => provider.expireCheckout(id, input)),

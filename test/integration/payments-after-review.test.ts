@@ -96,3 +96,63 @@ describe('a lapse out of time (the sweep’s budget spent)', () => {
     expect(await usedOf(world, 1, date)).toBe(0);
   });
 });
+
+describe('the minimum charge', () => {
+  // Stripe's published minimums (docs.stripe.com/currencies); the stand-in keeps its own copy of them.
+  const minimums: [string, number][] = [
+    ['USD', 50],
+    ['AED', 200],
+    ['AUD', 50],
+    ['BGN', 100],
+    ['BRL', 50],
+    ['CAD', 50],
+    ['CHF', 50],
+    ['CZK', 1500],
+    ['DKK', 250],
+    ['EUR', 50],
+    ['GBP', 30],
+    ['HKD', 400],
+    ['HUF', 17_500],
+    ['INR', 50],
+    ['JPY', 50],
+    ['MXN', 1000],
+    ['MYR', 200],
+    ['NOK', 300],
+    ['NZD', 50],
+    ['PLN', 200],
+    ['RON', 200],
+    ['SEK', 300],
+    ['SGD', 50],
+    ['THB', 1000],
+  ];
+  const checkout = (currency: string, amount: number) =>
+    world.provider.startCheckout({
+      paymentId: `pay_min_${currency}_${amount}`,
+      bookingId: '1',
+      bookingCode: 'PAY-MIN',
+      tenantId: 'test',
+      amount,
+      currency,
+      description: 'Deposit',
+      expiresAt: world.standIn.controls.now() + 3600,
+      capture: 'automatic',
+      returnUrl: 'https://shop.example.com/done',
+      cancelUrl: 'https://shop.example.com/',
+    });
+
+  it.each(minimums)(
+    'of the adapter in %s is %d, what the provider opens a checkout for and no less',
+    async (currency, least) => {
+      expect(world.provider.minimumCharge(currency)).toBe(least);
+      await expect(checkout(currency, least)).resolves.toMatchObject({
+        checkoutId: expect.stringMatching(/^cs_/),
+      });
+      const under = await checkout(currency, least - 1).catch((error: unknown) => error);
+      expect(under).toMatchObject({ code: 'refused', reason: 'invalid_request' });
+    },
+  );
+
+  it('is one minor unit in a currency Stripe publishes none for (it converts those itself)', () => {
+    expect(world.provider.minimumCharge('ISK')).toBe(1);
+  });
+});

@@ -53,6 +53,21 @@ describe('dueNow', () => {
   ])('%j of %d is %j', (payment, outstanding, due) => {
     expect(dueNow(settings(payment), outstanding)).toEqual(due);
   });
+
+  // Review of issue 43: never less than the provider's minimum charge (0.50 CAD at Stripe), so never an amount
+  // the provider refuses; what is outstanding under the minimum is not asked at booking at all.
+  it.each([
+    [{ take: 'deposit', deposit: { percent: 1 } }, 4000, { kind: 'deposit', amount: 50 }],
+    [{ take: 'deposit', deposit: { percent: 30 } }, 4000, { kind: 'deposit', amount: 1200 }],
+    [{ take: 'deposit', deposit: { amount: 10 } }, 4000, { kind: 'deposit', amount: 50 }],
+    [{ take: 'deposit', deposit: { percent: 1 } }, 60, { kind: 'deposit', amount: 50 }],
+    [{ take: 'deposit', deposit: { percent: 1 } }, 50, { kind: 'full', amount: 50 }],
+    [{ take: 'full' }, 50, { kind: 'full', amount: 50 }],
+    [{ take: 'full' }, 49, undefined],
+    [{ take: 'deposit', deposit: { percent: 30 } }, 49, undefined],
+  ])('%j of %d with a minimum charge of 50 is %j', (payment, outstanding, due) => {
+    expect(dueNow(settings(payment), outstanding, 50)).toEqual(due);
+  });
 });
 
 describe('checkoutExpiresAt', () => {
