@@ -14,7 +14,7 @@ import {
   type StoredPaymentAttempt,
 } from './payment-records.ts';
 import { type getBookingRecord, putPaymentAction, type StoredBooking } from './repository.ts';
-import { SERVICE } from './unpaid.ts';
+import { firstActiveStatus, SERVICE } from './unpaid.ts';
 
 // One provider payment's change to its booking and attempt (issue 43): the attempt's next state, taken only
 // forward (its version), and what the money does to the booking, in one transaction with its event. The flow
@@ -80,11 +80,17 @@ export const serviceContext = (options: { db: Db; config: StoredConfig; now: num
   now: options.now,
 });
 
-/** The status a payment leaves an active booking in: PAID when it is all paid, PART when some is. */
+/**
+ * The status money moving leaves an active booking in: PAID when it is all paid, PART when some is. Money given
+ * back at the provider (a refund in its dashboard, a dispute) moves a PAID or PART booking the other way, to
+ * PART or, with nothing left paid, to the status it awaited payment in; any other status is staff's and stays.
+ */
 function statusAfter(config: StoredConfig, booking: StoredBooking, paid: number, delta: number): string {
-  if (delta <= 0 || paid <= 0) return booking.status_id;
-  const to = paid >= booking.totals.total ? 'PAID' : 'PART';
-  return knownStatuses(config).has(to) ? to : booking.status_id;
+  const from = booking.status_id;
+  if (delta === 0 || (delta > 0 && paid <= 0) || (delta < 0 && from !== 'PAID' && from !== 'PART'))
+    return from;
+  const to = paid >= booking.totals.total ? 'PAID' : paid > 0 ? 'PART' : firstActiveStatus(config);
+  return knownStatuses(config).has(to) ? to : from;
 }
 
 /**
@@ -164,7 +170,7 @@ export function paymentChange(
         : delta < 0 || next.refunded > attempt.refunded
           ? 'payment.refunded'
           : `payment.${next.status}`;
-    const moved = { from, to, notify: true, reason: 'payment' };
+    const moved = { from, to, notify: true, reason: delta < 0 ? 'payment_refunded' : 'payment' };
     return {
       next: after,
       writes,

@@ -83,6 +83,40 @@ describe('a stray payment (one that names an attempt but is not its own)', () =>
   });
 });
 
+describe('a refund made at the provider', () => {
+  it('moves a PAID booking to PART with what is left paid, and with nothing left to its awaiting status', async () => {
+    const { created } = await book(world);
+    world.standIn.controls.pay(checkoutIdOf(created.payment_url));
+    await settled(world);
+    const attempt = (await stored(world, created.booking_id)).attempts?.[0];
+    const refund = (refundId: string, amount: number) =>
+      world.provider.refund(attempt?.provider_payment_id as string, {
+        paymentId: attempt?.payment_id as string,
+        refundId,
+        amount,
+      });
+    await refund('dashboard-1', 1500);
+    await settled(world);
+    expect((await stored(world, created.booking_id)).booking).toMatchObject({
+      status_id: 'PART',
+      paid_total: 2500,
+    });
+    await refund('dashboard-2', 2500);
+    await settled(world);
+    const after = await stored(world, created.booking_id);
+    expect(after.booking).toMatchObject({ status_id: 'PEND', paid_total: 0 });
+    expect(after.payments.map((row) => row.amount)).toEqual([4000, -1500, -2500]);
+    const moves = after.events
+      .filter((event) => event.type === 'booking.status_changed')
+      .map((event) => event.data);
+    expect(moves).toEqual([
+      expect.objectContaining({ from: 'PEND', to: 'PAID', reason: 'payment' }),
+      expect.objectContaining({ from: 'PAID', to: 'PART', reason: 'payment_refunded' }),
+      expect.objectContaining({ from: 'PART', to: 'PEND', reason: 'payment_refunded' }),
+    ]);
+  });
+});
+
 describe('a lapse out of time (the sweep’s budget spent)', () => {
   it('begins no booking past its end and leaves the rest, still marked, to the next sweep', async () => {
     const date = day(90);
