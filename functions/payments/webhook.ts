@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type ApplyOutcome, applyProviderPayment } from '#lib/bookings/index.ts';
+import { type ApplyOutcome, applyProviderPayment, closeProviderCheckout } from '#lib/bookings/index.ts';
 import { getConfig } from '#lib/config/index.ts';
 import { ApiError } from '#lib/http/errors.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
@@ -71,6 +71,14 @@ async function handleEvent(
   if (metadata.tenantId !== config.tenant) return 'foreign';
   const bookingId = Number(metadata.bookingId);
   if (!Number.isSafeInteger(bookingId) || bookingId < 1 || !metadata.paymentId) return 'ignored';
+  // A checkout closed with no money taken: its attempt can no longer be paid (a payment it made, if any, was
+  // declined and is cancelled with it).
+  const taken = payment?.state === 'captured' || payment?.state === 'authorised';
+  if (event.type === 'checkout.expired' && checkoutId && !taken)
+    return closeProviderCheckout(
+      { db: context.db, config, now: context.now, provider: context.provider },
+      { bookingId, paymentId: metadata.paymentId, checkoutId },
+    );
   if (!payment) return 'unchanged';
   return applyProviderPayment(
     { db: context.db, config, now: context.now, provider: context.provider },

@@ -5,8 +5,15 @@ import { ConditionsFailedError, transact } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import type { Payment, PaymentProvider } from '../payments/index.ts';
 import { type BookingContext, isInactive } from './booking.ts';
-import { applyChange, paymentChange, serviceContext } from './payment-change.ts';
-import { putAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
+import { plainWrites } from './change.ts';
+import { applyChange, NoChange, paymentChange, serviceContext } from './payment-change.ts';
+import { ensureCheckout, renewAttempt } from './payment-open.ts';
+import {
+  covered,
+  putAttemptAction,
+  replaceAttemptAction,
+  type StoredPaymentAttempt,
+} from './payment-records.ts';
 import { getBookingRecord } from './repository.ts';
 import { changeStatus } from './status.ts';
 import { firstActiveStatus } from './unpaid.ts';
@@ -125,6 +132,82 @@ async function giveBack(
 }
 
 /**
+ * Opens a new checkout for a booking whose own attempt the provider cancelled before its deadline (its checkout
+ * closed early, its authorisation let go) with nothing paid: a fresh attempt for the same amount and deadline,
+ * so the guest still has a way to pay and a repeated create answers it. Any other booking is left as it is.
+ */
+async function reopenCheckout(ctx: BookingContext, provider: PaymentProvider, bookingId: number) {
+  const record = await getBookingRecord(ctx.db, bookingId);
+  const current = record?.attempts?.find((one) => one.payment_id === record.booking.payment?.payment_id);
+  const nowSeconds = unixSeconds(ctx.now);
+  if (
+    !record ||
+    current?.status !== 'cancelled' ||
+    isInactive(record.booking.status_id) ||
+    covered(record.booking) ||
+    nowSeconds >= current.deadline
+  )
+    return;
+  // Nothing the provider did with the cancelled attempt carries over to the fresh one.
+  const {
+    checkout_id: _id,
+    checkout_url: _url,
+    provider_payment_id: _pi,
+    failure: _failure,
+    ...kept
+  } = current;
+  const fresh = await renewAttempt(ctx.db, kept, nowSeconds);
+  // Renewed meanwhile by another delivery: that one opens its checkout.
+  if (!fresh) return;
+  const payment = { provider, returnUrl: fresh.return_url, cancelUrl: fresh.cancel_url };
+  await ensureCheckout({ ...ctx, payment }, record.booking, fresh);
+}
+
+/**
+ * A checkout the provider closed before the attempt's deadline with no money taken (expired in its dashboard
+ * or by its API): the attempt is `cancelled`, so it is no longer offered as the way to pay, and a new one is
+ * opened in its place; the booking keeps its stock until its own deadline. One closed at or after the
+ * deadline is the sweeper's to settle, and one whose attempt names another checkout changes nothing.
+ */
+export async function closeProviderCheckout(
+  options: { db: Db; config: StoredConfig; now: number; provider: PaymentProvider },
+  input: { bookingId: number; paymentId: string; checkoutId: string },
+): Promise<ApplyOutcome> {
+  const ctx = serviceContext(options);
+  const nowSeconds = unixSeconds(options.now);
+  const outcome = await applyChange(ctx, input.bookingId, ({ booking, attempts }) => {
+    const attempt = attempts?.find((one) => one.payment_id === input.paymentId);
+    if (!attempt) throw new NoChange('unknown');
+    const open = attempt.status === 'opening' || attempt.status === 'pending' || attempt.status === 'failed';
+    if (
+      !open ||
+      attempt.checkout_id !== input.checkoutId ||
+      isInactive(booking.status_id) ||
+      nowSeconds >= attempt.deadline
+    )
+      throw new NoChange('unchanged');
+    const next = {
+      ...attempt,
+      status: 'cancelled' as const,
+      version: attempt.version + 1,
+      updated: nowSeconds,
+    };
+    const { payment_id, provider, kind } = next;
+    return {
+      next: booking,
+      writes: plainWrites([replaceAttemptAction(ctx.db, next, attempt.version)]),
+      event: {
+        type: 'payment.cancelled',
+        data: { payment_id, provider, kind, status: next.status, reason: 'checkout_expired', amount: 0 },
+      },
+    };
+  });
+  if (outcome === 'applied' || outcome === 'unchanged')
+    await reopenCheckout(ctx, options.provider, input.bookingId);
+  return outcome === 'inactive' ? 'unchanged' : outcome;
+}
+
+/**
  * Applies a provider's payment (read back from the provider) to the booking and attempt its metadata names.
  * A booking that lapsed unpaid takes its stock back first (one transaction, or not at all), then keeps the
  * money; one that cannot, or that staff cancelled, gives the money back in full at once.
@@ -141,6 +224,9 @@ export async function applyProviderPayment(
   if (!(await isOwnPayment(options.provider, own, input)))
     return giveBackStray(ctx, options.provider, own, input);
   const outcome = await applyChange(ctx, input.bookingId, paymentChange(ctx, { ...input, keep: true }));
+  // The booking's own attempt cancelled at the provider (its authorisation let go): a new way to pay.
+  if (input.payment.state === 'cancelled' && (outcome === 'applied' || outcome === 'unchanged'))
+    await reopenCheckout(ctx, options.provider, input.bookingId);
   if (outcome !== 'inactive') return outcome;
   const holdsMoney = input.payment.state === 'captured' || input.payment.state === 'authorised';
   if (!holdsMoney) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   book,
   checkoutIdOf,
+  createFor,
   day,
   lapse,
   settled,
@@ -16,6 +17,7 @@ import { sdkFor } from '#test/support/stripe-world.ts';
 // attempt the provider closed early, of a refund made at the provider, and of an event for no booking.
 
 const world = await startPaymentsWorld('pay-after-review', { take: 'full' });
+const manual = await startPaymentsWorld('pay-after-review-manual', { take: 'full', capture: 'manual' });
 const stripe = sdkFor(world.standIn);
 
 /** A second checkout on the same account carrying a booking's metadata (a Payment Link, a copied request). */
@@ -80,6 +82,56 @@ describe('a stray payment (one that names an attempt but is not its own)', () =>
       status_id: 'PAID',
       paid_total: 4000,
     });
+  });
+});
+
+describe('an attempt the provider closed before the deadline', () => {
+  it('is cancelled, a new checkout is opened in its place, and the same create answers it', async () => {
+    const date = day(95);
+    const first = await book(world, { date });
+    const closed = checkoutIdOf(first.created.payment_url);
+    await stripe.checkout.sessions.expire(closed);
+    await settled(world);
+    const record = await stored(world, first.created.booking_id);
+    const old = record.attempts?.find((one) => one.checkout_id === closed);
+    const fresh = record.attempts?.find((one) => one.payment_id === record.booking.payment?.payment_id);
+    expect(old?.status).toBe('cancelled');
+    expect(fresh).toMatchObject({ status: 'pending', deadline: old?.deadline, amount: 4000, captured: 0 });
+    expect(fresh?.checkout_url).toMatch(/\/c\/pay\/cs_/);
+    expect(record.events.at(-1)).toMatchObject({
+      type: 'payment.cancelled',
+      data: expect.objectContaining({ payment_id: old?.payment_id, reason: 'checkout_expired' }),
+    });
+    expect(record.booking.status_id).toBe('PEND');
+    expect(await usedOf(world, 1, date)).toBe(1);
+    const again = (await createFor(world, first.sessionId)).json.booking;
+    expect(again).toMatchObject({
+      payment_status: 'pending',
+      payment_url: fresh?.checkout_url,
+      payment_deadline: first.created.payment_deadline,
+    });
+    world.standIn.controls.pay(checkoutIdOf(again.payment_url));
+    await settled(world);
+    const paid = await stored(world, first.created.booking_id);
+    expect(paid.booking).toMatchObject({ status_id: 'PAID', paid_total: 4000 });
+    expect(paid.attempts?.map((one) => one.status).sort()).toEqual(['cancelled', 'captured']);
+  });
+
+  it('after an authorisation let go: a new checkout before the deadline, and the lapse at it', async () => {
+    const first = await book(manual);
+    manual.standIn.controls.pay(checkoutIdOf(first.created.payment_url));
+    await settled(manual);
+    const attempt = (await stored(manual, first.created.booking_id)).attempts?.[0];
+    await manual.provider.cancel(attempt?.provider_payment_id as string, { paymentId: 'outside-our-flow' });
+    await settled(manual);
+    const again = (await createFor(manual, first.sessionId)).json.booking;
+    expect(again.payment_status).toBe('pending');
+    expect(again.payment_url).toMatch(/\/c\/pay\/cs_/);
+    expect(again.payment_url).not.toBe(first.created.payment_url);
+    // Before its deadline the sweeper leaves it be; at the deadline it lapses as unpaid.
+    expect(await lapse(manual, { now: Date.now() })).toBe(0);
+    expect(await lapse(manual)).toBe(1);
+    expect((await stored(manual, first.created.booking_id)).booking.status_id).toBe('VOID');
   });
 });
 
