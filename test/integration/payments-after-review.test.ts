@@ -18,6 +18,12 @@ import { sdkFor } from '#test/support/stripe-world.ts';
 
 const world = await startPaymentsWorld('pay-after-review', { take: 'full' });
 const manual = await startPaymentsWorld('pay-after-review-manual', { take: 'full', capture: 'manual' });
+const gift = await startPaymentsWorld(
+  'pay-after-review-gift',
+  { take: 'deposit', deposit: { percent: 30 } },
+  {},
+  { giftcerts: [{ code: 'GIFT-10', amount: '10.00' }] },
+);
 const stripe = sdkFor(world.standIn);
 
 /** A second checkout on the same account carrying a booking's metadata (a Payment Link, a copied request). */
@@ -132,6 +138,13 @@ describe('an attempt the provider closed before the deadline', () => {
     expect(await lapse(manual, { now: Date.now() })).toBe(0);
     expect(await lapse(manual)).toBe(1);
     expect((await stored(manual, first.created.booking_id)).booking.status_id).toBe('VOID');
+  });
+});
+
+describe('a percent deposit with a gift certificate', () => {
+  it('is the percent of what the gift certificate leaves owing (docs/payments.md)', async () => {
+    const { created } = await book(gift, { fields: { giftcert_code: 'GIFT-10' } });
+    expect(created).toMatchObject({ total: '40.00', paid_total: '10.00', due: '30.00', deposit: '9.00' });
   });
 });
 

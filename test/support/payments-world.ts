@@ -45,11 +45,15 @@ export interface PaymentsWorld {
 
 export const day = (offset = 30) => addDays(todayIn('America/Toronto', Date.now()), offset);
 
-/** A tenant of kayaks (40.00 a day, 500 of them) and one solo kayak, taking payment as `payment` says. */
+/**
+ * A tenant of kayaks (40.00 a day, 500 of them) and one solo kayak, taking payment as `payment` says; `tenant`
+ * adds to its file (gift certificates, say).
+ */
 export async function startPaymentsWorld(
   prefix: string,
   payment: Record<string, unknown>,
   settings: Record<string, unknown> = {},
+  tenant: Record<string, unknown> = {},
 ): Promise<PaymentsWorld> {
   const answered: Answered[] = [];
   let current: PaymentProvider | undefined;
@@ -85,6 +89,7 @@ export async function startPaymentsWorld(
   const table = await loadTenant(
     prefix,
     makeTenantJson({
+      ...tenant,
       settings: { booking_code_prefix: 'PAY', payment, ...settings },
       items: [
         makeItem({ item_id: 1, stock: 500 }),
