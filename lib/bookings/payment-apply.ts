@@ -6,14 +6,9 @@ import { unixSeconds } from '../kernel/time.ts';
 import type { Payment, PaymentProvider } from '../payments/index.ts';
 import { type BookingContext, isInactive } from './booking.ts';
 import { plainWrites } from './change.ts';
-import { applyChange, NoChange, paymentChange, serviceContext } from './payment-change.ts';
+import { applyChange, covered, NoChange, paymentChange, serviceContext } from './payment-change.ts';
 import { ensureCheckout, renewAttempt } from './payment-open.ts';
-import {
-  covered,
-  putAttemptAction,
-  replaceAttemptAction,
-  type StoredPaymentAttempt,
-} from './payment-records.ts';
+import { putAttemptAction, replaceAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
 import { getBookingRecord } from './repository.ts';
 import { changeStatus } from './status.ts';
 import { firstActiveStatus } from './unpaid.ts';

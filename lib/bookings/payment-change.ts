@@ -7,7 +7,6 @@ import { type BookingContext, isInactive, knownStatuses } from './booking.ts';
 import { type BookingChange, changeBooking, plainWrites, settleBudget } from './change.ts';
 import {
   type AttemptStatus,
-  covered,
   deletePaymentDueAction,
   putPaymentDueAction,
   replaceAttemptAction,
@@ -19,6 +18,13 @@ import { firstActiveStatus, SERVICE } from './unpaid.ts';
 // One provider payment's change to its booking and attempt (issue 43): the attempt's next state, taken only
 // forward (its version), and what the money does to the booking, in one transaction with its event. The flow
 // around it (a lapsed booking revived, money given back) is payment-apply.ts.
+
+/**
+ * Whether a booking awaiting payment was paid otherwise: in full, or moved to a paid status (staff's set_paid,
+ * a payment on a checkout an earlier attempt left open); review of issue 43.
+ */
+export const covered = (booking: StoredBooking): boolean =>
+  booking.paid_total >= booking.totals.total || booking.status_id === 'PAID' || booking.status_id === 'PART';
 
 /** How far along an attempt is: a write applies only to go further (or to record more money moving). */
 const RANK: Record<AttemptStatus, number> = {

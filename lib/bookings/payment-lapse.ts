@@ -7,8 +7,9 @@ import { type PaymentProvider, PaymentProviderError, withCallLimits } from '../p
 import { isInactive } from './booking.ts';
 import { plainWrites } from './change.ts';
 import { applyProviderPayment } from './payment-apply.ts';
+import { covered } from './payment-change.ts';
 import { paymentSettingsOf } from './payment-open.ts';
-import { covered, deletePaymentDueAction, listPaymentsDue, replaceAttemptAction } from './payment-records.ts';
+import { deletePaymentDueAction, listPaymentsDue, replaceAttemptAction } from './payment-records.ts';
 import { getBookingRecord } from './repository.ts';
 import { changeStatus } from './status.ts';
 import { SERVICE } from './unpaid.ts';

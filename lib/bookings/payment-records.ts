@@ -8,7 +8,6 @@ import {
 import { queryAll } from '../kernel/storage/operations.ts';
 import type { TransactItem } from '../kernel/storage/transact.ts';
 import type { CaptureMode, PaymentKind, PaymentProvider, PaymentState } from '../payments/index.ts';
-import type { StoredBooking } from './repository.ts';
 
 // A booking's payment attempts (issue 43): one record per attempt, beside the booking in its partition, each
 // written only on the version it was read at, so its state goes forward and never twice. And the mark of a
@@ -104,13 +103,6 @@ export function replaceAttemptAction(
     },
   };
 }
-
-/**
- * Whether a booking awaiting payment was paid otherwise: in full, or moved to a paid status (staff's set_paid,
- * a payment on a checkout an earlier attempt left open); review of issue 43.
- */
-export const covered = (booking: StoredBooking): boolean =>
-  booking.paid_total >= booking.totals.total || booking.status_id === 'PAID' || booking.status_id === 'PART';
 
 /** Marks a booking as awaiting payment until `deadline` (the sweeper's work list). */
 export function putPaymentDueAction(db: Db, options: { bookingId: number; deadline: number }): TransactItem {
