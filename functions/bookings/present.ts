@@ -32,6 +32,23 @@ const unix = (ymd: string, config: StoredConfig): number =>
 export const moneyOf = (config: StoredConfig) => (minor: number) =>
   formatAmount(minor, config.locale.decimals);
 
+/**
+ * A booking's payments as staff see them (issue 43): each attempt at a provider or at the point of sale, as
+ * recorded, oldest first, with its amounts as money and each refund staff made.
+ */
+export const presentPayments = (attempts: StoredPaymentAttempt[] = [], money: (minor: number) => string) =>
+  [...attempts]
+    .sort((a, b) => a.created - b.created)
+    .map((attempt) => ({
+      ...attempt,
+      id: attempt.payment_id,
+      amount: money(attempt.amount),
+      captured: money(attempt.captured),
+      refunded: money(attempt.refunded),
+      applied: money(attempt.applied),
+      refunds: (attempt.refunds ?? []).map((refund) => ({ ...refund, amount: money(refund.amount) })),
+    }));
+
 /** The absolute URL of a booking's invoice page for whoever holds its token, on the configured API URL. */
 export function invoiceUrl(booking: StoredBooking, apiUrl: string): string {
   return `${apiUrl}/booking/${encodeURIComponent(booking.code)}/invoice?token=${encodeURIComponent(booking.token)}`;
@@ -193,6 +210,7 @@ export function presentRecord(
     notes: [...record.notes]
       .sort((a, b) => a.date.localeCompare(b.date))
       .map((note) => ({ ...note, booking_id: booking.booking_id })),
+    payments: presentPayments(record.attempts, money),
     transactions: [...record.payments]
       .sort((a, b) => a.date - b.date)
       .map((payment) => ({ ...payment, amount: money(payment.amount) })),
