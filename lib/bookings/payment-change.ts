@@ -123,7 +123,7 @@ export function paymentChange(
     checkoutId?: string | undefined;
     keep: boolean;
     /** Why money is not kept (`keep` false): the booking lapsed, or the payment is not its attempt's own. */
-    reason?: 'lapsed' | 'stray';
+    reason?: 'lapsed' | 'stray' | 'booking_cancelled';
     /** A refund staff made, recorded on the attempt (once: a refund id already there changes nothing). */
     refund?: StoredRefund;
   },

@@ -15,7 +15,7 @@ import {
 import { accountIdOf, type BookingContext, isInactive, knownStatuses } from './booking.ts';
 import { type ChangeRole, changeBooking, plainWrites, settleBudget } from './change.ts';
 import { giftcertBalanceAction } from './giftcert-repository.ts';
-import { putAttemptAction } from './payment-records.ts';
+import { putAttemptAction, putPaymentDueAction } from './payment-records.ts';
 import {
   type BookingRecord,
   putPaymentAction,
@@ -99,6 +99,14 @@ export async function changeStatus(
         const { itemId, slot } = parseCounterId(id);
         writes.push(...plainWrites([releaseStockAction(ctx.db, { itemId, slot, units })]));
       }
+      // An authorisation nobody will capture now: on the sweeper's list at once, which lets it go at the
+      // provider (this function makes no provider call; docs/payments.md).
+      if (record.attempts?.some((one) => one.status === 'authorised'))
+        writes.push(
+          ...plainWrites([
+            putPaymentDueAction(ctx.db, { bookingId: booking.booking_id, deadline: nowSeconds }),
+          ]),
+        );
       if (giftcert) {
         const action = giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: -giftcert.amount });
         writes.push({ role: { kind: 'giftcert' }, action });
