@@ -12,6 +12,7 @@ import { describeDates, localInstant } from '#lib/kernel/dates.ts';
 import type { StoredEvent } from '#lib/kernel/events.ts';
 import { formatAmount } from '#lib/kernel/money.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';
+import { presentPayments } from './present-payments.ts';
 
 /** The customer fields of the wire, in order. */
 const CUSTOMER_FIELDS = [
@@ -31,23 +32,6 @@ const unix = (ymd: string, config: StoredConfig): number =>
 /** Formats minor units in the tenant's currency digits (`"130.00"`). */
 export const moneyOf = (config: StoredConfig) => (minor: number) =>
   formatAmount(minor, config.locale.decimals);
-
-/**
- * A booking's payments as staff see them (issue 43): each attempt at a provider or at the point of sale, as
- * recorded, oldest first, with its amounts as money and each refund staff made.
- */
-export const presentPayments = (attempts: StoredPaymentAttempt[] = [], money: (minor: number) => string) =>
-  [...attempts]
-    .sort((a, b) => a.created - b.created)
-    .map((attempt) => ({
-      ...attempt,
-      id: attempt.payment_id,
-      amount: money(attempt.amount),
-      captured: money(attempt.captured),
-      refunded: money(attempt.refunded),
-      applied: money(attempt.applied),
-      refunds: (attempt.refunds ?? []).map((refund) => ({ ...refund, amount: money(refund.amount) })),
-    }));
 
 /** The absolute URL of a booking's invoice page for whoever holds its token, on the configured API URL. */
 export function invoiceUrl(booking: StoredBooking, apiUrl: string): string {

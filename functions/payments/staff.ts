@@ -9,9 +9,9 @@ import {
 import { ApiError, validationError } from '#lib/http/errors.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/group-handler.ts';
 import { parseInput } from '#lib/http/validate.ts';
-import { toMinor } from '#lib/kernel/money.ts';
+import { formatAmount, toMinor } from '#lib/kernel/money.ts';
 import { PaymentProviderError } from '#lib/payments/index.ts';
-import { moneyOf, presentPayments } from '../bookings/present.ts';
+import { presentPayments } from '../bookings/present-payments.ts';
 import type { PaymentsContext } from './webhook.ts';
 
 // Staff's payment routes (issue 43, item 5), in the payments function beside the provider's adapter (the
@@ -63,7 +63,7 @@ function providerFailure(error: unknown): never {
 
 /** The answer: the payment acted on, and the booking's money after it. */
 function answer(request: ApiRequest, record: BookingRecord, paymentId: string) {
-  const money = moneyOf(request.config);
+  const money = (minor: number) => formatAmount(minor, request.config.locale.decimals);
   const { booking } = record;
   return {
     body: {

@@ -166,7 +166,7 @@ export async function changeStatus(
     if (setPaid) {
       const due = booking.totals.total - booking.paid_total;
       if (due <= 0) throw new DomainError('nothing_due', 'Nothing is due on this booking', { due: 0 });
-      const id = `pos_${randomUUID().replaceAll('-', '')}`;
+      const id = `pos_${randomUUID()}`;
       payment = {
         transaction_id: id,
         amount: due,
