@@ -82,7 +82,8 @@ async function record(
     return paymentChange(ctx, {
       paymentId: input.paymentId,
       payment: input.payment(attempt),
-      keep: true,
+      // Money the booking never counted (given back when it lapsed, a stray payment) leaves paid_total as it is.
+      keep: !input.refund || attempt.applied > 0,
       ...(input.refund ? { refund: input.refund } : {}),
     })(read);
   };

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { putAttemptAction } from '#lib/bookings/payment-records.ts';
+import { transact } from '#lib/kernel/storage/transact.ts';
 import { accountBasic, formBody, invoke, staffBasic } from '#test/support/events.ts';
 import {
   book,
@@ -168,6 +170,41 @@ describe('refunds of a point-of-sale payment (paid back by hand)', () => {
     const capture = await post(none, `booking/${code}/payment/${id}/capture`, {});
     expect(capture.status).toBe(409);
     expect(capture.json.request.error).toMatchObject({ id: 'invalid_status', data: { status: 'captured' } });
+  });
+
+  it('refunds money the booking never counted without moving its paid_total', async () => {
+    const { code, booking_id } = await unpaid(none);
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    // A payment recorded but not kept (a stray one whose giving back failed): applied 0.
+    await transact(none.db, [
+      putAttemptAction(none.db, {
+        payment_id: 'pay_stray1',
+        booking_id,
+        provider: 'pos',
+        kind: 'pos',
+        amount: 5000,
+        currency: 'CAD',
+        capture: 'automatic',
+        status: 'captured',
+        version: 1,
+        deadline: nowSeconds,
+        checkout_expires_at: nowSeconds,
+        captured: 5000,
+        refunded: 0,
+        applied: 0,
+        flag: 'stray',
+        return_url: '',
+        cancel_url: '',
+        created: nowSeconds,
+        updated: nowSeconds,
+      }),
+    ]);
+    const refund = await post(none, `booking/${code}/payment/pay_stray1/refund`, { amount: '20.00' });
+    expect(refund.status, JSON.stringify(refund.json.request)).toBe(200);
+    expect(refund.json.payment).toMatchObject({ refunded: '20.00' });
+    const record = await stored(none, booking_id);
+    expect(record.booking.paid_total).toBe(0);
+    expect(record.payments).toHaveLength(0);
   });
 
   it('answers 404 for a payment the booking does not have', async () => {
