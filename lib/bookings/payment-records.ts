@@ -29,6 +29,21 @@ export interface PaymentOptions {
  */
 export type AttemptStatus = 'opening' | PaymentState | 'lapsed';
 
+/**
+ * One refund of a payment (issue 43, item 5): through the provider (`provider`) or recorded by staff as paid
+ * back by hand (`manual`, which the provider never hears of).
+ */
+export interface StoredRefund {
+  refund_id: string;
+  amount: number;
+  method: 'provider' | 'manual';
+  created: number;
+}
+
+/** What of an attempt's `refunded` staff paid back by hand: the provider's own figure never counts it. */
+export const manualRefunded = (attempt: Pick<StoredPaymentAttempt, 'refunds'>): number =>
+  (attempt.refunds ?? []).reduce((sum, refund) => sum + (refund.method === 'manual' ? refund.amount : 0), 0);
+
 /** One payment attempt of a booking. */
 export interface StoredPaymentAttempt {
   payment_id: string;
@@ -52,6 +67,8 @@ export interface StoredPaymentAttempt {
   /** What the provider took, and gave back, in minor units. */
   captured: number;
   refunded: number;
+  /** Each refund staff made, oldest first (a refund made in the provider's dashboard shows in `refunded` only). */
+  refunds?: StoredRefund[];
   /** What of `captured` the booking's `paid_total` counts (captured less refunded, when it was kept). */
   applied: number;
   /** Where the guest comes back to after paying, and on giving up. */

@@ -15,6 +15,7 @@ import {
 import { accountIdOf, type BookingContext, isInactive, knownStatuses } from './booking.ts';
 import { type ChangeRole, changeBooking, plainWrites, settleBudget } from './change.ts';
 import { giftcertBalanceAction } from './giftcert-repository.ts';
+import { putAttemptAction, putPaymentDueAction } from './payment-records.ts';
 import {
   type BookingRecord,
   putPaymentAction,
@@ -98,6 +99,14 @@ export async function changeStatus(
         const { itemId, slot } = parseCounterId(id);
         writes.push(...plainWrites([releaseStockAction(ctx.db, { itemId, slot, units })]));
       }
+      // An authorisation nobody will capture now: on the sweeper's list at once, which lets it go at the
+      // provider (this function makes no provider call; docs/payments.md).
+      if (record.attempts?.some((one) => one.status === 'authorised'))
+        writes.push(
+          ...plainWrites([
+            putPaymentDueAction(ctx.db, { bookingId: booking.booking_id, deadline: nowSeconds }),
+          ]),
+        );
       if (giftcert) {
         const action = giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: -giftcert.amount });
         writes.push({ role: { kind: 'giftcert' }, action });
@@ -157,14 +166,41 @@ export async function changeStatus(
     if (setPaid) {
       const due = booking.totals.total - booking.paid_total;
       if (due <= 0) throw new DomainError('nothing_due', 'Nothing is due on this booking', { due: 0 });
+      const id = `pos_${randomUUID()}`;
       payment = {
-        transaction_id: randomUUID(),
+        transaction_id: id,
         amount: due,
         method: 'pos',
         account_id: accountIdOf(ctx.caller),
         date: nowSeconds,
       };
-      writes.push(...plainWrites([putPaymentAction(ctx.db, booking.booking_id, payment)]));
+      // Also a payment record like a provider's (issue 43), so that staff can refund it and it is listed.
+      const attempt = {
+        payment_id: id,
+        booking_id: booking.booking_id,
+        provider: 'pos',
+        kind: 'pos' as const,
+        amount: due,
+        currency: ctx.config.locale.currency,
+        capture: 'automatic' as const,
+        status: 'captured' as const,
+        version: 1,
+        deadline: nowSeconds,
+        checkout_expires_at: nowSeconds,
+        captured: due,
+        refunded: 0,
+        applied: due,
+        return_url: '',
+        cancel_url: '',
+        created: nowSeconds,
+        updated: nowSeconds,
+      };
+      writes.push(
+        ...plainWrites([
+          putPaymentAction(ctx.db, booking.booking_id, payment),
+          putAttemptAction(ctx.db, attempt),
+        ]),
+      );
       next = { ...next, paid_total: booking.paid_total + due };
     }
     const statusChanged = {
@@ -191,7 +227,13 @@ export async function changeStatus(
       event: setPaid
         ? {
             type: 'payment.created',
-            data: { ...statusChanged, amount: booking.totals.total - booking.paid_total },
+            data: {
+              ...statusChanged,
+              amount: booking.totals.total - booking.paid_total,
+              payment_id: payment?.transaction_id,
+              provider: 'pos',
+              kind: 'pos',
+            },
           }
         : { type: 'booking.status_changed', data: statusChanged },
       added: { payments: payment ? [payment] : [] },
