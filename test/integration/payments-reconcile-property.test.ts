@@ -164,3 +164,69 @@ async function expectMoneyAgrees(provider: PaymentProvider, bookingId: number) {
     paid: held,
   });
 }
+
+describe('a create raced by its own webhook', () => {
+  it('ends PART exactly once when checkout.session.completed arrives the moment the checkout exists', async () => {
+    world.standIn.controls.setWebhookFaults({ hold: true });
+    // `first`: the webhook is handled before the create writes its checkout; a number: they run at once.
+    for (const pause of ['first', 0, 1, 5, 20] as const) {
+      await undelivered().then((rest) => rest.forEach((event) => delivered.add(event.id)));
+      let racer: Promise<number[]> | undefined;
+      // The guest pays and Stripe delivers while the create is still writing the checkout it was answered.
+      const startCheckout: PaymentProvider['startCheckout'] = async (input) => {
+        const checkout = await world.provider.startCheckout(input);
+        world.standIn.controls.pay(checkout.checkoutId);
+        const completed = (await undelivered()).find((event) => event.type === 'checkout.session.completed');
+        expect(completed).toBeDefined();
+        racer = (async () => {
+          if (pause !== 'first') await new Promise((resolve) => setTimeout(resolve, pause));
+          const body = JSON.stringify(completed);
+          const statuses = [];
+          // Answered 503 while the booking is not recorded yet: Stripe tries again, as here.
+          for (let attempt = 0; attempt < 50; attempt += 1) {
+            const response = await postWebhook(world.handlers, body, {
+              'stripe-signature': signed(body, secret),
+            });
+            statuses.push(response.status);
+            if (response.status < 500) break;
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          delivered.add(completed?.id as string);
+          return statuses;
+        })();
+        if (pause === 'first') await racer;
+        return checkout;
+      };
+      world.swap(
+        new Proxy(world.provider, {
+          get: (target, property) => {
+            if (property === 'startCheckout') return startCheckout;
+            const value = Reflect.get(target, property);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+      );
+      try {
+        const { created } = await book(world, { date: day(80) });
+        const statuses = await racer;
+        expect(statuses?.at(-1)).toBe(200);
+        // The payment's other events, and the completed one again (a duplicate), change nothing more.
+        for (const event of await undelivered()) await deliver(event);
+        const { booking, payments = [], events = [] } = await stored(world, created.booking_id);
+        expect(booking).toMatchObject({ status_id: 'PART', paid_total: 1200 });
+        expect(payments.map((row) => row.amount)).toEqual([1200]);
+        expect(events.filter((event) => event.type === 'payment.created')).toHaveLength(1);
+        expect(
+          events.filter(
+            (event) =>
+              event.type === 'booking.status_changed' && (event.data as { to?: string }).to === 'PART',
+          ),
+        ).toHaveLength(1);
+        await expectMoneyAgrees(world.provider, created.booking_id);
+      } finally {
+        world.swap(world.provider);
+      }
+    }
+    expect((await runPaymentsReconcile(world.db, { provider: world.provider })).discrepancies).toEqual([]);
+  });
+});
