@@ -131,7 +131,8 @@ export function reconcilePayments(snapshot: PaymentSnapshot, provider?: Provider
         status: booking.status_id,
         held,
       });
-    else if (!inactive && attempt.flag !== 'stray' && held !== attempt.applied)
+    // What it counts is what the provider holds of it, on any booking: money given back is counted off too.
+    else if (attempt.flag !== 'stray' && held !== attempt.applied)
       found.push({
         kind: 'not_counted',
         booking: booking.code,

@@ -105,6 +105,11 @@ describe('reconcilePayments', () => {
     ).toEqual([]);
     const cancelled = booking({ status_id: 'CANCELLED' });
     expect(kinds(reconcilePayments(snapshot({ bookings: [cancelled] })))).toEqual(['kept_inactive']);
+    // Given back but still counted: its paid_total says money the business no longer has.
+    const stale = attempt({ refunded: 5_000 });
+    expect(kinds(reconcilePayments(snapshot({ bookings: [cancelled], attempts: [stale] })))).toEqual([
+      'not_counted',
+    ]);
     const kept = attempt({ kept: { account_id: 1, at: 3_000 } });
     expect(kinds(reconcilePayments(snapshot({ bookings: [cancelled], attempts: [kept] })))).toEqual([]);
   });
