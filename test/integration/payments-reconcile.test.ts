@@ -2,6 +2,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
+import { changeStatus } from '#lib/bookings/index.ts';
+import { serviceContext } from '#lib/bookings/payment-change.ts';
+import { getConfig, type StoredConfig } from '#lib/config/index.ts';
 import { runPaymentsReconcile } from '#lib/housekeeping/index.ts';
 import { bookingKey, bookingPaymentAttemptKey } from '#lib/kernel/storage/keys.ts';
 import { book, checkoutIdOf, settled, startPaymentsWorld, stored } from '#test/support/payments-world.ts';
@@ -172,5 +175,30 @@ describe('reconcile of money', () => {
       'money is reported, never fixed: refunds and captures are for staff to decide',
     );
     expect((await cli('--provider')).lines.filter((line) => /paid_total 4100/.test(line))).toHaveLength(1);
+  });
+});
+
+describe('money given back on a booking staff cancelled', () => {
+  it('is counted off its paid_total when a refund at the provider makes the service give back the rest', async () => {
+    const { booking, attempts } = await paid();
+    const config = await getConfig(world.db);
+    await changeStatus(serviceContext({ db: world.db, config: config as StoredConfig, now: Date.now() }), {
+      reference: String(booking.booking_id),
+      statusId: 'CANCELLED',
+      notify: false,
+    });
+    // Part of it refunded in the provider's dashboard: the cancelled booking gives back the rest at once.
+    await stripe.refunds.create({
+      payment_intent: attempts?.[0]?.provider_payment_id as string,
+      amount: 1000,
+    });
+    await settled(world);
+    const after = await stored(world, booking.booking_id);
+    expect(after.attempts?.[0]).toMatchObject({ captured: 4000, refunded: 4000, applied: 0 });
+    expect(after.booking).toMatchObject({ status_id: 'CANCELLED', paid_total: 0 });
+    const report = await runPaymentsReconcile(world.db);
+    expect(report.discrepancies.filter((one) => 'booking' in one && one.booking === booking.code)).toEqual(
+      [],
+    );
   });
 });
