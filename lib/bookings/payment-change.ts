@@ -112,8 +112,8 @@ function statusAfter(config: StoredConfig, booking: StoredBooking, paid: number,
 /**
  * The change a payment makes to its booking: the attempt's next state, `paid_total` by what the provider took
  * less what it gave back, the status, a transaction row, the sweeper's mark and the client's budget gone once
- * the booking is paid or authorised, and the event. With `keep` false (a lapsed booking) the money is recorded
- * on the attempt only.
+ * the booking is paid or authorised, and the event. With `keep` false (a lapsed or cancelled booking) money taken
+ * is recorded on the attempt only, and money given back leaves `paid_total` (issue 43 item 8).
  */
 export function paymentChange(
   ctx: BookingContext,
@@ -144,7 +144,9 @@ export function paymentChange(
       refund,
     });
     if (!next) throw new NoChange('unchanged');
-    const delta = input.keep ? next.captured - next.refunded - attempt.applied : 0;
+    // Not kept, money still moves down: what was counted and is now given back leaves paid_total.
+    const held = next.captured - next.refunded - attempt.applied;
+    const delta = input.keep ? held : Math.min(0, held);
     next.applied = attempt.applied + delta;
     const paid = booking.paid_total + delta;
     const from = booking.status_id;
