@@ -170,7 +170,7 @@ describe('a create raced by its own webhook', () => {
     world.standIn.controls.setWebhookFaults({ hold: true });
     // `first`: the webhook is handled before the create writes its checkout; a number: they run at once.
     for (const pause of ['first', 0, 1, 5, 20] as const) {
-      await undelivered().then((rest) => rest.forEach((event) => delivered.add(event.id)));
+      for (const event of await undelivered()) delivered.add(event.id);
       let racer: Promise<number[]> | undefined;
       // The guest pays and Stripe delivers while the create is still writing the checkout it was answered.
       const startCheckout: PaymentProvider['startCheckout'] = async (input) => {
