@@ -79,47 +79,46 @@ export interface StoredPaymentAttempt {
    * named an attempt but was not its own (another checkout, another currency), recorded and given back.
    */
   flag?: 'overpaid' | 'stray';
+  /** Staff voided or cancelled the booking while this held money, and kept it (`changeStatus`). */
+  kept?: { account_id: number; at: number };
   /** The provider's reason for the last decline. */
   failure?: string;
   created: number;
   updated: number;
 }
 
-/** Writes a new attempt, only if its id is new. */
-export function putAttemptAction(db: Db, attempt: StoredPaymentAttempt): TransactItem {
-  return {
-    Put: {
-      TableName: db.tableName,
-      Item: {
-        ...bookingPaymentAttemptKey(attempt.booking_id, attempt.payment_id),
-        entity: 'payment_attempt',
-        ...attempt,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
+/** A put of an attempt's record, on `condition`. */
+const attemptPut = (
+  db: Db,
+  attempt: StoredPaymentAttempt,
+  condition: Omit<NonNullable<TransactItem['Put']>, 'TableName' | 'Item'>,
+): TransactItem => ({
+  Put: {
+    TableName: db.tableName,
+    Item: {
+      ...bookingPaymentAttemptKey(attempt.booking_id, attempt.payment_id),
+      entity: 'payment_attempt',
+      ...attempt,
     },
-  };
-}
+    ...condition,
+  },
+});
+
+/** Writes a new attempt, only if its id is new. */
+export const putAttemptAction = (db: Db, attempt: StoredPaymentAttempt): TransactItem =>
+  attemptPut(db, attempt, { ConditionExpression: 'attribute_not_exists(pk)' });
 
 /** Replaces an attempt with its next state, only if it is still at the version it was read at. */
-export function replaceAttemptAction(
+export const replaceAttemptAction = (
   db: Db,
   attempt: StoredPaymentAttempt,
   readVersion: number,
-): TransactItem {
-  return {
-    Put: {
-      TableName: db.tableName,
-      Item: {
-        ...bookingPaymentAttemptKey(attempt.booking_id, attempt.payment_id),
-        entity: 'payment_attempt',
-        ...attempt,
-      },
-      ConditionExpression: '#version = :version',
-      ExpressionAttributeNames: { '#version': 'version' },
-      ExpressionAttributeValues: { ':version': readVersion },
-    },
-  };
-}
+): TransactItem =>
+  attemptPut(db, attempt, {
+    ConditionExpression: '#version = :version',
+    ExpressionAttributeNames: { '#version': 'version' },
+    ExpressionAttributeValues: { ':version': readVersion },
+  });
 
 /** Marks a booking as awaiting payment until `deadline` (the sweeper's work list). */
 export function putPaymentDueAction(db: Db, options: { bookingId: number; deadline: number }): TransactItem {

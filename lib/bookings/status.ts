@@ -15,7 +15,12 @@ import {
 import { accountIdOf, type BookingContext, isInactive, knownStatuses } from './booking.ts';
 import { type ChangeRole, changeBooking, plainWrites, settleBudget } from './change.ts';
 import { giftcertBalanceAction } from './giftcert-repository.ts';
-import { putAttemptAction, putPaymentDueAction } from './payment-records.ts';
+import {
+  putAttemptAction,
+  putPaymentDueAction,
+  replaceAttemptAction,
+  type StoredPaymentAttempt,
+} from './payment-records.ts';
 import {
   type BookingRecord,
   putPaymentAction,
@@ -59,6 +64,39 @@ export function checkStatusChange(config: StoredConfig, change: StatusChange): v
       set_paid: 'only set_paid=1 with status_id=PAID and nothing else',
     });
   }
+}
+
+/**
+ * Staff voiding or cancelling a booking that holds money keep it: each attempt still holding captured money
+ * records who kept it and when (`kept`), and staff give it back, if they will, through the payment's refund
+ * route (docs/decisions.md). The service's own changes (a lapse, a payment given back) and a partner's never
+ * keep money: reconcile names what they leave.
+ */
+function keepMoney(
+  ctx: BookingContext,
+  attempts: readonly StoredPaymentAttempt[] | undefined,
+  nowSeconds: number,
+) {
+  // A partner's staff cancel for their guest, not for the business: what the business keeps is its own call.
+  // The service (account 0) keeps nothing either.
+  const { caller } = ctx;
+  if (caller.kind !== 'staff' || caller.partnerOnly || !caller.accountId) return [];
+  const kept = { account_id: caller.accountId, at: nowSeconds };
+  const keeping = (attempts ?? []).filter(
+    (attempt) => attempt.captured > attempt.refunded && attempt.flag !== 'stray' && !attempt.kept,
+  );
+  return keeping.map((attempt) =>
+    replaceAttemptAction(
+      ctx.db,
+      {
+        ...attempt,
+        kept,
+        version: attempt.version + 1,
+        updated: nowSeconds,
+      },
+      attempt.version,
+    ),
+  );
 }
 
 /**
@@ -107,6 +145,7 @@ export async function changeStatus(
             putPaymentDueAction(ctx.db, { bookingId: booking.booking_id, deadline: nowSeconds }),
           ]),
         );
+      if (!options.reason) writes.push(...plainWrites(keepMoney(ctx, record.attempts, nowSeconds)));
       if (giftcert) {
         const action = giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: -giftcert.amount });
         writes.push({ role: { kind: 'giftcert' }, action });
@@ -229,7 +268,7 @@ export async function changeStatus(
             type: 'payment.created',
             data: {
               ...statusChanged,
-              amount: booking.totals.total - booking.paid_total,
+              amount: payment?.amount,
               payment_id: payment?.transaction_id,
               provider: 'pos',
               kind: 'pos',

@@ -178,8 +178,10 @@ describe('reconcile of money', () => {
   });
 });
 
-describe('money given back on a booking staff cancelled', () => {
+describe('money given back on a booking cancelled with nobody keeping its money', () => {
   it('is counted off its paid_total when a refund at the provider makes the service give back the rest', async () => {
+    // Cancelled by the service's own caller (account 0), which never keeps money (staff do: their cancel
+    // marks the attempt `kept`, payments-staff-access.test.ts).
     const { booking, attempts } = await paid();
     const config = await getConfig(world.db);
     await changeStatus(serviceContext({ db: world.db, config: config as StoredConfig, now: Date.now() }), {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runPaymentsReconcile } from '#lib/housekeeping/index.ts';
 import { accountBasic, formBody, invoke } from '#test/support/events.ts';
 import { get, post, setPaid, unpaid } from '#test/support/payments-staff.ts';
 import {
@@ -37,6 +38,46 @@ describe('cancelling a booking with an uncaptured authorisation', () => {
     const intent = await manual.provider.readPayment(record.attempts?.[0]?.provider_payment_id as string);
     expect(intent).toMatchObject({ state: 'cancelled', captured: 0 });
     expect(record.events.map((one) => one.type)).toContain('payment.cancelled');
+  });
+});
+
+describe('cancelling a paid booking', () => {
+  it('keeps its money, marked as staff kept it; part given back later leaves the rest kept', async () => {
+    const created = await unpaid(manual);
+    manual.standIn.controls.pay(checkoutIdOf(created.payment_url as string));
+    await settled(manual);
+    const id = (await get(manual, `booking/${created.code}`)).json.booking.payments[0].id;
+    expect((await post(manual, `booking/${created.code}/payment/${id}/capture`, {})).status).toBe(200);
+    await settled(manual);
+    const cancelled = await post(manual, `booking/${created.code}/update`, { status_id: 'CANCELLED' });
+    expect(cancelled.status, JSON.stringify(cancelled.json.request)).toBe(200);
+    let record = await stored(manual, created.booking_id);
+    expect(record.booking).toMatchObject({ status_id: 'CANCELLED', paid_total: 12000 });
+    expect(record.attempts?.[0]).toMatchObject({
+      status: 'captured',
+      captured: 12000,
+      kept: { account_id: 1, at: expect.any(Number) },
+    });
+    const audit = await runPaymentsReconcile(manual.db, {});
+    expect(audit.discrepancies.filter((one) => JSON.stringify(one).includes(created.code))).toEqual([]);
+
+    // Staff give 20.00 back: the provider's refund event that follows gives back nothing more.
+    const refund = await post(manual, `booking/${created.code}/payment/${id}/refund`, { amount: '20.00' });
+    expect(refund.status, JSON.stringify(refund.json.request)).toBe(200);
+    await settled(manual);
+    record = await stored(manual, created.booking_id);
+    expect(record.booking).toMatchObject({ status_id: 'CANCELLED', paid_total: 10000 });
+    expect(record.attempts?.[0]).toMatchObject({ captured: 12000, refunded: 2000, applied: 10000 });
+    const intent = await manual.provider.readPayment(record.attempts?.[0]?.provider_payment_id as string);
+    expect(intent).toMatchObject({ captured: 12000, refunded: 2000 });
+  });
+
+  it("is not kept when the service lets a booking go: an unpaid booking's lapse marks nothing", async () => {
+    const created = await unpaid(manual);
+    await lapse(manual);
+    const record = await stored(manual, created.booking_id);
+    expect(record.booking.status_id).toBe('VOID');
+    expect(record.attempts?.some((one) => one.kept)).toBe(false);
   });
 });
 

@@ -101,7 +101,13 @@ describe('refunds of a point-of-sale payment (paid back by hand)', () => {
       post(none, `booking/${code}/payment/${id}/refund`, { amount: '120.00' }),
       post(none, `booking/${code}/payment/${id}/refund`, { amount: '120.00' }),
     ]);
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    // Read before either wrote, both are the same refund (200 twice); one read after the other wrote finds
+    // nothing left (409 invalid_status), as on a loaded machine. Either way it is given back once.
+    expect(answers.map((answer) => answer.status)).toContain(200);
+    for (const answer of answers.filter((one) => one.status !== 200)) {
+      expect(answer.status).toBe(409);
+      expect(answer.json.request.error.id).toBe('invalid_status');
+    }
     const record = await stored(none, booking_id);
     expect(record.attempts?.[0]).toMatchObject({ refunded: 12000, refunds: [{ amount: 12000 }] });
     expect(record.booking.paid_total).toBe(0);
