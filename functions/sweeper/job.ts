@@ -1,4 +1,4 @@
-import { lapseUnpaidPayments, voidUnpaidBookings } from '#lib/bookings/index.ts';
+import { captureScheduledPayments, lapseUnpaidPayments, voidUnpaidBookings } from '#lib/bookings/index.ts';
 import { getConfig } from '#lib/config/index.ts';
 import { getSweptUntil, putSweptUntil, releaseRounds, sweepMinutes } from '#lib/housekeeping/index.ts';
 import { METRIC } from '#lib/kernel/metric-names.ts';
@@ -31,6 +31,10 @@ export interface SweepReport {
   voidedUnpaid: number;
   /** Bookings that lapsed unpaid at their payment deadline (`settings.payment`, issue 43). */
   lapsedPayments: number;
+  /** Authorisations captured at their time (`capture_days_before_start`, issue 43 item 2). */
+  capturedPayments: number;
+  /** Authorisations due for capture left for the next sweep (the provider failed or hung, or time ran out). */
+  captureLeft: number;
 }
 
 /** Minute shards read at once. */
@@ -131,6 +135,7 @@ export const createSweeper =
     }
     // Bookings awaiting payment past their deadline lapse, their checkouts closed at the provider first.
     let lapsedPayments = 0;
+    let capture = { captured: 0, left: 0 };
     if (config && clock() < deadline) {
       // A provider whose keys cannot be read now does not keep stock held: the bookings lapse all the same.
       const provider = await options.payments?.().catch(() => undefined);
@@ -143,6 +148,16 @@ export const createSweeper =
         endBy: deadline,
         clock,
       });
+      // Authorisations whose capture time came are captured within the same budget; a provider that fails or
+      // hangs leaves them for the next sweep.
+      if (clock() < deadline)
+        capture = await captureScheduledPayments(options.db, {
+          config,
+          now: startedMs,
+          provider,
+          endBy: deadline,
+          clock,
+        });
     }
     const complete = firstUnfinished === undefined;
     const resumeFrom = firstUnfinished ?? minutes.at(-1) ?? Math.floor(now / 60) * 60;
@@ -159,9 +174,18 @@ export const createSweeper =
       lagSeconds: complete ? 0 : ageOf(oldestLeft ?? firstUnfinished),
       voidedUnpaid,
       lapsedPayments,
+      capturedPayments: capture.captured,
+      captureLeft: capture.left,
     };
     if (options.meter) meterSweep(options.meter, report);
-    if (found > 0 || !complete || voidedUnpaid > 0 || lapsedPayments > 0) {
+    if (
+      found > 0 ||
+      !complete ||
+      voidedUnpaid > 0 ||
+      lapsedPayments > 0 ||
+      capture.captured ||
+      capture.left
+    ) {
       logger.info('sweep', {
         minutes: report.minutes,
         found,
@@ -172,6 +196,8 @@ export const createSweeper =
         lag_seconds: report.lagSeconds,
         voided_unpaid: voidedUnpaid,
         lapsed_payments: lapsedPayments,
+        captured_payments: capture.captured,
+        capture_left: capture.left,
       });
     }
     return report;

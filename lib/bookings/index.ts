@@ -15,6 +15,8 @@ export type { TimeRange } from './list-repository.ts';
 export { findBookingsHolding, listBookingsEndingFrom } from './list-repository.ts';
 export type { ApplyOutcome } from './payment-apply.ts';
 export { applyProviderPayment, closeProviderCheckout } from './payment-apply.ts';
+export type { CaptureRunReport } from './payment-capture.ts';
+export { captureScheduledPayments } from './payment-capture.ts';
 export { lapseUnpaidPayments } from './payment-lapse.ts';
 export type { AttemptStatus, PaymentOptions, StoredPaymentAttempt } from './payment-records.ts';
 export type { StaffPaymentContext, StaffPaymentInput } from './payment-staff.ts';

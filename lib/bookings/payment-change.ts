@@ -5,6 +5,7 @@ import { unixSeconds } from '../kernel/time.ts';
 import type { Payment } from '../payments/index.ts';
 import { type BookingContext, isInactive, knownStatuses } from './booking.ts';
 import { type BookingChange, changeBooking, plainWrites, settleBudget } from './change.ts';
+import { deleteCaptureMarkAction, putCaptureMarkAction, scheduledCaptureAt } from './payment-capture-mark.ts';
 import {
   type AttemptStatus,
   deletePaymentDueAction,
@@ -79,6 +80,13 @@ export function advanceAttempt(
   };
 }
 
+/** The sweeper's capture mark of an attempt captured at `captureAt`. */
+const markOf = (attempt: StoredPaymentAttempt, captureAt: number) => ({
+  booking_id: attempt.booking_id,
+  payment_id: attempt.payment_id,
+  capture_at: captureAt,
+});
+
 /** Thrown inside a change to leave the booking as it is. */
 export class NoChange extends Error {
   constructor(readonly outcome: 'unchanged' | 'unknown' | 'inactive') {
@@ -122,8 +130,11 @@ export function paymentChange(
     payment: Payment;
     checkoutId?: string | undefined;
     keep: boolean;
-    /** Why money is not kept (`keep` false): the booking lapsed, or the payment is not its attempt's own. */
-    reason?: 'lapsed' | 'stray' | 'booking_cancelled';
+    /**
+     * Why money is not kept (`keep` false): the booking lapsed, or the payment is not its attempt's own; or why
+     * it was captured (`scheduled_capture`: the sweeper, `capture_days_before_start`).
+     */
+    reason?: 'lapsed' | 'stray' | 'booking_cancelled' | 'scheduled_capture';
     /** A refund staff made, recorded on the attempt (once: a refund id already there changes nothing). */
     refund?: StoredRefund;
   },
@@ -144,6 +155,16 @@ export function paymentChange(
       refund,
     });
     if (!next) throw new NoChange('unchanged');
+    if (input.keep && !input.refund && next.status === 'authorised' && attempt.status !== 'authorised') {
+      // The provider's time of the payment, not this event's: a late event must not push the capture past
+      // the authorisation's end.
+      const captureAt = scheduledCaptureAt(
+        ctx.config,
+        booking,
+        Math.min(input.payment.created || nowSeconds, nowSeconds),
+      );
+      if (captureAt !== undefined) next.capture_at = captureAt;
+    }
     // Not kept, money still moves down: what was counted and is now given back leaves paid_total.
     const held = next.captured - next.refunded - attempt.applied;
     const delta = input.keep ? held : Math.min(0, held);
@@ -164,6 +185,11 @@ export function paymentChange(
         );
       ({ next: after, settle } = settleBudget(ctx, { booking, next: after, releasesStock: false }));
     }
+    // An authorisation the sweeper is to capture goes on its list, and off it once it is captured or let go.
+    if (next.capture_at !== undefined && attempt.status !== 'authorised')
+      writes.push(...plainWrites([putCaptureMarkAction(ctx.db, markOf(next, next.capture_at))]));
+    if (attempt.status === 'authorised' && attempt.capture_at !== undefined && next.status !== 'authorised')
+      writes.push(...plainWrites([deleteCaptureMarkAction(ctx.db, markOf(attempt, attempt.capture_at))]));
     // The booking's own attempt cancelled at the provider (an authorisation let go, a checkout closed early):
     // nothing holds the stock but its deadline, so the sweeper's mark is put back (review of issue 43).
     if (input.keep && next.status === 'cancelled' && current && !covered(after))
@@ -191,7 +217,7 @@ export function paymentChange(
       status: next.status,
       ...(next.flag ? { flag: next.flag } : {}),
       ...(refund ? { refund_id: refund.refund_id, method: refund.method } : {}),
-      ...(input.keep ? {} : { reason: input.reason ?? 'lapsed' }),
+      ...(input.keep && !input.reason ? {} : { reason: input.reason ?? 'lapsed' }),
     };
     const type =
       delta > 0

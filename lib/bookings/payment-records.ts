@@ -79,6 +79,8 @@ export interface StoredPaymentAttempt {
    * named an attempt but was not its own (another checkout, another currency), recorded and given back.
    */
   flag?: 'overpaid' | 'stray';
+  /** Unix seconds: when the sweeper captures this authorisation (`capture_days_before_start`), if it is to. */
+  capture_at?: number;
   /** Staff voided or cancelled the booking while this held money, and kept it (`changeStatus`). */
   kept?: { account_id: number; at: number };
   /** The provider's reason for the last decline. */

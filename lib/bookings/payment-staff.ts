@@ -73,7 +73,12 @@ function checkRefund(ctx: BookingContext, attempt: StoredPaymentAttempt, refund:
 async function record(
   ctx: BookingContext,
   bookingId: number,
-  input: { paymentId: string; payment: (attempt: StoredPaymentAttempt) => Payment; refund?: StoredRefund },
+  input: {
+    paymentId: string;
+    payment: (attempt: StoredPaymentAttempt) => Payment;
+    refund?: StoredRefund;
+    reason?: 'scheduled_capture';
+  },
 ): Promise<BookingRecord> {
   const change = (read: BookingRecord) => {
     const attempt = read.attempts?.find((one) => one.payment_id === input.paymentId);
@@ -85,6 +90,7 @@ async function record(
       // Money the booking never counted (given back when it lapsed, a stray payment) leaves paid_total as it is.
       keep: !input.refund || attempt.applied > 0,
       ...(input.refund ? { refund: input.refund } : {}),
+      ...(input.reason ? { reason: input.reason } : {}),
     })(read);
   };
   try {
@@ -121,12 +127,34 @@ export async function capturePayment(ctx: StaffPaymentContext, input: StaffPayme
     throw new DomainError('validation_error', 'Invalid parameter: amount', {
       amount: `at most ${money(ctx, attempt.amount)}, what was authorised`,
     });
+  return captureAttempt(ctx, { bookingId: read.booking.booking_id, attempt, amount: input.amount });
+}
+
+/**
+ * Captures an authorised attempt at its provider (the key `<payment_id>:capture`, so a capture already made
+ * answers as made) and records it once, on the attempt's version; the path of staff's capture and the
+ * sweeper's scheduled one (`reason`).
+ */
+export async function captureAttempt(
+  ctx: StaffPaymentContext,
+  input: {
+    bookingId: number;
+    attempt: StoredPaymentAttempt;
+    amount?: number | undefined;
+    reason?: 'scheduled_capture';
+  },
+): Promise<BookingRecord> {
+  const { attempt } = input;
   const provider = providerOf(ctx, attempt);
   const payment = await provider.capture(attempt.provider_payment_id ?? '', {
     paymentId: attempt.payment_id,
     ...(input.amount !== undefined ? { amount: input.amount } : {}),
   });
-  return record(ctx, read.booking.booking_id, { paymentId: attempt.payment_id, payment: () => payment });
+  return record(ctx, input.bookingId, {
+    paymentId: attempt.payment_id,
+    payment: () => payment,
+    ...(input.reason ? { reason: input.reason } : {}),
+  });
 }
 
 /** The payment as recorded, as if read from a provider that refunded nothing staff paid back by hand. */

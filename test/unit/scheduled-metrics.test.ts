@@ -31,6 +31,8 @@ const sweep = (overrides: Partial<SweepReport> = {}): SweepReport => ({
   lagSeconds: 0,
   voidedUnpaid: 0,
   lapsedPayments: 0,
+  capturedPayments: 0,
+  captureLeft: 0,
   ...overrides,
 });
 

@@ -96,6 +96,12 @@ export const paymentDueKey = (deadlineSeconds: number, bookingId: number) => ({
 });
 /** The sk of `paymentDueKey` just after every deadline up to `seconds`. */
 export const paymentDueUntil = (seconds: number): string => `${padTime(seconds)}#~`;
+/** An authorised payment, by when it is to be captured, for the sweeper that captures it (one partition). */
+export const PAYMENT_CAPTURE_PARTITION = 'PAYMENT_CAPTURE';
+export const paymentCaptureKey = (captureAt: number, bookingId: number, paymentId: string) => ({
+  pk: PAYMENT_CAPTURE_PARTITION,
+  sk: `${padTime(captureAt)}#${pad(bookingId)}#${paymentId}`,
+});
 
 /** A payment provider's event, recorded once by its id (a duplicate delivery finds it and does nothing). */
 export const providerEventKey = (provider: string, eventId: string) => ({
