@@ -6,7 +6,7 @@ import { getConfig } from '#lib/config/index.ts';
 import { putSweptUntil } from '#lib/housekeeping/index.ts';
 import { addDays, localInstant } from '#lib/kernel/dates.ts';
 import type { PaymentProvider } from '#lib/payments/index.ts';
-import { post } from '#test/support/payments-staff.ts';
+import { get, post } from '#test/support/payments-staff.ts';
 import {
   book,
   checkoutIdOf,
@@ -150,6 +150,12 @@ describe('the scheduled capture of an authorisation', () => {
     const date = day(6);
     const booking = await authorised(date);
     expect(booking.captureAt).toBe(midnight(addDays(date, -N)));
+    // Staff see when it will be captured, with the booking's payments.
+    const listed = await get(world, `booking/${booking.code}`);
+    expect(listed.json.booking.payments[0]).toMatchObject({
+      status: 'authorised',
+      capture_at: booking.captureAt,
+    });
     const early = await sweepAt(booking.captureAt * 1000 - 1000);
     expect(early.capturedPayments).toBe(0);
     await expectNotCaptured(booking);
