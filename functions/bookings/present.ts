@@ -8,7 +8,7 @@ import type {
 import { accountIdOf, bookedAmounts, fieldsFor, statusName } from '#lib/bookings/index.ts';
 
 import type { StoredConfig } from '#lib/config/index.ts';
-import { describeDates, localInstant } from '#lib/kernel/dates.ts';
+import { addDays, describeDates, localInstant } from '#lib/kernel/dates.ts';
 import type { StoredEvent } from '#lib/kernel/events.ts';
 import { formatAmount } from '#lib/kernel/money.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';
@@ -26,8 +26,12 @@ const CUSTOMER_FIELDS = [
   'customer_postal_zip',
 ] as const;
 
-const unix = (ymd: string, config: StoredConfig): number =>
-  ymd ? unixSeconds(localInstant(ymd, 0, config.company.timezone)) : 0;
+/**
+ * Unix seconds of the local midnight `days` calendar days after `ymd` (before it, when negative), in the
+ * tenant's time zone: a day across a change of clocks is 23 or 25 hours, not 24. 0 with no date.
+ */
+export const unix = (ymd: string, config: StoredConfig, days = 0): number =>
+  ymd ? unixSeconds(localInstant(addDays(ymd, days), 0, config.company.timezone)) : 0;
 
 /** Formats minor units in the tenant's currency digits (`"130.00"`). */
 export const moneyOf = (config: StoredConfig) => (minor: number) =>
@@ -109,7 +113,7 @@ function paymentOf(booking: StoredBooking, attempt: StoredPaymentAttempt, config
     payment_deadline: attempt.deadline,
     ...(open ? { payment_url: attempt.checkout_url, customer_payment_url: attempt.checkout_url } : {}),
     ...(attempt.kind === 'deposit' && balanceDays !== undefined
-      ? { balance_due_date: unix(booking.start_date, config) - balanceDays * 86_400 }
+      ? { balance_due_date: unix(booking.start_date, config, -balanceDays) }
       : {}),
   };
 }

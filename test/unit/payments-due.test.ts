@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { unix } from '#functions/bookings/present.ts';
 import { advanceAttempt } from '#lib/bookings/payment-change.ts';
 import type { StoredPaymentAttempt } from '#lib/bookings/payment-records.ts';
-import type { PaymentSettings } from '#lib/config/index.ts';
+import type { PaymentSettings, StoredConfig } from '#lib/config/index.ts';
 import { settingsSchema } from '#lib/config/settings-schema.ts';
 import { checkoutExpiresAt, dueNow, type Payment } from '#lib/payments/index.ts';
 
@@ -168,5 +169,21 @@ describe('advanceAttempt', () => {
     expect(advanceAttempt(attempt({ status: 'lapsed' }), payment(), { nowSeconds: 5 })?.status).toBe(
       'captured',
     );
+  });
+});
+
+describe("a deposit's balance due date (`unix` with the days before the first date)", () => {
+  const toronto = { company: { timezone: 'America/Toronto' } } as unknown as StoredConfig;
+
+  it('is the local midnight that many calendar days before the first date, across a change of clocks', () => {
+    // Clocks go forward on 14 March 2027: 14 days of 24 hours before midnight on the 20th is 23:00 on the 5th.
+    expect(unix('20270320', toronto, -14)).toBe(Date.UTC(2027, 2, 6, 5) / 1000);
+    expect(unix('20270320', toronto)).toBe(Date.UTC(2027, 2, 20, 4) / 1000);
+    // And back on 7 November 2027.
+    expect(unix('20271110', toronto, -7)).toBe(Date.UTC(2027, 10, 3, 4) / 1000);
+  });
+
+  it('is 0 for a booking with no first date', () => {
+    expect(unix('', toronto, -7)).toBe(0);
   });
 });
