@@ -138,6 +138,27 @@ describe('the page a guest returns to from paying', () => {
     expect(pay.headers.location).toBe(created.payment_url);
   });
 
+  it('its checkout closed early at the provider: the page offers the new checkout opened in its place', async () => {
+    const { created, key } = await booked();
+    await stripe.checkout.sessions.expire(checkoutIdOf(created.payment_url));
+    await settled(world);
+    const record = await stored(world, created.booking_id);
+    const fresh = record.attempts?.find((one) => one.payment_id === record.booking.payment?.payment_id);
+    expect(fresh?.checkout_url).toBeDefined();
+    expect(fresh?.checkout_url).not.toBe(created.payment_url);
+    const page = await openPage({ booking: created.code, return_key: key });
+    expect(headline(page.html)).toBe('Not paid yet');
+    expect(page.html).toContain('pay=1">Pay $24.00 now</a>');
+    const pay = await openPage({ booking: created.code, return_key: key, pay: '1' });
+    expect(pay.headers.location).toBe(fresh?.checkout_url);
+    // Paid there, the page says so.
+    world.standIn.controls.pay(checkoutIdOf(fresh?.checkout_url as string));
+    await settled(world);
+    expect(headline((await openPage({ booking: created.code, return_key: key })).html)).toBe(
+      'Booking confirmed',
+    );
+  });
+
   it('lapsed: says the booking was released unpaid, and offers to book again, not to pay', async () => {
     const { created, key } = await booked();
     await lapse(world);
