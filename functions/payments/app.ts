@@ -7,5 +7,10 @@ export const createPaymentsHandler = (deps: ApiDeps) =>
     group: 'payments',
     deps,
     routes: PAYMENTS_ROUTES,
-    context: { db: deps.db, payments: deps.payments, clock: deps.clock },
+    context: {
+      db: deps.db,
+      payments: deps.payments,
+      clock: deps.clock,
+      providerCallMs: deps.providerCallMs,
+    },
   });

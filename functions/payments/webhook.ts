@@ -15,6 +15,7 @@ import {
   type ProviderSource,
   recordOrphanEvent,
   releaseProviderEvent,
+  withCallLimits,
 } from '#lib/payments/index.ts';
 import { logger } from '#lib/runtime/logger.ts';
 
@@ -23,7 +24,17 @@ export interface PaymentsContext {
   db: Db;
   payments?: ProviderSource | undefined;
   clock?: (() => number) | undefined;
+  /** How long one provider call of a delivery may take (`WEBHOOK_PROVIDER_CALL_MS` unless set). */
+  providerCallMs?: number | undefined;
 }
+
+/**
+ * How long one call to the provider may take while a delivery is handled; all of them, twice that. Both well
+ * within the 30 s lease of the event's claim (event-repository.ts), so a redelivery never finds the event
+ * still being handled by a delivery that hangs: that one answers 503, gives the event back, and the provider
+ * retries (the adapter alone tries three times, 8 s each).
+ */
+export const WEBHOOK_PROVIDER_CALL_MS = 10_000;
 
 /** What a delivery came to: acted on, or why not (a 2xx either way: the provider must not retry it). */
 export type WebhookOutcome = ApplyOutcome | 'duplicate' | 'ignored' | 'foreign' | 'orphan';
@@ -132,11 +143,20 @@ export const createStripeWebhook =
         details: 'This event is being handled by another delivery; the provider retries',
         headers: { 'retry-after': '5' },
       });
+    const callMs = context.providerCallMs ?? WEBHOOK_PROVIDER_CALL_MS;
+    const bounded = withCallLimits(provider, { callMs, endBy: Date.now() + 2 * callMs });
     let outcome: WebhookOutcome;
     try {
-      outcome = await handleEvent({ ...context, provider, now }, verified);
+      outcome = await handleEvent({ ...context, provider: bounded, now }, verified);
     } catch (error) {
       await releaseProviderEvent(context.db, ids).catch(() => undefined);
+      // The provider unreachable, failing or too slow: nothing was applied; it retries the event.
+      if (error instanceof PaymentProviderError && error.retryable)
+        throw new ApiError('busy', {
+          details: 'The payment provider could not be read; the provider retries',
+          headers: { 'retry-after': '30' },
+          cause: error,
+        });
       throw error;
     }
     if (outcome === 'unknown' && unixSeconds(now) - verified.created > ORPHAN_AFTER_SECONDS) {

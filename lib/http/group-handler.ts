@@ -68,6 +68,8 @@ export interface ApiDeps {
   metrics?: Metrics;
   /** The payment provider (issue 43): the bookings group's create and the payments group's webhook. */
   payments?: ProviderSource;
+  /** How long one provider call of a payment webhook's delivery may take (10 s unless set; tests shorten it). */
+  providerCallMs?: number;
 }
 
 /** The SLIP keys of a group that signs or verifies SLIPs; a deployment without them fails when used. */

@@ -54,6 +54,7 @@ export async function startPaymentsWorld(
   payment: Record<string, unknown>,
   settings: Record<string, unknown> = {},
   tenant: Record<string, unknown> = {},
+  deps: { providerCallMs?: number } = {},
 ): Promise<PaymentsWorld> {
   const answered: Answered[] = [];
   let current: PaymentProvider | undefined;
@@ -96,7 +97,7 @@ export async function startPaymentsWorld(
         makeItem({ item_id: 2, sku: 'solo', name: 'Solo', stock: 1 }),
       ],
     }),
-    { deps: { payments: async () => current }, clock: () => Date.now() + offset },
+    { deps: { ...deps, payments: async () => current }, clock: () => Date.now() + offset },
   );
   handlers = table.handlers;
   afterAll(async () => {
