@@ -249,33 +249,6 @@ export async function measureColdStarts(options: {
   return results;
 }
 
-/** The cold starts as a Markdown table. */
-export function coldTable(results: ColdResult[]): string[] {
-  const pair = (figures: { median: number; p90: number }) => `${figures.median} / ${figures.p90}`;
-  return [
-    '| function | request | bundle KB | init ms (median / p90) | first answer ms (median / p90) | RSS MB (median) | floor bundle KB | floor init ms | floor first answer ms | floor RSS MB | bundle ratio (target ≤) | init ratio | first-answer ratio (target ≤) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...results.map(
-      (one) =>
-        `| ${[
-          one.function,
-          one.request,
-          one.bundleKB,
-          pair(one.initMs),
-          pair(one.firstAnswerMs),
-          Math.round(one.rssMB.median),
-          one.floor.bundleKB,
-          pair(one.floor.initMs),
-          pair(one.floor.firstAnswerMs),
-          Math.round(one.floor.rssMB.median),
-          `${one.ratio.bundle} (${one.target.bundle})`,
-          one.ratio.init,
-          `${one.ratio.firstAnswer} (${one.target.firstAnswer})`,
-        ].join(' | ')} |`,
-    ),
-  ];
-}
-
 /** The environment of the cold processes for a local table: dummy credentials, inline SLIP keys. */
 export const coldEnv = (options: { endpoint: string; tableName: string }): Record<string, string> => ({
   TABLE_NAME: options.tableName,
