@@ -172,6 +172,8 @@ export function writeResults(
     sweeperFlood?: SweeperFlood;
     /** The cold starts (`--cold`, or a full run): each function beside its floor. */
     cold?: ColdResult[];
+    /** What the payment rows found wrong (issue 43: a duplicate delivery costs one conditional write): none. */
+    paymentChecks?: string[];
   },
 ): void {
   const prices = {

@@ -19,6 +19,8 @@ import { costPer1kRequests } from './cost.ts';
 import { startCpuMeter } from './cpu.ts';
 import { floorCalls, measureFloor, warmUntilSettled } from './floor.ts';
 import { type HostileRead, hostileTable, measureHostileReads } from './hostile-feeds.ts';
+import type { PaymentRow } from './payment-load.ts';
+import { measurePayments, paymentTable } from './payments.ts';
 import { bundleTable, coldTable, cpuTable, type Row, scenarioTable, writeResults } from './report.ts';
 import { loadScenarios, raceFor, serviceBodies } from './scenarios.ts';
 import { startServer, stopServer } from './server.ts';
@@ -39,6 +41,10 @@ import { settledUsage, type UsageSnapshot, usageBetween } from './usage.ts';
 // `npm run bench -- --channels`: only the channel sync rounds and the hostile feeds' reads (issue 41).
 // `npm run bench -- --quick`: a smoke check in under a minute (20 items, 2 s a scenario, 1 s floors, no bundles,
 // no ceiling unless `--ceiling`).
+// After each size's scenarios, the payment rows (issue 43, test/bench/payments.ts): a create with a deposit due
+// beside one without, and the provider's webhook route; BENCH_ONLY=payments runs only them. Knobs:
+// BENCH_PAYMENT_CREATES (40 a second of BENCH_SECONDS), BENCH_WEBHOOK_EVENTS (20 a second, each row),
+// BENCH_WEBHOOK_CONCURRENCY (1,4,16).
 
 const QUICK = process.argv.includes('--quick');
 const COLD_ONLY = process.argv.includes('--cold');
@@ -57,6 +63,14 @@ const DYNAMO_WARM_UP_MAX_SECONDS = QUICK ? 4 : 120;
 // or in a quick one with --ceiling.
 const CEILING = !QUICK || process.argv.includes('--ceiling');
 const ONLY = process.env.BENCH_ONLY;
+/** The payment rows' names, which BENCH_ONLY may pick (or `payments`, all of them). */
+const PAYMENT_NAMES = ['payments', 'create, no payment due', 'create, 30 % deposit due', 'webhook: '];
+const PAYMENTS = !ONLY || PAYMENT_NAMES.some((name) => name.includes(ONLY));
+const PAYMENT_CREATES = Number(process.env.BENCH_PAYMENT_CREATES ?? Math.max(40, 40 * SECONDS));
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? Math.max(40, 20 * SECONDS));
+const WEBHOOK_CONCURRENCY = (process.env.BENCH_WEBHOOK_CONCURRENCY ?? '1,4,16').split(',').map(Number);
+/** What the payment rows found wrong (a duplicate that cost more than its one write): the run fails on any. */
+const paymentChecks: string[] = [];
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Latency figures, DynamoDB usage and cost of one autocannon run between two usage snapshots. */
@@ -131,8 +145,12 @@ async function benchSize(options: {
     const selected = loadScenarios({ base, rated, start, slip, feed, seconds: WARM_UP_SECONDS }).filter(
       (scenario) => !ONLY || scenario.name.includes(ONLY),
     );
+    // The payment rows alone warm DynamoDB Local on the floors of the requests they make most: adds and creates.
+    const warming = selected.length
+      ? selected.map((scenario) => scenario.name)
+      : ['full flow (rate, add, create)'];
     const warmed = await warmUntilSettled(
-      selected.map((scenario) => floors[scenario.name] as () => Promise<unknown>),
+      warming.map((name) => floors[name] as () => Promise<unknown>),
       {
         concurrency: Math.max(...CONCURRENCY),
         roundSeconds: QUICK ? 0.5 : 1,
@@ -199,6 +217,23 @@ async function benchSize(options: {
         feed,
         feedTokenHash: hashToken(feedToken),
       });
+    }
+    if (PAYMENTS) {
+      const payments = await measurePayments({
+        size,
+        start,
+        endpoint: options.endpoint,
+        plain: { server, usageFile },
+        creates: PAYMENT_CREATES,
+        events: WEBHOOK_EVENTS,
+        concurrency: CONCURRENCY,
+        webhookConcurrency: WEBHOOK_CONCURRENCY,
+        ...(options.dynamoPid === undefined ? {} : { dynamoPid: options.dynamoPid }),
+        rated,
+        say,
+      });
+      rows.push(...payments.rows);
+      paymentChecks.push(...payments.checks);
     }
     if (ONLY) return rows;
     // Contention: 100 clients race once each for the 10 units of one item-date.
@@ -339,6 +374,11 @@ async function main() {
     for (const line of scenarioTable(rows)) say(line);
     say('');
     for (const line of cpuTable(rows)) say(line);
+    const paymentRows = rows.filter((row): row is PaymentRow => 'payment' in row);
+    if (paymentRows.length) {
+      say('');
+      for (const line of paymentTable(paymentRows)) say(line);
+    }
     if (channelRounds.length) {
       say('');
       for (const line of channelTable(channelRounds)) say(line);
@@ -364,10 +404,15 @@ async function main() {
       hostileReads,
       ...(sweeperFlood ? { sweeperFlood } : {}),
       cold,
+      ...(PAYMENTS ? { paymentChecks } : {}),
     });
     say('\nwrote bench-results.json');
   } finally {
     await dynamo?.stop();
+  }
+  if (paymentChecks.length) {
+    for (const check of paymentChecks) process.stderr.write(`payment check failed: ${check}\n`);
+    process.exit(1);
   }
   say(`elapsed ${((Date.now() - began) / 1000).toFixed(1)} s`);
 }
