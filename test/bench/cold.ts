@@ -192,10 +192,12 @@ export async function measureColdStarts(options: {
           `${coldCase.function} run ${index} answered ${JSON.stringify(result.response).slice(0, 300)}`,
         );
       own.push(result);
-      // The floor's run as the function's: its calls carry this run's client address where they carried
-      // the recording's (the client's request count), so each run counts a client of its own too; and the
-      // case's own substitutions, in its calls and its answer alike.
-      const floorEvent = await coldCase.event(index);
+      // The floor's run as the function's: its calls carry its own client address where they carried the
+      // recording's (the client's request count and budget), so each run counts a client of its own too; and
+      // the case's own substitutions, in its calls and its answer alike. Not the function's run's address: a
+      // cart's first hold guesses that it starts its client's holding (issue 41), so an add from the address
+      // whose cart the function's run left holding the nights would be refused.
+      const floorEvent = await coldCase.event(options.runs + index);
       const replaced: [string, string][] = [
         [recordedIp, floorEvent.requestContext.http.sourceIp],
         ...(coldCase.substitutions?.({ event: recordedEvent, script }, { event: floorEvent, index }) ?? []),
