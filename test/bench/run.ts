@@ -12,7 +12,7 @@ import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { addDays, todayIn, type Ymd } from '#lib/kernel/dates.ts';
 import { createDb } from '#lib/kernel/storage/database.ts';
 import { ensureTable } from '#lib/kernel/storage/table-admin.ts';
-import { type BundleResult, measureBundles, synthFunctions } from './bundles.ts';
+import { type BundleResult, measureBundles, stripeSdkPlaces, synthFunctions } from './bundles.ts';
 import { benchChannelsOnly, type ChannelRound, channelTable, measureChannelRounds } from './channels.ts';
 import { benchColdStarts, type ColdResult } from './cold.ts';
 import { costPer1kRequests } from './cost.ts';
@@ -69,7 +69,10 @@ const PAYMENTS = !ONLY || PAYMENT_NAMES.some((name) => name.includes(ONLY));
 const PAYMENT_CREATES = Number(process.env.BENCH_PAYMENT_CREATES ?? Math.max(40, 40 * SECONDS));
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? Math.max(40, 20 * SECONDS));
 const WEBHOOK_CONCURRENCY = (process.env.BENCH_WEBHOOK_CONCURRENCY ?? '1,4,16').split(',').map(Number);
-/** What the payment rows found wrong (a duplicate that cost more than its one write): the run fails on any. */
+/**
+ * What the payment measurements found wrong (a duplicate that cost more than its one write, the Stripe SDK
+ * where it must not be, or missing where it must): the run fails on any, after writing its results.
+ */
 const paymentChecks: string[] = [];
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -310,7 +313,9 @@ async function measureCeilings(
 /** `--cold`: the cold starts alone, printed and written to bench-results.json under `cold`. */
 async function benchColdOnly(endpoint: string) {
   say('measuring cold starts');
-  const cold = await benchColdStarts({ endpoint, functions: synthFunctions(), say });
+  const functions = synthFunctions();
+  paymentChecks.push(...stripeSdkPlaces(functions));
+  const cold = await benchColdStarts({ endpoint, functions, say });
   const date = new Date().toISOString();
   say(
     `\nCold starts ${date} (fresh Node processes, function and floor alternating; DynamoDB Local on loopback)`,
@@ -324,8 +329,16 @@ async function benchColdOnly(endpoint: string) {
     bundles: [],
     channelRounds: [],
     cold,
+    paymentChecks,
   });
   say('\nwrote bench-results.json');
+  failOnPaymentChecks();
+}
+
+/** Says what the payment checks found wrong, and makes the run fail (once everything is stopped). */
+function failOnPaymentChecks() {
+  for (const check of paymentChecks) process.stderr.write(`payment check failed: ${check}\n`);
+  if (paymentChecks.length) process.exitCode = 1;
 }
 
 async function main() {
@@ -364,6 +377,7 @@ async function main() {
       say('measuring function bundles');
       const functions = synthFunctions();
       bundles = measureBundles(functions);
+      paymentChecks.push(...stripeSdkPlaces(functions));
       say('measuring cold starts');
       cold = await benchColdStarts({ endpoint, functions, say });
     }
@@ -404,15 +418,12 @@ async function main() {
       hostileReads,
       ...(sweeperFlood ? { sweeperFlood } : {}),
       cold,
-      ...(PAYMENTS ? { paymentChecks } : {}),
+      paymentChecks,
     });
     say('\nwrote bench-results.json');
+    failOnPaymentChecks();
   } finally {
     await dynamo?.stop();
-  }
-  if (paymentChecks.length) {
-    for (const check of paymentChecks) process.stderr.write(`payment check failed: ${check}\n`);
-    process.exit(1);
   }
   say(`elapsed ${((Date.now() - began) / 1000).toFixed(1)} s`);
 }
