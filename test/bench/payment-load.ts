@@ -166,7 +166,7 @@ export async function measuredRun(
   const requests = driven.latencies.length;
   const serviceCpu = cpu(requests);
   const providerCpuAfter = standInPid === undefined ? undefined : processCpuMs(standInPid);
-  const after = await settledUsage(runner.usageFile);
+  const after = await settledUsage(runner.usageFile, before.served + requests);
   const calls = callsBetween(callsBefore, await providerCalls(standInBase));
   const usage = usageBetween(before, after);
   const sorted = [...driven.latencies].sort((a, b) => a - b);

@@ -166,15 +166,21 @@ async function benchSize(options: {
     );
     // Warm-up, not measured: the runner's JIT is cold at first, which made the first size of a run look
     // slower than the next. (The floors were warmed above.)
-    for (const scenario of selected) await scenario.run(Math.max(...CONCURRENCY));
+    // What the runner has answered, at least: its usage file is a scenario's start only once it counts them.
+    let answered = (await settledUsage(usageFile)).served;
+    for (const scenario of selected) {
+      const result = await scenario.run(Math.max(...CONCURRENCY));
+      answered += result['2xx'] + result.non2xx;
+    }
     for (const connections of CONCURRENCY) {
       const scenarios = loadScenarios({ base, rated, start, slip, feed, seconds: SECONDS });
       for (const scenario of scenarios.filter((one) => !ONLY || one.name.includes(ONLY))) {
-        const before = await settledUsage(usageFile);
+        const before = await settledUsage(usageFile, answered);
         const cpu = startCpuMeter({ server: server.child.pid, dynamoDb: options.dynamoPid });
         const result = await scenario.run(connections);
         const serviceCpu = cpu(result.requests.total);
-        const after = await settledUsage(usageFile);
+        const after = await settledUsage(usageFile, before.served + result['2xx'] + result.non2xx);
+        answered = after.served;
         const floorCpu = startCpuMeter({ dynamoDb: options.dynamoPid });
         const floorStarted = Date.now();
         const floor = await measureFloor(
@@ -245,7 +251,7 @@ async function benchSize(options: {
     const started = Date.now();
     const race = await raceFor(base, contended);
     const seconds = (Date.now() - started) / 1000;
-    const after = await settledUsage(usageFile);
+    const after = await settledUsage(usageFile, before.served + race['2xx'] + race.non2xx);
     const audit = await runReconcile(db, { fix: false, now: Date.now() });
     const oversold = audit.discrepancies.filter((entry) => entry.used > entry.capacity).length;
     rows.push({

@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyDbUsage } from '#infra/local/db-usage.ts';
 import { COST_DECIMALS, costPer1kRequests, LAMBDA_MEMORY_MB } from '#test/bench/cost.ts';
-import { type UsageSnapshot, usageBetween } from '#test/bench/usage.ts';
+import { settledUsage, type UsageSnapshot, usageBetween } from '#test/bench/usage.ts';
 
 // The benchmark's cost per 1,000 requests (issue 16, point 3): DynamoDB from capacity units, Lambda from
 // mean duration × memory plus the invocation, the HTTP API per request; the parts add up to the total.
@@ -101,5 +103,19 @@ describe('usage between two snapshots', () => {
   it('reports nothing per request when no request was served', () => {
     const usage = usageBetween(snapshot({ served: 4 }), snapshot({ served: 4 }));
     expect(usage).toMatchObject({ requests: 0, calls: 0, callsPerRequest: 0, rcuPerRequest: 0 });
+  });
+
+  it('waits for the file to count the requests the client saw answered, not the file written before them', async () => {
+    // The runner does not rewrite its file while requests are in flight: after a load on a slow machine, the
+    // file still says none are, as it did before the load began, and a scenario read from it served nothing.
+    const file = join(mkdtempSync(join(tmpdir(), 'usage-')), 'usage.json');
+    const write = (served: number) => writeFileSync(file, JSON.stringify(snapshot({ served, rcu: served })));
+    write(4);
+    const later = setTimeout(() => write(9), 600);
+    try {
+      expect((await settledUsage(file, 9, 10_000)).served).toBe(9);
+    } finally {
+      clearTimeout(later);
+    }
   });
 });
