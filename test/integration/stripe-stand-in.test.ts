@@ -123,13 +123,14 @@ describe('Checkout Sessions', () => {
   });
 
   it('expires a session by itself once its expires_at has passed on the stand-in clock', async () => {
-    // Five seconds over Stripe's 30-minute least: the stand-in's clock may tick between the read and the create.
+    // Thirty seconds over Stripe's 30-minute least: the stand-in's clock runs on with the wall clock between the
+    // read, the create and the checks (a second was too little on a loaded machine).
     const created = await stripe.checkout.sessions.create(
-      depositSession({ expires_at: (await control('clock')).json.now + 1805 }),
+      depositSession({ expires_at: (await control('clock')).json.now + 1830 }),
     );
-    expect((await control('clock/advance', { seconds: 1804 })).status).toBe(200);
+    expect((await control('clock/advance', { seconds: 1800 })).status).toBe(200);
     expect((await stripe.checkout.sessions.retrieve(created.id)).status).toBe('open');
-    await control('clock/advance', { seconds: 1 });
+    await control('clock/advance', { seconds: 30 });
     expect((await stripe.checkout.sessions.retrieve(created.id)).status).toBe('expired');
     expect((await control(`checkout/${created.id}/pay`, {})).status).toBe(400);
   });
@@ -323,6 +324,29 @@ describe("Stripe's errors", () => {
       expect([error.statusCode, error.param]).toEqual([400, 'expires_at']);
     }
   });
+
+  it.each([
+    ['cad', 50],
+    ['gbp', 30],
+    ['jpy', 50],
+  ] as const)(
+    'refuses a %s session under its minimum charge, %d, as Stripe does (amount_too_small), and opens one at it',
+    async (currency, least) => {
+      const line = (amount: number) => ({ currency, product_data: { name: 'x' }, unit_amount: amount });
+      const of = (amount: number) =>
+        depositSession({ currency, line_items: [{ price_data: line(amount), quantity: 1 }] });
+      const error = await failure(stripe.checkout.sessions.create(of(least - 1)));
+      expect([error.statusCode, error.type, error.code]).toEqual([
+        400,
+        'StripeInvalidRequestError',
+        'amount_too_small',
+      ]);
+      expect(error.message).toMatch(
+        /^The Checkout Session's total amount due must add up to at least \S+ [a-z]{3}$/,
+      );
+      expect((await stripe.checkout.sessions.create(of(least))).amount_total).toBe(least);
+    },
+  );
 
   it('refuses to expand a field that cannot be expanded', async () => {
     const created = await stripe.checkout.sessions.create(depositSession());
