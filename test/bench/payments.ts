@@ -23,7 +23,7 @@ import { benchTenant } from './tenant.ts';
 // Issue 43, "Measured": a booking/create with a deposit due beside the same create of a tenant that takes no
 // payment (time, DynamoDB writes and capacity, the provider's calls per create), and the provider's webhook
 // route under load: signed events posted as Stripe posts them, each read back from the stand-in, at a few
-// concurrencies, and duplicates apart (one conditional write, no read-back). docs/benchmark.md, "Payments".
+// concurrencies, and duplicates apart (a refused claim and a read of it, no read-back). docs/benchmark.md, "Payments".
 
 /** The deposit the paying copy of the bench tenant takes (the demo's kind of setting). */
 export const BENCH_PAYMENT = { take: 'deposit', deposit: { percent: 30 } } as const;

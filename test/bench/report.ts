@@ -172,7 +172,7 @@ export function writeResults(
     sweeperFlood?: SweeperFlood;
     /** The cold starts (`--cold`, or a full run): each function beside its floor. */
     cold?: ColdResult[];
-    /** What the payment rows found wrong (issue 43: a duplicate delivery costs one conditional write): none. */
+    /** What the payment rows found wrong (issue 43: a duplicate costs a refused claim and its read): none. */
     paymentChecks?: string[];
   },
 ): void {

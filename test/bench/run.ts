@@ -70,8 +70,9 @@ const PAYMENT_CREATES = Number(process.env.BENCH_PAYMENT_CREATES ?? Math.max(40,
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? Math.max(40, 20 * SECONDS));
 const WEBHOOK_CONCURRENCY = (process.env.BENCH_WEBHOOK_CONCURRENCY ?? '1,4,16').split(',').map(Number);
 /**
- * What the payment measurements found wrong (a duplicate that cost more than its one write, the Stripe SDK
- * where it must not be, or missing where it must): the run fails on any, after writing its results.
+ * What the payment measurements found wrong (a duplicate that cost more than its refused claim and its read,
+ * the Stripe SDK where it must not be, or missing where it must): the run fails on any, after writing its
+ * results.
  */
 const paymentChecks: string[] = [];
 const say = (line: string) => process.stdout.write(`${line}\n`);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyDbUsage } from '#infra/local/db-usage.ts';
 import { COST_DECIMALS, costPer1kRequests, LAMBDA_MEMORY_MB } from '#test/bench/cost.ts';
-import { settledUsage, type UsageSnapshot, usageBetween } from '#test/bench/usage.ts';
+import { duplicateCostProblem } from '#test/bench/payment-webhooks.ts';
+import { type ScenarioUsage, settledUsage, type UsageSnapshot, usageBetween } from '#test/bench/usage.ts';
 
 // The benchmark's cost per 1,000 requests (issue 16, point 3): DynamoDB from capacity units, Lambda from
 // mean duration × memory plus the invocation, the HTTP API per request; the parts add up to the total.
@@ -117,5 +118,40 @@ describe('usage between two snapshots', () => {
     } finally {
       clearTimeout(later);
     }
+  });
+});
+
+describe("the bench's check of a duplicate webhook delivery", () => {
+  const duplicates = (overrides: Partial<ScenarioUsage> = {}): ScenarioUsage => ({
+    requests: 160,
+    calls: 320,
+    callsByOperation: { PutItem: 160, GetItem: 160 },
+    failedCalls: 160,
+    unreportedCalls: 0,
+    wcuAdded: 0,
+    callsPerRequest: 2,
+    rcuPerRequest: 1,
+    wcuPerRequest: 0,
+    ...overrides,
+  });
+
+  it("passes a refused claim and a read of the claim, as main's lease makes each duplicate cost", () => {
+    expect(duplicateCostProblem(duplicates(), 0)).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'a write beyond the refused claim',
+      { calls: 480, callsByOperation: { PutItem: 160, GetItem: 160, UpdateItem: 160 } },
+    ],
+    ['a claim taken instead of refused', { failedCalls: 0 }],
+    ['a second read', { calls: 480, callsByOperation: { PutItem: 160, GetItem: 320 } }],
+    ['no read of the claim', { calls: 160, callsByOperation: { PutItem: 160 } }],
+  ])('names %s', (_, overrides) => {
+    expect(duplicateCostProblem(duplicates(overrides), 0)).toMatch(/160 duplicates cost/);
+  });
+
+  it('names a duplicate that asked the provider', () => {
+    expect(duplicateCostProblem(duplicates(), 1)).toMatch(/1 provider calls per delivery/);
   });
 });
