@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { PAYMENT_ADAPTER_FILE } from '#infra/constructs/functions.ts';
 
 /** One function bundle: its minified size and the median time of five imports in a fresh Node process. */
 export interface BundleResult {
@@ -85,4 +86,36 @@ export function measureBundles(functions: SynthedFunction[] = synthFunctions()):
       importMs: Math.round(times[2] ?? 0),
     };
   });
+}
+
+/** The functions that call the payment provider (issue 43): the SDK and the adapter ship beside them only. */
+export const PAYMENT_CALLERS = ['Bookings', 'Payments', 'Sweeper'];
+/** The guests' first functions, which must never carry or load the Stripe SDK (issue 43, "Measured"). */
+export const NO_SDK_FUNCTIONS = ['Items', 'Session', 'Meta'];
+/** A line of the SDK's own code (its default API host): in a bundle, the SDK was written into it. */
+export const SDK_CODE = 'api.stripe.com';
+
+/**
+ * Where the Stripe SDK is in the synthesised functions, as deployed: what is wrong with it, nothing when all is
+ * well. Items, session and meta carry it in no form (written into the bundle, or shipped beside it with the
+ * adapter that loads it); bookings, payments and the sweeper have the SDK and the adapter beside their bundle.
+ */
+export function stripeSdkPlaces(functions: SynthedFunction[]): string[] {
+  const wrong: string[] = [];
+  for (const fn of functions) {
+    const dir = dirname(fn.file);
+    const beside = {
+      sdk: existsSync(join(dir, 'node_modules', 'stripe')),
+      adapter: existsSync(join(dir, PAYMENT_ADAPTER_FILE)),
+    };
+    const inlined = readFileSync(fn.file, 'utf8').includes(SDK_CODE);
+    if (inlined) wrong.push(`${fn.function}: the Stripe SDK is written into its bundle`);
+    if (NO_SDK_FUNCTIONS.includes(fn.function) && (beside.sdk || beside.adapter))
+      wrong.push(`${fn.function}: the Stripe ${beside.sdk ? 'SDK' : 'adapter'} ships beside its bundle`);
+    if (PAYMENT_CALLERS.includes(fn.function) && !(beside.sdk && beside.adapter))
+      wrong.push(`${fn.function}: calls the provider, but the SDK or the adapter is not beside its bundle`);
+  }
+  for (const name of [...NO_SDK_FUNCTIONS, ...PAYMENT_CALLERS])
+    if (!functions.some((fn) => fn.function === name)) wrong.push(`${name}: no such function synthesised`);
+  return wrong;
 }

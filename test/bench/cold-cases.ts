@@ -8,13 +8,19 @@ import type { FloorScript } from './cold-floor-handler.ts';
 /** What one cold process answered (the handler's result). */
 export type ColdResponse = { statusCode?: number; body?: string } & Record<string, unknown>;
 
-/** Runs a bundle once on an event in a fresh process, untimed (cold.ts `probeColdStart`). */
-export type RunOnce = (bundle: SynthedFunction, event: APIGatewayProxyEventV2) => Promise<ColdResponse>;
+/** Runs a bundle once on an event in a fresh process, untimed (cold.ts `probeColdStart`), in `env` if given. */
+export type RunOnce = (
+  bundle: SynthedFunction,
+  event: APIGatewayProxyEventV2,
+  env?: Record<string, string>,
+) => Promise<ColdResponse>;
 
 /** A request of the cold benchmark: the function that answers it, its events and its floor's substitutions. */
 export interface ColdCase {
   function: string;
   request: string;
+  /** The case's environment over the cold benchmark's (a paying tenant's table and the provider's keys). */
+  env?: Record<string, string>;
   /**
    * Run `index`'s request (run 0 is the recording's): each run comes from a client address of its own.
    * Called once per process, function's and floor's alike, before the clock starts.
@@ -39,12 +45,12 @@ export const addressOf = (index: number) => `203.0.${113 + Math.floor(index / 25
 /** The start date of the cold benchmark's stays, as the steady-state benchmark's. */
 export const coldStart = (): Ymd => addDays(todayIn('America/Toronto', Date.now()), 60);
 
-const bodyOf = <T>(response: ColdResponse | undefined): T => JSON.parse(response?.body ?? '{}') as T;
+export const bodyOf = <T>(response: ColdResponse | undefined): T => JSON.parse(response?.body ?? '{}') as T;
 
-const ask = (req: TestRequest, sourceIp: string) =>
+export const ask = (req: TestRequest, sourceIp: string) =>
   makeEvent({ ...req, sourceIp, headers: { 'user-agent': 'cold-bench', ...req.headers } });
 
-const addSlip = (slip: string, sourceIp: string) =>
+export const addSlip = (slip: string, sourceIp: string) =>
   ask(
     {
       method: 'POST',
@@ -59,7 +65,7 @@ const addSlip = (slip: string, sourceIp: string) =>
 const FORM = { customer_name: 'Bench', customer_email: 'bench@example.com' };
 
 /** A create as the widget sends it (widget/src/api.ts `book`): JSON, the session id, the form, a key. */
-const create = (sessionId: string, sourceIp: string) =>
+export const create = (sessionId: string, sourceIp: string) =>
   ask(
     {
       method: 'POST',
@@ -70,6 +76,32 @@ const create = (sessionId: string, sourceIp: string) =>
     },
     sourceIp,
   );
+
+const sessionOf = (event: APIGatewayProxyEventV2) =>
+  (JSON.parse(event.body ?? '{}') as { session_id: string }).session_id;
+
+/**
+ * What a create's floor run writes in place of the recording's: the run's open session, a fresh idempotency
+ * record, a booking number the counter never reaches and a code of its own (docs/benchmark.md, "Cold starts").
+ */
+export const createSubstitutions: NonNullable<ColdCase['substitutions']> = ({ event, script }, run) => {
+  const calls = JSON.stringify(script.batches);
+  const booking = bodyOf<{ booking: { booking_id: number; code: string } }>(
+    script.response as ColdResponse,
+  ).booking;
+  const number = String(booking.booking_id).padStart(10, '0');
+  // The booking's keys end in its padded number; a customer's must not, or they would change too.
+  if (calls.includes(`CUSTOMER#${number}`) || calls.includes(`CUSTOMER_BOOKINGS#${number}`))
+    throw new Error('the recorded booking and its customer share a number');
+  const idempotency = /"booking-create#([^"]+)"/.exec(calls)?.[1];
+  if (!idempotency) throw new Error('the recorded create wrote no idempotency record');
+  return [
+    [sessionOf(event), sessionOf(run.event)],
+    [`booking-create#${idempotency}`, `booking-create#${randomBytes(16).toString('base64')}`],
+    [`#${number}`, `#${String(9_000_000_000 + run.index)}`],
+    [booking.code, `${booking.code.slice(0, -6)}F${String(run.index).padStart(5, '0')}`],
+  ];
+};
 
 /**
  * The cases of the cold benchmark on the bench tenant (test/bench/tenant.ts) from `start`. Each create's
@@ -95,8 +127,6 @@ export async function coldCases(options: {
       throw new Error(`no session to book: ${JSON.stringify(added).slice(0, 300)}`);
     return bodyOf<{ booking: { session: { id: string } } }>(added).booking.session.id;
   };
-  const sessionOf = (event: APIGatewayProxyEventV2) =>
-    (JSON.parse(event.body ?? '{}') as { session_id: string }).session_id;
   const returning = await runOnce(bundle('Bookings'), create(await openSession('192.0.2.1'), '192.0.2.1'));
   if (returning.statusCode !== 200)
     throw new Error(`the first create answered ${JSON.stringify(returning).slice(0, 300)}`);
@@ -127,24 +157,7 @@ export async function coldCases(options: {
       function: 'Bookings',
       request: 'create (session with a SLIP)',
       event: async (index) => create(await openSession(addressOf(index)), addressOf(index)),
-      substitutions: ({ event, script }, run) => {
-        const calls = JSON.stringify(script.batches);
-        const booking = bodyOf<{ booking: { booking_id: number; code: string } }>(
-          script.response as ColdResponse,
-        ).booking;
-        const number = String(booking.booking_id).padStart(10, '0');
-        // The booking's keys end in its padded number; a customer's must not, or they would change too.
-        if (calls.includes(`CUSTOMER#${number}`) || calls.includes(`CUSTOMER_BOOKINGS#${number}`))
-          throw new Error('the recorded booking and its customer share a number');
-        const idempotency = /"booking-create#([^"]+)"/.exec(calls)?.[1];
-        if (!idempotency) throw new Error('the recorded create wrote no idempotency record');
-        return [
-          [sessionOf(event), sessionOf(run.event)],
-          [`booking-create#${idempotency}`, `booking-create#${randomBytes(16).toString('base64')}`],
-          [`#${number}`, `#${String(9_000_000_000 + run.index)}`],
-          [booking.code, `${booking.code.slice(0, -6)}F${String(run.index).padStart(5, '0')}`],
-        ];
-      },
+      substitutions: createSubstitutions,
     },
   ];
 }

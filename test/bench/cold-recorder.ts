@@ -1,4 +1,4 @@
-import { createServer, request } from 'node:http';
+import { createServer, type IncomingMessage, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RecordedCall } from './cold-floor-handler.ts';
 
@@ -16,11 +16,16 @@ export interface RecordingProxy {
   stop(): Promise<void>;
 }
 
+/** The headers of a payment provider's call that the floor sends again: what Stripe reads of a request. */
+const PROVIDER_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'stripe-version'];
+
 /**
  * Starts a proxy that passes every request on to `target` (DynamoDB Local) unchanged and records its
  * operation (`X-Amz-Target`), its JSON body and its answer's status: the calls a process made, exactly.
+ * With `provider` (a payment provider's API, issue 43), each call is recorded as `HTTP`: its method, path,
+ * the headers Stripe reads, and its body as sent.
  */
-export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
+export async function startRecordingProxy(target: string, provider = false): Promise<RecordingProxy> {
   const upstream = new URL(target);
   const calls: TimedCall[] = [];
   const server = createServer((incoming, outgoing) => {
@@ -41,13 +46,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
           const parts: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => parts.push(chunk));
           answer.on('end', () => {
-            // A transaction's idempotency token is the SDK's own per call: the replaying client makes its own.
-            const { ClientRequestToken: _token, ...input } = JSON.parse(
-              body.toString('utf8') || '{}',
-            ) as Record<string, unknown>;
             calls.push({
-              operation: String(incoming.headers['x-amz-target'] ?? '').split('.')[1] ?? '',
-              input,
+              ...(provider ? providerCall(incoming, body) : dynamoCall(incoming, body)),
               status: answer.statusCode ?? 0,
               startedAt,
               endedAt: performance.now(),
@@ -67,6 +67,29 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     endpoint: `http://127.0.0.1:${port}`,
     calls,
     stop: () => new Promise<void>((closed) => server.close(() => closed())),
+  };
+}
+
+/** A DynamoDB call as the floor replays it: its operation and its input. */
+function dynamoCall(incoming: IncomingMessage, body: Buffer): RecordedCall {
+  // A transaction's idempotency token is the SDK's own per call: the replaying client makes its own.
+  const { ClientRequestToken: _token, ...input } = JSON.parse(body.toString('utf8') || '{}') as Record<
+    string,
+    unknown
+  >;
+  return { operation: String(incoming.headers['x-amz-target'] ?? '').split('.')[1] ?? '', input };
+}
+
+/** A payment provider's call as the floor replays it (test/bench/cold-floor-provider-handler.ts). */
+function providerCall(incoming: IncomingMessage, body: Buffer): RecordedCall {
+  const headers = Object.fromEntries(
+    PROVIDER_HEADERS.flatMap((name) =>
+      incoming.headers[name] === undefined ? [] : [[name, String(incoming.headers[name])]],
+    ),
+  );
+  return {
+    operation: 'HTTP',
+    input: { method: incoming.method, path: incoming.url, headers, body: body.toString('utf8') },
   };
 }
 

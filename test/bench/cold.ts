@@ -17,6 +17,7 @@ import { makeEvent } from '#test/support/events.ts';
 import type { SynthedFunction } from './bundles.ts';
 import { type ColdCase, type ColdResponse, coldCases, coldStart, type RunOnce } from './cold-cases.ts';
 import type { FloorScript } from './cold-floor-handler.ts';
+import { paymentColdCases } from './cold-payment-cases.ts';
 import { batchCalls, startRecordingProxy } from './cold-recorder.ts';
 import { benchTenant } from './tenant.ts';
 
@@ -96,25 +97,34 @@ export async function probeColdStart(options: {
 
 /**
  * Runs `bundle` once on `event` in a cold process whose DynamoDB endpoint is a recording proxy, and
- * makes the floor's script of it: the same calls, the same answer.
+ * makes the floor's script of it: the same calls, the same answer. With `provider`, the payment provider's
+ * API (STRIPE_API_BASE) is recorded too, its calls in turn with DynamoDB's.
  */
 export async function recordFloorScript(options: {
   bundle: string;
   event: APIGatewayProxyEventV2;
   env: Record<string, string>;
   dir: string;
+  provider?: string | undefined;
 }): Promise<FloorScript> {
   const proxy = await startRecordingProxy(options.env.DYNAMODB_ENDPOINT ?? '');
+  const provider = options.provider ? await startRecordingProxy(options.provider, true) : undefined;
   try {
     const result = await probeColdStart({
       ...options,
-      env: { ...options.env, DYNAMODB_ENDPOINT: proxy.endpoint },
+      env: {
+        ...options.env,
+        DYNAMODB_ENDPOINT: proxy.endpoint,
+        ...(provider ? { STRIPE_API_BASE: provider.endpoint } : {}),
+      },
     });
-    const failed = proxy.calls.filter((call) => call.status !== 200);
+    const calls = [...proxy.calls, ...(provider?.calls ?? [])];
+    const failed = calls.filter((call) => call.status < 200 || call.status > 299);
     if (failed.length) throw new Error(`recorded calls failed: ${failed.map((c) => c.operation).join(', ')}`);
-    return { batches: batchCalls(proxy.calls), response: result.response };
+    return { batches: batchCalls(calls), response: result.response };
   } finally {
     await proxy.stop();
+    await provider?.stop();
   }
 }
 
@@ -163,20 +173,28 @@ export async function measureColdStarts(options: {
   say?: (line: string) => void;
 }): Promise<ColdResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
-  const floorBundle = await buildFloorBundle(dir);
+  const plainFloor = await buildFloorBundle(dir);
+  // The floor of a case that calls the payment provider replays its calls too (issue 43).
+  const providerFloor = options.cases.some((one) => one.env?.STRIPE_API_BASE)
+    ? await buildFloorBundle(join(dir, 'provider'), join(here, 'cold-floor-provider-handler.ts'))
+    : plainFloor;
   const results: ColdResult[] = [];
   for (const [caseIndex, coldCase] of options.cases.entries()) {
     const fn = options.functions.find((one) => one.function === coldCase.function);
     if (!fn) throw new Error(`no bundle for ${coldCase.function}`);
-    // The function's environment as the stack gives it (NODE_OPTIONS, Powertools), then the local table's.
+    // The function's environment as the stack gives it (NODE_OPTIONS, Powertools), then the local table's
+    // and the case's own.
     const env = {
       PATH: process.env.PATH ?? '',
       ...fn.environment,
       ...options.env,
+      ...coldCase.env,
     };
+    const provider = coldCase.env?.STRIPE_API_BASE;
+    const floorBundle = provider ? providerFloor : plainFloor;
     // Recorded from a run of its own (index 0); the timed runs are 1 … runs.
     const recordedEvent = await coldCase.event(0);
-    const script = await recordFloorScript({ bundle: fn.file, event: recordedEvent, env, dir });
+    const script = await recordFloorScript({ bundle: fn.file, event: recordedEvent, env, dir, provider });
     if ((script.response as { statusCode?: number }).statusCode !== 200)
       throw new Error(
         `${coldCase.function} ${coldCase.request} answered ${JSON.stringify(script.response).slice(0, 300)}`,
@@ -192,10 +210,12 @@ export async function measureColdStarts(options: {
           `${coldCase.function} run ${index} answered ${JSON.stringify(result.response).slice(0, 300)}`,
         );
       own.push(result);
-      // The floor's run as the function's: its calls carry this run's client address where they carried
-      // the recording's (the client's request count), so each run counts a client of its own too; and the
-      // case's own substitutions, in its calls and its answer alike.
-      const floorEvent = await coldCase.event(index);
+      // The floor's run as the function's: its calls carry its own client address where they carried the
+      // recording's (the client's request count and budget), so each run counts a client of its own too; and
+      // the case's own substitutions, in its calls and its answer alike. Not the function's run's address: a
+      // cart's first hold guesses that it starts its client's holding (issue 41), so an add from the address
+      // whose cart the function's run left holding the nights would be refused.
+      const floorEvent = await coldCase.event(options.runs + index);
       const replaced: [string, string][] = [
         [recordedIp, floorEvent.requestContext.http.sourceIp],
         ...(coldCase.substitutions?.({ event: recordedEvent, script }, { event: floorEvent, index }) ?? []),
@@ -249,33 +269,6 @@ export async function measureColdStarts(options: {
   return results;
 }
 
-/** The cold starts as a Markdown table. */
-export function coldTable(results: ColdResult[]): string[] {
-  const pair = (figures: { median: number; p90: number }) => `${figures.median} / ${figures.p90}`;
-  return [
-    '| function | request | bundle KB | init ms (median / p90) | first answer ms (median / p90) | RSS MB (median) | floor bundle KB | floor init ms | floor first answer ms | floor RSS MB | bundle ratio (target ≤) | init ratio | first-answer ratio (target ≤) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...results.map(
-      (one) =>
-        `| ${[
-          one.function,
-          one.request,
-          one.bundleKB,
-          pair(one.initMs),
-          pair(one.firstAnswerMs),
-          Math.round(one.rssMB.median),
-          one.floor.bundleKB,
-          pair(one.floor.initMs),
-          pair(one.floor.firstAnswerMs),
-          Math.round(one.floor.rssMB.median),
-          `${one.ratio.bundle} (${one.target.bundle})`,
-          one.ratio.init,
-          `${one.ratio.firstAnswer} (${one.target.firstAnswer})`,
-        ].join(' | ')} |`,
-    ),
-  ];
-}
-
 /** The environment of the cold processes for a local table: dummy credentials, inline SLIP keys. */
 export const coldEnv = (options: { endpoint: string; tableName: string }): Record<string, string> => ({
   TABLE_NAME: options.tableName,
@@ -305,12 +298,12 @@ export async function benchColdStarts(options: {
   if (!(runs >= 1)) throw new Error('BENCH_COLD_RUNS must be a positive number');
   const dir = mkdtempSync(join(tmpdir(), 'bench-cold-prepare-'));
   // Untimed runs that prepare the timed ones (a SLIP, open sessions to book), each a process of its own.
-  const runOnce: RunOnce = async (fn, event) =>
+  const runOnce: RunOnce = async (fn, event, caseEnv) =>
     (
       await probeColdStart({
         bundle: fn.file,
         event,
-        env: { PATH: process.env.PATH ?? '', ...fn.environment, ...env },
+        env: { PATH: process.env.PATH ?? '', ...fn.environment, ...env, ...caseEnv },
         dir,
       })
     ).response;
@@ -322,11 +315,19 @@ export async function benchColdStarts(options: {
     makeEvent({ path: 'item/2', query: `start_date=${start}&end_date=${addDays(start, 7)}&param[adults]=2` }),
   );
   const slip = (JSON.parse(rated.body ?? '{}') as { item: { rate: { slip: string } } }).item.rate.slip;
-  return measureColdStarts({
-    functions: options.functions,
-    cases: await coldCases({ start, slip, functions: options.functions, runOnce }),
-    env,
-    runs,
-    ...(options.say ? { say: options.say } : {}),
-  });
+  const cases = await coldCases({ start, slip, functions: options.functions, runOnce });
+  // Issue 43: the paying tenant's create and the provider's webhook, beside the stand-in for Stripe.
+  const { endpoint, functions } = options;
+  const payments = await paymentColdCases({ endpoint, start, slip, env, functions, runOnce });
+  try {
+    return await measureColdStarts({
+      functions,
+      cases: [...cases, ...payments.cases],
+      env,
+      runs,
+      ...(options.say ? { say: options.say } : {}),
+    });
+  } finally {
+    await payments.stop();
+  }
 }

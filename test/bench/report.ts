@@ -120,6 +120,33 @@ export function cpuTable(rows: Row[]): string[] {
   ];
 }
 
+/** The cold starts as a Markdown table. */
+export function coldTable(results: ColdResult[]): string[] {
+  const pair = (figures: { median: number; p90: number }) => `${figures.median} / ${figures.p90}`;
+  return [
+    '| function | request | bundle KB | init ms (median / p90) | first answer ms (median / p90) | RSS MB (median) | floor bundle KB | floor init ms | floor first answer ms | floor RSS MB | bundle ratio (target ≤) | init ratio | first-answer ratio (target ≤) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...results.map(
+      (one) =>
+        `| ${[
+          one.function,
+          one.request,
+          one.bundleKB,
+          pair(one.initMs),
+          pair(one.firstAnswerMs),
+          Math.round(one.rssMB.median),
+          one.floor.bundleKB,
+          pair(one.floor.initMs),
+          pair(one.floor.firstAnswerMs),
+          Math.round(one.floor.rssMB.median),
+          `${one.ratio.bundle} (${one.target.bundle})`,
+          one.ratio.init,
+          `${one.ratio.firstAnswer} (${one.target.firstAnswer})`,
+        ].join(' | ')} |`,
+    ),
+  ];
+}
+
 /** The bundles as a Markdown table. */
 export function bundleTable(bundles: BundleResult[]): string[] {
   return [
@@ -145,6 +172,8 @@ export function writeResults(
     sweeperFlood?: SweeperFlood;
     /** The cold starts (`--cold`, or a full run): each function beside its floor. */
     cold?: ColdResult[];
+    /** What the payment rows found wrong (issue 43: a duplicate costs a refused claim and its read): none. */
+    paymentChecks?: string[];
   },
 ): void {
   const prices = {

@@ -12,14 +12,16 @@ import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { addDays, todayIn, type Ymd } from '#lib/kernel/dates.ts';
 import { createDb } from '#lib/kernel/storage/database.ts';
 import { ensureTable } from '#lib/kernel/storage/table-admin.ts';
-import { type BundleResult, measureBundles, synthFunctions } from './bundles.ts';
+import { type BundleResult, measureBundles, stripeSdkPlaces, synthFunctions } from './bundles.ts';
 import { benchChannelsOnly, type ChannelRound, channelTable, measureChannelRounds } from './channels.ts';
-import { benchColdStarts, type ColdResult, coldTable } from './cold.ts';
+import { benchColdStarts, type ColdResult } from './cold.ts';
 import { costPer1kRequests } from './cost.ts';
 import { startCpuMeter } from './cpu.ts';
 import { floorCalls, measureFloor, warmUntilSettled } from './floor.ts';
 import { type HostileRead, hostileTable, measureHostileReads } from './hostile-feeds.ts';
-import { bundleTable, cpuTable, type Row, scenarioTable, writeResults } from './report.ts';
+import type { PaymentRow } from './payment-load.ts';
+import { measurePayments, paymentTable } from './payments.ts';
+import { bundleTable, coldTable, cpuTable, type Row, scenarioTable, writeResults } from './report.ts';
 import { loadScenarios, raceFor, serviceBodies } from './scenarios.ts';
 import { startServer, stopServer } from './server.ts';
 import { measureSweeperFlood, sweeperTable } from './sweeper.ts';
@@ -39,6 +41,10 @@ import { settledUsage, type UsageSnapshot, usageBetween } from './usage.ts';
 // `npm run bench -- --channels`: only the channel sync rounds and the hostile feeds' reads (issue 41).
 // `npm run bench -- --quick`: a smoke check in under a minute (20 items, 2 s a scenario, 1 s floors, no bundles,
 // no ceiling unless `--ceiling`).
+// After each size's scenarios, the payment rows (issue 43, test/bench/payments.ts): a create with a deposit due
+// beside one without, and the provider's webhook route; BENCH_ONLY=payments runs only them. Knobs:
+// BENCH_PAYMENT_CREATES (40 a second of BENCH_SECONDS), BENCH_WEBHOOK_EVENTS (20 a second, each row),
+// BENCH_WEBHOOK_CONCURRENCY (1,4,16).
 
 const QUICK = process.argv.includes('--quick');
 const COLD_ONLY = process.argv.includes('--cold');
@@ -57,6 +63,18 @@ const DYNAMO_WARM_UP_MAX_SECONDS = QUICK ? 4 : 120;
 // or in a quick one with --ceiling.
 const CEILING = !QUICK || process.argv.includes('--ceiling');
 const ONLY = process.env.BENCH_ONLY;
+/** The payment rows' names, which BENCH_ONLY may pick (or `payments`, all of them). */
+const PAYMENT_NAMES = ['payments', 'create, no payment due', 'create, 30 % deposit due', 'webhook: '];
+const PAYMENTS = !ONLY || PAYMENT_NAMES.some((name) => name.includes(ONLY));
+const PAYMENT_CREATES = Number(process.env.BENCH_PAYMENT_CREATES ?? Math.max(40, 40 * SECONDS));
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? Math.max(40, 20 * SECONDS));
+const WEBHOOK_CONCURRENCY = (process.env.BENCH_WEBHOOK_CONCURRENCY ?? '1,4,16').split(',').map(Number);
+/**
+ * What the payment measurements found wrong (a duplicate that cost more than its refused claim and its read,
+ * the Stripe SDK where it must not be, or missing where it must): the run fails on any, after writing its
+ * results.
+ */
+const paymentChecks: string[] = [];
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Latency figures, DynamoDB usage and cost of one autocannon run between two usage snapshots. */
@@ -131,8 +149,12 @@ async function benchSize(options: {
     const selected = loadScenarios({ base, rated, start, slip, feed, seconds: WARM_UP_SECONDS }).filter(
       (scenario) => !ONLY || scenario.name.includes(ONLY),
     );
+    // The payment rows alone warm DynamoDB Local on the floors of the requests they make most: adds and creates.
+    const warming = selected.length
+      ? selected.map((scenario) => scenario.name)
+      : ['full flow (rate, add, create)'];
     const warmed = await warmUntilSettled(
-      selected.map((scenario) => floors[scenario.name] as () => Promise<unknown>),
+      warming.map((name) => floors[name] as () => Promise<unknown>),
       {
         concurrency: Math.max(...CONCURRENCY),
         roundSeconds: QUICK ? 0.5 : 1,
@@ -145,15 +167,21 @@ async function benchSize(options: {
     );
     // Warm-up, not measured: the runner's JIT is cold at first, which made the first size of a run look
     // slower than the next. (The floors were warmed above.)
-    for (const scenario of selected) await scenario.run(Math.max(...CONCURRENCY));
+    // What the runner has answered, at least: its usage file is a scenario's start only once it counts them.
+    let answered = (await settledUsage(usageFile)).served;
+    for (const scenario of selected) {
+      const result = await scenario.run(Math.max(...CONCURRENCY));
+      answered += result['2xx'] + result.non2xx;
+    }
     for (const connections of CONCURRENCY) {
       const scenarios = loadScenarios({ base, rated, start, slip, feed, seconds: SECONDS });
       for (const scenario of scenarios.filter((one) => !ONLY || one.name.includes(ONLY))) {
-        const before = await settledUsage(usageFile);
+        const before = await settledUsage(usageFile, answered);
         const cpu = startCpuMeter({ server: server.child.pid, dynamoDb: options.dynamoPid });
         const result = await scenario.run(connections);
         const serviceCpu = cpu(result.requests.total);
-        const after = await settledUsage(usageFile);
+        const after = await settledUsage(usageFile, before.served + result['2xx'] + result.non2xx);
+        answered = after.served;
         const floorCpu = startCpuMeter({ dynamoDb: options.dynamoPid });
         const floorStarted = Date.now();
         const floor = await measureFloor(
@@ -200,6 +228,23 @@ async function benchSize(options: {
         feedTokenHash: hashToken(feedToken),
       });
     }
+    if (PAYMENTS) {
+      const payments = await measurePayments({
+        size,
+        start,
+        endpoint: options.endpoint,
+        plain: { server, usageFile },
+        creates: PAYMENT_CREATES,
+        events: WEBHOOK_EVENTS,
+        concurrency: CONCURRENCY,
+        webhookConcurrency: WEBHOOK_CONCURRENCY,
+        ...(options.dynamoPid === undefined ? {} : { dynamoPid: options.dynamoPid }),
+        rated,
+        say,
+      });
+      rows.push(...payments.rows);
+      paymentChecks.push(...payments.checks);
+    }
     if (ONLY) return rows;
     // Contention: 100 clients race once each for the 10 units of one item-date.
     const contended = await slipOf(CONTENDED_ITEM, `date=${start}&param[adults]=1`);
@@ -207,7 +252,7 @@ async function benchSize(options: {
     const started = Date.now();
     const race = await raceFor(base, contended);
     const seconds = (Date.now() - started) / 1000;
-    const after = await settledUsage(usageFile);
+    const after = await settledUsage(usageFile, before.served + race['2xx'] + race.non2xx);
     const audit = await runReconcile(db, { fix: false, now: Date.now() });
     const oversold = audit.discrepancies.filter((entry) => entry.used > entry.capacity).length;
     rows.push({
@@ -275,7 +320,9 @@ async function measureCeilings(
 /** `--cold`: the cold starts alone, printed and written to bench-results.json under `cold`. */
 async function benchColdOnly(endpoint: string) {
   say('measuring cold starts');
-  const cold = await benchColdStarts({ endpoint, functions: synthFunctions(), say });
+  const functions = synthFunctions();
+  paymentChecks.push(...stripeSdkPlaces(functions));
+  const cold = await benchColdStarts({ endpoint, functions, say });
   const date = new Date().toISOString();
   say(
     `\nCold starts ${date} (fresh Node processes, function and floor alternating; DynamoDB Local on loopback)`,
@@ -289,8 +336,16 @@ async function benchColdOnly(endpoint: string) {
     bundles: [],
     channelRounds: [],
     cold,
+    paymentChecks,
   });
   say('\nwrote bench-results.json');
+  failOnPaymentChecks();
+}
+
+/** Says what the payment checks found wrong, and makes the run fail (once everything is stopped). */
+function failOnPaymentChecks() {
+  for (const check of paymentChecks) process.stderr.write(`payment check failed: ${check}\n`);
+  if (paymentChecks.length) process.exitCode = 1;
 }
 
 async function main() {
@@ -329,6 +384,7 @@ async function main() {
       say('measuring function bundles');
       const functions = synthFunctions();
       bundles = measureBundles(functions);
+      paymentChecks.push(...stripeSdkPlaces(functions));
       say('measuring cold starts');
       cold = await benchColdStarts({ endpoint, functions, say });
     }
@@ -339,6 +395,11 @@ async function main() {
     for (const line of scenarioTable(rows)) say(line);
     say('');
     for (const line of cpuTable(rows)) say(line);
+    const paymentRows = rows.filter((row): row is PaymentRow => 'payment' in row);
+    if (paymentRows.length) {
+      say('');
+      for (const line of paymentTable(paymentRows)) say(line);
+    }
     if (channelRounds.length) {
       say('');
       for (const line of channelTable(channelRounds)) say(line);
@@ -364,8 +425,10 @@ async function main() {
       hostileReads,
       ...(sweeperFlood ? { sweeperFlood } : {}),
       cold,
+      paymentChecks,
     });
     say('\nwrote bench-results.json');
+    failOnPaymentChecks();
   } finally {
     await dynamo?.stop();
   }

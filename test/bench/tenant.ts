@@ -13,9 +13,10 @@ export const FEED_DAYS = 365;
 /**
  * A generated tenant of `size` nightly items with two parameters (adults, children), a season of rates
  * and a weekend rate over the benchmark's dates, and stock large enough never to run out; plus one
- * private item with 10 units for the contention run.
+ * private item with 10 units for the contention run. With `payment`, the tenant takes it at booking
+ * (`settings.payment`, issue 43); without, it takes none.
  */
-export function benchTenant(size: number, firstDate: Ymd) {
+export function benchTenant(size: number, firstDate: Ymd, payment?: Record<string, unknown>) {
   const season = {
     name: 'Season',
     start_date: firstDate,
@@ -55,6 +56,7 @@ export function benchTenant(size: number, firstDate: Ymd) {
           open_sessions_per_client: 100,
           unpaid_bookings_per_client: 1_000_000,
         },
+        ...(payment ? { payment } : {}),
       },
       items: [
         ...Array.from({ length: size }, (_, index) => item(index + 1, 100_000)),

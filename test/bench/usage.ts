@@ -44,15 +44,24 @@ const sameCounts = (a: UsageSnapshot, b: UsageSnapshot) =>
   a.served === b.served && totalCalls(a) === totalCalls(b) && a.failed === b.failed;
 
 /**
- * The runner's counts once every request is done: autocannon stops at its deadline with requests still in
- * flight, and the runner finishes them (and calls DynamoDB for them) afterwards.
+ * The runner's counts once every request is done and it has served at least `served` requests: autocannon
+ * stops at its deadline with requests still in flight, and the runner finishes them (and calls DynamoDB for
+ * them) afterwards. The runner does not rewrite the file while requests are in flight, so a file that still
+ * says none are may be the one it wrote before the load began: the requests the client saw answered tell.
  */
-export async function settledUsage(file: string, timeoutMs = 30_000): Promise<UsageSnapshot> {
+export async function settledUsage(file: string, served = 0, timeoutMs = 30_000): Promise<UsageSnapshot> {
   const deadline = Date.now() + timeoutMs;
   let previous: UsageSnapshot | undefined;
   while (Date.now() < deadline) {
     const current = readUsage(file);
-    if (current && previous && current.inFlight === 0 && sameCounts(previous, current)) return current;
+    if (
+      current &&
+      previous &&
+      current.inFlight === 0 &&
+      current.served >= served &&
+      sameCounts(previous, current)
+    )
+      return current;
     previous = current;
     await new Promise((wake) => setTimeout(wake, SETTLE_MS));
   }

@@ -1,8 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyDbUsage } from '#infra/local/db-usage.ts';
 import { COST_DECIMALS, costPer1kRequests, LAMBDA_MEMORY_MB } from '#test/bench/cost.ts';
-import { type UsageSnapshot, usageBetween } from '#test/bench/usage.ts';
+import { duplicateCostProblem } from '#test/bench/payment-webhooks.ts';
+import { type ScenarioUsage, settledUsage, type UsageSnapshot, usageBetween } from '#test/bench/usage.ts';
 
 // The benchmark's cost per 1,000 requests (issue 16, point 3): DynamoDB from capacity units, Lambda from
 // mean duration × memory plus the invocation, the HTTP API per request; the parts add up to the total.
@@ -101,5 +104,54 @@ describe('usage between two snapshots', () => {
   it('reports nothing per request when no request was served', () => {
     const usage = usageBetween(snapshot({ served: 4 }), snapshot({ served: 4 }));
     expect(usage).toMatchObject({ requests: 0, calls: 0, callsPerRequest: 0, rcuPerRequest: 0 });
+  });
+
+  it('waits for the file to count the requests the client saw answered, not the file written before them', async () => {
+    // The runner does not rewrite its file while requests are in flight: after a load on a slow machine, the
+    // file still says none are, as it did before the load began, and a scenario read from it served nothing.
+    const file = join(mkdtempSync(join(tmpdir(), 'usage-')), 'usage.json');
+    const write = (served: number) => writeFileSync(file, JSON.stringify(snapshot({ served, rcu: served })));
+    write(4);
+    const later = setTimeout(() => write(9), 600);
+    try {
+      expect((await settledUsage(file, 9, 10_000)).served).toBe(9);
+    } finally {
+      clearTimeout(later);
+    }
+  });
+});
+
+describe("the bench's check of a duplicate webhook delivery", () => {
+  const duplicates = (overrides: Partial<ScenarioUsage> = {}): ScenarioUsage => ({
+    requests: 160,
+    calls: 320,
+    callsByOperation: { PutItem: 160, GetItem: 160 },
+    failedCalls: 160,
+    unreportedCalls: 0,
+    wcuAdded: 0,
+    callsPerRequest: 2,
+    rcuPerRequest: 1,
+    wcuPerRequest: 0,
+    ...overrides,
+  });
+
+  it("passes a refused claim and a read of the claim, as main's lease makes each duplicate cost", () => {
+    expect(duplicateCostProblem(duplicates(), 0)).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'a write beyond the refused claim',
+      { calls: 480, callsByOperation: { PutItem: 160, GetItem: 160, UpdateItem: 160 } },
+    ],
+    ['a claim taken instead of refused', { failedCalls: 0 }],
+    ['a second read', { calls: 480, callsByOperation: { PutItem: 160, GetItem: 320 } }],
+    ['no read of the claim', { calls: 160, callsByOperation: { PutItem: 160 } }],
+  ])('names %s', (_, overrides) => {
+    expect(duplicateCostProblem(duplicates(overrides), 0)).toMatch(/160 duplicates cost/);
+  });
+
+  it('names a duplicate that asked the provider', () => {
+    expect(duplicateCostProblem(duplicates(), 1)).toMatch(/1 provider calls per delivery/);
   });
 });
