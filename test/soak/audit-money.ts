@@ -1,0 +1,157 @@
+import type Stripe from 'stripe';
+import { isInactive } from '#lib/bookings/booking.ts';
+import type { AuditResult } from './audits.ts';
+import type { ProviderMoney } from './provider.ts';
+
+// The soak's money audit (issue 43, items 8 and 9): from the table's records and the provider's own objects
+// (read through Stripe's SDK), never from the service's counts. Every captured payment belongs to a booking
+// and to the attempt that asked for it; every attempt is the provider's checkout and payment, with the same
+// money; a booking's paid_total is exactly what the provider kept (captured less refunded); a booking that
+// holds no stock keeps no money unless staff chose so; no unpaid booking keeps its stock past its deadline.
+
+/** Slack past a payment deadline before an unpaid booking must have lapsed: the sweeper runs every 5 s. */
+export const LAPSE_SLACK_SECONDS = 60;
+
+const capped = (problems: string[]): string[] =>
+  problems.length > 50 ? [...problems.slice(0, 50), `…and ${problems.length - 50} more`] : problems;
+
+/** What a PaymentIntent kept: captured less what its charge gave back. */
+function kept(intent: Stripe.PaymentIntent): number {
+  if (intent.status !== 'succeeded') return 0;
+  const charge = intent.latest_charge as Stripe.Charge | null;
+  return intent.amount_received - (charge?.amount_refunded ?? 0);
+}
+
+const refundedOf = (intent: Stripe.PaymentIntent): number =>
+  (intent.latest_charge as Stripe.Charge | null)?.amount_refunded ?? 0;
+
+/** The table's side: bookings, their payment attempts and rows, and their status changes as recorded. */
+export interface MoneyRecords {
+  bookings: Record<string, any>[];
+  attempts: Record<string, any>[];
+  /** `payment` rows (a point-of-sale payment is one; the provider's are counted from the provider). */
+  payments: Record<string, any>[];
+  /** `webhook_event` records of `booking.status_changed`, with the booking as it was after the change. */
+  statusChanges: Record<string, any>[];
+  /** The bookings' audit trails (`event` records), quoted in a problem so a failure reads on its own. */
+  trail: Record<string, any>[];
+}
+
+/** The money audit; `now` in milliseconds. */
+export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: number): AuditResult {
+  const problems: string[] = [];
+  const nowSeconds = Math.floor(now / 1000);
+  const bookings = new Map(records.bookings.map((booking) => [Number(booking.booking_id), booking]));
+  const attempts = new Map(records.attempts.map((attempt) => [String(attempt.payment_id), attempt]));
+  const intentOf = new Map<string, Stripe.PaymentIntent>();
+  const codeOf = (bookingId: number) => String(bookings.get(bookingId)?.code ?? `#${bookingId}`);
+
+  // Every payment at the provider belongs to a booking, and to the attempt that asked for it.
+  for (const intent of provider.intents) {
+    const paymentId = intent.metadata?.payment_id ?? '';
+    const bookingId = Number(intent.metadata?.booking_id);
+    if (paymentId) intentOf.set(paymentId, intent);
+    const money = intent.amount_received;
+    if (!bookings.has(bookingId)) {
+      if (money > 0)
+        problems.push(
+          `payment ${intent.id}: ${money} captured for booking ${bookingId}, which does not exist`,
+        );
+      continue;
+    }
+    const attempt = attempts.get(paymentId);
+    if (!attempt || Number(attempt.booking_id) !== bookingId)
+      problems.push(
+        `payment ${intent.id} of booking ${codeOf(bookingId)}: no attempt ${paymentId} records it`,
+      );
+  }
+  const checkouts = new Map(provider.checkouts.map((checkout) => [checkout.id, checkout]));
+
+  // Every attempt is the provider's checkout and payment, with the same money.
+  const keptBy = new Map<number, number>();
+  for (const attempt of records.attempts) {
+    const bookingId = Number(attempt.booking_id);
+    const name = `attempt ${attempt.payment_id} of booking ${codeOf(bookingId)}`;
+    if (attempt.checkout_id) {
+      const checkout = checkouts.get(String(attempt.checkout_id));
+      if (checkout?.metadata?.payment_id !== attempt.payment_id)
+        problems.push(`${name}: checkout ${attempt.checkout_id} is not the provider's for it`);
+    }
+    const intent = intentOf.get(String(attempt.payment_id));
+    if (attempt.provider_payment_id && intent?.id !== attempt.provider_payment_id)
+      problems.push(`${name}: payment ${attempt.provider_payment_id} is not the provider's for it`);
+    const captured = intent?.status === 'succeeded' ? intent.amount_received : 0;
+    const refunded = intent ? refundedOf(intent) : 0;
+    if (Number(attempt.captured) !== captured || Number(attempt.refunded) !== refunded)
+      problems.push(
+        `${name}: recorded captured ${attempt.captured} refunded ${attempt.refunded}, the provider's ${captured} and ${refunded}`,
+      );
+    if (intent) keptBy.set(bookingId, (keptBy.get(bookingId) ?? 0) + kept(intent));
+  }
+
+  const pos = new Map<number, number>();
+  for (const row of records.payments)
+    if (row.method === 'pos')
+      pos.set(Number(row.booking_id), (pos.get(Number(row.booking_id)) ?? 0) + Number(row.amount));
+  const lastChange = new Map<number, Record<string, any>>();
+  for (const change of records.statusChanges) {
+    const before = lastChange.get(Number(change.booking_id));
+    if (!before || Number(change.sequence) > Number(before.sequence))
+      lastChange.set(Number(change.booking_id), change);
+  }
+
+  const trails = new Map<number, string[]>();
+  for (const event of [...records.trail].sort((a, b) => String(a.sk).localeCompare(String(b.sk)))) {
+    const steps = trails.get(Number(event.booking_id)) ?? [];
+    const data = (event.data ?? {}) as { to?: string; reason?: string; amount?: number };
+    steps.push(
+      `${event.type}${data.to ? ` to ${data.to}` : ''}${data.reason ? ` (${data.reason})` : ''} by ${event.account_id}`,
+    );
+    trails.set(Number(event.booking_id), steps);
+  }
+  let pastDeadline = 0;
+  for (const booking of records.bookings) {
+    const bookingId = Number(booking.booking_id);
+    const code = String(booking.code);
+    const held = keptBy.get(bookingId) ?? 0;
+    // paid_total is exact: what the provider kept, and what staff recorded at the desk.
+    const expected = held + (pos.get(bookingId) ?? 0);
+    if (Number(booking.paid_total) !== expected)
+      problems.push(`booking ${code}: paid_total ${booking.paid_total}, captured less refunded ${expected}`);
+    const status = String(booking.status_id);
+    if (isInactive(status) && held > 0) {
+      // Staff may keep the money of a booking they void or cancel once paid; nobody else may.
+      const change = lastChange.get(bookingId);
+      const byStaff = change && Number(change.event?.account_id) !== 0;
+      const paidWhenChanged = Number(change?.snapshot?.booking?.paid_total ?? 0) >= held;
+      if (!byStaff || !paidWhenChanged)
+        problems.push(
+          `booking ${code} (${status}) holds no stock and keeps ${held} captured: ${(trails.get(bookingId) ?? []).join(', ')}`,
+        );
+    }
+    // No unpaid booking keeps its stock past its deadline (a slack for the sweeper).
+    const attempt = booking.payment ? attempts.get(String(booking.payment.payment_id)) : undefined;
+    const deadline = Number(booking.payment?.deadline ?? Number.POSITIVE_INFINITY);
+    if (attempt && deadline <= nowSeconds - LAPSE_SLACK_SECONDS) pastDeadline += 1;
+    if (
+      attempt &&
+      !isInactive(status) &&
+      !['captured', 'authorised'].includes(String(attempt.status)) &&
+      Number(booking.paid_total) === 0 &&
+      deadline <= nowSeconds - LAPSE_SLACK_SECONDS
+    )
+      problems.push(`booking ${code}: unpaid ${nowSeconds - deadline} s past its deadline, still ${status}`);
+  }
+  return {
+    name: 'money: every payment matched, paid_total exact, none kept without stock',
+    ok: problems.length === 0,
+    checked: {
+      providerPayments: provider.intents.length,
+      captured: provider.intents.filter((intent) => intent.status === 'succeeded').length,
+      attempts: records.attempts.length,
+      lapsed: records.attempts.filter((attempt) => attempt.status === 'lapsed').length,
+      pastDeadline,
+    },
+    problems: capped(problems),
+  };
+}
