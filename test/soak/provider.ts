@@ -91,18 +91,16 @@ export async function apiRecovers(ledger: Ledger, standIn: StandInAddress): Prom
 export async function drainDeliveries(ledger: Ledger, standIn: StandInAddress, patienceMs: number) {
   await webhookFaults(ledger, standIn, {});
   await control(ledger, standIn, { route: 'standin.release', path: 'webhooks/release' });
-  // An event whose every delivery the stand-in gave up on (its retries last about a minute, through a
-  // DynamoDB outage) is sent again, as Stripe's own retries, which last three days, would.
+  // An event with a delivery the stand-in gave up on (its retries last about a minute, through a DynamoDB
+  // outage) is sent again, as Stripe's own retries, which last three days, would: even when a copy of it was
+  // answered, since that answer may have been `duplicate` while the first delivery was still failing.
   const listed = await control(ledger, standIn, {
     route: 'standin.deliveries',
     path: 'deliveries',
     method: 'GET',
   });
   const all = (listed.json?.data ?? []) as { eventId: string; state: string }[];
-  const reached = new Set(all.filter((d) => d.state === 'delivered').map((d) => d.eventId));
-  const given = new Set(
-    all.filter((d) => d.state === 'failed' && !reached.has(d.eventId)).map((d) => d.eventId),
-  );
+  const given = new Set(all.filter((d) => d.state === 'failed').map((d) => d.eventId));
   for (const eventId of given)
     await control(ledger, standIn, { route: 'standin.resend', path: `events/${eventId}/resend` });
   const until = Date.now() + patienceMs;
