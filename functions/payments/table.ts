@@ -23,7 +23,16 @@ DOCS: describeRoute(stripeWebhookRoute, {
   summary: "Stripe's webhook: a signed event applied to its booking's payment, once",
   response: z.strictObject({
     received: z.literal(true),
-    outcome: z.enum(['applied', 'unchanged', 'unknown', 'given_back', 'duplicate', 'ignored', 'foreign']),
+    outcome: z.enum([
+      'applied',
+      'unchanged',
+      'unknown',
+      'given_back',
+      'duplicate',
+      'ignored',
+      'foreign',
+      'orphan',
+    ]),
   }),
   errors: ['validation_error', 'busy'],
 });

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type ApplyOutcome, applyProviderPayment } from '#lib/bookings/index.ts';
+import { type ApplyOutcome, applyProviderPayment, closeProviderCheckout } from '#lib/bookings/index.ts';
 import { getConfig } from '#lib/config/index.ts';
 import { ApiError } from '#lib/http/errors.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
@@ -12,6 +12,7 @@ import {
   type PaymentProvider,
   PaymentProviderError,
   type ProviderSource,
+  recordOrphanEvent,
   releaseProviderEvent,
 } from '#lib/payments/index.ts';
 import { logger } from '#lib/runtime/logger.ts';
@@ -24,7 +25,15 @@ export interface PaymentsContext {
 }
 
 /** What a delivery came to: acted on, or why not (a 2xx either way: the provider must not retry it). */
-export type WebhookOutcome = ApplyOutcome | 'duplicate' | 'ignored' | 'foreign';
+export type WebhookOutcome = ApplyOutcome | 'duplicate' | 'ignored' | 'foreign' | 'orphan';
+
+/**
+ * How long after the provider made an event naming a booking or attempt not recorded here it is still
+ * answered 503 for the provider to retry: a create commits its booking and attempt before the provider hears
+ * of them, so only a moment's race (or a replica behind) explains one; later it is an orphan. Stripe retries
+ * a failed delivery for three days, which would be three days of 503s.
+ */
+export const ORPHAN_AFTER_SECONDS = 3600;
 
 const answer = (outcome: WebhookOutcome): APIGatewayProxyStructuredResultV2 => ({
   statusCode: 200,
@@ -71,6 +80,14 @@ async function handleEvent(
   if (metadata.tenantId !== config.tenant) return 'foreign';
   const bookingId = Number(metadata.bookingId);
   if (!Number.isSafeInteger(bookingId) || bookingId < 1 || !metadata.paymentId) return 'ignored';
+  // A checkout closed with no money taken: its attempt can no longer be paid (a payment it made, if any, was
+  // declined and is cancelled with it).
+  const taken = payment?.state === 'captured' || payment?.state === 'authorised';
+  if (event.type === 'checkout.expired' && checkoutId && !taken)
+    return closeProviderCheckout(
+      { db: context.db, config, now: context.now, provider: context.provider },
+      { bookingId, paymentId: metadata.paymentId, checkoutId },
+    );
   if (!payment) return 'unchanged';
   return applyProviderPayment(
     { db: context.db, config, now: context.now, provider: context.provider },
@@ -114,6 +131,25 @@ export const createStripeWebhook =
     } catch (error) {
       await releaseProviderEvent(context.db, ids).catch(() => undefined);
       throw error;
+    }
+    if (outcome === 'unknown' && unixSeconds(now) - verified.created > ORPHAN_AFTER_SECONDS) {
+      // Given up: kept claimed (a redelivery is a duplicate), what it named recorded and logged for an operator.
+      const { bookingId, paymentId } = verified.metadata;
+      await recordOrphanEvent(context.db, {
+        ...ids,
+        objectId: verified.objectId,
+        bookingId,
+        paymentId,
+        nowSeconds: unixSeconds(now),
+      });
+      logger.error('payment event for a booking or attempt not recorded here, given up', {
+        event_id: verified.eventId,
+        event_type: verified.type,
+        object_id: verified.objectId,
+        booking_id: bookingId,
+        payment_id: paymentId,
+      });
+      return answer('orphan');
     }
     if (outcome === 'unknown') {
       await releaseProviderEvent(context.db, ids);

@@ -134,7 +134,15 @@ export const createSweeper =
     if (config && clock() < deadline) {
       // A provider whose keys cannot be read now does not keep stock held: the bookings lapse all the same.
       const provider = await options.payments?.().catch(() => undefined);
-      lapsedPayments = await lapseUnpaidPayments(options.db, { config, now: startedMs, provider });
+      // Within the sweep's budget, each call to the provider too: a provider that hangs cannot make the sweep
+      // outlast its function; what is left waits for the next sweep.
+      lapsedPayments = await lapseUnpaidPayments(options.db, {
+        config,
+        now: startedMs,
+        provider,
+        endBy: deadline,
+        clock,
+      });
     }
     const complete = firstUnfinished === undefined;
     const resumeFrom = firstUnfinished ?? minutes.at(-1) ?? Math.floor(now / 60) * 60;

@@ -89,9 +89,10 @@ function formatJson(value: unknown, indent = '', column = 0): string {
   return JSON.stringify(value);
 }
 
-const readArgs = () => {
+const readArgs = (args: string[]) => {
   try {
     return parseArgs({
+      args,
       allowPositionals: true,
       options: {
         company: { type: 'string' },
@@ -105,10 +106,16 @@ const readArgs = () => {
   }
 };
 
-function main(): void {
-  const { positionals, values } = readArgs();
+/** Where the CLI writes: the process's streams, or a test's. */
+export interface TenantNewOutput {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+function scaffold(args: string[], out: TenantNewOutput): void {
+  const { positionals, values } = readArgs(args);
   if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    out.stdout(`${USAGE}\n`);
     return;
   }
   const [name, ...extra] = positionals;
@@ -149,7 +156,7 @@ function main(): void {
   }
   const whereCdkReads =
     dir === resolve(TENANTS) ? '' : `   (cdk reads infra/tenants/${name}.json: move it there first)`;
-  process.stdout.write(
+  out.stdout(
     [
       `wrote ${shown} (tenant ${name}, booking codes ${tenant.settings.booking_code_prefix}-…)`,
       'next:',
@@ -163,10 +170,21 @@ function main(): void {
   );
 }
 
-try {
-  main();
-} catch (error) {
-  if (!(error instanceof TenantNewError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(error.exitCode);
+/** `npm run tenant:new -- <args>`: writes the file and says what next; the exit code (0, 1 refused, 2 usage). */
+export function runTenantNew(args: string[], out: TenantNewOutput): number {
+  try {
+    scaffold(args, out);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof TenantNewError)) throw error;
+    out.stderr(`${error.message}\n`);
+    return error.exitCode;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = runTenantNew(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  });
 }

@@ -293,6 +293,9 @@ function writableHeaders(
 const joinVary = (first: string | undefined, second: string | undefined): string =>
   [first, second].filter((value) => value).join(', ');
 
+/** How long an idle kept-alive client connection stays open (Node's default is 5 s). */
+const KEEP_ALIVE_MS = 65_000;
+
 /**
  * The local gateway: serves the API over HTTP by turning each request into the event API Gateway would
  * send to the group's Lambda function, and the function's result back into HTTP.
@@ -357,6 +360,10 @@ export function createGateway(options: {
     }
   });
   server.on('clientError', answerClientError);
+  // API Gateway keeps an idle client connection far longer than Node's 5 s default; with the default, a
+  // client that paused a few seconds (a script between calls, a test process busy) sent its next request
+  // on a socket the runner had just closed ("other side closed"). The runner's stop closes idle connections.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.on('checkExpectation', (_request, response: ServerResponse) => sendOwn(response, 417, {}, ''));
   return server;
 }

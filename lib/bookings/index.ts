@@ -14,7 +14,7 @@ export { listBookings, listNotes } from './list.ts';
 export type { TimeRange } from './list-repository.ts';
 export { findBookingsHolding, listBookingsEndingFrom } from './list-repository.ts';
 export type { ApplyOutcome } from './payment-apply.ts';
-export { applyProviderPayment } from './payment-apply.ts';
+export { applyProviderPayment, closeProviderCheckout } from './payment-apply.ts';
 export { lapseUnpaidPayments } from './payment-lapse.ts';
 export type { AttemptStatus, PaymentOptions, StoredPaymentAttempt } from './payment-records.ts';
 export type { BookingRecord, StoredBooking } from './repository.ts';

@@ -1,19 +1,17 @@
 import type { StoredConfig } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
+import { ConditionsFailedError, transact } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import type { Payment, PaymentProvider } from '../payments/index.ts';
-import { type BookingContext, isInactive, knownStatuses } from './booking.ts';
-import { type BookingChange, changeBooking, plainWrites, settleBudget } from './change.ts';
-import {
-  type AttemptStatus,
-  deletePaymentDueAction,
-  replaceAttemptAction,
-  type StoredPaymentAttempt,
-} from './payment-records.ts';
-import { getBookingRecord, putPaymentAction, type StoredBooking } from './repository.ts';
+import { type BookingContext, isInactive } from './booking.ts';
+import { plainWrites } from './change.ts';
+import { applyChange, covered, NoChange, paymentChange, serviceContext } from './payment-change.ts';
+import { ensureCheckout, renewAttempt } from './payment-open.ts';
+import { putAttemptAction, replaceAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
+import { getBookingRecord } from './repository.ts';
 import { changeStatus } from './status.ts';
-import { firstActiveStatus, SERVICE } from './unpaid.ts';
+import { firstActiveStatus } from './unpaid.ts';
 
 // A provider's payment applied to its booking (issue 43): the provider's object, read back, is the truth; the
 // attempt's version makes each step apply once and only forward. Paid, the booking goes to PART or PAID with
@@ -30,168 +28,72 @@ export type ApplyOutcome =
   /** Paid after the booking lapsed and its stock could not be had again: refunded or released in full. */
   | 'given_back';
 
-/** How far along an attempt is: a write applies only to go further (or to record more money moving). */
-const RANK: Record<AttemptStatus, number> = {
-  opening: 0,
-  pending: 1,
-  failed: 1,
-  lapsed: 1,
-  authorised: 2,
-  captured: 3,
-  cancelled: 4,
-};
-
-/** The attempt as the provider's payment says it is now, or undefined when that is not a step forward. */
-export function advanceAttempt(
-  attempt: StoredPaymentAttempt,
-  payment: Payment,
-  options: { nowSeconds: number; checkoutId?: string | undefined },
-): StoredPaymentAttempt | undefined {
-  // A decline of an attempt still open is recorded (the guest may still pay); nothing else goes sideways.
-  const declined =
-    payment.state === 'failed' && (attempt.status === 'opening' || attempt.status === 'pending');
-  const forward =
-    declined ||
-    RANK[payment.state] > RANK[attempt.status] ||
-    payment.captured > attempt.captured ||
-    payment.refunded > attempt.refunded;
-  if (!forward) return undefined;
-  // A later lapse is kept: the booking let go of its stock, whatever the provider did after.
-  const status =
-    attempt.status === 'lapsed' && RANK[payment.state] <= RANK.lapsed ? attempt.status : payment.state;
-  return {
-    ...attempt,
-    status,
-    version: attempt.version + 1,
-    provider_payment_id: payment.providerPaymentId,
-    ...(options.checkoutId && !attempt.checkout_id ? { checkout_id: options.checkoutId } : {}),
-    captured: Math.max(attempt.captured, payment.captured),
-    refunded: Math.max(attempt.refunded, payment.refunded),
-    ...(payment.captured > attempt.amount ? { flag: 'overpaid' as const } : {}),
-    ...(payment.failure ? { failure: payment.failure.code } : {}),
-    updated: options.nowSeconds,
-  };
-}
-
-/** Thrown inside a change to leave the booking as it is. */
-class NoChange extends Error {
-  constructor(readonly outcome: 'unchanged' | 'unknown' | 'inactive') {
-    super(outcome);
-  }
-}
-
-/** The service acting on a booking at `now`. */
-const serviceContext = (options: { db: Db; config: StoredConfig; now: number }): BookingContext => ({
-  db: options.db,
-  config: options.config,
-  keys: [],
-  caller: SERVICE,
-  requester: '',
-  now: options.now,
-});
-
-/** The status a payment leaves an active booking in: PAID when it is all paid, PART when some is. */
-function statusAfter(config: StoredConfig, booking: StoredBooking, paid: number, delta: number): string {
-  if (delta <= 0 || paid <= 0) return booking.status_id;
-  const to = paid >= booking.totals.total ? 'PAID' : 'PART';
-  return knownStatuses(config).has(to) ? to : booking.status_id;
+/** A provider's payment and the attempt its metadata names. */
+interface ApplyInput {
+  bookingId: number;
+  paymentId: string;
+  payment: Payment;
+  /** The checkout the payment came through, when the event named one. */
+  checkoutId?: string | undefined;
 }
 
 /**
- * The change a payment makes to its booking: the attempt's next state, `paid_total` by what the provider took
- * less what it gave back, the status, a transaction row, the sweeper's mark and the client's budget gone once
- * the booking is paid or authorised, and the event. With `keep` false (a lapsed booking) the money is recorded
- * on the attempt only.
+ * Whether a payment naming an attempt is the attempt's own: in its currency, and the payment its checkout
+ * made. A payment another checkout made with a copy of our metadata (a Payment Link, a second checkout) is
+ * not. Where the attempt recorded neither its checkout nor its payment yet, nothing tells them apart.
  */
-function paymentChange(
-  ctx: BookingContext,
-  input: { paymentId: string; payment: Payment; checkoutId?: string | undefined; keep: boolean },
-): (record: Awaited<ReturnType<typeof getBookingRecord>> & object) => BookingChange {
-  return (record) => {
-    const { booking } = record;
-    const attempt = record.attempts?.find((one) => one.payment_id === input.paymentId);
-    if (!attempt) throw new NoChange('unknown');
-    if (input.keep && isInactive(booking.status_id)) throw new NoChange('inactive');
-    const nowSeconds = unixSeconds(ctx.now);
-    const next = advanceAttempt(attempt, input.payment, { nowSeconds, checkoutId: input.checkoutId });
-    if (!next) throw new NoChange('unchanged');
-    const delta = input.keep ? next.captured - next.refunded - attempt.applied : 0;
-    next.applied = attempt.applied + delta;
-    const paid = booking.paid_total + delta;
-    const from = booking.status_id;
-    const to = statusAfter(ctx.config, booking, paid, delta);
-    let after: StoredBooking = { ...booking, status_id: to, paid_total: paid };
-    const writes = plainWrites([replaceAttemptAction(ctx.db, next, attempt.version)]);
-    let settle: BookingChange['settle'] = [];
-    const current = booking.payment?.payment_id === attempt.payment_id ? booking.payment : undefined;
-    if (input.keep && (next.status === 'authorised' || next.status === 'captured')) {
-      if (current)
-        writes.push(
-          ...plainWrites([
-            deletePaymentDueAction(ctx.db, { bookingId: booking.booking_id, deadline: current.deadline }),
-          ]),
-        );
-      ({ next: after, settle } = settleBudget(ctx, { booking, next: after, releasesStock: false }));
-    }
-    const payments = [];
-    if (delta !== 0) {
-      const row = {
-        transaction_id: `${next.payment_id}-${next.version}`,
-        amount: delta,
-        method: next.provider,
-        account_id: 0,
-        date: nowSeconds,
-      };
-      payments.push(row);
-      writes.push(...plainWrites([putPaymentAction(ctx.db, booking.booking_id, row)]));
-    }
-    const data = {
-      payment_id: next.payment_id,
-      provider: next.provider,
-      kind: next.kind,
-      status: next.status,
-      ...(next.flag ? { flag: next.flag } : {}),
-      ...(input.keep ? {} : { reason: 'lapsed' }),
-    };
-    const type =
-      delta > 0
-        ? 'payment.created'
-        : delta < 0 || next.refunded > attempt.refunded
-          ? 'payment.refunded'
-          : `payment.${next.status}`;
-    const moved = { from, to, notify: true, reason: 'payment' };
-    return {
-      next: after,
-      writes,
-      settle,
-      event: {
-        type,
-        data: { ...moved, ...data, amount: Math.abs(delta || next.refunded - attempt.refunded) },
-      },
-      ...(from !== to
-        ? {
-            preceding: {
-              type: 'booking.status_changed',
-              data: moved,
-              booking: { ...after, paid_total: booking.paid_total },
-            },
-          }
-        : {}),
-      added: { payments },
-    };
-  };
+async function isOwnPayment(
+  provider: PaymentProvider,
+  attempt: StoredPaymentAttempt,
+  input: ApplyInput,
+): Promise<boolean> {
+  const { payment } = input;
+  if (payment.currency !== attempt.currency) return false;
+  if (attempt.provider_payment_id) return attempt.provider_payment_id === payment.providerPaymentId;
+  if (!attempt.checkout_id) return true;
+  if (input.checkoutId) return input.checkoutId === attempt.checkout_id;
+  // A payment event names no checkout: the attempt's own checkout says which payment it made.
+  return (await provider.readCheckout(attempt.checkout_id)).providerPaymentId === payment.providerPaymentId;
 }
 
-/** Applies one change, answering what it did instead of throwing for a change with nothing to do. */
-async function applyChange(ctx: BookingContext, bookingId: number, change: ReturnType<typeof paymentChange>) {
-  try {
-    await changeBooking(ctx, String(bookingId), change);
-    return 'applied' as const;
-  } catch (error) {
-    if (error instanceof NoChange) return error.outcome;
-    if (error instanceof DomainError && error.code === 'not_found') return 'unknown' as const;
-    throw error;
-  }
+/**
+ * A payment that named an attempt but is not its own: recorded as an attempt of its own (flagged `stray`, its
+ * id derived from the provider's, so each delivery finds the same record) and given back in full at once;
+ * the booking's `paid_total` and status do not move.
+ */
+async function giveBackStray(
+  ctx: BookingContext,
+  provider: PaymentProvider,
+  attempt: StoredPaymentAttempt,
+  input: ApplyInput,
+): Promise<ApplyOutcome> {
+  const { payment } = input;
+  const nowSeconds = unixSeconds(ctx.now);
+  const stray: StoredPaymentAttempt = {
+    ...attempt,
+    payment_id: `stray_${payment.providerPaymentId}`,
+    amount: payment.amount,
+    currency: payment.currency,
+    capture: payment.capture,
+    status: 'pending',
+    version: 1,
+    provider_payment_id: payment.providerPaymentId,
+    captured: 0,
+    refunded: 0,
+    applied: 0,
+    flag: 'stray',
+    created: nowSeconds,
+    updated: nowSeconds,
+  };
+  delete stray.checkout_id;
+  delete stray.checkout_url;
+  delete stray.failure;
+  if (input.checkoutId) stray.checkout_id = input.checkoutId;
+  await transact(ctx.db, [putAttemptAction(ctx.db, stray)]).catch((error: unknown) => {
+    // Recorded by an earlier delivery: given back from where that one left it.
+    if (!(error instanceof ConditionsFailedError)) throw error;
+  });
+  return giveBack(ctx, provider, { ...input, paymentId: stray.payment_id, reason: 'stray' });
 }
 
 /**
@@ -201,8 +103,9 @@ async function applyChange(ctx: BookingContext, bookingId: number, change: Retur
 async function giveBack(
   ctx: BookingContext,
   provider: PaymentProvider,
-  input: { bookingId: number; paymentId: string; payment: Payment; checkoutId?: string | undefined },
+  input: ApplyInput & { reason?: 'lapsed' | 'stray' },
 ): Promise<ApplyOutcome> {
+  const reason = input.reason ?? 'lapsed';
   const { payment } = input;
   let after = payment;
   if (payment.state === 'authorised')
@@ -210,7 +113,7 @@ async function giveBack(
   else if (payment.state === 'captured' && payment.captured > payment.refunded) {
     await provider.refund(payment.providerPaymentId, {
       paymentId: input.paymentId,
-      refundId: `${input.paymentId}_lapsed`,
+      refundId: `${input.paymentId}_${reason}`,
       amount: payment.captured - payment.refunded,
     });
     after = await provider.readPayment(payment.providerPaymentId);
@@ -218,9 +121,85 @@ async function giveBack(
   const outcome = await applyChange(
     ctx,
     input.bookingId,
-    paymentChange(ctx, { ...input, payment: after, keep: false }),
+    paymentChange(ctx, { ...input, payment: after, keep: false, reason }),
   );
   return outcome === 'unknown' ? 'unknown' : 'given_back';
+}
+
+/**
+ * Opens a new checkout for a booking whose own attempt the provider cancelled before its deadline (its checkout
+ * closed early, its authorisation let go) with nothing paid: a fresh attempt for the same amount and deadline,
+ * so the guest still has a way to pay and a repeated create answers it. Any other booking is left as it is.
+ */
+async function reopenCheckout(ctx: BookingContext, provider: PaymentProvider, bookingId: number) {
+  const record = await getBookingRecord(ctx.db, bookingId);
+  const current = record?.attempts?.find((one) => one.payment_id === record.booking.payment?.payment_id);
+  const nowSeconds = unixSeconds(ctx.now);
+  if (
+    !record ||
+    current?.status !== 'cancelled' ||
+    isInactive(record.booking.status_id) ||
+    covered(record.booking) ||
+    nowSeconds >= current.deadline
+  )
+    return;
+  // Nothing the provider did with the cancelled attempt carries over to the fresh one.
+  const {
+    checkout_id: _id,
+    checkout_url: _url,
+    provider_payment_id: _pi,
+    failure: _failure,
+    ...kept
+  } = current;
+  const fresh = await renewAttempt(ctx.db, kept, nowSeconds);
+  // Renewed meanwhile by another delivery: that one opens its checkout.
+  if (!fresh) return;
+  const payment = { provider, returnUrl: fresh.return_url, cancelUrl: fresh.cancel_url };
+  await ensureCheckout({ ...ctx, payment }, record.booking, fresh);
+}
+
+/**
+ * A checkout the provider closed before the attempt's deadline with no money taken (expired in its dashboard
+ * or by its API): the attempt is `cancelled`, so it is no longer offered as the way to pay, and a new one is
+ * opened in its place; the booking keeps its stock until its own deadline. One closed at or after the
+ * deadline is the sweeper's to settle, and one whose attempt names another checkout changes nothing.
+ */
+export async function closeProviderCheckout(
+  options: { db: Db; config: StoredConfig; now: number; provider: PaymentProvider },
+  input: { bookingId: number; paymentId: string; checkoutId: string },
+): Promise<ApplyOutcome> {
+  const ctx = serviceContext(options);
+  const nowSeconds = unixSeconds(options.now);
+  const outcome = await applyChange(ctx, input.bookingId, ({ booking, attempts }) => {
+    const attempt = attempts?.find((one) => one.payment_id === input.paymentId);
+    if (!attempt) throw new NoChange('unknown');
+    const open = attempt.status === 'opening' || attempt.status === 'pending' || attempt.status === 'failed';
+    if (
+      !open ||
+      attempt.checkout_id !== input.checkoutId ||
+      isInactive(booking.status_id) ||
+      nowSeconds >= attempt.deadline
+    )
+      throw new NoChange('unchanged');
+    const next = {
+      ...attempt,
+      status: 'cancelled' as const,
+      version: attempt.version + 1,
+      updated: nowSeconds,
+    };
+    const { payment_id, provider, kind } = next;
+    return {
+      next: booking,
+      writes: plainWrites([replaceAttemptAction(ctx.db, next, attempt.version)]),
+      event: {
+        type: 'payment.cancelled',
+        data: { payment_id, provider, kind, status: next.status, reason: 'checkout_expired', amount: 0 },
+      },
+    };
+  });
+  if (outcome === 'applied' || outcome === 'unchanged')
+    await reopenCheckout(ctx, options.provider, input.bookingId);
+  return outcome === 'inactive' ? 'unchanged' : outcome;
 }
 
 /**
@@ -230,10 +209,19 @@ async function giveBack(
  */
 export async function applyProviderPayment(
   options: { db: Db; config: StoredConfig; now: number; provider: PaymentProvider },
-  input: { bookingId: number; paymentId: string; payment: Payment; checkoutId?: string | undefined },
+  input: ApplyInput,
 ): Promise<ApplyOutcome> {
   const ctx = serviceContext(options);
+  const named = await getBookingRecord(options.db, input.bookingId);
+  const own = named?.attempts?.find((one) => one.payment_id === input.paymentId);
+  if (!own) return 'unknown';
+  // Counted only if it is the attempt's own: another payment naming it is neither counted nor kept.
+  if (!(await isOwnPayment(options.provider, own, input)))
+    return giveBackStray(ctx, options.provider, own, input);
   const outcome = await applyChange(ctx, input.bookingId, paymentChange(ctx, { ...input, keep: true }));
+  // The booking's own attempt cancelled at the provider (its authorisation let go): a new way to pay.
+  if (input.payment.state === 'cancelled' && (outcome === 'applied' || outcome === 'unchanged'))
+    await reopenCheckout(ctx, options.provider, input.bookingId);
   if (outcome !== 'inactive') return outcome;
   const holdsMoney = input.payment.state === 'captured' || input.payment.state === 'authorised';
   if (!holdsMoney) {

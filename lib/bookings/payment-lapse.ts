@@ -3,13 +3,14 @@ import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { transact } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { type PaymentProvider, PaymentProviderError } from '../payments/index.ts';
+import { type PaymentProvider, PaymentProviderError, withCallLimits } from '../payments/index.ts';
 import { isInactive } from './booking.ts';
 import { plainWrites } from './change.ts';
 import { applyProviderPayment } from './payment-apply.ts';
+import { covered } from './payment-change.ts';
 import { paymentSettingsOf } from './payment-open.ts';
 import { deletePaymentDueAction, listPaymentsDue, replaceAttemptAction } from './payment-records.ts';
-import { getBookingRecord, type StoredBooking } from './repository.ts';
+import { getBookingRecord } from './repository.ts';
 import { changeStatus } from './status.ts';
 import { SERVICE } from './unpaid.ts';
 
@@ -19,28 +20,46 @@ import { SERVICE } from './unpaid.ts';
 // stock released, its attempt marked lapsed and its mark taken off, with the event.
 
 /**
- * Whether the booking was paid otherwise meanwhile: in full, or moved to a paid status (staff's set_paid, a
- * payment on a checkout an earlier attempt left open); review of issue 43.
+ * Whether the attempt still waits for the guest's money: one cancelled at the provider (an authorisation let
+ * go, a checkout closed early) took none, so its booking lapses at the deadline like an unpaid one.
  */
-const covered = (booking: StoredBooking): boolean =>
-  booking.paid_total >= booking.totals.total || booking.status_id === 'PAID' || booking.status_id === 'PART';
+const unpaid = (status: string) =>
+  status === 'opening' || status === 'pending' || status === 'failed' || status === 'cancelled';
 
-/** Whether the attempt still waits for the guest's money. */
-const unpaid = (status: string) => status === 'opening' || status === 'pending' || status === 'failed';
+/**
+ * The most one provider call of a lapse may take: one of the adapter's 8-second attempts and the start of its
+ * retry. A provider that hangs costs a sweep this once (docs/payments.md).
+ */
+export const LAPSE_PROVIDER_CALL_MS = 10_000;
 
 /**
  * Lets lapse every booking awaiting payment whose deadline has passed, each on its own; answers how many
  * lapsed. A provider that cannot be reached does not keep the stock held: the booking lapses, and a payment
- * that still arrives is kept only if the stock can be had again (`applyProviderPayment`).
+ * that still arrives is kept only if the stock can be had again (`applyProviderPayment`). With `endBy` (on
+ * `clock`), no booking is begun after it and no provider call runs past it (each at most `providerCallMs`;
+ * after one that found no answer, the provider is not asked again in this run): the rest keep their marks
+ * for the next sweep.
  */
 export async function lapseUnpaidPayments(
   db: Db,
-  options: { config: StoredConfig; now: number; provider: PaymentProvider | undefined },
+  options: {
+    config: StoredConfig;
+    now: number;
+    provider: PaymentProvider | undefined;
+    endBy?: number;
+    clock?: () => number;
+    providerCallMs?: number;
+  },
 ): Promise<number> {
-  const { config, now, provider } = options;
+  const { config, now } = options;
+  const clock = options.clock ?? Date.now;
+  const endBy = options.endBy ?? Number.POSITIVE_INFINITY;
+  const callMs = options.providerCallMs ?? LAPSE_PROVIDER_CALL_MS;
+  const provider = options.provider && withCallLimits(options.provider, { callMs, endBy, clock });
   const ctx = { db, config, keys: [], caller: SERVICE, requester: '', now };
   let lapsed = 0;
   for (const due of await listPaymentsDue(db, unixSeconds(now))) {
+    if (clock() >= endBy) break;
     const done = () =>
       transact(db, [deletePaymentDueAction(db, { bookingId: due.booking_id, deadline: due.deadline })]);
     const record = await getBookingRecord(db, due.booking_id);
@@ -62,7 +81,8 @@ export async function lapseUnpaidPayments(
       await done();
       continue;
     }
-    if (attempt.checkout_id && provider) {
+    // A cancelled attempt's checkout is complete or expired: there is nothing left to close or apply.
+    if (attempt.checkout_id && provider && attempt.status !== 'cancelled') {
       try {
         const view = await provider.expireCheckout(attempt.checkout_id, { paymentId: attempt.payment_id });
         if (view.payment && (view.payment.state === 'captured' || view.payment.state === 'authorised')) {

@@ -32,31 +32,40 @@ function planAttempt(
 ): StoredPaymentAttempt | undefined {
   if (!ctx.payment || ctx.caller.kind !== 'customer') return undefined;
   const settings = paymentSettingsOf(ctx.config);
-  const due = dueNow(settings, booking.totals.total - booking.paid_total);
+  const { currency } = ctx.config.locale;
+  const due = dueNow(
+    settings,
+    booking.totals.total - booking.paid_total,
+    ctx.payment.provider?.minimumCharge(currency),
+  );
   if (!due) return undefined;
   const nowSeconds = unixSeconds(ctx.now);
-  const deadline = nowSeconds + settings.pay_within_minutes * 60;
   return {
-    payment_id: `pay_${randomUUID().replaceAll('-', '')}`,
+    ...opening(nowSeconds, nowSeconds + settings.pay_within_minutes * 60),
     booking_id: booking.booking_id,
     provider: ctx.payment.provider?.name ?? 'stripe',
     kind: due.kind,
     amount: due.amount,
-    currency: ctx.config.locale.currency,
+    currency,
     capture: settings.capture,
-    status: 'opening',
-    version: 1,
-    deadline,
-    checkout_expires_at: checkoutExpiresAt(nowSeconds, deadline),
-    captured: 0,
-    refunded: 0,
-    applied: 0,
     return_url: ctx.payment.returnUrl.replaceAll('{code}', booking.code),
     cancel_url: ctx.payment.cancelUrl.replaceAll('{code}', booking.code),
-    created: nowSeconds,
-    updated: nowSeconds,
   };
 }
+
+/** What every new attempt starts as: a new id, opening, nothing taken yet, its checkout's closing time. */
+const opening = (nowSeconds: number, deadline: number) => ({
+  payment_id: `pay_${randomUUID().replaceAll('-', '')}`,
+  status: 'opening' as const,
+  version: 1,
+  deadline,
+  checkout_expires_at: checkoutExpiresAt(nowSeconds, deadline),
+  captured: 0,
+  refunded: 0,
+  applied: 0,
+  created: nowSeconds,
+  updated: nowSeconds,
+});
 
 /** A new booking with the attempt it awaits (none when nothing is paid at booking) and its `payment`. */
 export function withPayment(
@@ -78,21 +87,15 @@ const REUSABLE_SECONDS = 30 * 60 + 30;
 
 /**
  * A fresh attempt in place of one whose checkout never opened and can no longer open with its first request
- * (its key would be sent with other values): written beside it, and made the booking's current one.
+ * (its key would be sent with other values), or one the provider closed (given here without its checkout and
+ * payment): for the same amount and deadline, written beside it, and made the booking's current one.
  */
-async function renewAttempt(
+export async function renewAttempt(
   db: Db,
   stale: StoredPaymentAttempt,
   nowSeconds: number,
 ): Promise<StoredPaymentAttempt | undefined> {
-  const fresh: StoredPaymentAttempt = {
-    ...stale,
-    payment_id: `pay_${randomUUID().replaceAll('-', '')}`,
-    version: 1,
-    checkout_expires_at: checkoutExpiresAt(nowSeconds, stale.deadline),
-    created: nowSeconds,
-    updated: nowSeconds,
-  };
+  const fresh: StoredPaymentAttempt = { ...stale, ...opening(nowSeconds, stale.deadline) };
   const point: TransactItem = {
     Update: {
       TableName: db.tableName,

@@ -57,8 +57,11 @@ export interface StoredPaymentAttempt {
   /** Where the guest comes back to after paying, and on giving up. */
   return_url: string;
   cancel_url: string;
-  /** `overpaid`: the provider took more than was asked (recorded, and left to staff). */
-  flag?: 'overpaid';
+  /**
+   * `overpaid`: the provider took more than was asked (recorded, and left to staff); `stray`: a payment that
+   * named an attempt but was not its own (another checkout, another currency), recorded and given back.
+   */
+  flag?: 'overpaid' | 'stray';
   /** The provider's reason for the last decline. */
   failure?: string;
   created: number;

@@ -7,7 +7,7 @@ import { percentOf } from '../kernel/money.ts';
 /** The kind of a payment attempt: what it pays for. */
 export type PaymentKind = 'deposit' | 'full' | 'balance' | 'pos';
 
-/** What the guest pays now: the kind of the attempt and its amount (at least 1 minor unit). */
+/** What the guest pays now: the kind of the attempt and its amount (at least the provider's minimum). */
 export interface DueNow {
   kind: 'deposit' | 'full';
   amount: number;
@@ -15,17 +15,19 @@ export interface DueNow {
 
 /**
  * What is to be paid at booking for `outstanding` (the total less what a gift certificate paid): none when the
- * tenant takes no payment or nothing is outstanding; a deposit is never more than what is outstanding, so a
- * deposit that would cover it all is the full amount.
+ * tenant takes no payment, or when what is outstanding is less than the provider's `minimum` charge (it could
+ * not be charged); a deposit is at least that minimum and never more than what is outstanding, so a deposit
+ * that would cover it all is the full amount.
  */
-export function dueNow(settings: PaymentSettings, outstanding: number): DueNow | undefined {
-  if (settings.take === 'none' || outstanding <= 0) return undefined;
+export function dueNow(settings: PaymentSettings, outstanding: number, minimum = 1): DueNow | undefined {
+  const least = Math.max(minimum, 1);
+  if (settings.take === 'none' || outstanding < least) return undefined;
   if (settings.take === 'full' || !settings.deposit) return { kind: 'full', amount: outstanding };
   const deposit =
     'percent' in settings.deposit
       ? percentOf(outstanding, settings.deposit.percent)
       : settings.deposit.amount;
-  const amount = Math.min(Math.max(deposit, 1), outstanding);
+  const amount = Math.min(Math.max(deposit, least), outstanding);
   return { kind: amount >= outstanding ? 'full' : 'deposit', amount };
 }
 

@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../kernel/storage/database.ts';
 import { providerEventKey } from '../kernel/storage/keys.ts';
 import { applyIfCondition } from '../kernel/storage/operations.ts';
@@ -37,5 +37,38 @@ export async function releaseProviderEvent(
 ): Promise<void> {
   await db.documents.send(
     new DeleteCommand({ TableName: db.tableName, Key: providerEventKey(options.provider, options.eventId) }),
+  );
+}
+
+/**
+ * Marks a claimed event an orphan: it named a booking or attempt not recorded here long after the provider
+ * made it, so it was answered 200 and given up; what it named stays on its record (for as long as the record
+ * is kept) for an operator to look into.
+ */
+export async function recordOrphanEvent(
+  db: Db,
+  options: {
+    provider: string;
+    eventId: string;
+    objectId: string;
+    bookingId?: string | undefined;
+    paymentId?: string | undefined;
+    nowSeconds: number;
+  },
+): Promise<void> {
+  await db.documents.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: providerEventKey(options.provider, options.eventId),
+      UpdateExpression:
+        'SET outcome = :orphan, object_id = :object, booking_id = :booking, payment_id = :payment, orphaned = :now',
+      ExpressionAttributeValues: {
+        ':orphan': 'orphan',
+        ':object': options.objectId,
+        ':booking': options.bookingId ?? '',
+        ':payment': options.paymentId ?? '',
+        ':now': options.nowSeconds,
+      },
+    }),
   );
 }

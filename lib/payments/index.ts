@@ -1,11 +1,13 @@
 // The payments context's public entry (issue 43): the port's words, its error, and the Stripe adapter's
 // factory. Importing this loads no payment SDK; the adapter loads it at its first call.
 
+export type { CallLimits } from './deadline.ts';
+export { withCallLimits } from './deadline.ts';
 export type { DueNow, PaymentKind } from './due.ts';
 export { checkoutExpiresAt, dueNow } from './due.ts';
 export type { PaymentErrorCode, RefusalReason } from './errors.ts';
 export { PaymentProviderError } from './errors.ts';
-export { claimProviderEvent, releaseProviderEvent } from './event-repository.ts';
+export { claimProviderEvent, recordOrphanEvent, releaseProviderEvent } from './event-repository.ts';
 export type {
   CaptureMode,
   Checkout,

@@ -42,7 +42,7 @@ export interface StartCheckoutInput {
   bookingId: string;
   bookingCode: string;
   tenantId: string;
-  /** What the guest pays, in minor units (at least 1). */
+  /** What the guest pays, in minor units (at least `minimumCharge(currency)`). */
   amount: number;
   /** ISO 4217, upper case (`CAD`). */
   currency: string;
@@ -141,6 +141,11 @@ export interface PaymentEvent {
 export interface PaymentProvider {
   /** A short stable name (`stripe`), for records and logs. */
   readonly name: string;
+  /**
+   * The least amount the provider charges in `currency` (ISO 4217), in minor units: a checkout for less is
+   * refused, so nothing less is ever asked of a guest. 1 where the provider publishes none.
+   */
+  minimumCharge(currency: string): number;
   /** Opens a hosted checkout for one payment attempt (key: `<paymentId>:checkout`). */
   startCheckout(input: StartCheckoutInput): Promise<Checkout>;
   readCheckout(checkoutId: string): Promise<CheckoutView>;

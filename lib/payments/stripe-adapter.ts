@@ -11,6 +11,7 @@ import type {
   StartCheckoutInput,
 } from './port.ts';
 import { type StripeProviderOptions, stripeSettings } from './stripe-config.ts';
+import { stripeMinimumCharge } from './stripe-minimums.ts';
 import {
   type StripeErrorClasses,
   toCheckoutView,
@@ -103,6 +104,10 @@ export class StripePaymentProvider implements PaymentProvider {
       if (found === undefined) throw error;
       return found;
     }
+  }
+
+  minimumCharge(currency: string): number {
+    return stripeMinimumCharge(currency);
   }
 
   async startCheckout(input: StartCheckoutInput): Promise<Checkout> {

@@ -44,7 +44,10 @@ describe('without a domain (the default)', () => {
   it('has no custom domain, no CloudFront and no token, and keeps the execute-api endpoint', () => {
     plain.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
     plain.resourceCountIs('AWS::CloudFront::Distribution', 0);
-    plain.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    // The SLIP key, the webhook secrets and the payment keys (the demo takes a deposit): no origin token.
+    plain.resourceCountIs('AWS::SecretsManager::Secret', 3);
+    const secrets = Object.keys(plain.findResources('AWS::SecretsManager::Secret'));
+    expect(secrets.filter((id) => id.includes('OriginToken'))).toEqual([]);
     const [, api] = only(plain, 'AWS::ApiGatewayV2::Api');
     expect(api.Properties.DisableExecuteApiEndpoint).toBe(false);
     for (const [id, fn] of functionsOf(plain)) {

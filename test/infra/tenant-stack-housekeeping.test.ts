@@ -229,7 +229,8 @@ describe('TenantStack in a fleet', () => {
     template.resourceCountIs('AWS::Events::Rule', 0);
     template.resourceCountIs('AWS::Backup::BackupPlan', 1);
     template.resourceCountIs('AWS::Backup::BackupVault', 1);
-    template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    // Two, and the payment provider's keys for a tenant that takes payment, as the demo does.
+    template.resourceCountIs('AWS::SecretsManager::Secret', 3);
     template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     const reserved = Object.values(resources('AWS::Lambda::Function')).reduce(

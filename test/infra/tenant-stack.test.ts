@@ -10,7 +10,7 @@ import { WIDGET_ASSETS_DIR, widgetSnippet } from '#functions/meta/widget.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { FUNCTION_BUNDLING, metaAfterBundling } from '#infra/constructs/functions.ts';
 import { fullPath, type Route, rowsOf } from '#lib/http/routes.ts';
-import { buildStack, demoTenant } from '#test/support/cdk.ts';
+import { buildStack, demoTenant, demoTenantWithoutPayment } from '#test/support/cdk.ts';
 import {
   logicalIdOf,
   resources,
@@ -214,23 +214,17 @@ describe('TenantStack', () => {
   });
 
   it('gives a tenant that takes payment one secret for the provider keys, read by bookings, payments and the sweeper', () => {
-    const demo = demoTenant();
     const paymentSecretOf = (from: typeof template) =>
       Object.keys(from.findResources('AWS::SecretsManager::Secret')).find((id) =>
         id.startsWith('PaymentProviderSecret'),
       );
-    expect(paymentSecretOf(template)).toBeUndefined();
-    const paying = buildStack('prod', {
-      ...demo,
-      settings: {
-        ...demo.settings,
-        payment: { ...demo.settings.payment, take: 'deposit', deposit: { percent: 30 } },
-      },
-    }).template;
-    paying.resourceCountIs('AWS::SecretsManager::Secret', 3);
-    const secret = paymentSecretOf(paying);
-    paying.hasResourceProperties('AWS::SecretsManager::Secret', { SecretString: '{}' });
-    const readers = Object.entries(paying.findResources('AWS::Lambda::Function'))
+    // The demo takes a deposit (issue 43, item 6).
+    expect(demoTenant().settings.payment.take).toBe('deposit');
+    template.resourceCountIs('AWS::SecretsManager::Secret', 3);
+    const secret = paymentSecretOf(template);
+    expect(secret).toBeDefined();
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { SecretString: '{}' });
+    const readers = Object.entries(resources('AWS::Lambda::Function'))
       .filter(([, fn]) => fn.Properties?.Environment?.Variables?.STRIPE_SECRET_ARN !== undefined)
       .map(([id, fn]) => {
         expect(fn.Properties.Environment.Variables.STRIPE_SECRET_ARN).toEqual({ Ref: secret });
@@ -238,6 +232,11 @@ describe('TenantStack', () => {
         return id.replace(/^Functions/, '').replace(/[0-9A-F]{8}$/, '');
       });
     expect(readers.sort()).toEqual(['Bookings', 'Payments', 'Sweeper']);
+    // A tenant that takes none pays for no secret ($0.40 a month) and gives no function payment keys.
+    const none = buildStack('prod', demoTenantWithoutPayment()).template;
+    none.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    expect(paymentSecretOf(none)).toBeUndefined();
+    expect(JSON.stringify(none.toJSON())).not.toContain('STRIPE_SECRET_ARN');
   });
 
   it('generates the SLIP signing key as a secret, never in the template in plain text', () => {
@@ -263,8 +262,9 @@ describe('TenantStack', () => {
       .filter(([, fn]) => JSON.stringify(fn.Properties?.Layers ?? []).includes('ParamsandsecretslayerMap'))
       .map(([id]) => id.replace(/^Functions/, '').replace(/[0-9A-F]{8}$/, ''))
       .sort();
-    // The three groups that sign or verify SLIPs (the demo takes no payment: no payment keys to read).
-    expect(withExtension).toEqual(['Bookings', 'Items', 'Session']);
+    // The three groups that sign or verify SLIPs, and the three that read the payment keys (the demo takes a
+    // deposit): bookings does both.
+    expect(withExtension).toEqual(['Bookings', 'Items', 'Payments', 'Session', 'Sweeper']);
     for (const [id, fn] of Object.entries(functions)) {
       const variables = fn.Properties?.Environment?.Variables ?? {};
       // Only where the extension is: the port the key store asks, and how long the extension keeps a secret.

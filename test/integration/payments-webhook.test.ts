@@ -1,4 +1,6 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { providerEventKey } from '#lib/kernel/storage/keys.ts';
 import type { PaymentProvider } from '#lib/payments/index.ts';
 import {
   book,
@@ -215,6 +217,48 @@ describe("events that are not this tenant's, or not known yet", () => {
       expect(response.status).toBe(503);
       expect(response.json.request.error.id).toBe('busy');
     }
+  });
+
+  it('gives up on such an event an hour after the provider made it: 200 orphan, recorded, then a duplicate', async () => {
+    const checkout = await world.provider.startCheckout({
+      paymentId: 'pay_orphan',
+      bookingId: '999998',
+      bookingCode: 'PAY-ORPHAN',
+      tenantId: 'test',
+      amount: 4000,
+      currency: 'CAD',
+      description: 'Orphan',
+      expiresAt: world.standIn.controls.now() + 3600,
+      capture: 'automatic',
+      returnUrl: 'https://shop.example.com/done',
+      cancelUrl: 'https://shop.example.com/',
+    });
+    world.standIn.controls.setWebhookFaults({ hold: true });
+    world.standIn.controls.pay(checkout.checkoutId);
+    world.standIn.controls.setWebhookFaults({});
+    const [event] = (await eventsOf(checkout.checkoutId)).filter(
+      (one) => one.type === 'checkout.session.completed',
+    );
+    // Stripe's retry of an event made an hour and a minute ago (its signature is the retry's own, fresh).
+    const body = JSON.stringify({ ...event, created: Math.floor(Date.now() / 1000) - 3660 });
+    const outcomes = [];
+    for (let delivery = 0; delivery < 2; delivery += 1) {
+      const response = await postWebhook(world.handlers, body, { 'stripe-signature': signed(body, secret) });
+      outcomes.push([response.status, response.json.outcome]);
+    }
+    expect(outcomes).toEqual([
+      [200, 'orphan'],
+      [200, 'duplicate'],
+    ]);
+    const { Item } = await world.db.documents.send(
+      new GetCommand({ TableName: world.db.tableName, Key: providerEventKey('stripe', event?.id as string) }),
+    );
+    expect(Item).toMatchObject({
+      outcome: 'orphan',
+      object_id: checkout.checkoutId,
+      booking_id: '999998',
+      payment_id: 'pay_orphan',
+    });
   });
 });
 

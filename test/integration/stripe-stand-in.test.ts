@@ -324,6 +324,29 @@ describe("Stripe's errors", () => {
     }
   });
 
+  it.each([
+    ['cad', 50],
+    ['gbp', 30],
+    ['jpy', 50],
+  ] as const)(
+    'refuses a %s session under its minimum charge, %d, as Stripe does (amount_too_small), and opens one at it',
+    async (currency, least) => {
+      const line = (amount: number) => ({ currency, product_data: { name: 'x' }, unit_amount: amount });
+      const of = (amount: number) =>
+        depositSession({ currency, line_items: [{ price_data: line(amount), quantity: 1 }] });
+      const error = await failure(stripe.checkout.sessions.create(of(least - 1)));
+      expect([error.statusCode, error.type, error.code]).toEqual([
+        400,
+        'StripeInvalidRequestError',
+        'amount_too_small',
+      ]);
+      expect(error.message).toMatch(
+        /^The Checkout Session's total amount due must add up to at least \S+ [a-z]{3}$/,
+      );
+      expect((await stripe.checkout.sessions.create(of(least))).amount_total).toBe(least);
+    },
+  );
+
   it('refuses to expand a field that cannot be expanded', async () => {
     const created = await stripe.checkout.sessions.create(depositSession());
     const error = await failure(stripe.checkout.sessions.retrieve(created.id, { expand: ['customer'] }));

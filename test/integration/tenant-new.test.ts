@@ -3,16 +3,30 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runTenantNew as tenantNew } from '#infra/cli/tenant-new.ts';
 import { parseTenant } from '#lib/config/tenant-schema.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
 
-// `npm run tenant:new <name>` (issue 15), run as the script runs it, always into a temporary directory.
-const runTenantNew = (args: string[]) =>
+// `npm run tenant:new <name>` (issue 15), always into a temporary directory: run as the script runs it for
+// the scaffold that is then loaded, in this process (its exit code and output kept) for the refusals.
+const runScript = (args: string[]) =>
   spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'infra/cli/tenant-new.ts', ...args], {
     encoding: 'utf8',
     timeout: 60_000,
   });
+const runTenantNew = (args: string[]) => {
+  const result = { status: 0, stdout: '', stderr: '' };
+  result.status = tenantNew(args, {
+    stdout: (text) => {
+      result.stdout += text;
+    },
+    stderr: (text) => {
+      result.stderr += text;
+    },
+  });
+  return result;
+};
 const freshDir = () => mkdtempSync(join(tmpdir(), 'tenant-new-'));
 
 describe('npm run tenant:new', () => {
@@ -20,7 +34,7 @@ describe('npm run tenant:new', () => {
     timeout: 60_000,
   }, async () => {
     const dir = freshDir();
-    const result = runTenantNew([
+    const result = runScript([
       'lakeview-2',
       '--company',
       'Lakeview Cottages',

@@ -4,6 +4,7 @@ import { readTenantFile } from '#infra/local/settings.ts';
 import { TenantStack } from '#infra/tenant-stack.ts';
 import type { Alerts } from '#lib/config/alerts-schema.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
+import { demoTenantJsonWithoutPayment, makeTenant } from './tenant.ts';
 
 /** What a synth of the demo tenant's stack gives a test. */
 export interface SynthedStack {
@@ -17,6 +18,9 @@ export const demoTenant = (alerts?: Alerts): Tenant => {
   const tenant = readTenantFile('infra/tenants/demo.json');
   return alerts ? { ...tenant, settings: { ...tenant.settings, alerts } } : tenant;
 };
+
+/** The demo tenant taking no payment: no payment secret, and no payment keys for any function to read. */
+export const demoTenantWithoutPayment = (): Tenant => makeTenant(demoTenantJsonWithoutPayment());
 
 /**
  * Builds the demo tenant's stack for a stage without bundling (these tests look at the template; `npx cdk

@@ -45,11 +45,15 @@ export interface PaymentsWorld {
 
 export const day = (offset = 30) => addDays(todayIn('America/Toronto', Date.now()), offset);
 
-/** A tenant of kayaks (40.00 a day, 500 of them) and one solo kayak, taking payment as `payment` says. */
+/**
+ * A tenant of kayaks (40.00 a day, 500 of them) and one solo kayak, taking payment as `payment` says; `tenant`
+ * adds to its file (gift certificates, say).
+ */
 export async function startPaymentsWorld(
   prefix: string,
   payment: Record<string, unknown>,
   settings: Record<string, unknown> = {},
+  tenant: Record<string, unknown> = {},
 ): Promise<PaymentsWorld> {
   const answered: Answered[] = [];
   let current: PaymentProvider | undefined;
@@ -85,6 +89,7 @@ export async function startPaymentsWorld(
   const table = await loadTenant(
     prefix,
     makeTenantJson({
+      ...tenant,
       settings: { booking_code_prefix: 'PAY', payment, ...settings },
       items: [
         makeItem({ item_id: 1, stock: 500 }),
@@ -197,10 +202,13 @@ export async function settled(world: PaymentsWorld): Promise<void> {
 /** The checkout id of a payment URL the create answered (`…/c/pay/<id>`). */
 export const checkoutIdOf = (url: string): string => url.slice(url.lastIndexOf('/') + 1);
 
-/** Runs the sweeper's lapse at `now` (default: a day from now, past every deadline). */
+/**
+ * Runs the sweeper's lapse at `now` (default: a day from now, past every deadline), with the sweep's limits
+ * when given: `endBy` on the wall clock, and the most one provider call may take.
+ */
 export async function lapse(
   world: PaymentsWorld,
-  options: { now?: number; provider?: PaymentProvider | null } = {},
+  options: { now?: number; provider?: PaymentProvider | null; endBy?: number; providerCallMs?: number } = {},
 ) {
   const config = await getConfig(world.db);
   expect(config).toBeDefined();
@@ -208,6 +216,8 @@ export async function lapse(
     config: config as NonNullable<typeof config>,
     now: options.now ?? Date.now() + 86_400_000,
     provider: options.provider === null ? undefined : (options.provider ?? world.provider),
+    ...(options.endBy !== undefined ? { endBy: options.endBy } : {}),
+    ...(options.providerCallMs !== undefined ? { providerCallMs: options.providerCallMs } : {}),
   });
 }
 

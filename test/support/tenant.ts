@@ -7,6 +7,16 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]>
 export const demoTenantJson = (): Record<string, unknown> =>
   JSON.parse(readFileSync('infra/tenants/demo.json', 'utf8')) as Record<string, unknown>;
 
+/**
+ * The demo tenant file as raw JSON, taking no payment: for tests of something other than payment, which the
+ * demo's deposit (issue 43) would only get in the way of.
+ */
+export const demoTenantJsonWithoutPayment = (): Record<string, unknown> => {
+  const tenant = demoTenantJson() as { settings: Record<string, unknown> };
+  tenant.settings = { ...tenant.settings, payment: { take: 'none' } };
+  return tenant;
+};
+
 /** An item of the raw tenant file, with overrides. */
 export const makeItem = (
   overrides: Partial<Record<keyof TenantItem, unknown>> = {},

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advanceAttempt } from '#lib/bookings/payment-apply.ts';
+import { advanceAttempt } from '#lib/bookings/payment-change.ts';
 import type { StoredPaymentAttempt } from '#lib/bookings/payment-records.ts';
 import type { PaymentSettings } from '#lib/config/index.ts';
 import { settingsSchema } from '#lib/config/settings-schema.ts';
@@ -52,6 +52,21 @@ describe('dueNow', () => {
     [{ take: 'deposit', deposit: { percent: 1 } }, 10, { kind: 'deposit', amount: 1 }],
   ])('%j of %d is %j', (payment, outstanding, due) => {
     expect(dueNow(settings(payment), outstanding)).toEqual(due);
+  });
+
+  // Review of issue 43: never less than the provider's minimum charge (0.50 CAD at Stripe), so never an amount
+  // the provider refuses; what is outstanding under the minimum is not asked at booking at all.
+  it.each([
+    [{ take: 'deposit', deposit: { percent: 1 } }, 4000, { kind: 'deposit', amount: 50 }],
+    [{ take: 'deposit', deposit: { percent: 30 } }, 4000, { kind: 'deposit', amount: 1200 }],
+    [{ take: 'deposit', deposit: { amount: 10 } }, 4000, { kind: 'deposit', amount: 50 }],
+    [{ take: 'deposit', deposit: { percent: 1 } }, 60, { kind: 'deposit', amount: 50 }],
+    [{ take: 'deposit', deposit: { percent: 1 } }, 50, { kind: 'full', amount: 50 }],
+    [{ take: 'full' }, 50, { kind: 'full', amount: 50 }],
+    [{ take: 'full' }, 49, undefined],
+    [{ take: 'deposit', deposit: { percent: 30 } }, 49, undefined],
+  ])('%j of %d with a minimum charge of 50 is %j', (payment, outstanding, due) => {
+    expect(dueNow(settings(payment), outstanding, 50)).toEqual(due);
   });
 });
 

@@ -47,6 +47,8 @@ export interface StripeStandIn {
 }
 
 /** The most a request body may be: Stripe's own limit is far above anything the service sends. */
+/** How long an idle kept-alive connection stays open (Node's default is 5 s). */
+const KEEP_ALIVE_MS = 65_000;
 const MAX_BODY = 1024 * 1024;
 
 type App = { ledger: Ledger; api: StripeApi; controls: StandInControls; secretKey: string };
@@ -114,6 +116,10 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
+    // A client that pauses (a test process busy parsing Stripe's schemas, a person on the page) keeps its
+    // connection: after Node's 5 s default the server closed sockets the client had not yet seen close, and
+    // its next request on one failed with ECONNRESET. stop() closes every connection itself.
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;

@@ -1,5 +1,6 @@
 import { invalidParam, invalidRequest, StripeApiError } from './errors.ts';
 import { AUTOMATIC, type Cause, type Ledger } from './ledger.ts';
+import { checkMinimumCharge } from './minimums.ts';
 import { formatMoney as money } from './objects.ts';
 import {
   type ChargeRecord,
@@ -40,6 +41,7 @@ export function createSession(ledger: Ledger, input: SessionInput): SessionRecor
       `Amount must be no more than ${money(MAX_AMOUNT, input.currency)}`,
       'amount_too_large',
     );
+  checkMinimumCharge(amountTotal, input.currency);
   const expiresAt = input.expiresAt ?? now + EXPIRY_BOUNDS.max;
   if (expiresAt < now + EXPIRY_BOUNDS.min)
     throw invalidParam(
