@@ -6,6 +6,7 @@ import type { Db } from '#lib/kernel/storage/database.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';
 import {
   claimProviderEvent,
+  completeProviderEvent,
   type Payment,
   type PaymentEvent,
   type PaymentMetadata,
@@ -99,7 +100,8 @@ async function handleEvent(
  * POST payment/stripe/webhook: the signature checked on the exact bytes received (300 s tolerance), the event
  * id recorded once, the object read back from the provider and applied forward only. A bad or stale signature
  * is 400 with nothing changed; an event for a booking or attempt not (yet) recorded is 503, so the provider
- * retries; the event is given back on any failure, so that retry is acted on.
+ * retries; the event is given back on any failure, so that retry is acted on (and a claim that was not given
+ * back, the function gone mid-way, lapses after its lease). A delivery of an event another is handling is 503.
  */
 export const createStripeWebhook =
   (context: PaymentsContext) =>
@@ -123,8 +125,13 @@ export const createStripeWebhook =
     }
     if (verified.type === 'ignored') return answer('ignored');
     const ids = { provider: provider.name, eventId: verified.eventId };
-    if (!(await claimProviderEvent(context.db, { ...ids, nowSeconds: unixSeconds(now) })))
-      return answer('duplicate');
+    const claim = await claimProviderEvent(context.db, { ...ids, nowSeconds: unixSeconds(now) });
+    if (claim === 'duplicate') return answer('duplicate');
+    if (claim === 'in_progress')
+      throw new ApiError('busy', {
+        details: 'This event is being handled by another delivery; the provider retries',
+        headers: { 'retry-after': '5' },
+      });
     let outcome: WebhookOutcome;
     try {
       outcome = await handleEvent({ ...context, provider, now }, verified);
@@ -159,5 +166,6 @@ export const createStripeWebhook =
         headers: { 'retry-after': '5' },
       });
     }
+    await completeProviderEvent(context.db, ids);
     return answer(outcome);
   };

@@ -7,7 +7,14 @@ export type { DueNow, PaymentKind } from './due.ts';
 export { checkoutExpiresAt, dueNow } from './due.ts';
 export type { PaymentErrorCode, RefusalReason } from './errors.ts';
 export { PaymentProviderError } from './errors.ts';
-export { claimProviderEvent, recordOrphanEvent, releaseProviderEvent } from './event-repository.ts';
+export {
+  claimProviderEvent,
+  completeProviderEvent,
+  PROVIDER_EVENT_LEASE_SECONDS,
+  type ProviderEventClaim,
+  recordOrphanEvent,
+  releaseProviderEvent,
+} from './event-repository.ts';
 export type {
   CaptureMode,
   Checkout,

@@ -1,7 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { providerEventKey } from '#lib/kernel/storage/keys.ts';
-import type { PaymentProvider } from '#lib/payments/index.ts';
+import {
+  claimProviderEvent,
+  type PaymentProvider,
+  PROVIDER_EVENT_LEASE_SECONDS,
+} from '#lib/payments/index.ts';
 import {
   book,
   checkoutIdOf,
@@ -107,6 +111,49 @@ describe('the signature', () => {
   });
 });
 
+describe('a delivery whose handler died holding the event', () => {
+  /** A booking paid at the provider, its `checkout.session.completed` not delivered yet. */
+  const paidUndelivered = async () => {
+    const { created, checkoutId } = await awaiting();
+    world.standIn.controls.setWebhookFaults({ hold: true });
+    world.standIn.controls.pay(checkoutId);
+    const [event] = (await eventsOf(checkoutId)).filter((one) => one.type === 'checkout.session.completed');
+    world.standIn.controls.setWebhookFaults({});
+    return { created, event: event as { id: string }, body: JSON.stringify(event) };
+  };
+
+  it('is acted on once its claim has lapsed: the payment is not lost as a duplicate', async () => {
+    const { created, event, body } = await paidUndelivered();
+    // A handler claimed it 31 s ago and never finished (its Lambda timed out; the table failed as it gave
+    // the event back): before claims had a lease, every retry of it was a duplicate and the payment was lost.
+    await claimProviderEvent(world.db, {
+      provider: 'stripe',
+      eventId: event.id,
+      nowSeconds: Math.floor(Date.now() / 1000) - PROVIDER_EVENT_LEASE_SECONDS - 1,
+    });
+    const response = await postWebhook(world.handlers, body, { 'stripe-signature': signed(body, secret) });
+    expect(response.json.outcome).toBe('applied');
+    expect((await stored(world, created.booking_id)).booking).toMatchObject({
+      status_id: 'PAID',
+      paid_total: 4000,
+    });
+  });
+
+  it('is answered 503 while another delivery holds it, and changes nothing', async () => {
+    const { created, event, body } = await paidUndelivered();
+    await claimProviderEvent(world.db, {
+      provider: 'stripe',
+      eventId: event.id,
+      nowSeconds: Math.floor(Date.now() / 1000),
+    });
+    const response = await postWebhook(world.handlers, body, { 'stripe-signature': signed(body, secret) });
+    expect(response.status).toBe(503);
+    expect(response.json.request.error.id).toBe('busy');
+    expect(response.headers['retry-after']).toBe('5');
+    expect((await stored(world, created.booking_id)).booking.paid_total).toBe(0);
+  });
+});
+
 describe('each event once, forward only', () => {
   it('answers a duplicate delivery 200 and does nothing with it', async () => {
     const { created, body } = await paidWithEvent();
@@ -128,7 +175,13 @@ describe('each event once, forward only', () => {
       postWebhook(world.handlers, body, header),
       postWebhook(world.handlers, body, header),
     ]);
-    expect(answers.map((answer) => answer.json.outcome).sort()).toEqual(['applied', 'duplicate']);
+    // One applies it; the other finds it done (200 duplicate) or still being handled (503, the provider retries).
+    const outcomes = answers.map((answer) => answer.json.outcome ?? answer.json.request.error.id).sort();
+    expect([
+      ['applied', 'duplicate'],
+      ['applied', 'busy'],
+    ]).toContainEqual(outcomes);
+    expect((await postWebhook(world.handlers, body, header)).json.outcome).toBe('duplicate');
     // The held deliveries (the same payment's other events) change nothing more.
     world.standIn.controls.setWebhookFaults({});
     world.standIn.controls.releaseWebhooks();
