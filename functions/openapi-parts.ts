@@ -119,6 +119,7 @@ export function examplesFrom(tenant: Tenant): Record<string, unknown> {
     event_id: '1',
     since: '20270101',
     webhook_id: tenant.webhooks[0]?.id ?? 'accounting',
+    payment_id: 'pos_3f9c2a7d41e84b0c9a65d2e1f0b7c834',
     channel_id: tenant.channels[0]?.id ?? 'airbnb',
   };
 }
@@ -147,6 +148,18 @@ export function needWords(need: Need, route: Route): string {
         'Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it. Staff need ' +
         "only their credentials; anyone else sends the booking's `token` (`booking.token` in that answer, " +
         'also in its `invoice_url`).'
+      );
+    case 'payment':
+      return (
+        'Needs a payment: `{payment_id}` is the `id` of one of `payments` of `GET booking/{booking_id}` (a booking ' +
+        'from `booking/create`, paid at the point of sale by `POST booking/{booking_id}/update` with ' +
+        '`status_id=PAID&set_paid=1`, has one).'
+      );
+    case 'payment-authorised':
+      return (
+        'Needs an authorised payment: `{payment_id}` is the `id` of one of `payments` of `GET booking/{booking_id}` ' +
+        'whose `status` is `authorised` (a booking from `booking/create` of a tenant whose `settings.payment.capture` ' +
+        'is `manual`, once the guest paid).'
       );
     case 'customer':
       return (

@@ -145,6 +145,29 @@ export const createdSchema = z.looseObject({
   balance_due_date: int.optional().describe("Unix seconds: when a deposit's balance falls due."),
 });
 
+/** A payment of a booking as staff see it (also in `booking/{id}`'s `payments`). */
+export const paymentSchema = z.looseObject({
+  id: z.string(),
+  payment_id: z.string(),
+  provider: z.string().describe('`stripe`, or `pos` for a payment at the point of sale (`set_paid`).'),
+  kind: z.enum(['deposit', 'full', 'balance', 'pos']),
+  amount: money.describe('What was asked.'),
+  currency: z.string(),
+  status: z.enum(['opening', 'pending', 'failed', 'authorised', 'captured', 'cancelled', 'lapsed']),
+  captured: money,
+  refunded: money,
+  created: int,
+  updated: int,
+  refunds: z.array(
+    z.strictObject({
+      refund_id: z.string(),
+      amount: money,
+      method: z.enum(['provider', 'manual']),
+      created: int,
+    }),
+  ),
+});
+
 /** A booking record (`booking/{id}`). */
 export const recordSchema = z.looseObject({
   booking_id: int,
@@ -159,6 +182,9 @@ export const recordSchema = z.looseObject({
   partner_id: int,
   total: money,
   paid_total: money,
+  payments: z
+    .array(paymentSchema)
+    .describe('Its payments at a provider or at the point of sale (issue 43), oldest first.'),
   items: keyed(z.looseObject({ item_id: int, qty: int })),
   notes: z.array(z.looseObject({ note_id: z.string(), body: z.string() })),
 });

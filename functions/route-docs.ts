@@ -9,6 +9,8 @@ export type Need =
   | 'cart'
   | 'booking'
   | 'booking-token'
+  | 'payment'
+  | 'payment-authorised'
   | 'customer'
   | 'feed-token'
   | 'channel'

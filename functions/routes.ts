@@ -38,7 +38,7 @@ import {
   pingRoute,
   widgetFileRoute,
 } from './meta/table.ts';
-import { stripeWebhookRoute } from './payments/table.ts';
+import { paymentCaptureRoute, paymentRefundRoute, stripeWebhookRoute } from './payments/table.ts';
 import { sessionClearRoute, sessionEndRoute, sessionWriteRoute } from './session/table.ts';
 
 /**
@@ -89,6 +89,8 @@ export const DECLARED_ROUTES = [
   bookPageRoute,
   widgetFileRoute,
   stripeWebhookRoute,
+  paymentCaptureRoute,
+  paymentRefundRoute,
 ];
 
 /** The rows of the route table, one a method. */

@@ -38,6 +38,7 @@ export function presentInvoice(record: BookingRecord, config: StoredConfig) {
     }));
   const payments = [...record.payments].sort((a, b) => a.date - b.date);
   const due = booking.totals.total - booking.paid_total;
+  const refunded = (record.attempts ?? []).reduce((sum, attempt) => sum + attempt.refunded, 0);
   const row = (cells: unknown[]) =>
     `<tr>${cells.map((cell) => `<td>${escapeHtml(cell)}</td>`).join('')}</tr>`;
   const html = [
@@ -64,6 +65,7 @@ export function presentInvoice(record: BookingRecord, config: StoredConfig) {
     ),
     row(['Total', formatDisplay(booking.totals.total, currency)]),
     ...payments.map((payment) => row([`Paid (${payment.method})`, formatDisplay(payment.amount, currency)])),
+    ...(refunded ? [row(['Refunded', formatDisplay(refunded, currency)])] : []),
     row(['Due', formatDisplay(due, currency)]),
     '</table></body></html>',
   ].join('');
@@ -83,6 +85,9 @@ export function presentInvoice(record: BookingRecord, config: StoredConfig) {
     total: money(booking.totals.total),
     payments: payments.map((payment) => ({ ...payment, amount: money(payment.amount) })),
     paid_total: money(booking.paid_total),
+    // Taken in all, so that paid − refunded is `paid_total` and total − `paid_total` is due.
+    paid: money(booking.paid_total + refunded),
+    refunded: money(refunded),
     due: money(due),
     html,
   };

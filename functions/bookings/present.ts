@@ -12,6 +12,7 @@ import { describeDates, localInstant } from '#lib/kernel/dates.ts';
 import type { StoredEvent } from '#lib/kernel/events.ts';
 import { formatAmount } from '#lib/kernel/money.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';
+import { presentPayments } from './present-payments.ts';
 
 /** The customer fields of the wire, in order. */
 const CUSTOMER_FIELDS = [
@@ -193,6 +194,7 @@ export function presentRecord(
     notes: [...record.notes]
       .sort((a, b) => a.date.localeCompare(b.date))
       .map((note) => ({ ...note, booking_id: booking.booking_id })),
+    payments: presentPayments(record.attempts, money),
     transactions: [...record.payments]
       .sort((a, b) => a.date - b.date)
       .map((payment) => ({ ...payment, amount: money(payment.amount) })),

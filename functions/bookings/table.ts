@@ -7,6 +7,7 @@ import {
   formFieldSchema,
   int,
   listBody,
+  money,
   noteSchema,
 } from '../resource-schemas.ts';
 import { envelope, policySchema } from '../responses.ts';
@@ -164,7 +165,17 @@ DOCS: describeRoute(bookingInvoiceRoute, {
   request: invoiceQuery,
   response: envelope({
     booking: z.object({
-      invoice: z.looseObject({ booking_id: int, code: z.string(), partner_id: int, html: z.string() }),
+      invoice: z.looseObject({
+        booking_id: int,
+        code: z.string(),
+        partner_id: int,
+        paid: money.describe(
+          'Taken in all (gift certificates included): `paid` − `refunded` is `paid_total`.',
+        ),
+        refunded: money.describe('Given back.'),
+        due: money,
+        html: z.string(),
+      }),
     }),
   }),
   needs: ['booking-token'],

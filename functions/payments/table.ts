@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { RouteDeclaration } from '#lib/http/group-handler.ts';
+import { int, money, paymentSchema } from '../resource-schemas.ts';
+import { envelope } from '../responses.ts';
 import { describeRoute } from '../route-docs.ts';
+import { captureSchema, createCapture, createRefund, refundSchema } from './staff.ts';
 import { createStripeWebhook, type PaymentsContext } from './webhook.ts';
 
 // The payments group's routes (issue 43): the payment provider's webhook, its own function, so that the
@@ -37,5 +40,58 @@ DOCS: describeRoute(stripeWebhookRoute, {
   errors: ['validation_error', 'busy'],
 });
 
+// A function, so that the functions' bundles (which drop the DOCS statements) leave the schemas out.
+const staffPaymentResponse = () =>
+  envelope({
+    payment: paymentSchema,
+    booking: z.strictObject({
+      booking_id: int,
+      code: z.string(),
+      status_id: z.string(),
+      total: money,
+      paid_total: money,
+      due: money,
+    }),
+  });
+
+export const paymentCaptureRoute = {
+  name: 'payment.capture',
+  group: 'payments',
+  methods: ['POST'],
+  path: 'booking/{booking_id}/payment/{payment_id}/capture',
+  access: 'staff',
+  resource: 'booking',
+  id: '',
+  handler: createCapture,
+} as const satisfies RouteDeclaration<PaymentsContext>;
+
+DOCS: describeRoute(paymentCaptureRoute, {
+  summary: 'Capture an authorised payment, all of it or `amount` (staff, not partners)',
+  request: captureSchema,
+  response: staffPaymentResponse(),
+  errors: ['forbidden', 'invalid_status', 'busy'],
+  needs: ['payment-authorised'],
+});
+
+export const paymentRefundRoute = {
+  name: 'payment.refund',
+  group: 'payments',
+  methods: ['POST'],
+  path: 'booking/{booking_id}/payment/{payment_id}/refund',
+  access: 'staff',
+  resource: 'booking',
+  id: '',
+  handler: createRefund,
+} as const satisfies RouteDeclaration<PaymentsContext>;
+
+DOCS: describeRoute(paymentRefundRoute, {
+  summary:
+    'Refund part or all of a captured payment, through its provider or recorded as paid back by hand (staff, not partners)',
+  request: refundSchema,
+  response: staffPaymentResponse(),
+  errors: ['forbidden', 'invalid_status', 'busy'],
+  needs: ['payment'],
+});
+
 /** The payments group's routes, in the table's order. */
-export const PAYMENTS_ROUTES = [stripeWebhookRoute];
+export const PAYMENTS_ROUTES = [stripeWebhookRoute, paymentCaptureRoute, paymentRefundRoute];

@@ -175,7 +175,7 @@ export async function resolveCaller(store: AccessStore, presented: Presented, no
 }
 
 /** Webhooks and channels are the whole tenant's: a partner's own credential may not see or steer them. */
-export const assertNotPartner = (caller: Caller, what: 'webhooks' | 'channels' = 'webhooks') => {
+export const assertNotPartner = (caller: Caller, what: 'webhooks' | 'channels' | 'payments' = 'webhooks') => {
   if (caller.kind === 'staff' && caller.partnerOnly) {
     throw new AccessError('forbidden', `A partner credential may not manage ${what}`);
   }

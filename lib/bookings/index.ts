@@ -17,6 +17,8 @@ export type { ApplyOutcome } from './payment-apply.ts';
 export { applyProviderPayment, closeProviderCheckout } from './payment-apply.ts';
 export { lapseUnpaidPayments } from './payment-lapse.ts';
 export type { AttemptStatus, PaymentOptions, StoredPaymentAttempt } from './payment-records.ts';
+export type { StaffPaymentContext, StaffPaymentInput } from './payment-staff.ts';
+export { capturePayment, refundPayment } from './payment-staff.ts';
 export type { BookingRecord, StoredBooking } from './repository.ts';
 export { changeStatus } from './status.ts';
 export { bookedAmounts, cartAmounts, sumAmounts } from './totals.ts';

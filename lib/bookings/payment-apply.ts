@@ -231,6 +231,21 @@ export async function applyProviderPayment(
   const record = await getBookingRecord(options.db, input.bookingId);
   const attempt = record?.attempts?.find((one) => one.payment_id === input.paymentId);
   if (!record || !attempt) return 'unknown';
+  // Money staff kept when they cancelled, part of it given back since (by them, or in the provider's
+  // dashboard): recorded as given back, and the rest stays where staff left it.
+  const { payment } = input;
+  if (
+    attempt.kept &&
+    payment.state === 'captured' &&
+    payment.captured - payment.refunded <= attempt.applied
+  ) {
+    const recorded = await applyChange(
+      ctx,
+      input.bookingId,
+      paymentChange(ctx, { ...input, keep: false, reason: 'booking_cancelled' }),
+    );
+    return recorded === 'inactive' ? 'unchanged' : recorded;
+  }
   // Only a booking its deadline let go of is revived; one staff cancelled stays as they left it.
   if (attempt.status === 'lapsed') {
     try {

@@ -8,9 +8,11 @@ import { type BookingChange, changeBooking, plainWrites, settleBudget } from './
 import {
   type AttemptStatus,
   deletePaymentDueAction,
+  manualRefunded,
   putPaymentDueAction,
   replaceAttemptAction,
   type StoredPaymentAttempt,
+  type StoredRefund,
 } from './payment-records.ts';
 import { type getBookingRecord, putPaymentAction, type StoredBooking } from './repository.ts';
 import { firstActiveStatus, SERVICE } from './unpaid.ts';
@@ -37,20 +39,27 @@ const RANK: Record<AttemptStatus, number> = {
   cancelled: 4,
 };
 
-/** The attempt as the provider's payment says it is now, or undefined when that is not a step forward. */
+/**
+ * The attempt as the provider's payment says it is now (with `refund`, a refund staff made), or undefined when
+ * that is not a step forward.
+ */
 export function advanceAttempt(
   attempt: StoredPaymentAttempt,
   payment: Payment,
-  options: { nowSeconds: number; checkoutId?: string | undefined },
+  options: { nowSeconds: number; checkoutId?: string | undefined; refund?: StoredRefund | undefined },
 ): StoredPaymentAttempt | undefined {
   // A decline of an attempt still open is recorded (the guest may still pay); nothing else goes sideways.
   const declined =
     payment.state === 'failed' && (attempt.status === 'opening' || attempt.status === 'pending');
+  const refunds = options.refund ? [...(attempt.refunds ?? []), options.refund] : attempt.refunds;
+  // The provider never hears of what staff paid back by hand: that is added to what it says it refunded.
+  const refunded = Math.max(attempt.refunded, payment.refunded + manualRefunded({ refunds }));
   const forward =
     declined ||
+    options.refund !== undefined ||
     RANK[payment.state] > RANK[attempt.status] ||
     payment.captured > attempt.captured ||
-    payment.refunded > attempt.refunded;
+    refunded > attempt.refunded;
   if (!forward) return undefined;
   // A later lapse is kept: the booking let go of its stock, whatever the provider did after.
   const status =
@@ -62,7 +71,8 @@ export function advanceAttempt(
     provider_payment_id: payment.providerPaymentId,
     ...(options.checkoutId && !attempt.checkout_id ? { checkout_id: options.checkoutId } : {}),
     captured: Math.max(attempt.captured, payment.captured),
-    refunded: Math.max(attempt.refunded, payment.refunded),
+    refunded,
+    ...(refunds ? { refunds } : {}),
     ...(payment.captured > attempt.amount ? { flag: 'overpaid' as const } : {}),
     ...(payment.failure ? { failure: payment.failure.code } : {}),
     updated: options.nowSeconds,
@@ -102,8 +112,8 @@ function statusAfter(config: StoredConfig, booking: StoredBooking, paid: number,
 /**
  * The change a payment makes to its booking: the attempt's next state, `paid_total` by what the provider took
  * less what it gave back, the status, a transaction row, the sweeper's mark and the client's budget gone once
- * the booking is paid or authorised, and the event. With `keep` false (a lapsed booking) the money is recorded
- * on the attempt only.
+ * the booking is paid or authorised, and the event. With `keep` false (a lapsed or cancelled booking) money taken
+ * is recorded on the attempt only, and money given back leaves `paid_total` (issue 43 item 8).
  */
 export function paymentChange(
   ctx: BookingContext,
@@ -113,18 +123,30 @@ export function paymentChange(
     checkoutId?: string | undefined;
     keep: boolean;
     /** Why money is not kept (`keep` false): the booking lapsed, or the payment is not its attempt's own. */
-    reason?: 'lapsed' | 'stray';
+    reason?: 'lapsed' | 'stray' | 'booking_cancelled';
+    /** A refund staff made, recorded on the attempt (once: a refund id already there changes nothing). */
+    refund?: StoredRefund;
   },
 ): (record: Awaited<ReturnType<typeof getBookingRecord>> & object) => BookingChange {
   return (record) => {
     const { booking } = record;
     const attempt = record.attempts?.find((one) => one.payment_id === input.paymentId);
     if (!attempt) throw new NoChange('unknown');
-    if (input.keep && isInactive(booking.status_id)) throw new NoChange('inactive');
+    // Staff give money back whatever the booking's status (a cancelled booking's most of all).
+    if (input.keep && !input.refund && isInactive(booking.status_id)) throw new NoChange('inactive');
     const nowSeconds = unixSeconds(ctx.now);
-    const next = advanceAttempt(attempt, input.payment, { nowSeconds, checkoutId: input.checkoutId });
+    const refund = attempt.refunds?.some((one) => one.refund_id === input.refund?.refund_id)
+      ? undefined
+      : input.refund;
+    const next = advanceAttempt(attempt, input.payment, {
+      nowSeconds,
+      checkoutId: input.checkoutId,
+      refund,
+    });
     if (!next) throw new NoChange('unchanged');
-    const delta = input.keep ? next.captured - next.refunded - attempt.applied : 0;
+    // Not kept, money still moves down: what was counted and is now given back leaves paid_total.
+    const held = next.captured - next.refunded - attempt.applied;
+    const delta = input.keep ? held : Math.min(0, held);
     next.applied = attempt.applied + delta;
     const paid = booking.paid_total + delta;
     const from = booking.status_id;
@@ -133,7 +155,7 @@ export function paymentChange(
     const writes = plainWrites([replaceAttemptAction(ctx.db, next, attempt.version)]);
     let settle: BookingChange['settle'] = [];
     const current = booking.payment?.payment_id === attempt.payment_id ? booking.payment : undefined;
-    if (input.keep && (next.status === 'authorised' || next.status === 'captured')) {
+    if (input.keep && !input.refund && (next.status === 'authorised' || next.status === 'captured')) {
       if (current)
         writes.push(
           ...plainWrites([
@@ -155,7 +177,7 @@ export function paymentChange(
       const row = {
         transaction_id: `${next.payment_id}-${next.version}`,
         amount: delta,
-        method: next.provider,
+        method: refund?.method === 'manual' ? 'manual' : next.provider,
         account_id: 0,
         date: nowSeconds,
       };
@@ -168,12 +190,13 @@ export function paymentChange(
       kind: next.kind,
       status: next.status,
       ...(next.flag ? { flag: next.flag } : {}),
+      ...(refund ? { refund_id: refund.refund_id, method: refund.method } : {}),
       ...(input.keep ? {} : { reason: input.reason ?? 'lapsed' }),
     };
     const type =
       delta > 0
         ? 'payment.created'
-        : delta < 0 || next.refunded > attempt.refunded
+        : delta < 0 || next.refunded > attempt.refunded || refund
           ? 'payment.refunded'
           : `payment.${next.status}`;
     const moved = { from, to, notify: true, reason: delta < 0 ? 'payment_refunded' : 'payment' };

@@ -4,10 +4,10 @@ import type { Db } from '../kernel/storage/database.ts';
 import { transact } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { type PaymentProvider, PaymentProviderError, withCallLimits } from '../payments/index.ts';
-import { isInactive } from './booking.ts';
+import { type BookingContext, isInactive } from './booking.ts';
 import { plainWrites } from './change.ts';
 import { applyProviderPayment } from './payment-apply.ts';
-import { covered } from './payment-change.ts';
+import { applyChange, covered, paymentChange } from './payment-change.ts';
 import { paymentSettingsOf } from './payment-open.ts';
 import { deletePaymentDueAction, listPaymentsDue, replaceAttemptAction } from './payment-records.ts';
 import { getBookingRecord } from './repository.ts';
@@ -25,6 +25,40 @@ import { SERVICE } from './unpaid.ts';
  */
 const unpaid = (status: string) =>
   status === 'opening' || status === 'pending' || status === 'failed' || status === 'cancelled';
+
+/**
+ * Cancels at the provider each authorisation of an inactive booking, and records it: nobody is charged for a
+ * booking that was let go. Answers whether all were, so the mark that asked for it can go (a provider that
+ * failed leaves it for the next sweep).
+ */
+async function releaseAuthorisations(
+  ctx: BookingContext,
+  provider: PaymentProvider,
+  record: NonNullable<Awaited<ReturnType<typeof getBookingRecord>>>,
+): Promise<boolean> {
+  let all = true;
+  for (const attempt of record.attempts ?? []) {
+    if (attempt.status !== 'authorised' || attempt.provider !== provider.name || !attempt.provider_payment_id)
+      continue;
+    try {
+      const payment = await provider.cancel(attempt.provider_payment_id, { paymentId: attempt.payment_id });
+      await applyChange(
+        ctx,
+        record.booking.booking_id,
+        paymentChange(ctx, {
+          paymentId: attempt.payment_id,
+          payment,
+          keep: false,
+          reason: 'booking_cancelled',
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof PaymentProviderError)) throw error;
+      all = false;
+    }
+  }
+  return all;
+}
 
 /**
  * The most one provider call of a lapse may take: one of the adapter's 8-second attempts and the start of its
@@ -63,6 +97,11 @@ export async function lapseUnpaidPayments(
     const done = () =>
       transact(db, [deletePaymentDueAction(db, { bookingId: due.booking_id, deadline: due.deadline })]);
     const record = await getBookingRecord(db, due.booking_id);
+    // Cancelled or voided by staff while authorised: the authorisation is let go (its mark kept until it is).
+    if (record && isInactive(record.booking.status_id) && provider) {
+      if (await releaseAuthorisations(ctx, provider, record)) await done();
+      continue;
+    }
     const current = record?.booking.payment;
     const attempt = record?.attempts?.find((one) => one.payment_id === current?.payment_id);
     if (!record || !current || !attempt || isInactive(record.booking.status_id) || !unpaid(attempt.status)) {

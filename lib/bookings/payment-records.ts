@@ -29,6 +29,21 @@ export interface PaymentOptions {
  */
 export type AttemptStatus = 'opening' | PaymentState | 'lapsed';
 
+/**
+ * One refund of a payment (issue 43, item 5): through the provider (`provider`) or recorded by staff as paid
+ * back by hand (`manual`, which the provider never hears of).
+ */
+export interface StoredRefund {
+  refund_id: string;
+  amount: number;
+  method: 'provider' | 'manual';
+  created: number;
+}
+
+/** What of an attempt's `refunded` staff paid back by hand: the provider's own figure never counts it. */
+export const manualRefunded = (attempt: Pick<StoredPaymentAttempt, 'refunds'>): number =>
+  (attempt.refunds ?? []).reduce((sum, refund) => sum + (refund.method === 'manual' ? refund.amount : 0), 0);
+
 /** One payment attempt of a booking. */
 export interface StoredPaymentAttempt {
   payment_id: string;
@@ -52,6 +67,8 @@ export interface StoredPaymentAttempt {
   /** What the provider took, and gave back, in minor units. */
   captured: number;
   refunded: number;
+  /** Each refund staff made, oldest first (a refund made in the provider's dashboard shows in `refunded` only). */
+  refunds?: StoredRefund[];
   /** What of `captured` the booking's `paid_total` counts (captured less refunded, when it was kept). */
   applied: number;
   /** Where the guest comes back to after paying, and on giving up. */
@@ -62,47 +79,46 @@ export interface StoredPaymentAttempt {
    * named an attempt but was not its own (another checkout, another currency), recorded and given back.
    */
   flag?: 'overpaid' | 'stray';
+  /** Staff voided or cancelled the booking while this held money, and kept it (`changeStatus`). */
+  kept?: { account_id: number; at: number };
   /** The provider's reason for the last decline. */
   failure?: string;
   created: number;
   updated: number;
 }
 
-/** Writes a new attempt, only if its id is new. */
-export function putAttemptAction(db: Db, attempt: StoredPaymentAttempt): TransactItem {
-  return {
-    Put: {
-      TableName: db.tableName,
-      Item: {
-        ...bookingPaymentAttemptKey(attempt.booking_id, attempt.payment_id),
-        entity: 'payment_attempt',
-        ...attempt,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
+/** A put of an attempt's record, on `condition`. */
+const attemptPut = (
+  db: Db,
+  attempt: StoredPaymentAttempt,
+  condition: Omit<NonNullable<TransactItem['Put']>, 'TableName' | 'Item'>,
+): TransactItem => ({
+  Put: {
+    TableName: db.tableName,
+    Item: {
+      ...bookingPaymentAttemptKey(attempt.booking_id, attempt.payment_id),
+      entity: 'payment_attempt',
+      ...attempt,
     },
-  };
-}
+    ...condition,
+  },
+});
+
+/** Writes a new attempt, only if its id is new. */
+export const putAttemptAction = (db: Db, attempt: StoredPaymentAttempt): TransactItem =>
+  attemptPut(db, attempt, { ConditionExpression: 'attribute_not_exists(pk)' });
 
 /** Replaces an attempt with its next state, only if it is still at the version it was read at. */
-export function replaceAttemptAction(
+export const replaceAttemptAction = (
   db: Db,
   attempt: StoredPaymentAttempt,
   readVersion: number,
-): TransactItem {
-  return {
-    Put: {
-      TableName: db.tableName,
-      Item: {
-        ...bookingPaymentAttemptKey(attempt.booking_id, attempt.payment_id),
-        entity: 'payment_attempt',
-        ...attempt,
-      },
-      ConditionExpression: '#version = :version',
-      ExpressionAttributeNames: { '#version': 'version' },
-      ExpressionAttributeValues: { ':version': readVersion },
-    },
-  };
-}
+): TransactItem =>
+  attemptPut(db, attempt, {
+    ConditionExpression: '#version = :version',
+    ExpressionAttributeNames: { '#version': 'version' },
+    ExpressionAttributeValues: { ':version': readVersion },
+  });
 
 /** Marks a booking as awaiting payment until `deadline` (the sweeper's work list). */
 export function putPaymentDueAction(db: Db, options: { bookingId: number; deadline: number }): TransactItem {

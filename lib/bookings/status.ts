@@ -16,6 +16,12 @@ import { accountIdOf, type BookingContext, isInactive, knownStatuses } from './b
 import { type ChangeRole, changeBooking, plainWrites, settleBudget } from './change.ts';
 import { giftcertBalanceAction } from './giftcert-repository.ts';
 import {
+  putAttemptAction,
+  putPaymentDueAction,
+  replaceAttemptAction,
+  type StoredPaymentAttempt,
+} from './payment-records.ts';
+import {
   type BookingRecord,
   putPaymentAction,
   type StoredBooking,
@@ -61,6 +67,39 @@ export function checkStatusChange(config: StoredConfig, change: StatusChange): v
 }
 
 /**
+ * Staff voiding or cancelling a booking that holds money keep it: each attempt still holding captured money
+ * records who kept it and when (`kept`), and staff give it back, if they will, through the payment's refund
+ * route (docs/decisions.md). The service's own changes (a lapse, a payment given back) and a partner's never
+ * keep money: reconcile names what they leave.
+ */
+function keepMoney(
+  ctx: BookingContext,
+  attempts: readonly StoredPaymentAttempt[] | undefined,
+  nowSeconds: number,
+) {
+  // A partner's staff cancel for their guest, not for the business: what the business keeps is its own call.
+  // The service (account 0) keeps nothing either.
+  const { caller } = ctx;
+  if (caller.kind !== 'staff' || caller.partnerOnly || !caller.accountId) return [];
+  const kept = { account_id: caller.accountId, at: nowSeconds };
+  const keeping = (attempts ?? []).filter(
+    (attempt) => attempt.captured > attempt.refunded && attempt.flag !== 'stray' && !attempt.kept,
+  );
+  return keeping.map((attempt) =>
+    replaceAttemptAction(
+      ctx.db,
+      {
+        ...attempt,
+        kept,
+        version: attempt.version + 1,
+        updated: nowSeconds,
+      },
+      attempt.version,
+    ),
+  );
+}
+
+/**
  * Changes a booking's status, if `checkStatusChange` allows it (checked before the booking is read).
  * Going to VOID or CANCELLED releases its stock and restores a spent gift certificate; leaving them takes
  * the stock again (409 `unavailable` if it is gone) and spends it again. With `setPaid`, records one
@@ -98,6 +137,15 @@ export async function changeStatus(
         const { itemId, slot } = parseCounterId(id);
         writes.push(...plainWrites([releaseStockAction(ctx.db, { itemId, slot, units })]));
       }
+      // An authorisation nobody will capture now: on the sweeper's list at once, which lets it go at the
+      // provider (this function makes no provider call; docs/payments.md).
+      if (record.attempts?.some((one) => one.status === 'authorised'))
+        writes.push(
+          ...plainWrites([
+            putPaymentDueAction(ctx.db, { bookingId: booking.booking_id, deadline: nowSeconds }),
+          ]),
+        );
+      if (!options.reason) writes.push(...plainWrites(keepMoney(ctx, record.attempts, nowSeconds)));
       if (giftcert) {
         const action = giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: -giftcert.amount });
         writes.push({ role: { kind: 'giftcert' }, action });
@@ -157,14 +205,41 @@ export async function changeStatus(
     if (setPaid) {
       const due = booking.totals.total - booking.paid_total;
       if (due <= 0) throw new DomainError('nothing_due', 'Nothing is due on this booking', { due: 0 });
+      const id = `pos_${randomUUID()}`;
       payment = {
-        transaction_id: randomUUID(),
+        transaction_id: id,
         amount: due,
         method: 'pos',
         account_id: accountIdOf(ctx.caller),
         date: nowSeconds,
       };
-      writes.push(...plainWrites([putPaymentAction(ctx.db, booking.booking_id, payment)]));
+      // Also a payment record like a provider's (issue 43), so that staff can refund it and it is listed.
+      const attempt = {
+        payment_id: id,
+        booking_id: booking.booking_id,
+        provider: 'pos',
+        kind: 'pos' as const,
+        amount: due,
+        currency: ctx.config.locale.currency,
+        capture: 'automatic' as const,
+        status: 'captured' as const,
+        version: 1,
+        deadline: nowSeconds,
+        checkout_expires_at: nowSeconds,
+        captured: due,
+        refunded: 0,
+        applied: due,
+        return_url: '',
+        cancel_url: '',
+        created: nowSeconds,
+        updated: nowSeconds,
+      };
+      writes.push(
+        ...plainWrites([
+          putPaymentAction(ctx.db, booking.booking_id, payment),
+          putAttemptAction(ctx.db, attempt),
+        ]),
+      );
       next = { ...next, paid_total: booking.paid_total + due };
     }
     const statusChanged = {
@@ -191,7 +266,13 @@ export async function changeStatus(
       event: setPaid
         ? {
             type: 'payment.created',
-            data: { ...statusChanged, amount: booking.totals.total - booking.paid_total },
+            data: {
+              ...statusChanged,
+              amount: payment?.amount,
+              payment_id: payment?.transaction_id,
+              provider: 'pos',
+              kind: 'pos',
+            },
           }
         : { type: 'booking.status_changed', data: statusChanged },
       added: { payments: payment ? [payment] : [] },

@@ -765,6 +765,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/booking/{booking_id}/payment/{payment_id}/capture': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Capture an authorised payment, all of it or `amount` (staff, not partners)
+     * @description Needs an authorised payment: `{payment_id}` is the `id` of one of `payments` of `GET booking/{booking_id}` whose `status` is `authorised` (a booking from `booking/create` of a tenant whose `settings.payment.capture` is `manual`, once the guest paid).
+     */
+    post: operations['paymentCapture'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/booking/{booking_id}/payment/{payment_id}/refund': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Refund part or all of a captured payment, through its provider or recorded as paid back by hand (staff, not partners)
+     * @description Needs a payment: `{payment_id}` is the `id` of one of `payments` of `GET booking/{booking_id}` (a booking from `booking/create`, paid at the point of sale by `POST booking/{booking_id}/update` with `status_id=PAID&set_paid=1`, has one).
+     */
+    post: operations['paymentRefund'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -998,6 +1038,33 @@ export interface components {
       partner_id: number;
       total: string;
       paid_total: string;
+      /** @description Its payments at a provider or at the point of sale (issue 43), oldest first. */
+      payments: ({
+        id: string;
+        payment_id: string;
+        /** @description `stripe`, or `pos` for a payment at the point of sale (`set_paid`). */
+        provider: string;
+        /** @enum {string} */
+        kind: 'deposit' | 'full' | 'balance' | 'pos';
+        /** @description What was asked. */
+        amount: string;
+        currency: string;
+        /** @enum {string} */
+        status: 'opening' | 'pending' | 'failed' | 'authorised' | 'captured' | 'cancelled' | 'lapsed';
+        captured: string;
+        refunded: string;
+        created: number;
+        updated: number;
+        refunds: {
+          refund_id: string;
+          amount: string;
+          /** @enum {string} */
+          method: 'provider' | 'manual';
+          created: number;
+        }[];
+      } & {
+        [key: string]: unknown;
+      })[];
       items: {
         [key: string]: {
           item_id: number;
@@ -1530,6 +1597,11 @@ export interface components {
           booking_id: number;
           code: string;
           partner_id: number;
+          /** @description Taken in all (gift certificates included): `paid` − `refunded` is `paid_total`. */
+          paid: string;
+          /** @description Given back. */
+          refunded: string;
+          due: string;
           html: string;
         } & {
           [key: string]: unknown;
@@ -2031,6 +2103,110 @@ export interface components {
             [key: string]: unknown;
           };
       notes: components['schemas']['Note'][];
+    };
+    PaymentCapture: {
+      /** @constant */
+      version: '3.0';
+      account_id: number;
+      host_id: string;
+      name: string;
+      locale: {
+        id: string;
+        lang: string;
+        currency: string;
+      };
+      request: components['schemas']['Request'];
+      query:
+        | false
+        | {
+            [key: string]: unknown;
+          };
+      payment: {
+        id: string;
+        payment_id: string;
+        /** @description `stripe`, or `pos` for a payment at the point of sale (`set_paid`). */
+        provider: string;
+        /** @enum {string} */
+        kind: 'deposit' | 'full' | 'balance' | 'pos';
+        /** @description What was asked. */
+        amount: string;
+        currency: string;
+        /** @enum {string} */
+        status: 'opening' | 'pending' | 'failed' | 'authorised' | 'captured' | 'cancelled' | 'lapsed';
+        captured: string;
+        refunded: string;
+        created: number;
+        updated: number;
+        refunds: {
+          refund_id: string;
+          amount: string;
+          /** @enum {string} */
+          method: 'provider' | 'manual';
+          created: number;
+        }[];
+      } & {
+        [key: string]: unknown;
+      };
+      booking: {
+        booking_id: number;
+        code: string;
+        status_id: string;
+        total: string;
+        paid_total: string;
+        due: string;
+      };
+    };
+    PaymentRefund: {
+      /** @constant */
+      version: '3.0';
+      account_id: number;
+      host_id: string;
+      name: string;
+      locale: {
+        id: string;
+        lang: string;
+        currency: string;
+      };
+      request: components['schemas']['Request'];
+      query:
+        | false
+        | {
+            [key: string]: unknown;
+          };
+      payment: {
+        id: string;
+        payment_id: string;
+        /** @description `stripe`, or `pos` for a payment at the point of sale (`set_paid`). */
+        provider: string;
+        /** @enum {string} */
+        kind: 'deposit' | 'full' | 'balance' | 'pos';
+        /** @description What was asked. */
+        amount: string;
+        currency: string;
+        /** @enum {string} */
+        status: 'opening' | 'pending' | 'failed' | 'authorised' | 'captured' | 'cancelled' | 'lapsed';
+        captured: string;
+        refunded: string;
+        created: number;
+        updated: number;
+        refunds: {
+          refund_id: string;
+          amount: string;
+          /** @enum {string} */
+          method: 'provider' | 'manual';
+          created: number;
+        }[];
+      } & {
+        [key: string]: unknown;
+      };
+      booking: {
+        booking_id: number;
+        code: string;
+        status_id: string;
+        total: string;
+        paid_total: string;
+        due: string;
+      };
     };
   };
   responses: {
@@ -11889,6 +12065,480 @@ export interface operations {
               error?: {
                 /** @enum {unknown} */
                 id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  paymentCapture: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path: {
+        /** @example LOON-7QK2MX */
+        booking_id: string;
+        /** @example pos_3f9c2a7d41e84b0c9a65d2e1f0b7c834 */
+        payment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          amount?: string;
+        };
+        'application/json': {
+          amount?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentCapture'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
+      /** @description `invalid_status`: Invalid status for this action */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'invalid_status';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+      /** @description `busy`: Busy, try again */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'busy';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  paymentRefund: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path: {
+        /** @example LOON-7QK2MX */
+        booking_id: string;
+        /** @example pos_3f9c2a7d41e84b0c9a65d2e1f0b7c834 */
+        payment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          amount?: string;
+          /** @enum {string} */
+          method?: 'provider' | 'manual';
+        };
+        'application/json': {
+          amount?: string;
+          /** @enum {string} */
+          method?: 'provider' | 'manual';
+        };
+      };
+    };
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentRefund'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
+      /** @description `invalid_status`: Invalid status for this action */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'invalid_status';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+      /** @description `busy`: Busy, try again */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'busy';
               };
             };
           };

@@ -1,4 +1,8 @@
-import { request } from 'node:http';
+import {
+  EXTENSION_DEFAULT_PORT,
+  ExtensionSecretError,
+  readExtensionSecret,
+} from '../kernel/extension-secret.ts';
 import { PaymentProviderError } from './errors.ts';
 import type { PaymentProvider } from './port.ts';
 import type { StripeProviderOptions } from './stripe-config.ts';
@@ -35,39 +39,18 @@ interface StripeSecret {
   api_base?: string;
 }
 
-const EXTENSION_PORT = 2773;
 const SECRET_CACHE_MS = 60_000;
 
-/** The secret's string from the Parameters and Secrets extension on localhost. */
+/** The secret's string; the extension refusing is a misconfiguration, its silence the provider unavailable. */
 const readSecret = (arn: string, env: NodeJS.ProcessEnv): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: Number(env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? EXTENSION_PORT),
-        path: `/secretsmanager/get?secretId=${encodeURIComponent(arn)}`,
-        headers: { 'X-Aws-Parameters-Secrets-Token': env.AWS_SESSION_TOKEN ?? '' },
-        timeout: 5_000,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          if (response.statusCode !== 200) {
-            reject(
-              new PaymentProviderError('misconfigured', { detail: 'The payment secret could not be read.' }),
-            );
-            return;
-          }
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve((JSON.parse(text) as { SecretString?: string }).SecretString ?? '');
-        });
-        response.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new PaymentProviderError('unavailable')));
-    req.on('error', reject);
-    req.end();
+  readExtensionSecret({
+    secretArn: arn,
+    port: Number(env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? EXTENSION_DEFAULT_PORT),
+    sessionToken: env.AWS_SESSION_TOKEN ?? '',
+  }).catch((error: unknown) => {
+    throw error instanceof ExtensionSecretError && error.status !== undefined
+      ? new PaymentProviderError('misconfigured', { detail: 'The payment secret could not be read.' })
+      : new PaymentProviderError('unavailable');
   });
 
 /** The payment provider of a function's environment (none configured: a source that answers undefined). */

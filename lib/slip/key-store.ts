@@ -1,58 +1,20 @@
-import { request } from 'node:http';
+import {
+  EXTENSION_DEFAULT_PORT,
+  type ExtensionSecretOptions,
+  readExtensionSecret,
+} from '../kernel/extension-secret.ts';
 import type { SlipKey } from './codec.ts';
 import { parseSlipKeys } from './keys.ts';
 
-/** Where the AWS Parameters and Secrets Lambda Extension listens unless told otherwise. */
-export const EXTENSION_DEFAULT_PORT = 2773;
+export { EXTENSION_DEFAULT_PORT };
 
 /** How long an instance keeps the keys before asking the extension again (which keeps them 5 minutes). */
 export const SLIP_KEYS_CACHE_MS = 60_000;
 
-/** What reads the SLIP secret: the extension's port and the token it checks (the function's session). */
-export interface SecretSlipKeysOptions {
-  secretArn: string;
-  port?: number;
-  sessionToken?: string;
+/** What reads the SLIP secret (lib/kernel/extension-secret.ts), and how long its keys are kept. */
+export interface SecretSlipKeysOptions extends ExtensionSecretOptions {
   cacheMs?: number;
-  /** Milliseconds the extension may take to answer (it calls Secrets Manager on a cache miss). */
-  timeoutMs?: number;
 }
-
-/**
- * GETs the secret from the extension on localhost (`/secretsmanager/get`), as Secrets Manager's
- * GetSecretValue answers it. node:http rather than fetch: the SDK has loaded it already, and fetch's first
- * use would load undici during a guest's first request.
- */
-const getSecretString = (options: SecretSlipKeysOptions): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const path = `/secretsmanager/get?secretId=${encodeURIComponent(options.secretArn)}`;
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: options.port ?? EXTENSION_DEFAULT_PORT,
-        path,
-        headers: { 'X-Aws-Parameters-Secrets-Token': options.sessionToken ?? '' },
-        timeout: options.timeoutMs ?? 5_000,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (response.statusCode !== 200) {
-            reject(new Error(`The secrets extension answered ${response.statusCode}: ${text.slice(0, 200)}`));
-            return;
-          }
-          const { SecretString } = JSON.parse(text) as { SecretString?: string };
-          resolve(SecretString ?? '');
-        });
-        response.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('The secrets extension did not answer in time')));
-    req.on('error', reject);
-    req.end();
-  });
 
 /**
  * Loads the SLIP signing keys from their Secrets Manager secret through the AWS Parameters and Secrets
@@ -66,7 +28,7 @@ export function createSecretSlipKeys(options: SecretSlipKeysOptions) {
   return async (): Promise<SlipKey[]> => {
     const now = Date.now();
     if (cached && cached.until > now) return cached.keys;
-    const keys = parseSlipKeys(await getSecretString(options));
+    const keys = parseSlipKeys(await readExtensionSecret(options));
     cached = { keys, until: now + cacheMs };
     return keys;
   };

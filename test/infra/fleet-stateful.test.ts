@@ -105,7 +105,7 @@ describe('the stack policy', () => {
       template = buildStack('prod').template.toJSON() as CfnTemplate;
     });
 
-    it('protects the table, both secrets, the retained log groups and the dead-letter queue, no function or role', () => {
+    it('protects the table, its secrets, the retained log groups and the dead-letter queue, no function or role', () => {
       const ids = statefulLogicalIds(template);
       const typeOf = (id: string) => template.Resources?.[id]?.Type;
       const types = new Set(ids.map(typeOf));
@@ -126,7 +126,8 @@ describe('the stack policy', () => {
       ]) {
         expect(types.has(type), type).toBe(false);
       }
-      expect(ids.filter((id) => typeOf(id) === 'AWS::SecretsManager::Secret')).toHaveLength(2);
+      // The SLIP key, the webhook secrets and, as the demo takes a deposit, the payment provider's keys.
+      expect(ids.filter((id) => typeOf(id) === 'AWS::SecretsManager::Secret')).toHaveLength(3);
       const denied = stackPolicyFor(template).Statement[1]?.Resource;
       expect(denied).toEqual(ids.map((id) => `LogicalResourceId/${id}`));
     });

@@ -1,10 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
 import { resolveGroup } from '#infra/local/gateway.ts';
+import { type StripeStandIn, startStripeStandIn } from '#infra/local/stripe/index.ts';
+import { putAttemptAction } from '#lib/bookings/payment-records.ts';
 import { rotateFeedToken } from '#lib/channels/feed-tokens.ts';
 import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
+import { transact } from '#lib/kernel/storage/transact.ts';
+import { type PaymentProvider, stripeProvider } from '#lib/payments/index.ts';
 import { channelFeed, fakeChannels } from '#test/support/channel-world.ts';
 import { testDeps } from '#test/support/deps.ts';
 import { createTestDb } from '#test/support/dynamo.ts';
@@ -51,8 +55,22 @@ const NOW = Date.parse('2027-06-05T16:00:00Z');
 let db: Db;
 let handlers: ReturnType<typeof createAllHandlers>;
 let staff: string;
+// The payment provider staff's capture acts on: the Stripe stand-in, through the real adapter.
+let standIn: StripeStandIn;
+let provider: PaymentProvider;
+
+afterAll(async () => {
+  await standIn?.stop();
+});
 
 beforeAll(async () => {
+  standIn = await startStripeStandIn();
+  provider = stripeProvider({
+    secretKey: standIn.secretKey,
+    webhookSecret: standIn.webhookSecret,
+    apiBase: standIn.url,
+    maxNetworkRetries: 0,
+  });
   db = await createTestDb('openapi-examples');
   // The demo tenant as it is, with what the document says its channel and webhook routes need: a channel
   // and an endpoint of the tenant file, named as their examples name them.
@@ -71,7 +89,11 @@ beforeAll(async () => {
     }),
     NOW,
   );
-  handlers = createAllHandlers({ ...testDeps(db, { clock: () => NOW }), fetchFeed: channels.fetchFeed });
+  handlers = createAllHandlers({
+    ...testDeps(db, { clock: () => NOW }),
+    fetchFeed: channels.fetchFeed,
+    payments: async () => provider,
+  });
   staff = await staffBasic(db, { label: 'openapi examples', now: NOW });
 });
 
@@ -166,6 +188,75 @@ async function makeBooking(): Promise<{ id: string; token: string }> {
   return created.json.booking;
 }
 
+/** The payment `set_paid` records, as the description says: `update` with `status_id=PAID&set_paid=1`. */
+async function paidAtDesk(code: string): Promise<string> {
+  const paid = await invoke(handlers.bookings, {
+    method: 'POST',
+    path: `booking/${code}/update`,
+    body: 'status_id=PAID&set_paid=1',
+    contentType: 'application/x-www-form-urlencoded',
+    headers: { authorization: staff },
+  });
+  expect(paid.status, failure(paid)).toBe(200);
+  // The demo takes a deposit: its checkout's attempt is listed before the desk's payment.
+  const pos = paid.json.booking.payments.find((payment: { provider: string }) => payment.provider === 'pos');
+  return pos.id as string;
+}
+
+/**
+ * An authorised payment of a booking: what a guest's checkout of a tenant capturing by hand leaves (the demo
+ * tenant takes none), made at the stand-in and recorded on the booking as a create and its webhook would.
+ */
+async function authorised(code: string): Promise<string> {
+  const record = await run(
+    { method: 'GET', path: '/booking/{booking_id}', operation: operationAt('GET', '/booking/{booking_id}') },
+    { path: { booking_id: code } },
+  );
+  const bookingId = record.json.booking.booking_id as number;
+  const paymentId = `pay_examples${bookingId}`;
+  const nowSeconds = Math.floor(NOW / 1000);
+  const checkout = await provider.startCheckout({
+    paymentId,
+    bookingId: String(bookingId),
+    bookingCode: code,
+    tenantId: 'demo',
+    amount: 5000,
+    currency: 'CAD',
+    description: 'Deposit',
+    expiresAt: Math.floor(Date.now() / 1000) + 3600,
+    capture: 'manual',
+    returnUrl: 'https://example.com/back',
+    cancelUrl: 'https://example.com/cancel',
+  });
+  standIn.controls.pay(checkout.checkoutId);
+  const view = await provider.readCheckout(checkout.checkoutId);
+  await transact(db, [
+    putAttemptAction(db, {
+      payment_id: paymentId,
+      booking_id: bookingId,
+      provider: provider.name,
+      kind: 'deposit',
+      amount: 5000,
+      currency: 'CAD',
+      capture: 'manual',
+      status: 'authorised',
+      version: 2,
+      deadline: nowSeconds + 3600,
+      checkout_expires_at: nowSeconds + 3600,
+      checkout_id: checkout.checkoutId,
+      provider_payment_id: view.providerPaymentId as string,
+      captured: 0,
+      refunded: 0,
+      applied: 0,
+      return_url: 'https://example.com/back',
+      cancel_url: 'https://example.com/cancel',
+      created: nowSeconds,
+      updated: nowSeconds,
+    }),
+  ]);
+  return paymentId;
+}
+
 /** Ends a cart, letting its holds go. */
 async function endCart(id: string): Promise<void> {
   const ended = await invoke(handlers.session, {
@@ -215,6 +306,12 @@ async function supply(operation: Operation, made: string[]): Promise<Supplied> {
         supplied.params.token = booking.token;
         supplied.as = 'customer';
       }
+    } else if (need === 'payment' || need === 'payment-authorised') {
+      const booking = await makeBooking();
+      made.push(booking.id);
+      supplied.path.booking_id = booking.id;
+      supplied.path.payment_id =
+        need === 'payment' ? await paidAtDesk(booking.id) : await authorised(booking.id);
     } else if (need === 'feed-token') {
       const itemId = exampleOf(operation, 'item_id');
       supplied.params.token = await rotateFeedToken(db, {
@@ -257,6 +354,8 @@ describe("the OpenAPI document's examples against the demo tenant", () => {
       cart: /session_id/,
       booking: /booking\/create/,
       'booking-token': /token/,
+      payment: /set_paid=1/,
+      'payment-authorised': /authorised/,
       customer: /customer/,
       'feed-token': /npm run channels -- token/,
       channel: /`channels`/,
