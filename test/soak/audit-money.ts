@@ -7,7 +7,8 @@ import type { ProviderMoney } from './provider.ts';
 // (read through Stripe's SDK), never from the service's counts. Every captured payment belongs to a booking
 // and to the attempt that asked for it; every attempt is the provider's checkout and payment, with the same
 // money; a booking's paid_total is exactly what the provider kept (captured less refunded); a booking that
-// holds no stock keeps no money unless staff chose so; no unpaid booking keeps its stock past its deadline.
+// holds no stock keeps no money unless staff chose so (the attempt's `kept`, written with their cancel); no
+// unpaid booking keeps its stock past its deadline.
 
 /** Slack past a payment deadline before an unpaid booking must have lapsed: the sweeper runs every 5 s. */
 export const LAPSE_SLACK_SECONDS = 60;
@@ -25,14 +26,13 @@ function kept(intent: Stripe.PaymentIntent): number {
 const refundedOf = (intent: Stripe.PaymentIntent): number =>
   (intent.latest_charge as Stripe.Charge | null)?.amount_refunded ?? 0;
 
-/** The table's side: bookings, their payment attempts and rows, and their status changes as recorded. */
+/** The table's side: bookings, their payment attempts and rows, and their audit trails. */
 export interface MoneyRecords {
   bookings: Record<string, any>[];
+  /** `payment_attempt` records; `kept` says staff kept its money when they voided or cancelled the booking. */
   attempts: Record<string, any>[];
   /** `payment` rows (a point-of-sale payment is one; the provider's are counted from the provider). */
   payments: Record<string, any>[];
-  /** `webhook_event` records of `booking.status_changed`, with the booking as it was after the change. */
-  statusChanges: Record<string, any>[];
   /** The bookings' audit trails (`event` records), quoted in a problem so a failure reads on its own. */
   trail: Record<string, any>[];
 }
@@ -93,14 +93,10 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
   for (const row of records.payments)
     if (row.method === 'pos')
       pos.set(Number(row.booking_id), (pos.get(Number(row.booking_id)) ?? 0) + Number(row.amount));
-  const lastChange = new Map<number, Record<string, any>>();
-  for (const change of records.statusChanges) {
-    const before = lastChange.get(Number(change.booking_id));
-    if (!before || Number(change.sequence) > Number(before.sequence))
-      lastChange.set(Number(change.booking_id), change);
-  }
 
   const trails = new Map<number, string[]>();
+  // The accounts whose change took each booking to VOID or CANCELLED (the service's own are account 0).
+  const cancelledBy = new Map<number, Set<number>>();
   for (const event of [...records.trail].sort((a, b) => String(a.sk).localeCompare(String(b.sk)))) {
     const steps = trails.get(Number(event.booking_id)) ?? [];
     const data = (event.data ?? {}) as { to?: string; reason?: string; amount?: number };
@@ -108,6 +104,11 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
       `${event.type}${data.to ? ` to ${data.to}` : ''}${data.reason ? ` (${data.reason})` : ''} by ${event.account_id}`,
     );
     trails.set(Number(event.booking_id), steps);
+    if (event.type === 'booking.status_changed' && isInactive(String(data.to ?? '')))
+      cancelledBy.set(
+        Number(event.booking_id),
+        (cancelledBy.get(Number(event.booking_id)) ?? new Set()).add(Number(event.account_id)),
+      );
   }
   let pastDeadline = 0;
   for (const booking of records.bookings) {
@@ -119,16 +120,6 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
     if (Number(booking.paid_total) !== expected)
       problems.push(`booking ${code}: paid_total ${booking.paid_total}, captured less refunded ${expected}`);
     const status = String(booking.status_id);
-    if (isInactive(status) && held > 0) {
-      // Staff may keep the money of a booking they void or cancel once paid; nobody else may.
-      const change = lastChange.get(bookingId);
-      const byStaff = change && Number(change.event?.account_id) !== 0;
-      const paidWhenChanged = Number(change?.snapshot?.booking?.paid_total ?? 0) >= held;
-      if (!byStaff || !paidWhenChanged)
-        problems.push(
-          `booking ${code} (${status}) holds no stock and keeps ${held} captured: ${(trails.get(bookingId) ?? []).join(', ')}`,
-        );
-    }
     // No unpaid booking keeps its stock past its deadline (a slack for the sweeper).
     const attempt = booking.payment ? attempts.get(String(booking.payment.payment_id)) : undefined;
     const deadline = Number(booking.payment?.deadline ?? Number.POSITIVE_INFINITY);
@@ -142,6 +133,25 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
     )
       problems.push(`booking ${code}: unpaid ${nowSeconds - deadline} s past its deadline, still ${status}`);
   }
+  // A booking that holds no stock keeps no captured money, per attempt, unless staff kept it when they voided
+  // or cancelled it: the attempt then names who, and the trail shows that account's change to VOID or CANCELLED.
+  let keptByStaff = 0;
+  for (const attempt of records.attempts) {
+    const bookingId = Number(attempt.booking_id);
+    const booking = bookings.get(bookingId);
+    const intent = intentOf.get(String(attempt.payment_id));
+    const held = intent ? kept(intent) : 0;
+    if (!booking || !isInactive(String(booking.status_id)) || held <= 0) continue;
+    const trail = (trails.get(bookingId) ?? []).join(', ');
+    const name = `booking ${booking.code} (${booking.status_id}) holds no stock and keeps ${held} captured`;
+    const keeper = Number(attempt.kept?.account_id ?? 0);
+    if (!attempt.kept) problems.push(`${name} on attempt ${attempt.payment_id}, not kept: ${trail}`);
+    else if (keeper === 0 || !cancelledBy.get(bookingId)?.has(keeper))
+      problems.push(
+        `${name} on attempt ${attempt.payment_id}, kept by account ${keeper}, which never voided or cancelled it: ${trail}`,
+      );
+    else keptByStaff += 1;
+  }
   return {
     name: 'money: every payment matched, paid_total exact, none kept without stock',
     ok: problems.length === 0,
@@ -150,6 +160,7 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
       captured: provider.intents.filter((intent) => intent.status === 'succeeded').length,
       attempts: records.attempts.length,
       lapsed: records.attempts.filter((attempt) => attempt.status === 'lapsed').length,
+      keptByStaff,
       pastDeadline,
     },
     problems: capped(problems),

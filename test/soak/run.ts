@@ -300,9 +300,6 @@ async function main(): Promise<number> {
           bookings,
           attempts: await scanEntities(world.db, ['payment_attempt']),
           payments: await scanEntities(world.db, ['payment']),
-          statusChanges: (await scanEntities(world.db, ['webhook_event'])).filter(
-            (record) => record.event?.type === 'booking.status_changed',
-          ),
           trail: await scanEntities(world.db, ['event']),
         },
         await readProviderMoney(world.standIn),
