@@ -1,4 +1,5 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isInactive } from '#lib/bookings/booking.ts';
 import { bookingKey, sessionKey, stockKey } from '#lib/kernel/storage/keys.ts';
 import { type AuditResult, scanEntities } from './audits.ts';
 import type { Ledger } from './traffic.ts';
@@ -20,8 +21,9 @@ export interface Plant {
 /**
  * Plants one failure of each kind the audits look for, through the harness's own access to the table and
  * the receiver's log (never through a handler): a counter bumped without its condition, an acknowledged
- * booking deleted, a delivery dropped, a hold left behind where the sweeper cannot find it, and a booking's
- * paid_total bumped past what the provider took.
+ * booking deleted, a delivery dropped, a hold left behind where the sweeper cannot find it, a booking's
+ * paid_total bumped past what the provider took, and that booking (a paid one) cancelled with its money kept
+ * by nobody.
  */
 export async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: string }[]): Promise<Plant[]> {
   const planted: Plant[] = [];
@@ -78,8 +80,16 @@ export async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: st
   );
   planted.push({ what: 'a hold left behind', audit: 'holds', names: sessionId });
   // Money the provider never took: a paid booking's paid_total bumped (any booking's, when none was paid).
+  const holding = new Set(
+    (await scanEntities(world.db, ['payment_attempt']))
+      .filter((attempt) => Number(attempt.captured) > Number(attempt.refunded) && !attempt.kept)
+      .map((attempt) => Number(attempt.booking_id)),
+  );
   const others = bookings.filter((booking) => booking.code !== told?.code && booking.payment);
-  const bumped = others.find((booking) => Number(booking.paid_total) > 0) ?? others[0];
+  const paid = others.find(
+    (booking) => holding.has(Number(booking.booking_id)) && !isInactive(String(booking.status_id)),
+  );
+  const bumped = paid ?? others[0];
   if (bumped) {
     await world.db.documents.send(
       new UpdateCommand({
@@ -89,7 +99,28 @@ export async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: st
         ExpressionAttributeValues: { ':amount': 500 },
       }),
     );
-    planted.push({ what: "a booking's paid_total bumped", audit: 'money', names: String(bumped.code) });
+    planted.push({
+      what: "a booking's paid_total bumped",
+      audit: 'money',
+      names: `booking ${bumped.code}: paid_total`,
+    });
+  }
+  // And money kept by a booking that let go of its stock, though no staff chose to keep it: the paid one
+  // cancelled behind everyone's back (no status change of anyone's, so no attempt says kept).
+  if (paid) {
+    await world.db.documents.send(
+      new UpdateCommand({
+        TableName: world.db.tableName,
+        Key: bookingKey(Number(paid.booking_id)),
+        UpdateExpression: 'SET status_id = :cancelled',
+        ExpressionAttributeValues: { ':cancelled': 'CANCELLED' },
+      }),
+    );
+    planted.push({
+      what: 'a paid booking cancelled, its money kept by nobody',
+      audit: 'money',
+      names: `booking ${paid.code} (CANCELLED) holds no stock`,
+    });
   }
   return planted;
 }
@@ -103,5 +134,5 @@ export function controlVerdict(planted: Plant[], audits: AuditResult[]): number 
     say(`${named ? 'seen  ' : 'MISSED'} ${plant.what} (${plant.names}) by the ${plant.audit} audit`);
     if (!named) missed += 1;
   }
-  return missed === 0 && planted.length === 5 ? 0 : 1;
+  return missed === 0 && planted.length === 6 ? 0 : 1;
 }
