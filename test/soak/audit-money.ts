@@ -95,8 +95,9 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
       pos.set(Number(row.booking_id), (pos.get(Number(row.booking_id)) ?? 0) + Number(row.amount));
 
   const trails = new Map<number, string[]>();
-  // The accounts whose change took each booking to VOID or CANCELLED (the service's own are account 0).
-  const cancelledBy = new Map<number, Set<number>>();
+  // The accounts whose status changes took each booking to each status (the service's own are account 0).
+  const changedBy = new Map<string, Set<number>>();
+  const changersOf = (bookingId: number, to: string) => changedBy.get(`${bookingId}|${to}`) ?? new Set();
   for (const event of [...records.trail].sort((a, b) => String(a.sk).localeCompare(String(b.sk)))) {
     const steps = trails.get(Number(event.booking_id)) ?? [];
     const data = (event.data ?? {}) as { to?: string; reason?: string; amount?: number };
@@ -104,10 +105,10 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
       `${event.type}${data.to ? ` to ${data.to}` : ''}${data.reason ? ` (${data.reason})` : ''} by ${event.account_id}`,
     );
     trails.set(Number(event.booking_id), steps);
-    if (event.type === 'booking.status_changed' && isInactive(String(data.to ?? '')))
-      cancelledBy.set(
-        Number(event.booking_id),
-        (cancelledBy.get(Number(event.booking_id)) ?? new Set()).add(Number(event.account_id)),
+    if (event.type === 'booking.status_changed' && data.to)
+      changedBy.set(
+        `${event.booking_id}|${data.to}`,
+        changersOf(Number(event.booking_id), data.to).add(Number(event.account_id)),
       );
   }
   let pastDeadline = 0;
@@ -120,18 +121,26 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
     if (Number(booking.paid_total) !== expected)
       problems.push(`booking ${code}: paid_total ${booking.paid_total}, captured less refunded ${expected}`);
     const status = String(booking.status_id);
-    // No unpaid booking keeps its stock past its deadline (a slack for the sweeper).
+    // No unpaid booking keeps its stock past its deadline (a slack for the sweeper). One the business's staff
+    // moved to PAID or PART is paid otherwise and keeps it (docs/decisions.md, "A booking paid otherwise does not
+    // lapse"): its trail shows a staff account's change to that status.
     const attempt = booking.payment ? attempts.get(String(booking.payment.payment_id)) : undefined;
     const deadline = Number(booking.payment?.deadline ?? Number.POSITIVE_INFINITY);
+    const paidOtherwise =
+      ['PAID', 'PART'].includes(status) &&
+      [...changersOf(bookingId, status)].some((account) => account !== 0);
     if (attempt && deadline <= nowSeconds - LAPSE_SLACK_SECONDS) pastDeadline += 1;
     if (
       attempt &&
       !isInactive(status) &&
+      !paidOtherwise &&
       !['captured', 'authorised'].includes(String(attempt.status)) &&
       Number(booking.paid_total) === 0 &&
       deadline <= nowSeconds - LAPSE_SLACK_SECONDS
     )
-      problems.push(`booking ${code}: unpaid ${nowSeconds - deadline} s past its deadline, still ${status}`);
+      problems.push(
+        `booking ${code}: unpaid ${nowSeconds - deadline} s past its deadline, still ${status}: ${(trails.get(bookingId) ?? []).join(', ')}`,
+      );
   }
   // A booking that holds no stock keeps no captured money, per attempt, unless staff kept it when they voided
   // or cancelled it: the attempt then names who, and the trail shows that account's change to VOID or CANCELLED.
@@ -146,7 +155,10 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
     const name = `booking ${booking.code} (${booking.status_id}) holds no stock and keeps ${held} captured`;
     const keeper = Number(attempt.kept?.account_id ?? 0);
     if (!attempt.kept) problems.push(`${name} on attempt ${attempt.payment_id}, not kept: ${trail}`);
-    else if (keeper === 0 || !cancelledBy.get(bookingId)?.has(keeper))
+    else if (
+      keeper === 0 ||
+      !(changersOf(bookingId, 'VOID').has(keeper) || changersOf(bookingId, 'CANCELLED').has(keeper))
+    )
       problems.push(
         `${name} on attempt ${attempt.payment_id}, kept by account ${keeper}, which never voided or cancelled it: ${trail}`,
       );

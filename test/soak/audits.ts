@@ -190,7 +190,7 @@ export function auditAnswers(ledger: Ledger, windows: FaultWindow[], graceMs = 1
     for (const at of entry.failedAt)
       if (!inWindow(at))
         problems.push(
-          `${entry.route}: a 5xx or network error at ${new Date(at).toISOString()}, outside any fault`,
+          `${entry.route}: a 5xx or network error at ${new Date(at).toISOString()}, outside any fault (answers ${entry.statuses.join(' ')}, 0 a network error or the client's 15 s timeout)`,
         );
     if (!entry.ok) problems.push(`${entry.route}: never succeeded (${entry.statuses.join(' ')})`);
   }
