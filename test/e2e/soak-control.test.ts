@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 
 // Issue 31, item 4: the soak's audits cannot be vacuous. A short control run (15 s of traffic, no faults)
 // plants a counter bumped without its condition, an acknowledged booking deleted, a webhook delivery
-// dropped and a hold left behind, and must fail each audit naming its plant; the harness then exits 0.
+// dropped, a hold left behind and (issue 43, item 9) a booking's paid_total bumped past what the provider took
+// and that paid booking cancelled with its money kept by nobody, and must fail each audit naming its plant; the
+// harness then exits 0.
 
 const run = promisify(execFile);
 
@@ -37,9 +39,12 @@ describe('npm run soak -- --control', () => {
       expect.stringMatching(/^seen {3}an acknowledged booking deleted/),
       expect.stringMatching(/^seen {3}a webhook delivery dropped/),
       expect.stringMatching(/^seen {3}a hold left behind/),
+      expect.stringMatching(/^seen {3}a booking's paid_total bumped/),
+      expect.stringMatching(/^seen {3}a paid booking cancelled, its money kept by nobody/),
     ]);
     // And the audits did fail: a control run whose audits all pass would have seen nothing.
     expect(stdout).toMatch(/^FAIL bookings/m);
     expect(stdout).toMatch(/^FAIL holds/m);
+    expect(stdout).toMatch(/^FAIL money/m);
   }, 300_000);
 });

@@ -3,8 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { bookingKey, sessionKey, stockKey } from '#lib/kernel/storage/keys.ts';
+import { auditMoney } from './audit-money.ts';
 import { auditWebhooks } from './audit-webhooks.ts';
 import {
   type AuditResult,
@@ -16,6 +15,8 @@ import {
   scanEntities,
 } from './audits.ts';
 import { startChannelFeeds } from './channel-feeds.ts';
+import { controlVerdict, plant } from './control.ts';
+import { apiFails, apiRecovers, drainDeliveries, readProviderMoney, webhookFaults } from './provider.ts';
 import { readRecordedEvents } from './read-recorded-events.ts';
 import { startSoakReceiver } from './receiver.ts';
 import { soakTenant } from './tenant.ts';
@@ -23,10 +24,10 @@ import { call, emptyLedger, guest, type Ledger, seeded, staff } from './traffic.
 import { type SoakWorld, startWorld } from './world.ts';
 
 // npm run soak: mixed traffic against the local runner for --minutes (10 by default; --quick about 90 s),
-// channel feeds that change as it runs,
-// with faults on a schedule (the runner and DynamoDB Local killed and restarted, the webhook receiver down
-// then hanging, the sweeper stopped past a hold, a burst over the client limits), then a drain and the
-// audits of the committed data. --control plants one failure of each kind the audits look for, and the run
+// guests paying deposits on its stand-in for Stripe, channel feeds that change as it runs, with faults on a
+// schedule (the runner and DynamoDB Local killed and restarted, the webhook receiver down then hanging, the
+// sweeper stopped past a hold, a burst over the client limits; the provider's webhooks delayed, duplicated and
+// reordered, its API answering 500 then hanging), then a drain and the audits of the committed data. --control plants one failure of each kind the audits look for, and the run
 // passes only if every audit names its plant. --seed replays a run's traffic. Writes soak-results.json.
 
 const { values } = parseArgs({
@@ -98,7 +99,8 @@ async function main(): Promise<number> {
       const own = seeded(SEED + index);
       while (Date.now() < endsAt) {
         const address = `203.0.113.${1 + own.int(250)}`;
-        if (own.chance(0.85)) await guest(ledger, world.base, own, address);
+        if (own.chance(0.85))
+          await guest(ledger, { base: world.base, standIn: world.standIn, random: own, address });
         else await staff(ledger, world.base, own);
       }
     };
@@ -182,6 +184,41 @@ async function main(): Promise<number> {
         });
       }
     };
+    // The provider's faults, beside the others (its controls live in the runner: none across a restart).
+    const providerDown = QUICK ? 10_000 : 45_000;
+    const providerFaults = async () => {
+      await until(at(0.02));
+      const from = Date.now();
+      say(
+        `  fault at ${Math.round((from - started) / 1000)} s: provider webhooks delayed, duplicated, reordered`,
+      );
+      await webhookFaults(probes, world.standIn, { duplicate: true, delay_ms: 1_500, reorder_window: 3 });
+      await until(at(0.14));
+      await drainDeliveries(probes, world.standIn, 0);
+      windows.push({
+        name: 'provider webhooks delayed, duplicated, reordered',
+        startedAt: from,
+        recoveredAt: Date.now(),
+        excuses: false,
+      });
+      for (const mode of ['error', 'hang'] as const) {
+        await until(at(0.32) + (mode === 'hang' ? providerDown + 5_000 : 0));
+        const startedAt = Date.now();
+        const name = mode === 'error' ? 'provider answers 500' : 'provider hangs';
+        say(`  fault at ${Math.round((startedAt - started) / 1000)} s: ${name} for ${providerDown / 1000} s`);
+        await apiFails(probes, world.standIn, mode);
+        await sleep(providerDown);
+        await apiRecovers(probes, world.standIn);
+        // The service answers through a provider's 500s (the booking awaits its checkout); a call hung at the
+        // end of the window waits out the adapter's 8 s timeout, longer than a careful client waits.
+        windows.push({
+          name,
+          startedAt,
+          recoveredAt: Date.now() + (mode === 'hang' ? 8_000 : 0),
+          excuses: mode === 'hang',
+        });
+      }
+    };
     // The longest any expired cart kept its stock, sampled every 5 s from the table.
     const sampler = async () => {
       while (Date.now() < endsAt) {
@@ -207,6 +244,7 @@ async function main(): Promise<number> {
       ...Array.from({ length: CONCURRENCY }, (_, index) => actor(index)),
       channels(),
       values['no-faults'] ? Promise.resolve() : faults(),
+      values['no-faults'] ? Promise.resolve() : providerFaults(),
       sampler(),
     ]);
 
@@ -216,7 +254,11 @@ async function main(): Promise<number> {
     const drainFrom = Date.now();
     const drainUntil = drainFrom + (HOLD_MINUTES * 60 + 30) * 1000;
     while (Date.now() < drainUntil && (await holdingCarts(world)) > 0) await sleep(1_000);
-    say(`  drained in ${Math.round((Date.now() - drainFrom) / 1000)} s`);
+    // The provider's deliveries go out (a reordered group not yet full included) before the service's own.
+    const undelivered = await drainDeliveries(probes, world.standIn, 90_000);
+    say(
+      `  drained in ${Math.round((Date.now() - drainFrom) / 1000)} s${undelivered ? ` (${undelivered} provider deliveries still waiting)` : ''}`,
+    );
     let recorded = await readRecordedEvents(world.db);
     for (let waited = 0; waited < 120_000; waited += 2_000) {
       const delivered = new Set(
@@ -253,6 +295,16 @@ async function main(): Promise<number> {
         problems: webhooks.problems,
       },
       auditAnswers(ledger, windows),
+      auditMoney(
+        {
+          bookings,
+          attempts: await scanEntities(world.db, ['payment_attempt']),
+          payments: await scanEntities(world.db, ['payment']),
+          trail: await scanEntities(world.db, ['event']),
+        },
+        await readProviderMoney(world.standIn),
+        Date.now(),
+      ),
     ];
     for (const audit of audits) {
       say(`${audit.ok ? 'ok  ' : 'FAIL'} ${audit.name} ${JSON.stringify(audit.checked)}`);
@@ -269,6 +321,12 @@ async function main(): Promise<number> {
       bookings: bookings.length,
       acknowledged: ledger.acknowledged.length,
       holds: ledger.calls.filter((entry) => entry.route === 'session.add' && entry.ok).length,
+      payments: Object.fromEntries(
+        [...new Set(ledger.paying.values())].map((choice) => [
+          choice,
+          [...ledger.paying.values()].filter((other) => other === choice).length,
+        ]),
+      ),
       faults: windows.map((window) => ({
         name: window.name,
         atSeconds: Math.round((window.startedAt - started) / 1000),
@@ -292,87 +350,6 @@ async function main(): Promise<number> {
     rmSync(dir, { recursive: true, force: true });
     say(`soak: seed ${SEED} (npm run soak -- --seed ${SEED} replays its traffic)`);
   }
-}
-
-/** A planted failure, and the text its audit must name. */
-interface Plant {
-  what: string;
-  audit: string;
-  names: string;
-}
-
-/**
- * Plants one failure of each kind the audits look for, through the harness's own access to the table and
- * the receiver's log (never through a handler): a counter bumped without its condition, an acknowledged
- * booking deleted, a delivery dropped, a hold left behind where the sweeper cannot find it.
- */
-async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: string }[]): Promise<Plant[]> {
-  const planted: Plant[] = [];
-  const bookings = await scanEntities(world.db, ['booking']);
-  const active = bookings.find((booking) => Object.keys(booking.holds ?? {}).length > 0);
-  const [counter = ''] = Object.keys(active?.holds ?? {});
-  const [itemId = '', slot = ''] = counter.split('|');
-  if (counter) {
-    await world.db.documents.send(
-      new UpdateCommand({
-        TableName: world.db.tableName,
-        Key: stockKey(Number(itemId), slot),
-        UpdateExpression: 'SET used = used + :one',
-        ExpressionAttributeValues: { ':one': 1 },
-      }),
-    );
-    planted.push({
-      what: 'a counter bumped without its condition',
-      audit: 'units',
-      names: `item ${itemId} ${slot}`,
-    });
-  }
-  const told = ledger.acknowledged.at(-1);
-  if (told) {
-    await world.db.documents.send(
-      new DeleteCommand({ TableName: world.db.tableName, Key: bookingKey(told.bookingId) }),
-    );
-    planted.push({ what: 'an acknowledged booking deleted', audit: 'bookings', names: told.code });
-  }
-  const dropped = arrivals.find((arrival) => arrival.id);
-  if (dropped) {
-    const id = dropped.id;
-    for (let index = arrivals.length - 1; index >= 0; index -= 1)
-      if (arrivals[index]?.id === id) arrivals.splice(index, 1);
-    planted.push({ what: 'a webhook delivery dropped', audit: 'webhooks', names: id });
-  }
-  const sessionId = `soak-planted-${Date.now()}`;
-  // On a counter no other plant touches: on the bumped one, its hold would make the bump look accounted for.
-  const leakCounter = '3|20991231';
-  await world.db.documents.send(
-    new PutCommand({
-      TableName: world.db.tableName,
-      Item: {
-        ...sessionKey(sessionId),
-        entity: 'session',
-        id: sessionId,
-        status: 'open',
-        holds: { [leakCounter]: 1 },
-        lines: {},
-        expires_at: Math.floor(Date.now() / 1000) - 600,
-        created_at: Math.floor(Date.now() / 1000) - 700,
-      },
-    }),
-  );
-  planted.push({ what: 'a hold left behind', audit: 'holds', names: sessionId });
-  return planted;
-}
-
-/** A control run passes when every audit named its plant. */
-function controlVerdict(planted: Plant[], audits: AuditResult[]): number {
-  let missed = 0;
-  for (const plant of planted) {
-    const audit = audits.find((entry) => entry.name.startsWith(plant.audit));
-    const named = audit?.problems.some((problem) => problem.includes(plant.names)) ?? false;
-    say(`${named ? 'seen  ' : 'MISSED'} ${plant.what} (${plant.names}) by the ${plant.audit} audit`);
-    if (!named) missed += 1;
-  }
-  return missed === 0 && planted.length === 4 ? 0 : 1;
 }
 
 main().then(

@@ -11,7 +11,8 @@ export const SOAK_ITEMS = [
 /**
  * The soak's tenant: a one-minute hold (so carts expire and the sweeper works all run long), client limits
  * that the steady traffic stays under but a burst goes over, one webhook endpoint, the soak's receiver,
- * subscribed to every booking event, and two channels whose feeds the soak changes as it runs.
+ * subscribed to every booking event, a 30 % deposit paid on the stand-in for Stripe within 5 minutes, and two
+ * channels whose feeds the soak changes as it runs.
  */
 export function soakTenant(receiverUrl: string, feedBase: string): Tenant {
   return makeTenant(
@@ -30,6 +31,9 @@ export function soakTenant(receiverUrl: string, feedBase: string): Tenant {
           unpaid_bookings_per_client: 1_000,
           rehold_cooldown_minutes: 0,
         },
+        // Guests pay a deposit on the stand-in for Stripe; unpaid, a booking keeps its stock for the shortest
+        // time the schema allows, so a long run sees bookings lapse (a 90 s quick run ends before any can).
+        payment: { take: 'deposit', deposit: { percent: 30 }, pay_within_minutes: 5 },
         webhooks: { retry_seconds: [5, 10, 20, 40, 60, 120, 300], retention_days: 7 },
       },
       items: SOAK_ITEMS.map((item) => makeItem({ ...item })),

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import { type PaymentChoice, settle } from './provider.ts';
 import { SOAK_ITEMS } from './tenant.ts';
-import { ADMIN } from './world.ts';
+import { ADMIN, type StandInAddress } from './world.ts';
 
 // The soak's traffic: seeded, bounded, at a fixed concurrency, from many client addresses. Guests rate,
 // add, alter, abandon, clear, end and create (with an Idempotency-Key, retrying on a network error or a
@@ -58,6 +59,8 @@ export interface Ledger {
   attempted: Set<string>;
   /** Bookings whose status staff changed after they were created. */
   restatused: Set<string>;
+  /** Bookings that awaited payment when created, and what their guest did about it. */
+  paying: Map<string, PaymentChoice>;
 }
 
 export const emptyLedger = (): Ledger => ({
@@ -65,6 +68,7 @@ export const emptyLedger = (): Ledger => ({
   acknowledged: [],
   attempted: new Set(),
   restatused: new Set(),
+  paying: new Map(),
 });
 
 const STAFF = `Basic ${Buffer.from(`${ADMIN.key}:${ADMIN.secret}`).toString('base64')}`;
@@ -149,8 +153,15 @@ export async function call(
 /** The traffic's view of the calendar: the next weeks, where the soak's guests book. */
 const dayOf = (offset: number) => addDays(todayIn('America/Toronto', Date.now()), 7 + offset);
 
-/** A guest: rates an item, adds it, perhaps alters or adds more, then abandons, clears, ends or books. */
-export async function guest(ledger: Ledger, base: string, random: Random, address: string): Promise<void> {
+/**
+ * A guest: rates an item, adds it, perhaps alters or adds more, then abandons, clears, ends or books; a booking
+ * that awaits payment is then paid, declined or abandoned on the stand-in's checkout (`settle`).
+ */
+export async function guest(
+  ledger: Ledger,
+  options: { base: string; standIn: StandInAddress; random: Random; address: string },
+): Promise<void> {
+  const { base, random, address } = options;
   const headers = { 'x-forwarded-for': address };
   const item = random.pick(SOAK_ITEMS);
   const first = random.int(21);
@@ -212,31 +223,42 @@ export async function guest(ledger: Ledger, base: string, random: Random, addres
     });
     return;
   }
-  const key = randomUUID();
   ledger.attempted.add(sessionId);
-  const created = await call(ledger, {
-    base,
-    route: 'booking.create',
-    path: 'booking/create',
-    form: {
-      session_id: sessionId,
-      'form[customer_name]': `Guest ${address}`,
-      'form[customer_email]': `guest-${address.replaceAll('.', '-')}@example.com`,
-    },
-    headers: { ...headers, 'idempotency-key': key },
-  });
-  const booking = created.json?.booking;
-  if (created.status !== 200 || !booking?.code) return;
-  ledger.acknowledged.push({
-    key,
-    session: sessionId,
-    code: String(booking.code),
-    bookingId: Number(booking.booking_id),
-    total: String(booking.total),
-    statusId: String(booking.status_id),
-    lines: [{ itemId: item.item_id, qty }],
-    at: Date.now(),
-  });
+  const book = async () => {
+    const key = randomUUID();
+    const created = await call(ledger, {
+      base,
+      route: 'booking.create',
+      path: 'booking/create',
+      form: {
+        session_id: sessionId,
+        'form[customer_name]': `Guest ${address}`,
+        'form[customer_email]': `guest-${address.replaceAll('.', '-')}@example.com`,
+      },
+      headers: { ...headers, 'idempotency-key': key },
+    });
+    const booking = created.json?.booking;
+    if (created.status !== 200 || !booking?.code) return undefined;
+    ledger.acknowledged.push({
+      key,
+      session: sessionId,
+      code: String(booking.code),
+      bookingId: Number(booking.booking_id),
+      total: String(booking.total),
+      statusId: String(booking.status_id),
+      lines: [{ itemId: item.item_id, qty }],
+      at: Date.now(),
+    });
+    return booking as { code: string; payment_url?: string; payment_status?: string };
+  };
+  let booking = await book();
+  if (!booking?.payment_status) return;
+  // The provider failed at create: the guest tries again, as the widget's "Try again" does (a new key).
+  if (!booking.payment_url) {
+    await sleep(2_000);
+    booking = (await book()) ?? booking;
+  }
+  ledger.paying.set(booking.code, await settle(ledger, options.standIn, random, booking.payment_url));
 }
 
 /** Staff: reads the newest bookings and changes one (a status, a note, a check-in or -out). */

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, type LocalDynamo, startLocalDynamo } from '#infra/local/dynamodb.ts';
 import type { Tenant } from '#lib/config/tenant-schema.ts';
@@ -16,6 +16,8 @@ export interface SoakWorld {
   base: string;
   db: Db;
   dataDir: string;
+  /** The runner's stand-in for Stripe (it lives in the runner's process, on a port kept across restarts). */
+  standIn: StandInAddress;
   /** Kills the runner with SIGKILL (no shutdown of any kind). */
   killRunner(): void;
   /** Stops the runner with SIGTERM and waits for it to exit. */
@@ -27,10 +29,39 @@ export interface SoakWorld {
   stop(): Promise<void>;
 }
 
+/** Where the soak reaches the runner's stand-in for Stripe: its base and the key its API and controls take. */
+export interface StandInAddress {
+  url: string;
+  secretKey: string;
+}
+
+/**
+ * The stand-in's key, read from its files in the runner's data directory: the snapshot once it was folded,
+ * else the journal's first line that carries it (written before its first answer; it never changes).
+ */
+function standInKey(dataDir: string): string | undefined {
+  const file = join(dataDir, 'stripe-stand-in.json');
+  const lines = [
+    ...(existsSync(file) ? [readFileSync(file, 'utf8')] : []),
+    ...(existsSync(`${file}.journal`) ? readFileSync(`${file}.journal`, 'utf8').split('\n') : []),
+  ];
+  for (const line of lines) {
+    try {
+      const parsed = JSON.parse(line) as { secretKey?: string; meta?: { secretKey?: string } };
+      const key = parsed.secretKey ?? parsed.meta?.secretKey;
+      if (key) return key;
+    } catch {
+      // A line torn by a kill, or the journal's empty last line.
+    }
+  }
+  return undefined;
+}
+
 export async function startWorld(options: { dir: string; tenant: Tenant }): Promise<SoakWorld> {
   const dynamoDir = join(options.dir, 'dynamodb');
   const dynamoPort = await freePort();
   const port = await freePort();
+  const standInPort = await freePort();
   const tenantFile = join(options.dir, 'tenant.json');
   writeFileSync(tenantFile, JSON.stringify(options.tenant));
   let dynamo: LocalDynamo | undefined = await startLocalDynamo({ dataDir: dynamoDir, port: dynamoPort });
@@ -51,11 +82,24 @@ export async function startWorld(options: { dir: string; tenant: Tenant }): Prom
     CHANNEL_SYNC_INTERVAL_MS: '5000',
     // Every guest comes through this proxy with an address of its own in X-Forwarded-For.
     TRUSTED_PROXIES: '127.0.0.1',
+    // The tenant takes a deposit: with no Stripe keys, the runner starts its stand-in, as `npm start` does, on
+    // a port of its own that a restart keeps (the checkouts' addresses name it).
+    STRIPE_SECRET_KEY: '',
+    STRIPE_WEBHOOK_SECRET: '',
+    STRIPE_API_BASE: '',
+    STRIPE_STANDIN_HOST: '127.0.0.1',
+    STRIPE_STANDIN_PORT: String(standInPort),
   };
   const startRunner = async (env: Record<string, string> = {}) => {
     runner = (await startServer({ ...baseEnv, ...env })).child;
   };
   await startRunner();
+  let secretKey = standInKey(baseEnv.DATA_DIR);
+  for (let waited = 0; !secretKey && waited < 30_000; waited += 100) {
+    await new Promise((wake) => setTimeout(wake, 100));
+    secretKey = standInKey(baseEnv.DATA_DIR);
+  }
+  if (!secretKey) throw new Error('the runner did not start its stand-in for Stripe');
   const killGroup = (child: ChildProcess | undefined) => {
     if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       try {
@@ -76,6 +120,7 @@ export async function startWorld(options: { dir: string; tenant: Tenant }): Prom
     base: `http://127.0.0.1:${port}/api/3.0`,
     db: createDb({ endpoint, tableName }),
     dataDir: baseEnv.DATA_DIR,
+    standIn: { url: `http://127.0.0.1:${standInPort}`, secretKey },
     killRunner: () => killGroup(runner),
     stopRunner,
     startRunner,
