@@ -59,7 +59,7 @@ const watchWrites = () => {
 };
 
 describe('a scheduled run with nothing to do', () => {
-  it('sweeps: reads its watermark, the tenant, four expiry minutes, the unpaid and payment-due marks, writes its watermark', async () => {
+  it('sweeps: reads its watermark, the tenant, four expiry minutes, the unpaid, payment-due and capture marks, writes its watermark', async () => {
     const writes = watchWrites();
     const report = await createSweeper({ db, meter: meterOf(metrics), clock: () => start + 60_000 })();
     metrics.publishStoredMetrics();
@@ -67,8 +67,9 @@ describe('a scheduled run with nothing to do', () => {
     // The minute since the last run, the two before it re-read for clocks that lag, and the current one:
     // The demo voids unpaid bookings after 72 hours, so each sweep also asks for the unpaid marks that are
     // due, and for the bookings whose payment deadline has passed (issue 43: asked whatever the tenant takes
-    // now, since bookings made while it took payment still lapse). docs/cost.md prices these nine calls.
-    expect(usage.calls).toEqual({ GetItem: 2, Query: 6, PutItem: 1 });
+    // now, since bookings made while it took payment still lapse), and for the authorisations due to be
+    // captured (issue 43, `capture_days_before_start`, asked likewise). docs/cost.md prices these ten calls.
+    expect(usage.calls).toEqual({ GetItem: 2, Query: 7, PutItem: 1 });
     expect(usage).toMatchObject({ rcu: 1.5, wcu: 1, failed: 0, unreported: 0 });
     expect(writes()).toEqual({ logs: [], metrics: [] });
   });
