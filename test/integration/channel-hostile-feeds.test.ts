@@ -188,9 +188,13 @@ describe("a feed over the read's budget", () => {
       syncChannels(
         { ...deps, readBudgetMs: OVER_BUDGET_MS },
         {
+          // A round of these two: the others disabled (they keep their blocks), not left out of the file,
+          // which would make the round retire them and release their 19,000 blocks first (half a minute).
           config: {
             ...config,
-            channels: config.channels.filter((entry) => ['over-budget', 'good'].includes(entry.id)),
+            channels: config.channels.map((entry) =>
+              ['over-budget', 'good'].includes(entry.id) ? entry : { ...entry, enabled: false },
+            ),
           },
           items: await listItems(db),
         },
