@@ -1,14 +1,13 @@
-import type { StoredConfig } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { transact } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import { type PaymentProvider, PaymentProviderError, withCallLimits } from '../payments/index.ts';
+import { PaymentProviderError, withCallLimits } from '../payments/index.ts';
 import { isInactive } from './booking.ts';
 import { applyProviderPayment } from './payment-apply.ts';
 import { deleteCaptureMarkAction, listCapturesDue } from './payment-capture-mark.ts';
 import { serviceContext } from './payment-change.ts';
-import { LAPSE_PROVIDER_CALL_MS } from './payment-lapse.ts';
+import { LAPSE_PROVIDER_CALL_MS, type SweepPaymentsOptions } from './payment-lapse.ts';
 import { captureAttempt } from './payment-staff.ts';
 import { getBookingRecord } from './repository.ts';
 
@@ -33,14 +32,7 @@ export interface CaptureRunReport {
  */
 export async function captureScheduledPayments(
   db: Db,
-  options: {
-    config: StoredConfig;
-    now: number;
-    provider: PaymentProvider | undefined;
-    endBy?: number;
-    clock?: () => number;
-    providerCallMs?: number;
-  },
+  options: SweepPaymentsOptions,
 ): Promise<CaptureRunReport> {
   const clock = options.clock ?? Date.now;
   const endBy = options.endBy ?? Number.POSITIVE_INFINITY;

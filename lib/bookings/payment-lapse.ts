@@ -66,6 +66,18 @@ async function releaseAuthorisations(
  */
 export const LAPSE_PROVIDER_CALL_MS = 10_000;
 
+/** What a sweep's step over payments (the lapse, the scheduled capture) runs with, and its limits. */
+export interface SweepPaymentsOptions {
+  config: StoredConfig;
+  now: number;
+  provider: PaymentProvider | undefined;
+  /** No booking is begun after it, and no provider call runs past it (on `clock`). */
+  endBy?: number;
+  clock?: () => number;
+  /** The most one provider call may take. */
+  providerCallMs?: number;
+}
+
 /**
  * Lets lapse every booking awaiting payment whose deadline has passed, each on its own; answers how many
  * lapsed. A provider that cannot be reached does not keep the stock held: the booking lapses, and a payment
@@ -74,17 +86,7 @@ export const LAPSE_PROVIDER_CALL_MS = 10_000;
  * after one that found no answer, the provider is not asked again in this run): the rest keep their marks
  * for the next sweep.
  */
-export async function lapseUnpaidPayments(
-  db: Db,
-  options: {
-    config: StoredConfig;
-    now: number;
-    provider: PaymentProvider | undefined;
-    endBy?: number;
-    clock?: () => number;
-    providerCallMs?: number;
-  },
-): Promise<number> {
+export async function lapseUnpaidPayments(db: Db, options: SweepPaymentsOptions): Promise<number> {
   const { config, now } = options;
   const clock = options.clock ?? Date.now;
   const endBy = options.endBy ?? Number.POSITIVE_INFINITY;
