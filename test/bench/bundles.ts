@@ -88,7 +88,7 @@ export function measureBundles(functions: SynthedFunction[] = synthFunctions()):
   });
 }
 
-/** The functions that call the payment provider (issue 43): the SDK and the adapter ship beside them only. */
+/** The functions that call the payment provider (issue 43): the adapter, the SDK inside it, ships beside them only. */
 export const PAYMENT_CALLERS = ['Bookings', 'Payments', 'Sweeper'];
 /** The guests' first functions, which must never carry or load the Stripe SDK (issue 43, "Measured"). */
 export const NO_SDK_FUNCTIONS = ['Items', 'Session', 'Meta'];
@@ -97,23 +97,23 @@ export const SDK_CODE = 'api.stripe.com';
 
 /**
  * Where the Stripe SDK is in the synthesised functions, as deployed: what is wrong with it, nothing when all is
- * well. Items, session and meta carry it in no form (written into the bundle, or shipped beside it with the
- * adapter that loads it); bookings, payments and the sweeper have the SDK and the adapter beside their bundle.
+ * well. Items, session and meta carry it in no form (written into the bundle, or beside it in the adapter's
+ * file); bookings, payments and the sweeper have the adapter's file, the SDK inside it, beside their bundle.
  */
 export function stripeSdkPlaces(functions: SynthedFunction[]): string[] {
   const wrong: string[] = [];
   for (const fn of functions) {
-    const dir = dirname(fn.file);
-    const beside = {
-      sdk: existsSync(join(dir, 'node_modules', 'stripe')),
-      adapter: existsSync(join(dir, PAYMENT_ADAPTER_FILE)),
-    };
-    const inlined = readFileSync(fn.file, 'utf8').includes(SDK_CODE);
-    if (inlined) wrong.push(`${fn.function}: the Stripe SDK is written into its bundle`);
-    if (NO_SDK_FUNCTIONS.includes(fn.function) && (beside.sdk || beside.adapter))
-      wrong.push(`${fn.function}: the Stripe ${beside.sdk ? 'SDK' : 'adapter'} ships beside its bundle`);
-    if (PAYMENT_CALLERS.includes(fn.function) && !(beside.sdk && beside.adapter))
-      wrong.push(`${fn.function}: calls the provider, but the SDK or the adapter is not beside its bundle`);
+    const adapter = join(dirname(fn.file), PAYMENT_ADAPTER_FILE);
+    const beside = existsSync(adapter);
+    if (readFileSync(fn.file, 'utf8').includes(SDK_CODE))
+      wrong.push(`${fn.function}: the Stripe SDK is written into its bundle`);
+    if (NO_SDK_FUNCTIONS.includes(fn.function) && beside)
+      wrong.push(`${fn.function}: the Stripe adapter ships beside its bundle`);
+    if (
+      PAYMENT_CALLERS.includes(fn.function) &&
+      !(beside && readFileSync(adapter, 'utf8').includes(SDK_CODE))
+    )
+      wrong.push(`${fn.function}: calls the provider, but the adapter with the SDK is not beside its bundle`);
   }
   for (const name of [...NO_SDK_FUNCTIONS, ...PAYMENT_CALLERS])
     if (!functions.some((fn) => fn.function === name)) wrong.push(`${name}: no such function synthesised`);
