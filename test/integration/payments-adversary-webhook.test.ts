@@ -175,3 +175,37 @@ describe('a provider that hangs between the two calls of one event', () => {
     expect(await world.provider.readPayment(intent)).toMatchObject({ captured: 4000, refunded: 4000 });
   });
 });
+
+describe('a provider that hangs as the webhook opens a checkout in place of one closed early', () => {
+  it('503, and the next delivery opens it: the guest is not left without a way to pay', async () => {
+    const { created } = await book(world, { date: day(60) });
+    const closed = checkoutIdOf(created.payment_url);
+    world.standIn.controls.setWebhookFaults({ hold: true });
+    await stripe.checkout.sessions.expire(closed);
+    const [sent] = (await eventsOf(closed)).filter((one) => one.type === 'checkout.session.expired');
+    const body = JSON.stringify(sent);
+    world.swap(
+      new Proxy(world.provider, {
+        get(target, key) {
+          const value = Reflect.get(target, key, target);
+          if (typeof value !== 'function') return value;
+          // The new checkout's request never answers.
+          return key === 'startCheckout' ? () => new Promise(() => {}) : value.bind(target);
+        },
+      }),
+    );
+    const hung = await post(body).finally(() => world.swap(world.provider));
+    expect(hung.status, JSON.stringify(hung.json)).toBe(503);
+    expect(hung.headers['retry-after']).toBe('30');
+    const again = await post(body);
+    expect(again.status, JSON.stringify(again.json)).toBe(200);
+    world.standIn.controls.setWebhookFaults({});
+    world.standIn.controls.releaseWebhooks();
+    await settled(world);
+    const record = await stored(world, created.booking_id);
+    const fresh = record.attempts?.find((one) => one.payment_id === record.booking.payment?.payment_id);
+    expect(record.attempts?.find((one) => one.checkout_id === closed)?.status).toBe('cancelled');
+    expect(fresh).toMatchObject({ status: 'pending', amount: 4000 });
+    expect(fresh?.checkout_url).toMatch(/\/c\/pay\/cs_/);
+  });
+});
