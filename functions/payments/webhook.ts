@@ -87,7 +87,23 @@ async function handleEvent(
 ): Promise<WebhookOutcome> {
   const config = await getConfig(context.db);
   if (!config) throw new Error('No tenant configuration');
-  const { payment, checkoutId, metadata } = await readBack(context.provider, event);
+  // A refund of a charge made without a PaymentIntent (another integration on the same account) names none.
+  if (!event.objectId) return 'ignored';
+  let read: Awaited<ReturnType<typeof readBack>>;
+  try {
+    read = await readBack(context.provider, event);
+  } catch (error) {
+    if (!(error instanceof PaymentProviderError && error.code === 'not_found')) throw error;
+    // Signed with our secret but naming nothing the provider has under our key (another mode or account): no
+    // retry will ever read it, and three days of 5xx would get the endpoint disabled.
+    logger.error('payment event for an object the provider does not have', {
+      event_id: event.eventId,
+      event_type: event.type,
+      object_id: event.objectId,
+    });
+    return 'ignored';
+  }
+  const { payment, checkoutId, metadata } = read;
   // Our ids as the provider's object carries them: another tenant's, or none of ours, change nothing here.
   if (metadata.tenantId !== config.tenant) return 'foreign';
   const bookingId = Number(metadata.bookingId);

@@ -3,7 +3,7 @@ import { DomainError } from '../kernel/errors.ts';
 import type { Db } from '../kernel/storage/database.ts';
 import { ConditionsFailedError, transact } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
-import type { Payment, PaymentProvider } from '../payments/index.ts';
+import { type Payment, type PaymentProvider, PaymentProviderError } from '../payments/index.ts';
 import { type BookingContext, isInactive } from './booking.ts';
 import { plainWrites } from './change.ts';
 import { applyChange, covered, NoChange, paymentChange, serviceContext } from './payment-change.ts';
@@ -137,25 +137,32 @@ async function reopenCheckout(ctx: BookingContext, provider: PaymentProvider, bo
   const nowSeconds = unixSeconds(ctx.now);
   if (
     !record ||
-    current?.status !== 'cancelled' ||
+    !current ||
     isInactive(record.booking.status_id) ||
     covered(record.booking) ||
     nowSeconds >= current.deadline
   )
     return;
-  // Nothing the provider did with the cancelled attempt carries over to the fresh one.
-  const {
-    checkout_id: _id,
-    checkout_url: _url,
-    provider_payment_id: _pi,
-    failure: _failure,
-    ...kept
-  } = current;
-  const fresh = await renewAttempt(ctx.db, kept, nowSeconds);
+  // Renewed already by an earlier delivery whose provider failed as it opened the checkout: opened now.
+  let fresh: StoredPaymentAttempt | undefined = current;
+  if (current.status === 'cancelled') {
+    // Nothing the provider did with the cancelled attempt carries over to the fresh one.
+    const {
+      checkout_id: _id,
+      checkout_url: _url,
+      provider_payment_id: _pi,
+      failure: _failure,
+      ...kept
+    } = current;
+    fresh = await renewAttempt(ctx.db, kept, nowSeconds);
+  } else if (current.status !== 'opening') return;
   // Renewed meanwhile by another delivery: that one opens its checkout.
   if (!fresh) return;
   const payment = { provider, returnUrl: fresh.return_url, cancelUrl: fresh.cancel_url };
-  await ensureCheckout({ ...ctx, payment }, record.booking, fresh);
+  const opened = await ensureCheckout({ ...ctx, payment }, record.booking, fresh);
+  // The provider failed or hung as it opened it: the event is given back (503), and its next delivery opens it,
+  // rather than the guest being left with no way to pay (adversarial pass of issue 43).
+  if (opened?.status === 'opening') throw new PaymentProviderError('unavailable');
 }
 
 /**

@@ -26,6 +26,25 @@ import { SERVICE } from './unpaid.ts';
 const unpaid = (status: string) =>
   status === 'opening' || status === 'pending' || status === 'failed' || status === 'cancelled';
 
+/** An inactive booking's authorisation the provider refused to cancel, read back and applied: whether it was. */
+async function settleRefused(
+  ctx: BookingContext,
+  provider: PaymentProvider,
+  record: NonNullable<Awaited<ReturnType<typeof getBookingRecord>>>,
+  attempt: { payment_id: string; provider_payment_id?: string | undefined },
+): Promise<boolean> {
+  try {
+    const payment = await provider.readPayment(attempt.provider_payment_id ?? '');
+    if (payment.state === 'authorised') return false;
+    const options = { db: ctx.db, config: ctx.config, now: ctx.now, provider };
+    const input = { bookingId: record.booking.booking_id, paymentId: attempt.payment_id, payment };
+    return (await applyProviderPayment(options, input)) !== 'unknown';
+  } catch (error) {
+    if (!(error instanceof PaymentProviderError)) throw error;
+    return false;
+  }
+}
+
 /**
  * Cancels at the provider each authorisation of an inactive booking, and records it: nobody is charged for a
  * booking that was let go. Answers whether all were, so the mark that asked for it can go (a provider that
@@ -54,7 +73,10 @@ async function releaseAuthorisations(
       );
     } catch (error) {
       if (!(error instanceof PaymentProviderError)) throw error;
-      all = false;
+      // Refused: no longer an authorisation at the provider. Captured as staff cancelled (a capture in flight,
+      // the sweeper's or staff's) or let go there, its event late or lost: read back, it is applied as its event
+      // would be, which gives captured money back; else every sweep would ask to cancel it again, for ever.
+      all = error.code === 'refused' && (await settleRefused(ctx, provider, record, attempt));
     }
   }
   return all;

@@ -13,6 +13,7 @@ import type {
 import { type StripeProviderOptions, stripeSettings } from './stripe-config.ts';
 import { stripeMinimumCharge } from './stripe-minimums.ts';
 import {
+  isStripeEvent,
   type StripeErrorClasses,
   toCheckoutView,
   toPayment,
@@ -321,6 +322,7 @@ export class StripePaymentProvider implements PaymentProvider {
     const timestamp = signedAt(signatureHeader) ?? Number.NaN;
     if (!(timestamp - nowSeconds <= SIGNATURE_TOLERANCE_SECONDS))
       throw new PaymentProviderError('invalid_signature');
+    if (!isStripeEvent(event)) throw new PaymentProviderError('invalid_signature');
     return toPaymentEvent(event);
   }
 }

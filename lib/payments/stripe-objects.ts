@@ -145,6 +145,28 @@ const EVENTS: Record<string, { type: PaymentEventType; object: PaymentEvent['obj
   'charge.refunded': { type: 'payment.refunded', object: 'payment' },
 };
 
+/**
+ * Whether a verified body is an event at all (an id, a type, a time and an object): the signature covers any
+ * bytes, and a body that is not one must be refused as one that does not verify, not fail as a bug of ours.
+ */
+export function isStripeEvent(body: unknown): body is Stripe.Event {
+  const event = body as {
+    id?: unknown;
+    type?: unknown;
+    created?: unknown;
+    data?: { object?: unknown };
+  } | null;
+  return (
+    typeof event === 'object' &&
+    event !== null &&
+    typeof event.id === 'string' &&
+    typeof event.type === 'string' &&
+    typeof event.created === 'number' &&
+    typeof event.data?.object === 'object' &&
+    event.data.object !== null
+  );
+}
+
 /** A verified Stripe event as the port's event; a refund names its payment, so the payment is read back. */
 export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
   const known = EVENTS[event.type];
