@@ -103,7 +103,7 @@ async function giveBackStray(
 async function giveBack(
   ctx: BookingContext,
   provider: PaymentProvider,
-  input: ApplyInput & { reason?: 'lapsed' | 'stray' },
+  input: ApplyInput & { reason?: 'lapsed' | 'stray' | 'booking_cancelled' },
 ): Promise<ApplyOutcome> {
   const reason = input.reason ?? 'lapsed';
   const { payment } = input;
@@ -278,5 +278,7 @@ export async function applyProviderPayment(
       if (!(error instanceof DomainError && error.code === 'unavailable')) throw error;
     }
   }
-  return giveBack(ctx, options.provider, input);
+  // Its deadline let it go, or staff (or the service) cancelled it: the event says which.
+  const reason = attempt.status === 'lapsed' ? 'lapsed' : 'booking_cancelled';
+  return giveBack(ctx, options.provider, { ...input, reason });
 }

@@ -130,5 +130,8 @@ describe('a staff cancel of a booking nobody has paid yet', () => {
     expect(attempt?.kept).toBeUndefined();
     expect(payment).toMatchObject({ captured: 12000, refunded: 12000 });
     expect(named).toEqual([]);
+    // Given back because staff cancelled it, not because its deadline passed: the event says so.
+    const refunded = record.events.filter((one) => one.type === 'payment.refunded');
+    expect(refunded.map((one) => one.data.reason)).toEqual(['booking_cancelled']);
   });
 });
