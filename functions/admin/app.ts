@@ -6,4 +6,9 @@ import { ADMIN_ROUTES } from './table.ts';
  * records, lists and actions are the bookings group's; the channels' list and sync, the channels group's).
  */
 export const createAdminHandler = (deps: ApiDeps) =>
-  createApiHandler({ group: 'admin', deps, routes: ADMIN_ROUTES, context: { db: deps.db } });
+  createApiHandler({
+    group: 'admin',
+    deps,
+    routes: ADMIN_ROUTES,
+    context: { db: deps.db, replayPageSize: deps.replayPageSize },
+  });

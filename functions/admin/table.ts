@@ -15,9 +15,10 @@ import {
   replaySchema,
 } from './webhooks.ts';
 
-/** What the admin group's routes share: the table. */
+/** What the admin group's routes share: the table, and how many events a webhook replay lists. */
 export interface AdminContext {
   db: Db;
+  replayPageSize?: number | undefined;
 }
 
 // The admin group's routes (issue 43's offset): staff's look-ups and configuration that no guest's path

@@ -98,7 +98,7 @@ export const replaySchema = z.strictObject({ since: z.string().check(z.maxLength
  * booking lists take them) with the same event ids.
  */
 export const createReplay =
-  (deps: { db: Db }): RouteHandler =>
+  (deps: { db: Db; replayPageSize?: number | undefined }): RouteHandler =>
   async ({ input, params, caller, config, now, remainingMs }) => {
     assertNotPartner(caller);
     const query = parseInput(replaySchema, input);
@@ -112,6 +112,7 @@ export const createReplay =
       now,
       retentionDays: config.settings.webhooks.retention_days,
       remainingMs,
+      ...(deps.replayPageSize ? { pageSize: deps.replayPageSize } : {}),
     });
     return {
       body: {

@@ -70,6 +70,8 @@ export interface ApiDeps {
   payments?: ProviderSource;
   /** How long one provider call of a payment webhook's delivery may take (10 s unless set; tests shorten it). */
   providerCallMs?: number;
+  /** The most events one webhook replay lists (1,000 unless set; tests page with a few). */
+  replayPageSize?: number;
 }
 
 /** The SLIP keys of a group that signs or verifies SLIPs; a deployment without them fails when used. */

@@ -6,7 +6,7 @@ import { listWebhookEventsBetween } from './event-repository.ts';
 import type { StoredDelivery } from './outbox.ts';
 import { matchesEvent } from './subscriptions.ts';
 
-/** The most events one replay re-sends; a longer one is asked again from where it stopped. */
+/** The most events one replay re-sends, unless told otherwise; a longer one is asked again from where it stopped. */
 const MAX_REPLAY_EVENTS = 1000;
 const REQUEUES_AT_ONCE = 10;
 /**
@@ -47,7 +47,7 @@ export async function listWebhookDeliveries(
 
 /**
  * Re-sends to an endpoint every kept event it subscribes to from `since` (milliseconds) on, with the
- * same event ids, oldest first; at most MAX_REPLAY_EVENTS at a time. A disabled endpoint is refused
+ * same event ids, oldest first; at most `pageSize` (MAX_REPLAY_EVENTS) at a time. A disabled endpoint is refused
  * (409 `invalid_status`): enable it first.
  */
 export async function replayWebhook(
@@ -59,6 +59,8 @@ export async function replayWebhook(
     retentionDays: number;
     /** Milliseconds left before the caller's deadline (the Lambda's); none for a CLI. */
     remainingMs?: () => number;
+    /** The most events this replay lists (MAX_REPLAY_EVENTS unless set; tests page with a few). */
+    pageSize?: number;
   },
 ): Promise<{ endpoint: StoredEndpoint; events: number; truncated: boolean; last?: number }> {
   const endpoint = await findWebhook(db, options.endpointId);
@@ -69,10 +71,11 @@ export async function replayWebhook(
       disabled_reason: endpoint.disabled_reason ?? '',
     });
   }
+  const pageSize = options.pageSize ?? MAX_REPLAY_EVENTS;
   const events = await listWebhookEventsBetween(db, {
     from: options.since,
     to: options.now,
-    limit: MAX_REPLAY_EVENTS,
+    limit: pageSize,
   });
   const wanted = events.filter((event) =>
     endpoint.events.some((pattern) => matchesEvent(pattern, event.event.type)),
@@ -101,7 +104,7 @@ export async function replayWebhook(
   return {
     endpoint,
     events: queued,
-    truncated: outOfTime || events.length >= MAX_REPLAY_EVENTS,
+    truncated: outOfTime || events.length >= pageSize,
     ...(last !== undefined ? { last } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,12 +40,19 @@ async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean
   return true;
 }
 
-/** Runs start.ts to its end (a start that is refused exits on its own). */
+/** Runs start.ts to its end (a start that is refused exits on its own): its exit status and output. */
 const runStart = (extra: Record<string, string>) =>
-  spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'infra/local/start.ts'], {
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...extra },
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+    execFile(
+      process.execPath,
+      ['node_modules/tsx/dist/cli.mjs', 'infra/local/start.ts'],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...extra },
+      },
+      (error, stdout, stderr) => done({ status: error ? (error.code as number | null) : 0, stdout, stderr }),
+    );
   });
 
 afterAll(async () => {
@@ -70,13 +77,16 @@ describe('npm start and its DynamoDB Local', () => {
     expect(JSON.parse(readFileSync(lockFile(dataDir), 'utf8')).pid).toBe(node);
 
     // A second start on the same DATA_DIR, with its own engine or an external one, says who holds it and
-    // exits before starting Java or touching the data; the first keeps serving.
+    // exits before starting Java or touching the data; the first keeps serving. The two are refused side by
+    // side: neither takes the lock, so neither waits on the other.
     const external: Record<string, string> = {
       DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
       TABLE_NAME: `leaks-${port}`,
     };
-    for (const extra of [{}, external]) {
-      const second = runStart({ ...env(dataDir, 1), ...extra });
+    const seconds = await Promise.all(
+      [{}, external].map((extra) => runStart({ ...env(dataDir, 1), ...extra })),
+    );
+    for (const second of seconds) {
       expect(second.status).toBe(1);
       expect(second.stderr).toContain(`DATA_DIR ${dataDir} is in use by another npm start (pid ${node},`);
       expect(second.stderr).toContain('so as not to corrupt its data');
