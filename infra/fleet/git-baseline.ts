@@ -265,13 +265,16 @@ export async function gitBaseline(options: GitBaselineOptions): Promise<Baseline
       tenantFiles.set(cached.stackName, name);
     }
     const where = relative(process.cwd(), cacheDir) || cacheDir;
-    return templateMapBaseline(
+    const baseline = templateMapBaseline(
       `git ${options.ref} (${commit.slice(0, 7)}): each stack built by that commit's own infra/ from its ${tenantsPath}` +
         (reused.length > 0 ? `; ${reused.join(', ')} as built before (${where})` : ''),
       templates,
       problems,
       tenantFiles,
     );
+    // Read now: another diff of the same commit running at the same time may replace an entry.
+    for (const stackName of templates.keys()) await baseline.template(stackName);
+    return baseline;
   } catch (error) {
     if (error instanceof FleetError) throw error;
     throw new FleetError(`could not build the baseline of ${options.ref}: ${(error as Error).message}`, {
