@@ -17,7 +17,8 @@ export interface FleetScope {
   stage: string;
   /**
    * `synth` writes templates to `<outDir>/<stage>/<tenant>/`, `diff` its new ones to
-   * `<outDir>/diff-<stage>/<tenant>/` and a git baseline's to `<outDir>/base-<stage>/<tenant>/`.
+   * `<outDir>/diff-<stage>/<tenant>/` and a git baseline's to its cache,
+   * `<outDir>/base-cache/<commit>/<stage>/<tenant>/`.
    */
   outDir: string;
   /** `--tenants`: file names, in order; every tenant file when absent. */
@@ -78,7 +79,7 @@ function openBaseline(scope: FleetScope, source: BaselineSource, wanted: GitWant
         ref: source.ref,
         tenantsDir: scope.tenantsDir,
         stage: scope.stage,
-        outDir: join(scope.outDir, `base-${scope.stage}`),
+        cacheDir: join(scope.outDir, 'base-cache'),
         wanted,
       });
     case 'directory':

@@ -11,6 +11,10 @@ export interface TenantFile {
 /** The scaffold `npm run tenant:new` copies (infra/tenants/template.json): a tenant file, but no tenant's. */
 export const SCAFFOLD_FILE = 'template.json';
 
+/** Whether a file name in the tenant folder is a tenant file (`*.json`, not the schema nor the scaffold). */
+export const isTenantFileName = (entry: string): boolean =>
+  entry.endsWith('.json') && !entry.endsWith('.schema.json') && entry !== SCAFFOLD_FILE;
+
 /**
  * Every tenant file of a folder, by name: `*.json` but the JSON Schema (`*.schema.json`) and the scaffold,
  * which would otherwise be deployed as a tenant of its own ("Example Inn").
@@ -18,7 +22,7 @@ export const SCAFFOLD_FILE = 'template.json';
 export function listTenantFiles(dir: string): TenantFile[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
   return readdirSync(dir)
-    .filter((entry) => entry.endsWith('.json') && !entry.endsWith('.schema.json') && entry !== SCAFFOLD_FILE)
+    .filter(isTenantFileName)
     .sort()
     .map((entry) => ({ name: entry.slice(0, -'.json'.length), file: join(dir, entry) }));
 }
@@ -46,7 +50,16 @@ export function selectTenants(all: TenantFile[], names: string[] | undefined, di
 /** The tenant id a file names (`"tenant"`), read without validating the rest; undefined when unreadable. */
 export function tenantIdOf(file: string): string | undefined {
   try {
-    const id = (JSON.parse(readFileSync(file, 'utf8')) as { tenant?: unknown }).tenant;
+    return tenantIdIn(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The tenant id a tenant file's text names, read without validating the rest; undefined when unreadable. */
+export function tenantIdIn(text: string): string | undefined {
+  try {
+    const id = (JSON.parse(text) as { tenant?: unknown }).tenant;
     return typeof id === 'string' && id !== '' ? id : undefined;
   } catch {
     return undefined;

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { diffFleet, type FleetDiff, type TenantDiff } from '#infra/fleet/diff.ts';
 import { formatDiff } from '#infra/fleet/report.ts';
 import { type FleetRepo, makeFleetRepo } from '#test/support/fleet-repo.ts';
-import { runFleetIn } from '#test/support/fleet-run.ts';
+import { type FleetRun, runFleetIn } from '#test/support/fleet-run.ts';
 
 // Real synths and real git: a throwaway repository with a copy of the code and three tenants, committed;
 // each test changes its working tree and diffs it against HEAD, built in a worktree by HEAD's own code.
@@ -79,18 +79,25 @@ describe('npm run fleet -- synth', () => {
 });
 
 describe('npm run fleet -- diff against a git ref', () => {
-  it('finds no change in an unchanged tree (exit 0), and leaves no worktree behind', async () => {
-    const { code, out } = await fleet(['diff']);
+  // The unchanged tree's diff, made once: it builds HEAD's templates in a worktree, and every later diff
+  // against HEAD takes them from the cache (which the tests assert).
+  let unchanged: FleetRun;
+  beforeAll(async () => {
+    unchanged = await fleet(['diff']);
+  }, 120_000);
+
+  it('finds no change in an unchanged tree (exit 0), and leaves no worktree behind', () => {
+    const { code, out } = unchanged;
     expect(code).toBe(0);
     expect(out).toMatch(
-      /^Baseline: git HEAD \([0-9a-f]{7}\): each stack built by that commit's own infra\//m,
+      /^Baseline: git HEAD \([0-9a-f]{7}\): each stack built by that commit's own infra\/[^;]*$/m,
     );
     for (const id of ['alpha', 'beta', 'gamma']) {
       expect(out).toMatch(new RegExp(`^${id}\\s+Booking-${id}-prod\\s+unchanged\\s+0\\s+0\\s+0\\s+0$`, 'm'));
     }
     expect(out).toContain('No stateful resource is replaced, destroyed or orphaned.');
     expect(repo.git('worktree', 'list').split('\n')).toHaveLength(1);
-  }, 120_000);
+  });
 
   it('finds only updates in a changed setting (exit 0), and names a renamed tenant file', async () => {
     repo.git('mv', 'infra/tenants/beta.json', 'infra/tenants/bravo.json');
@@ -102,6 +109,8 @@ describe('npm run fleet -- diff against a git ref', () => {
     expect(out).toMatch(/^bravo\s+Booking-beta-prod\s+changed\s+0\s+[1-9]\d*\s+0\s+0$/m);
     expect(out).toMatch(/changed\s+WILL_UPDATE\s+Alarmsapi5xxrate\w+\s+AWS::CloudWatch::Alarm/);
     expect(out).toContain('bravo (Booking-beta-prod): built from beta.json in the baseline');
+    // beforeAll's diff built HEAD's templates; this one takes beta's from the cache, no worktree.
+    expect(out).toMatch(/^Baseline: git HEAD .*; beta as built before \(.*cdk\.out\/fleet\/base-cache\)$/m);
     expect(out).toContain('No stateful resource is replaced, destroyed or orphaned.');
   }, 120_000);
 
@@ -135,6 +144,8 @@ describe('npm run fleet -- diff against a git ref', () => {
     );
     expect(out).toContain('STATEFUL DATA AT RISK in gamma');
     expect(out).not.toMatch(/Booking-gamma-prod: in the baseline/);
+    // HEAD's gamma and beta come from the cache; the removed alpha.json is still read from HEAD.
+    expect(out).toMatch(/^Baseline: git HEAD .*; beta, gamma as built before/m);
   }, 120_000);
 
   it("builds a ref from before infra/tenant-app.ts with that ref's own TenantStack", async () => {
@@ -145,6 +156,8 @@ describe('npm run fleet -- diff against a git ref', () => {
     const { code, out } = await fleet(['diff', '--base', before, '--tenants', 'alpha']);
     expect(code).toBe(0);
     expect(out).toContain(`Baseline: git ${before} (${before.slice(0, 7)})`);
+    // Another commit: built afresh, never HEAD's cached templates.
+    expect(out).not.toContain('as built before');
     expect(out).toMatch(/^alpha\s+Booking-alpha-prod\s+unchanged/m);
   }, 120_000);
 });
