@@ -43,20 +43,28 @@ export function setUpWidgetSuite(
   const guests: Guest[] = [];
 
   beforeAll(async () => {
-    service = await startWidgetService({
-      dynamoEndpoint: inject('dynamoEndpoint'),
-      tenantFile:
-        'tenantFile' in options ? options.tenantFile : writeTenantFile(tenantOf(options), options.name),
-      name: options.name,
-      ...(options.env ? { env: options.env } : {}),
-    });
-    browser = await launchChromium();
+    // Chromium launches while the service starts: neither needs the other until a guest opens a page.
+    const [started, launched] = await Promise.allSettled([
+      startWidgetService({
+        dynamoEndpoint: inject('dynamoEndpoint'),
+        tenantFile:
+          'tenantFile' in options ? options.tenantFile : writeTenantFile(tenantOf(options), options.name),
+        name: options.name,
+        ...(options.env ? { env: options.env } : {}),
+      }),
+      launchChromium(),
+    ]);
+    // Whatever started is kept, so afterAll stops it even when the other failed.
+    if (started.status === 'fulfilled') service = started.value;
+    if (launched.status === 'fulfilled') browser = launched.value;
+    for (const outcome of [started, launched]) if (outcome.status === 'rejected') throw outcome.reason;
   }, 120_000);
 
   afterAll(async () => {
-    for (const guest of guests) await guest.context.close().catch(() => undefined);
-    await browser?.close();
-    if (service) await stopService(service);
+    // The windows close before the service stops, so no request of theirs is cut off; the browser and the
+    // service then stop side by side.
+    await Promise.all(guests.map((guest) => guest.context.close().catch(() => undefined)));
+    await Promise.all([browser?.close(), service ? stopService(service) : undefined]);
   });
 
   const started = () => {
