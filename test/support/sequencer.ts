@@ -30,7 +30,6 @@ const SLOWEST = [
   'test/review/conflict-events-per-round.test.ts',
   'test/e2e/extreme-dates.test.ts',
   'test/e2e/docs-page.test.ts',
-
 ];
 
 /** Vitest's order, except that the slowest files start first when vitest has no timings of its own. */
