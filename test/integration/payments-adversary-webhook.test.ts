@@ -43,6 +43,21 @@ const event = (
 const post = (body: string) =>
   postWebhook(world.handlers, body, { 'stripe-signature': signed(body, secret) });
 
+/**
+ * Posts an event while the provider swapped in hangs (put back after): 503 busy with Retry-After 30; then again
+ * with the provider answering: 200. The stand-in's held deliveries then go out, and all is settled.
+ */
+async function busyThenApplied(body: string): Promise<void> {
+  const hung = await post(body).finally(() => world.swap(world.provider));
+  expect(hung.status, JSON.stringify(hung.json)).toBe(503);
+  expect(hung.headers['retry-after']).toBe('30');
+  const again = await post(body);
+  expect(again.status, JSON.stringify(again.json)).toBe(200);
+  world.standIn.controls.setWebhookFaults({});
+  world.standIn.controls.releaseWebhooks();
+  await settled(world);
+}
+
 /** The stand-in's events of one object, as it sent them. */
 const eventsOf = async (objectId: string) =>
   (await stripe.events.list({ limit: 100 }).autoPagingToArray({ limit: 1000 })).filter(
@@ -157,15 +172,8 @@ describe('a provider that hangs between the two calls of one event', () => {
         },
       }),
     );
-    const hung = await post(body).finally(() => world.swap(world.provider));
+    await busyThenApplied(body);
     expect(calls).toEqual(expect.arrayContaining(['readCheckout', 'refund']));
-    expect(hung.status, JSON.stringify(hung.json)).toBe(503);
-    expect(hung.headers['retry-after']).toBe('30');
-    const again = await post(body);
-    expect(again.status, JSON.stringify(again.json)).toBe(200);
-    world.standIn.controls.setWebhookFaults({});
-    world.standIn.controls.releaseWebhooks();
-    await settled(world);
     const record = await stored(world, created.booking_id);
     expect(record.booking).toMatchObject({ status_id: 'VOID', paid_total: 0 });
     const intent = record.attempts?.[0]?.provider_payment_id as string;
@@ -194,14 +202,7 @@ describe('a provider that hangs as the webhook opens a checkout in place of one 
         },
       }),
     );
-    const hung = await post(body).finally(() => world.swap(world.provider));
-    expect(hung.status, JSON.stringify(hung.json)).toBe(503);
-    expect(hung.headers['retry-after']).toBe('30');
-    const again = await post(body);
-    expect(again.status, JSON.stringify(again.json)).toBe(200);
-    world.standIn.controls.setWebhookFaults({});
-    world.standIn.controls.releaseWebhooks();
-    await settled(world);
+    await busyThenApplied(body);
     const record = await stored(world, created.booking_id);
     const fresh = record.attempts?.find((one) => one.payment_id === record.booking.payment?.payment_id);
     expect(record.attempts?.find((one) => one.checkout_id === closed)?.status).toBe('cancelled');

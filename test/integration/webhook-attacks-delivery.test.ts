@@ -30,6 +30,21 @@ import {
 
 setUpWebhookAttacksWorld();
 
+/** The dispatcher's dependencies over a world, as its scheduled job makes them, with `overrides` on top. */
+const dispatchDepsOf = (
+  w: Awaited<ReturnType<typeof world>>,
+  overrides: Partial<DispatchDeps> = {},
+): DispatchDeps => ({
+  db: w.db,
+  secrets: w.secrets,
+  render: renderWebhook,
+  clock: w.now,
+  random: () => 0.5,
+  send: (request) => postWebhook({ ...request, policy: 'local' }),
+  config: w.config,
+  ...overrides,
+});
+
 describe('liveness and duplicates', () => {
   // The 100 bookings of the finding filled the dispatcher's batch of 100 with deliveries held behind their
   // retries; a batch of 10 (the dispatcher's option) is filled the same way by 10 bookings, still more
@@ -43,17 +58,7 @@ describe('liveness and duplicates', () => {
     });
     receiver.fallback['/down'] = 503;
     const batch = 10;
-    const dispatch = () =>
-      dispatchDue({
-        db: w.db,
-        secrets: w.secrets,
-        render: renderWebhook,
-        clock: w.now,
-        random: () => 0.5,
-        send: (request) => postWebhook({ ...request, policy: 'local' }),
-        config: w.config,
-        batch,
-      });
+    const dispatch = () => dispatchDue(dispatchDepsOf(w, { batch }));
     // An outage of `down`: a batch of bookings each change twice (say booking.created, then payment.created).
     const start = Date.now() - 60_000;
     const bookings = Array.from({ length: batch }, (_, index) => index + 1);
@@ -86,19 +91,13 @@ describe('liveness and duplicates', () => {
     const aDone = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const deps: DispatchDeps = {
-      db: w.db,
-      secrets: w.secrets,
-      render: renderWebhook,
-      clock: w.now,
-      random: () => 0.5,
-      send: (request) => postWebhook({ ...request, policy: 'local' }),
+    const deps = dispatchDepsOf(w, {
       config: async () => {
         listed();
         await aDone;
         return w.config();
       },
-    };
+    });
     const runB = dispatchDue(deps);
     await bListed;
     const runA = await w.dispatch();
