@@ -1,14 +1,9 @@
 import { isPartnerOnly } from '../access/index.ts';
 import { todayIn } from '../kernel/dates.ts';
-import { BudgetSpentError, DomainError } from '../kernel/errors.ts';
-import { waitOf } from '../kernel/guest-words.ts';
-import { unixSeconds } from '../kernel/time.ts';
-import { returnGiftcertAttempt, takeGiftcertAttempt } from '../limits/index.ts';
+import { DomainError } from '../kernel/errors.ts';
+import { checkGuess } from '../limits/index.ts';
 import type { BookingContext } from './booking.ts';
 import { getGiftcert } from './giftcert-repository.ts';
-
-/** Refused gift certificate codes are counted per client in fixed windows of this length. */
-const GIFTCERT_WINDOW_SECONDS = 3600;
 
 const CODE = /^[A-Z0-9_-]{1,32}$/;
 
@@ -64,37 +59,14 @@ const budgetOwner = (ctx: Pick<BookingContext, 'caller' | 'requester'>): string 
 export async function checkGiftcert(ctx: BookingContext, rawCode: string): Promise<string> {
   const code = normaliseGiftcertCode(rawCode);
   const client = budgetOwner(ctx);
-  if (!client) {
-    await spendableGiftcert(ctx, { code, total: 1 });
-    return code;
-  }
-  const budget = ctx.config.settings.limits.giftcert_attempts_per_hour;
-  const nowSeconds = unixSeconds(ctx.now);
-  const windowStart = nowSeconds - (nowSeconds % GIFTCERT_WINDOW_SECONDS);
-  const taken = await takeGiftcertAttempt(ctx.db, {
+  const check = async () => (await spendableGiftcert(ctx, { code, total: 1 })).code;
+  if (!client) return check();
+  const guess = {
+    kind: 'GIFTCERT' as const,
     client,
-    windowStart,
-    windowSeconds: GIFTCERT_WINDOW_SECONDS,
-    budget,
-  });
-  if (!taken.admitted) {
-    const retryAfter = windowStart + GIFTCERT_WINDOW_SECONDS - nowSeconds;
-    throw new BudgetSpentError(
-      `Too many gift certificate codes tried in a short time; try again in ${waitOf(retryAfter)}`,
-      {
-        limit: budget,
-        retryAfter,
-      },
-    );
-  }
-  let refused = false;
-  try {
-    await spendableGiftcert(ctx, { code, total: 1 });
-    return code;
-  } catch (error) {
-    refused = error instanceof DomainError;
-    throw error;
-  } finally {
-    if (!refused) await returnGiftcertAttempt(ctx.db, { client, windowStart });
-  }
+    budget: ctx.config.settings.limits.giftcert_attempts_per_hour,
+    now: ctx.now,
+    guessed: 'gift certificate codes',
+  };
+  return checkGuess(ctx.db, guess, check);
 }

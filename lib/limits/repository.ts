@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../kernel/storage/database.ts';
-import { giftcertAttemptsKey, rateWindowKey } from '../kernel/storage/keys.ts';
+import { type GuessKind, guessAttemptsKey, rateWindowKey } from '../kernel/storage/keys.ts';
 
 /** The budgets a request counts against in its window: every request, and writes when it is one. */
 export interface WindowBudgets {
@@ -69,26 +69,34 @@ export async function countRequestInWindow(
   }
 }
 
+/** Where one client's guesses of one kind are counted: its key and the window it counts in. */
+export interface GuessWindow {
+  kind: GuessKind;
+  client: string;
+  windowStart: number;
+}
+
 /**
- * Takes one gift certificate attempt from a client's budget of its window with one conditional update
- * (the count grows only while under the budget, so concurrent guesses cannot overdraw it); the record
- * expires by TTL soon after its window. Refused: the budget is spent and nothing is counted.
+ * Takes one guess (a gift certificate code, a booking's token) from a client's budget of its window with
+ * one conditional update (the count grows only while under the budget, so concurrent guesses cannot
+ * overdraw it); the record expires by TTL soon after its window. Refused: the budget is spent and nothing
+ * is counted.
  */
-export async function takeGiftcertAttempt(
+export async function takeGuessAttempt(
   db: Db,
-  options: { client: string; windowStart: number; windowSeconds: number; budget: number },
+  options: GuessWindow & { windowSeconds: number; budget: number },
 ): Promise<{ admitted: boolean; attempts: number }> {
   try {
     const { Attributes } = await db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
-        Key: giftcertAttemptsKey(options.client, options.windowStart),
+        Key: guessAttemptsKey(options.kind, options.client, options.windowStart),
         UpdateExpression: 'ADD attempts :one SET entity = :entity, #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(attempts) OR attempts < :budget',
         ExpressionAttributeNames: { '#ttl': 'ttl' },
         ExpressionAttributeValues: {
           ':one': 1,
-          ':entity': 'giftcert_attempts',
+          ':entity': `${options.kind.toLowerCase()}_attempts`,
           ':ttl': options.windowStart + options.windowSeconds + 60,
           ':budget': options.budget,
         },
@@ -103,16 +111,13 @@ export async function takeGiftcertAttempt(
   }
 }
 
-/** Gives back an attempt taken by `takeGiftcertAttempt` (a code that was good), never below zero. */
-export async function returnGiftcertAttempt(
-  db: Db,
-  options: { client: string; windowStart: number },
-): Promise<void> {
+/** Gives back a guess taken by `takeGuessAttempt` (one that was right), never below zero. */
+export async function returnGuessAttempt(db: Db, options: GuessWindow): Promise<void> {
   try {
     await db.documents.send(
       new UpdateCommand({
         TableName: db.tableName,
-        Key: giftcertAttemptsKey(options.client, options.windowStart),
+        Key: guessAttemptsKey(options.kind, options.client, options.windowStart),
         UpdateExpression: 'ADD attempts :minus',
         ConditionExpression: 'attempts > :zero',
         ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },

@@ -179,11 +179,14 @@ export const rateWindowKey = (client: string, windowStart: number) => ({
   sk: String(windowStart),
 });
 
-/** A client's refused gift certificate codes in one fixed window (an hour), beside its request counters. */
-export const giftcertAttemptsKey = (client: string, windowStart: number) => ({
+/** A client's refused guesses of one kind in one fixed window (an hour), beside its request counters. */
+export const guessAttemptsKey = (kind: GuessKind, client: string, windowStart: number) => ({
   pk: `${RATE_PARTITION_PREFIX}${client}`,
-  sk: `GIFTCERT#${windowStart}`,
+  sk: `${kind}#${windowStart}`,
 });
+
+/** What a client may guess within an hourly budget: gift certificate codes and bookings' tokens. */
+export type GuessKind = 'GIFTCERT' | 'TOKEN';
 
 /** What one client holds of one stock counter, across all its sessions (its hold budget). */
 const clientPartition = (client: string) => `CLIENT#${client}`;
