@@ -8,6 +8,7 @@ import {
   webhookListRoute,
   webhookReplayRoute,
 } from './admin/table.ts';
+import { bookingManageRoute, bookingTokenRoute } from './bookings/guest-table.ts';
 import {
   bookingBookmarkRoute,
   bookingCheckinRoute,
@@ -61,6 +62,8 @@ export const DECLARED_ROUTES = [
   bookingIndexRoute,
   bookingGetRoute,
   bookingInvoiceRoute,
+  bookingManageRoute,
+  bookingTokenRoute,
   bookingCheckinRoute,
   bookingCheckoutRoute,
   bookingUpdateRoute,

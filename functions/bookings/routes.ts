@@ -41,7 +41,7 @@ export interface BookingDeps {
   payments?: ProviderSource;
 }
 
-const contextOf = async (deps: BookingDeps, request: ApiRequest): Promise<BookingContext> => ({
+export const contextOf = async (deps: BookingDeps, request: ApiRequest): Promise<BookingContext> => ({
   db: deps.db,
   config: request.config,
   keys: await deps.slipKeys(),

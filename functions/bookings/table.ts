@@ -12,6 +12,7 @@ import {
 } from '../resource-schemas.ts';
 import { envelope, policySchema } from '../responses.ts';
 import { describeRoute } from '../route-docs.ts';
+import { bookingManageRoute, bookingTokenRoute } from './guest-table.ts';
 import { bookingListSchema } from './list.ts';
 import { createListNotes, notesSchema } from './notes.ts';
 import {
@@ -301,6 +302,8 @@ export const BOOKINGS_ROUTES = [
   bookingIndexRoute,
   bookingGetRoute,
   bookingInvoiceRoute,
+  bookingManageRoute,
+  bookingTokenRoute,
   bookingCheckinRoute,
   bookingCheckoutRoute,
   bookingUpdateRoute,

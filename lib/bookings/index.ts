@@ -7,6 +7,8 @@ export type { VisibleCustomer } from './customer.ts';
 export { findCustomer } from './customer.ts';
 export { bookingSnapshotOf } from './events.ts';
 export { fieldsFor, unknownFormFields } from './form.ts';
+export type { GuestContext } from './guest.ts';
+export { openGuestBooking, rotateBookingToken } from './guest.ts';
 export { IdempotencyKeyError } from './idempotency-key-error.ts';
 export { runOnceOrReplay } from './idempotency-store.ts';
 export type { ListQuery } from './list.ts';

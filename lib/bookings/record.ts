@@ -8,6 +8,9 @@ import type { StoredBooking } from './repository.ts';
 import { cartAmounts, sumAmounts } from './totals.ts';
 import { firstActiveStatus } from './unpaid.ts';
 
+/** A new booking token, the guest's one secret (invoice and manage links): 24 random bytes, URL-safe. */
+export const newBookingToken = (): string => randomBytes(24).toString('base64url');
+
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 /** A new booking code: the tenant prefix and six unambiguous random characters. */
@@ -77,7 +80,7 @@ export function newBookingRecord(ctx: BookingContext, parts: NewBookingParts): S
   return {
     booking_id: parts.bookingId,
     code: parts.code,
-    token: randomBytes(24).toString('base64url'),
+    token: newBookingToken(),
     status_id: initialStatus(ctx.config, { due: totals.total - paid, paid }),
     version: 1,
     created_date: nowSeconds,

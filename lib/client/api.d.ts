@@ -275,6 +275,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/booking/{booking_id}/manage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The guest's view of their booking (the booking's token)
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it. Staff need only their credentials; anyone else sends the booking's `token` (`booking.token` in that answer, also in its `invoice_url`).
+     */
+    get: operations['bookingManage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/booking/{booking_id}/token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Give a booking a new token: the guest's old links stop working
+     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it.
+     */
+    post: operations['bookingToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/booking/{booking_id}/checkin': {
     parameters: {
       query?: never;
@@ -1606,6 +1646,87 @@ export interface components {
         } & {
           [key: string]: unknown;
         };
+      };
+    };
+    BookingManage: {
+      /** @constant */
+      version: '3.0';
+      account_id: number;
+      host_id: string;
+      name: string;
+      locale: {
+        id: string;
+        lang: string;
+        currency: string;
+      };
+      request: components['schemas']['Request'];
+      query:
+        | false
+        | {
+            [key: string]: unknown;
+          };
+      booking: {
+        booking_id: number;
+        code: string;
+        status_id: string;
+        status_name: string;
+        start_date: number;
+        end_date: number;
+        date_desc: string;
+        customer_name: string;
+        items: {
+          [key: string]: {
+            item_id: number;
+            name: string;
+            qty: number;
+            start_date: number;
+            end_date: number;
+            date_desc: string;
+            total: string;
+          };
+        };
+        total: string;
+        paid_total: string;
+        due: string;
+        /** @description Money taken and given back (negative), oldest first. */
+        payments: {
+          date: number;
+          amount: string;
+          method: string;
+        }[];
+        /** @description A checkout still open: what to pay, by when (Unix seconds) and where. */
+        payment?: {
+          amount: string;
+          deadline: number;
+          url: string;
+        };
+        invoice_url: string;
+      } & {
+        [key: string]: unknown;
+      };
+    };
+    BookingToken: {
+      /** @constant */
+      version: '3.0';
+      account_id: number;
+      host_id: string;
+      name: string;
+      locale: {
+        id: string;
+        lang: string;
+        currency: string;
+      };
+      request: components['schemas']['Request'];
+      query:
+        | false
+        | {
+            [key: string]: unknown;
+          };
+      booking: {
+        id: string;
+        code: string;
+        token: string;
+        invoice_url: string;
       };
     };
     BookingCheckin: {
@@ -5763,6 +5884,397 @@ export interface operations {
               error?: {
                 /** @enum {unknown} */
                 id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  bookingManage: {
+    parameters: {
+      query: {
+        token: string;
+      };
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path: {
+        /** @example LOON-7QK2MX */
+        booking_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BookingManage'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  bookingToken: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path: {
+        /** @example LOON-7QK2MX */
+        booking_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': Record<string, never>;
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BookingToken'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+      /** @description `busy`: Busy, try again */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'busy';
               };
             };
           };

@@ -32,6 +32,8 @@ export const DEFAULT_LIMITS = {
   /** An IPv6 client is counted by its /64 unless the tenant widens it to /56 or /48. */
   ipv6_prefix: 64 as 48 | 56 | 64,
   giftcert_attempts_per_hour: 10,
+  /** Wrong booking tokens (a guest's invoice or manage link) a client may try in an hour (issue 44). */
+  token_attempts_per_hour: 20,
 };
 
 /**

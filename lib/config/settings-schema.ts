@@ -54,6 +54,15 @@ const limitsSchema = z.strictObject({
     .positive()
     .max(1000)
     .default(DEFAULT_LIMITS.giftcert_attempts_per_hour),
+  token_attempts_per_hour: z
+    .number()
+    .int()
+    .positive()
+    .max(1000)
+    .default(DEFAULT_LIMITS.token_attempts_per_hour)
+    .describe(
+      "Wrong booking tokens (the guest's manage link) one client may try in an hour; past it, every token is 429 rate_limited until the hour ends.",
+    ),
   rehold_cooldown_minutes: z
     .number()
     .min(0)

@@ -18,7 +18,9 @@ export const BUNDLE_BUDGETS: Record<string, { entry: string; ratio: number }> = 
   // gets in; the next saving in its path brings it back towards 1.5. 1.5157 the same day (508,788 bytes):
   // the move of issue 42 took 2.3 KB off (505,041), the stay zones of the re-hold cooldown (review of issue
   // 41: the zone records, their conditions and the refusal for nearby dates) put 3.7 KB on.
-  Session: { entry: 'functions/session/handler.ts', ratio: 1.516 },
+  // 1.516003 on 29 November (508,878 bytes, +90): the gift certificate's budget of wrong guesses made one for
+  // any kind (lib/limits/guesses.ts, +63) and the default of the new one, bookings' tokens (+27, issue 44).
+  Session: { entry: 'functions/session/handler.ts', ratio: 1.516003 },
   // 1.75 on 26 November: Powertools Idempotency (42 KB), the logger and metrics (31), zod (22), the
   // document client (11), altcha, middy and cookie (11) leave 46 KB under 1.5 for the group's own code,
   // which is about 127 (docs/decisions.md, "Issue 33: cold starts"). 1.7803 on 28 November (597,610
@@ -38,7 +40,12 @@ export const BUNDLE_BUDGETS: Record<string, { entry: string; ratio: number }> = 
   // 1.780344 of the 335,671-byte floor): the secrets extension's reader shared with the SLIP keys
   // (lib/kernel/extension-secret.ts, -277), one put for both attempt writes (-83), against staff keeping a
   // cancelled booking's money (+285), the balance due date in calendar days (+5).
-  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.780344 },
+  // 1.789226 on 29 November (600,591 bytes, +2,984): issue 44's guest view of a booking by its token
+  // (GET booking/{id}/manage: the guest's presenter, the token's check under an hourly budget of wrong
+  // guesses, shared with the gift certificates' (+167)) and staff's rotation of the token (POST
+  // booking/{id}/token). Issue 44 adds to what the bookings function does; it is not held to the weight
+  // before it.
+  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.789226 },
   // Staff's customers and webhook endpoints (issue 43, out of bookings): 1.3375 on 28 November (448,958 bytes).
   Admin: { entry: 'functions/admin/handler.ts', ratio: TARGET_BUNDLE_RATIO },
   // The payment provider's webhook (issue 43): 1.398 on 28 November; 1.3706 (460,064 bytes) once the provider

@@ -1,0 +1,66 @@
+import type { BookingRecord } from '#lib/bookings/index.ts';
+import { bookedAmounts, statusName } from '#lib/bookings/index.ts';
+import type { StoredConfig } from '#lib/config/index.ts';
+import { describeDates } from '#lib/kernel/dates.ts';
+import { invoiceUrl, moneyOf, unix } from './present.ts';
+
+/**
+ * The booking as its guest sees it through its token (issue 44): its lines, dates, money and payments, and
+ * the details the guest entered; never staff notes, the audit trail, the customer or partner ids, nor
+ * another booking.
+ */
+export function presentGuestBooking(record: BookingRecord, config: StoredConfig, apiUrl: string) {
+  const { booking } = record;
+  const money = moneyOf(config);
+  const lines = Object.values(booking.lines);
+  // A checkout the guest can still pay (issue 43), with its deadline.
+  const open = (record.attempts ?? []).find(
+    (attempt) => attempt.status === 'pending' && attempt.checkout_url,
+  );
+  const last =
+    lines
+      .map((line) => line.last_date)
+      .sort()
+      .at(-1) ?? booking.start_date;
+  return {
+    booking_id: booking.booking_id,
+    code: booking.code,
+    id: booking.code,
+    status_id: booking.status_id,
+    status_name: statusName(config, booking.status_id),
+    created_date: booking.created_date,
+    start_date: unix(booking.start_date, config),
+    end_date: unix(booking.end_date, config),
+    date_desc: booking.start_date ? describeDates(booking.start_date, last) : '',
+    customer_name: booking.form.customer_name ?? '',
+    customer_email: booking.form.customer_email ?? '',
+    items: Object.fromEntries(
+      lines.map((line) => [
+        line.line_id,
+        {
+          item_id: line.item_id,
+          name: line.name,
+          qty: line.qty,
+          start_date: unix(line.start_date, config),
+          end_date: unix(line.end_date, config),
+          date_desc: describeDates(line.start_date, line.last_date),
+          total: money(bookedAmounts(line, config.taxes, config.locale.decimals).total),
+        },
+      ]),
+    ),
+    sub_total: money(booking.totals.sub_total),
+    discount: money(booking.totals.discount),
+    tax_total: money(booking.totals.tax),
+    total: money(booking.totals.total),
+    paid_total: money(booking.paid_total),
+    due: money(booking.totals.total - booking.paid_total),
+    // Money taken and given back (refunds negative), oldest first, by how: who recorded it is staff's business.
+    payments: [...record.payments]
+      .sort((a, b) => a.date - b.date)
+      .map((payment) => ({ date: payment.date, amount: money(payment.amount), method: payment.method })),
+    ...(open
+      ? { payment: { amount: money(open.amount), deadline: open.deadline, url: open.checkout_url } }
+      : {}),
+    invoice_url: invoiceUrl(booking, apiUrl),
+  };
+}
