@@ -6,7 +6,6 @@ import {
 } from '../config/index.ts';
 import { addDays, localInstant, localParts } from '../kernel/dates.ts';
 import type { SessionLine } from '../sessions/index.ts';
-import type { StoredBooking } from './repository.ts';
 import { bookedAmounts, spreadAmount } from './totals.ts';
 
 // The one place a cancellation's refund and cutoff are worked out (issue 44). Pure: the caller gives the
@@ -195,7 +194,12 @@ export function quoteCancellation(input: QuoteInput): CancellationQuote {
 
 /** The quote of a stored booking's cancellation at `now`; undefined when it was sold under no policy. */
 export function quoteBookingCancellation(
-  booking: Pick<StoredBooking, 'lines' | 'paid_total' | 'payment' | 'cancellation_policy'>,
+  booking: {
+    lines: Record<string, SessionLine>;
+    paid_total: number;
+    payment?: { kind: 'deposit' | 'full'; amount: number };
+    cancellation_policy?: CancellationSnapshot;
+  },
   options: { config: StoredConfig; now: number },
 ): CancellationQuote | undefined {
   const { config } = options;

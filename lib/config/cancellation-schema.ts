@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nominalHours, type PolicyLength } from './policy-length.ts';
 
 // A cancellation policy machines can read (issue 44): `policy.cancellation` of the tenant file, or an item's
 // own `cancellation`, which replaces the tenant's for that item's lines. docs/configuration.md describes it.
@@ -26,13 +27,6 @@ const beforeSchema = z
   )
   // The refinement's rule in the JSON Schema too, so an editor flags it.
   .meta({ minProperties: 1, maxProperties: 1 });
-
-/** A length of time before the start, as a policy writes it. */
-export type PolicyLength = z.infer<typeof beforeSchema>;
-
-/** A length's nominal hours (a day is 24), to order and compare lengths as a guest reads them. */
-export const nominalHours = (length: PolicyLength): number =>
-  length.days === undefined ? (length.hours ?? 0) : length.days * 24;
 
 const describeLength = (length: PolicyLength): string =>
   length.days === undefined ? `${length.hours} hours` : `${length.days} days`;
