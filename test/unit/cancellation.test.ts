@@ -251,6 +251,18 @@ describe('the policies of lines', () => {
     });
   });
 
+  it('makes one entry of the same policy on two items, whatever the order of its keys', () => {
+    const same = { staff_override: false, deposit_refundable: true, fee: 0, refunds: own.refunds };
+    const lines = [lineOf(), lineOf({ line_id: '2', item_id: 2 })];
+    const items = new Map([
+      [1, own],
+      [2, same],
+    ]);
+    expect(resolveCancellation(lines, { tenant: undefined, items })).toEqual({
+      policies: [{ policy: own, lines: ['1', '2'] }],
+    });
+  });
+
   it('lists the lines no policy covers, and is nothing when none is covered', () => {
     const lines = [lineOf(), lineOf({ line_id: '2', item_id: 2 })];
     expect(resolveCancellation(lines, { tenant: undefined, items: new Map([[2, own]]) })).toEqual({
