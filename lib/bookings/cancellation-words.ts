@@ -2,7 +2,7 @@ import { type CancellationPolicy, nominalHours, type PolicyLength } from '../con
 import { localParts } from '../kernel/dates.ts';
 import { countOf, type DateWords, dateInWords, listInWords } from '../kernel/guest-words.ts';
 import { formatDisplay } from '../kernel/money.ts';
-import { type CancellationSnapshot, cutoffOf, deadlineOf, tiersOf } from './cancellation.ts';
+import { type CancellationSnapshot, cutoffOf, deadlineOf, feeOf, tiersOf } from './cancellation.ts';
 
 // The cancellation policy in words a guest reads (issue 44), from the same functions that work out a
 // refund, so the words and the quote agree. English, with dates and times in the tenant's locale.
@@ -113,7 +113,7 @@ const capitalised = (text: string): string => `${text.charAt(0).toUpperCase()}${
 export function cancellationWords(snapshot: CancellationSnapshot, options: CancellationWordsOptions): string {
   const { policies, uncovered = [] } = snapshot;
   const sentences: string[] = [];
-  const fee = Math.max(0, ...policies.map(({ policy }) => policy.fee));
+  const fee = feeOf(snapshot);
   const [only] = policies;
   if (only && policies.length === 1 && !uncovered.length)
     sentences.push(capitalised(refundsInWords(only.policy, options, fee)));

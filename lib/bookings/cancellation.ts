@@ -96,6 +96,10 @@ export function tierAt(
   );
 }
 
+/** The fee a booking's cancellation keeps, once: the largest of its policies' fees. */
+export const feeOf = (snapshot: CancellationSnapshot): number =>
+  Math.max(0, ...snapshot.policies.map(({ policy }) => policy.fee));
+
 /** When changes and cancellations close: the earliest cutoff of the policies (ms); none without one. */
 export function cutoffOf(
   snapshot: CancellationSnapshot,
@@ -180,7 +184,7 @@ export function quoteCancellation(input: QuoteInput): CancellationQuote {
     return { lines, paid: share, percent, ...(tier ? { tier } : {}) };
   });
   const beforeFee = Math.floor(hundredths / 100);
-  const fee = Math.min(beforeFee, Math.max(0, ...input.snapshot.policies.map(({ policy }) => policy.fee)));
+  const fee = Math.min(beforeFee, feeOf(input.snapshot));
   const cutoff = cutoffOf(input.snapshot, input.start, input.timeZone);
   return {
     refund: Math.min(paid, Math.max(0, beforeFee - fee)),

@@ -6,6 +6,7 @@ export type { CancellationQuote, CancellationSnapshot, QuoteInput } from './canc
 export {
   cutoffOf,
   deadlineOf,
+  feeOf,
   quoteBookingCancellation,
   quoteCancellation,
   resolveCancellation,
