@@ -66,8 +66,12 @@ function parameterShape(name: string, schema: Json): { name: string; schema: Jso
   return { name, schema };
 }
 
-/** The routes of a session: they take its id as a parameter too (widgets on other sites have no cookie). */
-const takesSessionId = (route: Route) => route.group === 'session' || route.name === 'booking.create';
+/**
+ * The routes of a session: they take its id as a parameter too (widgets on other sites have no cookie);
+ * `booking/form` words its cancellation terms at the cart's dates.
+ */
+const takesSessionId = (route: Route) =>
+  route.group === 'session' || route.name === 'booking.create' || route.name === 'booking.form';
 
 const parametersOf = (route: Route): { properties: Json; required: string[] } => {
   const { request } = docsOf(route.name);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cancellationTermsSchema } from './cancellation-schema.ts';
 
 // The resources API 3.0 clients read (items, rates, sessions, bookings, customers, events, webhooks),
 // as functions/responses.ts composes them into each route's response. Nested objects are loose: they
@@ -187,6 +188,9 @@ export const recordSchema = z.looseObject({
     .describe('Its payments at a provider or at the point of sale (issue 43), oldest first.'),
   items: keyed(z.looseObject({ item_id: int, qty: int })),
   notes: z.array(z.looseObject({ note_id: z.string(), body: z.string() })),
+  cancellation_policy: cancellationTermsSchema
+    .optional()
+    .describe('The cancellation policies it was sold under (issue 44), at its dates; absent when none.'),
 });
 
 /** A row of `booking/index`. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cancellationTermsSchema } from './cancellation-schema.ts';
 import {
   calendarSchema,
   channelSchema,
@@ -80,6 +81,7 @@ export const SHARED_SCHEMAS: Record<string, z.ZodType> = {
   Session: sessionSchema,
   CreatedBooking: createdSchema,
   BookingRecord: recordSchema,
+  CancellationTerms: cancellationTermsSchema,
   BookingRow: rowSchema,
   Customer: customerSchema,
   RateEvent: eventSchema,
@@ -89,5 +91,12 @@ export const SHARED_SCHEMAS: Record<string, z.ZodType> = {
   WebhookDelivery: deliverySchema,
 };
 
-/** `booking/form`'s policy: its text and its own fields (the terms checkbox). */
-export const policySchema = z.looseObject({ body: z.string(), fields: keyed(formFieldSchema) });
+/**
+ * `booking/form`'s policy: its text and its own fields (the terms checkbox); with a cancellation policy
+ * (issue 44), its terms, whose words also end `body`.
+ */
+export const policySchema = z.looseObject({
+  body: z.string(),
+  fields: keyed(formFieldSchema),
+  cancellation: cancellationTermsSchema.optional(),
+});

@@ -5,13 +5,14 @@ import type {
   StoredPaymentAttempt,
   VisibleCustomer,
 } from '#lib/bookings/index.ts';
-import { accountIdOf, bookedAmounts, fieldsFor, statusName } from '#lib/bookings/index.ts';
+import { accountIdOf, bookedAmounts, fieldsFor, startOfLines, statusName } from '#lib/bookings/index.ts';
 
 import type { StoredConfig } from '#lib/config/index.ts';
 import { addDays, describeDates, localInstant } from '#lib/kernel/dates.ts';
 import type { StoredEvent } from '#lib/kernel/events.ts';
 import { formatAmount } from '#lib/kernel/money.ts';
 import { unixSeconds } from '#lib/kernel/time.ts';
+import { presentCancellation } from './present-cancellation.ts';
 import { presentPayments } from './present-payments.ts';
 
 /** The customer fields of the wire, in order. */
@@ -146,7 +147,7 @@ export const presentEvent = <T extends StoredEvent>(event: T) => ({ ...event, at
 /** The full record of `GET booking/{id}` (design §3 and wire notes), with its audit trail on request. */
 export function presentRecord(
   record: BookingRecord,
-  context: { config: StoredConfig; caller: Caller; events: boolean },
+  context: { config: StoredConfig; caller: Caller; events: boolean; now?: number },
 ) {
   const { booking } = record;
   const { config } = context;
@@ -204,6 +205,19 @@ export function presentRecord(
       .map((payment) => ({ ...payment, amount: money(payment.amount) })),
     meta: { note: booking.form.note ?? '' },
     token: booking.token,
+    // The policies it was sold under, at its dates (issue 44); a webhook's reads them as of its delivery.
+    ...(booking.cancellation_policy
+      ? {
+          cancellation_policy: presentCancellation(booking.cancellation_policy, {
+            config,
+            now: context.now ?? Date.now(),
+            start: startOfLines(Object.values(booking.lines), config.company.timezone),
+            names: Object.fromEntries(Object.values(booking.lines).map((line) => [line.line_id, line.name])),
+            deposit: booking.payment?.kind === 'deposit',
+            staff: true,
+          }),
+        }
+      : {}),
     ...(context.events
       ? {
           events: [...record.events].sort((a, b) => a.at - b.at).map(presentEvent),
@@ -233,8 +247,15 @@ export function presentCustomer({ customer, bookings, detailsFrom }: VisibleCust
   };
 }
 
-/** The `booking/form` response's form and policy for an audience (wire notes: `booking_form_ui`). */
-export function presentForm(config: StoredConfig, audience: 'customer' | 'staff') {
+/**
+ * The `booking/form` response's form and policy for an audience (wire notes: `booking_form_ui`); with
+ * cancellation terms, the policy carries them and its body ends with their words, a paragraph of their own.
+ */
+export function presentForm(
+  config: StoredConfig,
+  audience: 'customer' | 'staff',
+  cancellation?: ReturnType<typeof presentCancellation>,
+) {
   const ui: Record<string, unknown> = { msg: [], errors: 0, mode: 'html', _cnf: [] };
   for (const field of fieldsFor(config, audience)) {
     ui[field.field_id] = {
@@ -263,7 +284,9 @@ export function presentForm(config: StoredConfig, audience: 'customer' | 'staff'
     };
   }
   const policy = {
-    body: config.policy.body,
+    body: cancellation
+      ? [config.policy.body.trimEnd(), cancellation.text].filter(Boolean).join('\n\n')
+      : config.policy.body,
     fields: {
       customer_tos_agree: {
         value: '',
@@ -273,6 +296,7 @@ export function presentForm(config: StoredConfig, audience: 'customer' | 'staff'
         },
       },
     },
+    ...(cancellation ? { cancellation } : {}),
   };
   return { ui, policy };
 }

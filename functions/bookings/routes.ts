@@ -4,6 +4,7 @@ import { sameSecret } from '#lib/access/index.ts';
 import {
   addNote,
   type BookingContext,
+  cancellationTermsFor,
   changeStatus,
   checkInOrOut,
   createBooking,
@@ -31,6 +32,7 @@ import type { SlipKey } from '#lib/slip/index.ts';
 import { readListQuery } from './list.ts';
 import { paymentOptionsFor } from './payment-return.ts';
 import { invoiceUrl, presentCreated, presentForm, presentRecord, presentRow } from './present.ts';
+import { presentCancellation } from './present-cancellation.ts';
 import { presentInvoice } from './present-invoice.ts';
 
 /** What the bookings routes need. */
@@ -52,13 +54,29 @@ export const contextOf = async (deps: BookingDeps, request: ApiRequest): Promise
 
 const flag = z.optional(booleanParam);
 
-/** GET booking/form: the form for the caller (customers and staff see their own layout) and the policy. */
+/**
+ * GET booking/form: the form for the caller (customers and staff see their own layout) and the policy, with
+ * the cancellation terms of the cart (session parameter or cookie) at its dates, or else the tenant's.
+ */
 export const createBookingForm =
-  (): RouteHandler =>
-  async ({ input, config, caller }) => {
+  (deps: BookingDeps): RouteHandler =>
+  async ({ input, config, caller, cookies, now }) => {
+    const { sessionId } = sessionIdOf(input, cookies);
     parseInput(noParameters, input);
     const audience = caller.kind === 'staff' ? 'staff' : 'customer';
-    const { ui, policy } = presentForm(config, audience);
+    const terms = await cancellationTermsFor({ db: deps.db, config, now }, sessionId);
+    const cancellation =
+      terms &&
+      presentCancellation(terms.snapshot, {
+        config,
+        now,
+        start: terms.start,
+        fromNow: true,
+        names: terms.names,
+        deposit: config.settings.payment?.take === 'deposit',
+        staff: false,
+      });
+    const { ui, policy } = presentForm(config, audience, cancellation);
     return {
       // The policy where clients of this API read it, and inside the form, where the API 3.0 service's
       // own sample puts it: each kind of client finds it.
@@ -153,11 +171,11 @@ export const recordQuery = z.strictObject({ events: flag });
 /** GET booking/{id}: the record, by code or numeric id; with `events=1`, its audit trail. */
 export const createGetBooking =
   (deps: BookingDeps): RouteHandler =>
-  async ({ input, params, config, caller }) => {
+  async ({ input, params, config, caller, now }) => {
     const query = parseInput(recordQuery, input);
     const record = await findBooking(deps.db, params.booking_id ?? '', caller);
     return {
-      body: { booking: presentRecord(record, { config, caller, events: query.events === true }) },
+      body: { booking: presentRecord(record, { config, caller, events: query.events === true, now }) },
       request: { id: record.booking.code, records: 1 },
     };
   };
@@ -203,7 +221,12 @@ const refreshed = async (deps: BookingDeps, request: ApiRequest, code: string) =
   const record = await findBooking(deps.db, code, request.caller);
   return actionResult(
     record.booking,
-    presentRecord(record, { config: request.config, caller: request.caller, events: false }),
+    presentRecord(record, {
+      config: request.config,
+      caller: request.caller,
+      events: false,
+      now: request.now,
+    }),
   );
 };
 

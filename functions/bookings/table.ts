@@ -47,11 +47,11 @@ export const bookingFormRoute = {
   access: 'public',
   resource: 'booking',
   id: 'form',
-  handler: () => createBookingForm(),
+  handler: createBookingForm,
 } as const satisfies RouteDeclaration<BookingsContext>;
 
 DOCS: describeRoute(bookingFormRoute, {
-  summary: 'The booking form and policy',
+  summary: "The booking form and policy, with the cancellation terms at the cart's dates",
   request: noParameters,
   response: envelope({
     booking_form_ui: z

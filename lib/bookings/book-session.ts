@@ -23,6 +23,7 @@ import {
 } from '../sessions/index.ts';
 import { capacityOf, holdStockAction, parseCounterId } from '../stock/index.ts';
 import { accountIdOf, type BookingContext, newEvent } from './booking.ts';
+import { cancellationOfLines } from './cancellation-terms.ts';
 import { createCustomerActions, getCustomerIdByEmail } from './customer-repository.ts';
 import { bookingEventActions } from './events.ts';
 import { spendableGiftcert } from './giftcert.ts';
@@ -307,6 +308,9 @@ export async function bookSession(
         if (record) return { done: { booking: record.booking, existing: true } };
       }
       const session = checkBookable(ctx, read, sessionId);
+      // The cancellation policies read beside the rest (an item with its own is read; most tenants have none).
+      const cancellation = cancellationOfLines(ctx.db, ctx.config, Object.values(session.lines));
+      cancellation.catch(() => undefined);
       const giftcertCode = options.giftcert ? await options.giftcert() : undefined;
       const caughtUp = await catchUp(ctx, session);
       refusalAt = { owners: caughtUp.owners, lines: caughtUp.lines, config: ctx.config, now: ctx.now };
@@ -329,6 +333,7 @@ export async function bookSession(
         money,
         giftcert,
         budgetClient: budgetClientOf(ctx, session),
+        cancellation: await cancellation,
       });
       const { booking, attempt } = withPayment(ctx, record);
       const newCustomer =

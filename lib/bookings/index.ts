@@ -2,6 +2,22 @@
 export { addNote, checkInOrOut, setBookmark } from './actions.ts';
 export type { BookingContext } from './booking.ts';
 export { accountIdOf, findBooking, isInactive, statusName } from './booking.ts';
+export type { CancellationQuote, CancellationSnapshot, QuoteInput } from './cancellation.ts';
+export {
+  cutoffOf,
+  deadlineOf,
+  feeOf,
+  quoteBookingCancellation,
+  quoteCancellation,
+  resolveCancellation,
+  startOfLines,
+  tierAt,
+  tiersOf,
+} from './cancellation.ts';
+export type { CancellationTerms } from './cancellation-terms.ts';
+export { cancellationOfLines, cancellationTermsFor, itemPoliciesOf } from './cancellation-terms.ts';
+export type { CancellationWordsOptions } from './cancellation-words.ts';
+export { cancellationWords } from './cancellation-words.ts';
 export { createBooking } from './create.ts';
 export type { VisibleCustomer } from './customer.ts';
 export { findCustomer } from './customer.ts';

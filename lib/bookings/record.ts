@@ -4,6 +4,7 @@ import { localInstant, todayIn } from '../kernel/dates.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import type { SessionLine, StoredSession } from '../sessions/index.ts';
 import { accountIdOf, type BookingContext } from './booking.ts';
+import type { CancellationSnapshot } from './cancellation.ts';
 import type { StoredBooking } from './repository.ts';
 import { cartAmounts, sumAmounts } from './totals.ts';
 import { firstActiveStatus } from './unpaid.ts';
@@ -56,6 +57,8 @@ export interface NewBookingParts {
   giftcert?: { code: string; amount: number } | undefined;
   /** The client whose budgets the booking counts against while nobody has paid for it. */
   budgetClient?: string | undefined;
+  /** The cancellation policies its lines are sold under (`cancellationOfLines`), kept with it. */
+  cancellation?: CancellationSnapshot | undefined;
 }
 
 /** The record of a new booking of a session, at version 1, with a new token. */
@@ -124,5 +127,6 @@ export function newBookingRecord(ctx: BookingContext, parts: NewBookingParts): S
     // seats are stock too); a gift certificate that paid any of it is a payment.
     ...(parts.budgetClient && paid === 0 ? { budget: { client: parts.budgetClient, holds } } : {}),
     entered_by: accountIdOf(ctx.caller),
+    ...(parts.cancellation ? { cancellation_policy: parts.cancellation } : {}),
   };
 }

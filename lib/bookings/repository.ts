@@ -16,6 +16,7 @@ import {
 import { queryAll, stripKeys } from '../kernel/storage/operations.ts';
 import type { TransactItem } from '../kernel/storage/transact.ts';
 import type { SessionLine } from '../sessions/index.ts';
+import type { CancellationSnapshot } from './cancellation.ts';
 import type { StoredPaymentAttempt } from './payment-records.ts';
 
 /** Money of a booking, in minor units. */
@@ -81,6 +82,11 @@ export interface StoredBooking {
    * and amount, and the deadline by which the booking lets go of its stock unpaid. Absent when nothing was.
    */
   payment?: { payment_id: string; kind: 'deposit' | 'full'; amount: number; deadline: number };
+  /**
+   * The cancellation policies it was sold under (issue 44), as they were then: a later change of the tenant
+   * file never changes them. Absent when none applied, and on bookings made before they were kept.
+   */
+  cancellation_policy?: CancellationSnapshot;
 }
 
 /** A note on a booking. */

@@ -171,7 +171,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The booking form and policy */
+    /** The booking form and policy, with the cancellation terms at the cart's dates */
     get: operations['bookingForm'];
     put?: never;
     post?: never;
@@ -1119,8 +1119,68 @@ export interface components {
       } & {
         [key: string]: unknown;
       })[];
+      /** @description The cancellation policies it was sold under (issue 44), at its dates; absent when none. */
+      cancellation_policy?: components['schemas']['CancellationTerms'];
     } & {
       [key: string]: unknown;
+    };
+    CancellationTerms: {
+      text: string;
+      /** @description Longest first: cancelled at least `before` the start (at the deadline itself too), `percent` of what was paid comes back; later than the shortest, nothing. */
+      refunds?: {
+        before:
+          | {
+              days: number;
+            }
+          | {
+              hours: number;
+            };
+        percent: number;
+      }[];
+      /** @description Kept from any refund, once per booking (the largest of its policies). */
+      fee?: string;
+      /** @description false: a deposit the booking was paid by stays with the business. */
+      deposit_refundable?: boolean;
+      /** @description After the start less this, the guest can neither change nor cancel (the earliest of its policies). */
+      cutoff?:
+        | {
+            days: number;
+          }
+        | {
+            hours: number;
+          };
+      /** @description Staff only: whether staff may break the policy. */
+      staff_override?: boolean;
+      policies?: {
+        lines: string[];
+        /** @description Longest first: cancelled at least `before` the start (at the deadline itself too), `percent` of what was paid comes back; later than the shortest, nothing. */
+        refunds: {
+          before:
+            | {
+                days: number;
+              }
+            | {
+                hours: number;
+              };
+          percent: number;
+        }[];
+        /** @description Kept from any refund, once per booking (the largest of its policies). */
+        fee: string;
+        /** @description false: a deposit the booking was paid by stays with the business. */
+        deposit_refundable: boolean;
+        /** @description After the start less this, the guest can neither change nor cancel (the earliest of its policies). */
+        cutoff?:
+          | {
+              days: number;
+            }
+          | {
+              hours: number;
+            };
+        /** @description Staff only: whether staff may break the policy. */
+        staff_override?: boolean;
+      }[];
+      /** @description Lines no policy covers: nothing of theirs comes back. */
+      uncovered?: string[];
     };
     BookingRow: {
       booking_id: number;
@@ -1478,6 +1538,7 @@ export interface components {
               [key: string]: unknown;
             };
           };
+          cancellation?: components['schemas']['CancellationTerms'];
         } & {
           [key: string]: unknown;
         };
@@ -1531,6 +1592,7 @@ export interface components {
             [key: string]: unknown;
           };
         };
+        cancellation?: components['schemas']['CancellationTerms'];
       } & {
         [key: string]: unknown;
       };
@@ -4720,13 +4782,18 @@ export interface operations {
   };
   bookingForm: {
     parameters: {
-      query?: never;
+      query?: {
+        session_id?: string;
+      };
       header?: {
         /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
         'X-On-Behalf'?: components['parameters']['XOnBehalf'];
       };
       path?: never;
-      cookie?: never;
+      cookie?: {
+        /** @description The session (cart), set by the service; widgets on other sites send it as the `session_id` parameter instead. */
+        session_id?: components['parameters']['SessionId'];
+      };
     };
     requestBody?: never;
     responses: {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cancellationSchema } from './cancellation-schema.ts';
 import { dow, hhmm, money, paramId, positiveId, text, ymd } from './schema-parts.ts';
 
 /** A booking parameter of the tenant (adults, children…), with its label. */
@@ -112,6 +113,9 @@ export const itemSchema = z.strictObject({
     })
     .optional()
     .describe('The proof-of-work gate for a high-demand item (default: none).'),
+  cancellation: cancellationSchema
+    .optional()
+    .describe("This item's cancellation policy: replaces the tenant's `policy.cancellation` for its lines."),
 });
 
 /** A discount code: percent or amount, date window, item filter. */

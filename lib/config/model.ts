@@ -26,6 +26,11 @@ export type StoredConfig = Pick<
    */
   stock_index?: string;
   /**
+   * The items whose tenant file sets their own cancellation policy (issue 44), written by the tenant load
+   * beside the configuration: a booking of other items reads no item for its policy. Absent before it existed.
+   */
+  items_with_cancellation?: number[];
+  /**
    * The service's public URL (`PUBLIC_URL`), added by the function that read the configuration, never
    * stored: an item image given as a path on this service is answered as a URL under it.
    */

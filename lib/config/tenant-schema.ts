@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cancellationSchema } from './cancellation-schema.ts';
 import {
   bookingParamSchema,
   categorySchema,
@@ -136,6 +137,8 @@ export const tenantSchema = z
           .url({ protocol: /^https?$/ })
           .max(2000)
           .optional(),
+        /** The cancellation policy of every item without its own (issue 44); none: no guest cancels online. */
+        cancellation: cancellationSchema.optional(),
       })
       .default({ body: '', tos_required: false }),
     accounts: z.array(accountSchema).min(1).max(500),

@@ -96,7 +96,7 @@ export interface TenantLoadSummary {
   countersIndexed: number;
 }
 
-const OPTIONAL_ITEM_FIELDS = ['video', 'hours', 'package'] as const;
+const OPTIONAL_ITEM_FIELDS = ['video', 'hours', 'package', 'cancellation'] as const;
 
 /**
  * Writes a validated tenant file into the table, idempotently: configuration, items, categories and
@@ -108,7 +108,12 @@ export async function writeTenant(db: Db, tenant: Tenant, now: number): Promise<
   const { items, categories, accounts, giftcerts, $schema: _schema, ...config } = tenant;
   await upsert(db, {
     key: configKey(),
-    record: { ...config, entity: 'config', updated_at: now },
+    record: {
+      ...config,
+      items_with_cancellation: items.filter((item) => item.cancellation).map((item) => item.item_id),
+      entity: 'config',
+      updated_at: now,
+    },
     onCreate: { created_at: now },
   });
 
