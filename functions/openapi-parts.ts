@@ -149,6 +149,15 @@ export function needWords(need: Need, route: Route): string {
         "only their credentials; anyone else sends the booking's `token` (`booking.token` in that answer, " +
         'also in its `invoice_url`).'
       );
+    case 'guest-token':
+      return (
+        'Needs a booking and its `token` (`booking.token` of `booking/create`, also in its `invoice_url`): the ' +
+        "guest's own view, for staff too."
+      );
+    case 'cancellation-policy':
+      return "Needs a booking sold under a cancellation policy (the tenant file's `policy.cancellation`).";
+    case 'cancel-quote':
+      return 'Needs the `quote` (its `cancellation.quote`) that `GET booking/{booking_id}/manage/cancel` answers now.';
     case 'payment':
       return (
         'Needs a payment: `{payment_id}` is the `id` of one of `payments` of `GET booking/{booking_id}` (a booking ' +

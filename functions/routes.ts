@@ -39,7 +39,13 @@ import {
   pingRoute,
   widgetFileRoute,
 } from './meta/table.ts';
-import { paymentCaptureRoute, paymentRefundRoute, stripeWebhookRoute } from './payments/table.ts';
+import {
+  guestCancelQuoteRoute,
+  guestCancelRoute,
+  paymentCaptureRoute,
+  paymentRefundRoute,
+  stripeWebhookRoute,
+} from './payments/table.ts';
 import { sessionClearRoute, sessionEndRoute, sessionWriteRoute } from './session/table.ts';
 
 /**
@@ -94,6 +100,8 @@ export const DECLARED_ROUTES = [
   stripeWebhookRoute,
   paymentCaptureRoute,
   paymentRefundRoute,
+  guestCancelQuoteRoute,
+  guestCancelRoute,
 ];
 
 /** The rows of the route table, one a method. */

@@ -59,7 +59,7 @@ DOCS: describeRoute(bookingManageRoute, {
     }),
   }),
   errors: ['rate_limited'],
-  needs: ['booking-token'],
+  needs: ['guest-token'],
 });
 
 export const bookingTokenRoute = {

@@ -3,6 +3,7 @@ import type { RouteDeclaration } from '#lib/http/group-handler.ts';
 import { int, money, paymentSchema } from '../resource-schemas.ts';
 import { envelope } from '../responses.ts';
 import { describeRoute } from '../route-docs.ts';
+import { cancelConfirmSchema, cancelQuoteQuery, createCancelConfirm, createCancelQuote } from './guest.ts';
 import { captureSchema, createCapture, createRefund, refundSchema } from './staff.ts';
 import { createStripeWebhook, type PaymentsContext } from './webhook.ts';
 
@@ -94,4 +95,65 @@ DOCS: describeRoute(paymentRefundRoute, {
 });
 
 /** The payments group's routes, in the table's order. */
-export const PAYMENTS_ROUTES = [stripeWebhookRoute, paymentCaptureRoute, paymentRefundRoute];
+// The guest's cancel of their own booking (issue 44): the quote, then the cancel that holds to it.
+const guestCancellation = () =>
+  z.looseObject({
+    quote: z.string(),
+    refund: money,
+    paid: money,
+    fee: money,
+    deposit_kept: money,
+    currency: z.string(),
+    cutoff_at: int.optional(),
+    text: z.string(),
+  });
+
+export const guestCancelQuoteRoute = {
+  name: 'booking.manage.cancel.quote',
+  group: 'payments',
+  methods: ['GET'],
+  path: 'booking/{booking_id}/manage/cancel',
+  access: 'token',
+  resource: 'booking',
+  id: 'cancel',
+  handler: createCancelQuote,
+} as const satisfies RouteDeclaration<PaymentsContext>;
+
+DOCS: describeRoute(guestCancelQuoteRoute, {
+  summary: "What the guest would get back if they cancelled now (the booking's token)",
+  request: cancelQuoteQuery,
+  response: envelope({ cancellation: guestCancellation() }),
+  errors: ['invalid_status', 'rate_limited'],
+  needs: ['guest-token', 'cancellation-policy'],
+});
+
+export const guestCancelRoute = {
+  name: 'booking.manage.cancel',
+  group: 'payments',
+  methods: ['POST'],
+  path: 'booking/{booking_id}/manage/cancel',
+  access: 'token',
+  resource: 'booking',
+  id: 'cancel',
+  writes: true,
+  handler: createCancelConfirm,
+} as const satisfies RouteDeclaration<PaymentsContext>;
+
+DOCS: describeRoute(guestCancelRoute, {
+  summary: "The guest cancels their booking, holding to the quote they saw (the booking's token)",
+  request: cancelConfirmSchema,
+  response: envelope({
+    cancellation: guestCancellation().extend({ through_provider: money, owed: money }),
+    booking: z.strictObject({ code: z.string(), status_id: z.string(), paid_total: money }),
+  }),
+  errors: ['invalid_status', 'rate_limited', 'busy'],
+  needs: ['guest-token', 'cancellation-policy', 'cancel-quote'],
+});
+
+export const PAYMENTS_ROUTES = [
+  stripeWebhookRoute,
+  paymentCaptureRoute,
+  paymentRefundRoute,
+  guestCancelQuoteRoute,
+  guestCancelRoute,
+];

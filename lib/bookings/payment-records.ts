@@ -81,7 +81,10 @@ export interface StoredPaymentAttempt {
   flag?: 'overpaid' | 'stray';
   /** Unix seconds: when the sweeper captures this authorisation (`capture_days_before_start`), if it is to. */
   capture_at?: number;
-  /** Staff voided or cancelled the booking while this held money, and kept it (`changeStatus`). */
+  /**
+   * Staff voided or cancelled the booking while this held money, and kept it (`changeStatus`); account 0:
+   * its guest cancelled it, and the business keeps what the cancellation policy keeps (issue 44).
+   */
   kept?: { account_id: number; at: number };
   /** The provider's reason for the last decline. */
   failure?: string;

@@ -180,7 +180,11 @@ const asRecorded = (attempt: StoredPaymentAttempt): Payment => ({
  */
 export async function refundPayment(
   ctx: StaffPaymentContext,
-  input: StaffPaymentInput & { method?: 'provider' | 'manual' | undefined },
+  input: StaffPaymentInput & {
+    method?: 'provider' | 'manual' | undefined;
+    /** The refund's id (and so the provider's key) when the caller derives its own: a guest's cancel. */
+    refundId?: string;
+  },
 ) {
   const { record: read, attempt } = await findAttempt(ctx, input);
   const method = input.method ?? (attempt.provider === 'pos' ? 'manual' : 'provider');
@@ -197,7 +201,9 @@ export async function refundPayment(
       amount: `at most ${money(ctx, left)}, what was taken less what was given back`,
     });
   const nowSeconds = unixSeconds(ctx.now);
-  const refundId = `${attempt.payment_id}_${method === 'manual' ? 'm' : 'r'}${(attempt.refunds?.length ?? 0) + 1}`;
+  const refundId =
+    input.refundId ??
+    `${attempt.payment_id}_${method === 'manual' ? 'm' : 'r'}${(attempt.refunds?.length ?? 0) + 1}`;
   if (method === 'manual')
     return record(ctx, read.booking.booking_id, {
       paymentId: attempt.payment_id,

@@ -113,6 +113,8 @@ export async function changeStatus(
     ifUnpaid?: boolean;
     /** Writes of the same transaction, from the booking as read (a lapsing payment attempt's); may refuse. */
     also?: (record: BookingRecord) => NamedAction<ChangeRole>[];
+    /** More of the event's data, from the booking as read (a guest's cancel: its refund); may refuse. */
+    details?: (record: BookingRecord) => Record<string, unknown>;
   },
 ): Promise<StoredBooking> {
   checkStatusChange(ctx.config, options);
@@ -128,6 +130,7 @@ export async function changeStatus(
     const from = booking.status_id;
     const to = options.statusId;
     const writes: NamedAction<ChangeRole>[] = [...(options.also?.(record) ?? [])];
+    const details = options.details?.(record) ?? {};
     let next: StoredBooking = { ...booking, status_id: to };
     const nowSeconds = unixSeconds(ctx.now);
     const giftcert = booking.giftcert;
@@ -247,6 +250,7 @@ export async function changeStatus(
       to,
       notify,
       ...(options.reason ? { reason: options.reason } : {}),
+      ...details,
     };
     return {
       next,

@@ -284,7 +284,7 @@ export interface paths {
     };
     /**
      * The guest's view of their booking (the booking's token)
-     * @description Needs a booking: `{booking_id}` is its code or number, as `booking/create` answers it. Staff need only their credentials; anyone else sends the booking's `token` (`booking.token` in that answer, also in its `invoice_url`).
+     * @description Needs a booking and its `token` (`booking.token` of `booking/create`, also in its `invoice_url`): the guest's own view, for staff too.
      */
     get: operations['bookingManage'];
     put?: never;
@@ -839,6 +839,30 @@ export interface paths {
      * @description Needs a payment: `{payment_id}` is the `id` of one of `payments` of `GET booking/{booking_id}` (a booking from `booking/create`, paid at the point of sale by `POST booking/{booking_id}/update` with `status_id=PAID&set_paid=1`, has one).
      */
     post: operations['paymentRefund'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/booking/{booking_id}/manage/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What the guest would get back if they cancelled now (the booking's token)
+     * @description Needs a booking and its `token` (`booking.token` of `booking/create`, also in its `invoice_url`): the guest's own view, for staff too. Needs a booking sold under a cancellation policy (the tenant file's `policy.cancellation`).
+     */
+    get: operations['bookingManageCancelQuote'];
+    put?: never;
+    /**
+     * The guest cancels their booking, holding to the quote they saw (the booking's token)
+     * @description Needs a booking and its `token` (`booking.token` of `booking/create`, also in its `invoice_url`): the guest's own view, for staff too. Needs a booking sold under a cancellation policy (the tenant file's `policy.cancellation`). Needs the `quote` (its `cancellation.quote`) that `GET booking/{booking_id}/manage/cancel` answers now.
+     */
+    post: operations['bookingManageCancel'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2389,6 +2413,73 @@ export interface components {
         total: string;
         paid_total: string;
         due: string;
+      };
+    };
+    BookingManageCancelQuote: {
+      /** @constant */
+      version: '3.0';
+      account_id: number;
+      host_id: string;
+      name: string;
+      locale: {
+        id: string;
+        lang: string;
+        currency: string;
+      };
+      request: components['schemas']['Request'];
+      query:
+        | false
+        | {
+            [key: string]: unknown;
+          };
+      cancellation: {
+        quote: string;
+        refund: string;
+        paid: string;
+        fee: string;
+        deposit_kept: string;
+        currency: string;
+        cutoff_at?: number;
+        text: string;
+      } & {
+        [key: string]: unknown;
+      };
+    };
+    BookingManageCancel: {
+      /** @constant */
+      version: '3.0';
+      account_id: number;
+      host_id: string;
+      name: string;
+      locale: {
+        id: string;
+        lang: string;
+        currency: string;
+      };
+      request: components['schemas']['Request'];
+      query:
+        | false
+        | {
+            [key: string]: unknown;
+          };
+      cancellation: {
+        quote: string;
+        refund: string;
+        paid: string;
+        fee: string;
+        deposit_kept: string;
+        currency: string;
+        cutoff_at?: number;
+        text: string;
+        through_provider: string;
+        owed: string;
+      } & {
+        [key: string]: unknown;
+      };
+      booking: {
+        code: string;
+        status_id: string;
+        paid_total: string;
       };
     };
   };
@@ -12928,6 +13019,447 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['PaymentRefund'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
+      /** @description `invalid_status`: Invalid status for this action */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'invalid_status';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+      /** @description `busy`: Busy, try again */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'busy';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  bookingManageCancelQuote: {
+    parameters: {
+      query: {
+        token: string;
+      };
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path: {
+        /** @example LOON-7QK2MX */
+        booking_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BookingManageCancelQuote'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
+      /** @description `invalid_status`: Invalid status for this action */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'invalid_status';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  bookingManageCancel: {
+    parameters: {
+      query: {
+        token: string;
+      };
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path: {
+        /** @example LOON-7QK2MX */
+        booking_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          token: string;
+          quote: string;
+        };
+        'application/json': {
+          token: string;
+          quote: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BookingManageCancel'];
         };
       };
       /** @description `validation_error`: Invalid request */

@@ -84,6 +84,11 @@ beforeAll(async () => {
     db,
     makeTenant({
       ...demoTenantJson(),
+      // The demo's policy with a cancellation policy, as the guest's cancel needs (issue 44).
+      policy: {
+        ...(demoTenantJson().policy as object),
+        cancellation: { refunds: [{ before: { days: 7 }, percent: 100 }] },
+      },
       channels: [{ id: channelId, item_id: itemId, url: feedUrl, name: 'Airbnb' }],
       webhooks: [{ id: webhookId, url: 'https://hooks.example.com/in', events: ['booking.*'] }],
     }),
@@ -306,6 +311,23 @@ async function supply(operation: Operation, made: string[]): Promise<Supplied> {
         supplied.params.token = booking.token;
         supplied.as = 'customer';
       }
+    } else if (need === 'guest-token') {
+      const booking = await makeBooking();
+      made.push(booking.id);
+      supplied.path.booking_id = booking.id;
+      supplied.params.token = booking.token;
+      supplied.as = 'customer';
+    } else if (need === 'cancel-quote') {
+      const quote = await run(
+        {
+          method: 'GET',
+          path: '/booking/{booking_id}/manage/cancel',
+          operation: operationAt('GET', '/booking/{booking_id}/manage/cancel'),
+        },
+        { path: supplied.path, params: { token: supplied.params.token }, as: 'customer' },
+      );
+      expect(quote.status, failure(quote)).toBe(200);
+      supplied.params.quote = quote.json.cancellation.quote;
     } else if (need === 'payment' || need === 'payment-authorised') {
       const booking = await makeBooking();
       made.push(booking.id);
@@ -318,7 +340,8 @@ async function supply(operation: Operation, made: string[]): Promise<Supplied> {
         scope: itemId === undefined ? { kind: 'bookings' } : { kind: 'item', itemId: Number(itemId) },
         now: NOW,
       });
-    } else if (need !== 'channel' && need !== 'webhook') throw new Error(`unknown need ${need}`);
+    } else if (need !== 'channel' && need !== 'webhook' && need !== 'cancellation-policy')
+      throw new Error(`unknown need ${need}`);
   }
   return supplied;
 }
@@ -354,6 +377,9 @@ describe("the OpenAPI document's examples against the demo tenant", () => {
       cart: /session_id/,
       booking: /booking\/create/,
       'booking-token': /token/,
+      'guest-token': /token/,
+      'cancellation-policy': /policy\.cancellation/,
+      'cancel-quote': /quote/,
       payment: /set_paid=1/,
       'payment-authorised': /authorised/,
       customer: /customer/,

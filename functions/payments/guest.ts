@@ -1,0 +1,112 @@
+import * as z from 'zod/mini';
+import {
+  type BookingRecord,
+  cancelForGuest,
+  type GuestCancelQuote,
+  guestCancelQuote,
+  openGuestBooking,
+} from '#lib/bookings/index.ts';
+import { ApiError } from '#lib/http/errors.ts';
+import type { ApiRequest, RouteHandler } from '#lib/http/group-handler.ts';
+import { parseInput } from '#lib/http/validate.ts';
+import { formatAmount } from '#lib/kernel/money.ts';
+import { PaymentProviderError } from '#lib/payments/index.ts';
+import type { PaymentsContext } from './webhook.ts';
+
+// The guest's cancel of their own booking (issue 44, item 3), in the payments function beside the provider's
+// adapter and staff's refunds: the refund it makes is a provider call, and the bookings function has no room.
+
+const token = z.string().check(z.minLength(1), z.maxLength(128));
+
+export const cancelQuoteQuery = z.strictObject({ token });
+
+export const cancelConfirmSchema = z.strictObject({
+  token,
+  quote: z.string().check(z.minLength(1), z.maxLength(64)),
+});
+
+/** A quote as the guest reads it: amounts as money, the cutoff in Unix seconds, and a sentence. */
+function presentQuote(request: ApiRequest, quote: GuestCancelQuote) {
+  const money = (minor: number) => formatAmount(minor, request.config.locale.decimals);
+  const { currency } = request.config.locale;
+  const kept = [
+    quote.fee > 0 ? `a fee of ${money(quote.fee)} ${currency}` : '',
+    quote.deposit_kept > 0 ? `the deposit of ${money(quote.deposit_kept)} ${currency}` : '',
+  ].filter(Boolean);
+  return {
+    quote: quote.quote,
+    refund: money(quote.refund),
+    paid: money(quote.paid),
+    fee: money(quote.fee),
+    deposit_kept: money(quote.deposit_kept),
+    currency,
+    ...(quote.cutoff_at === undefined ? {} : { cutoff_at: Math.floor(quote.cutoff_at / 1000) }),
+    text:
+      quote.paid === 0
+        ? 'Nothing was paid, so nothing is refunded.'
+        : `You get back ${money(quote.refund)} ${currency} of the ${money(quote.paid)} ${currency} paid${kept.length ? ` (${kept.join(' and ')} ${kept.length > 1 ? 'are' : 'is'} kept)` : ''}.`,
+  };
+}
+
+const guestContextOf = (deps: PaymentsContext, request: ApiRequest) => ({
+  db: deps.db,
+  config: request.config,
+  requester: request.requester,
+  now: request.now,
+});
+
+const opened = (deps: PaymentsContext, request: ApiRequest, given: string): Promise<BookingRecord> =>
+  openGuestBooking(guestContextOf(deps, request), request.params.booking_id ?? '', given);
+
+/** GET booking/{id}/manage/cancel: what the guest would get back if they cancelled now (the quote). */
+export const createCancelQuote =
+  (deps: PaymentsContext): RouteHandler =>
+  async (request) => {
+    const query = parseInput(cancelQuoteQuery, request.input);
+    const record = await opened(deps, request, query.token);
+    return {
+      body: { cancellation: presentQuote(request, guestCancelQuote(guestContextOf(deps, request), record)) },
+      request: { id: record.booking.code, records: 1 },
+    };
+  };
+
+/**
+ * POST booking/{id}/manage/cancel: cancels the booking for its guest, holding to the quote they saw. Sent
+ * again, it answers the same. The provider unavailable for the refund: 503, the booking cancelled and the
+ * refund recorded as owed; the same request sent again makes it.
+ */
+export const createCancelConfirm =
+  (deps: PaymentsContext): RouteHandler =>
+  async (request) => {
+    const input = parseInput(cancelConfirmSchema, request.input);
+    const record = await opened(deps, request, input.token);
+    const context = { ...guestContextOf(deps, request), provider: await deps.payments?.() };
+    const done = await cancelForGuest(context, record, input.quote).catch((error: unknown) => {
+      if (!(error instanceof PaymentProviderError)) throw error;
+      throw new ApiError('busy', {
+        details:
+          'Your booking is cancelled, but the refund could not be sent to the payment provider yet: send this again in a minute',
+        data: { provider: error.code },
+        headers: { 'retry-after': '30' },
+        cause: error,
+      });
+    });
+    const after = await opened(deps, request, input.token);
+    const money = (minor: number) => formatAmount(minor, request.config.locale.decimals);
+    return {
+      body: {
+        cancellation: {
+          ...presentQuote(request, done),
+          through_provider: money(done.through_provider),
+          owed: money(done.owed),
+        },
+        // The booking's state after it; the guest's view (GET booking/{id}/manage) has the rest.
+        booking: {
+          code: after.booking.code,
+          status_id: after.booking.status_id,
+          paid_total: money(after.booking.paid_total),
+        },
+      },
+      request: { id: record.booking.code, records: 1 },
+    };
+  };

@@ -1,0 +1,200 @@
+import { createHash } from 'node:crypto';
+import { DomainError } from '../kernel/errors.ts';
+import { formatAmount } from '../kernel/money.ts';
+import type { PaymentProvider } from '../payments/index.ts';
+import { isInactive, statusName } from './booking.ts';
+import { type CancellationQuote, quoteBookingCancellation } from './cancellation.ts';
+import { plainWrites } from './change.ts';
+import type { GuestContext } from './guest.ts';
+import { replaceAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
+import { refundPayment } from './payment-staff.ts';
+import { type BookingRecord, getBookingRecord } from './repository.ts';
+import { changeStatus } from './status.ts';
+
+// The guest cancels their own booking (issue 44, item 3): first what they would get back, worked out by the
+// server from the policy stored with the booking and what was paid (the quote), then the cancel itself,
+// which holds to that quote. The booking is cancelled (its stock released, booking.status_changed sent) in
+// one transaction that records the refund owed; the refund then goes back through the provider under keys
+// derived from the payment, so a confirm sent again, or retried after a failure, refunds once.
+
+/** What a guest's cancel would give back now, and the quote's id that the confirm must send back. */
+export interface GuestCancelQuote {
+  /** Names this quote: the booking, what was paid and what comes back. A confirm of another is refused. */
+  quote: string;
+  /** Minor units, as `CancellationQuote`: the refund, the fee and the deposit kept. */
+  refund: number;
+  fee: number;
+  deposit_kept: number;
+  /** What the policy shared out: paid_total less a gift certificate (which goes back whole, as always). */
+  paid: number;
+  /** When changes and cancellations close (Unix ms), if the policy has a cutoff. */
+  cutoff_at?: number;
+}
+
+/** What a guest's cancel recorded with the booking's status change (the event's `guest_cancel`). */
+export interface GuestCancelRecord extends GuestCancelQuote {
+  /** What goes back through the payment provider, and what the business owes back by hand. */
+  through_provider: number;
+  owed: number;
+}
+
+/** The reason a guest's cancel is recorded under, on its `booking.status_changed` event. */
+export const GUEST_CANCELLED = 'guest_cancelled';
+
+/** A guest's change or cancel refused: a 409 in the guest's words, `reason` saying why for a client. */
+export const guestRefusal = (reason: string, message: string, data: Record<string, unknown> = {}) =>
+  new DomainError('invalid_status', message, { reason, ...data });
+
+const quoteIdOf = (code: string, paid: number, quote: CancellationQuote): string =>
+  createHash('sha256')
+    .update(`${code}|${paid}|${quote.refund}|${quote.fee}|${quote.deposit_kept}`)
+    .digest('base64url')
+    .slice(0, 22);
+
+/** What a guest could do with their booking now, or why not: the same checks for cancel and change. */
+export function guestCancelQuote(ctx: GuestContext, record: BookingRecord): GuestCancelQuote {
+  const { booking } = record;
+  if (booking.partner_id)
+    throw guestRefusal(
+      'partner',
+      'This booking was made through one of our partners: please ask them to change or cancel it',
+    );
+  if (isInactive(booking.status_id))
+    throw guestRefusal(
+      'inactive',
+      `This booking is ${statusName(ctx.config, booking.status_id).toLowerCase()}: there is nothing to cancel`,
+    );
+  const paid = booking.paid_total - (booking.giftcert?.amount ?? 0);
+  const quote = quoteBookingCancellation({ ...booking, paid_total: paid }, ctx);
+  if (!quote)
+    throw guestRefusal('no_policy', 'This booking cannot be changed or cancelled online: please contact us');
+  if (quote.cutoff_passed)
+    throw guestRefusal(
+      'past_cutoff',
+      'Changes and cancellations of this booking have closed: please contact us',
+      quote.cutoff_at === undefined ? {} : { cutoff_at: Math.floor(quote.cutoff_at / 1000) },
+    );
+  return {
+    quote: quoteIdOf(booking.code, paid, quote),
+    refund: quote.refund,
+    fee: quote.fee,
+    deposit_kept: quote.deposit_kept,
+    paid,
+    ...(quote.cutoff_at === undefined ? {} : { cutoff_at: quote.cutoff_at }),
+  };
+}
+
+/** The guest's cancel recorded on a booking, if it was cancelled by its guest. */
+export function guestCancelOf(record: BookingRecord): GuestCancelRecord | undefined {
+  const event = record.events.find(
+    (one) => one.type === 'booking.status_changed' && one.data.reason === GUEST_CANCELLED,
+  );
+  return event?.data.guest_cancel as GuestCancelRecord | undefined;
+}
+
+/** Money still at the provider that a refund can reach, newest payment first. */
+const refundable = (record: BookingRecord): StoredPaymentAttempt[] =>
+  (record.attempts ?? [])
+    .filter((attempt) => attempt.provider !== 'pos' && attempt.provider_payment_id && attempt.captured > 0)
+    .sort((a, b) => b.created - a.created);
+
+/** Marks each payment that holds money as kept by the business (account 0: under the booking's policy). */
+function keepAll(ctx: GuestContext, record: BookingRecord) {
+  const at = Math.floor(ctx.now / 1000);
+  return (record.attempts ?? [])
+    .filter((attempt) => attempt.captured > attempt.refunded && attempt.flag !== 'stray' && !attempt.kept)
+    .map((attempt) =>
+      replaceAttemptAction(
+        ctx.db,
+        { ...attempt, kept: { account_id: 0, at }, version: attempt.version + 1, updated: at },
+        attempt.version,
+      ),
+    );
+}
+
+/** The refund of a guest's cancel on one payment: one id per payment, so the provider's key is stable. */
+const guestRefundId = (attempt: StoredPaymentAttempt) => `${attempt.payment_id}_g`;
+
+/**
+ * Cancels a booking for its guest, holding to `quoteId`: 409 with the new quote when what comes back has
+ * changed since (a payment arrived, a tier passed), the refusals of `guestCancelQuote` otherwise. A booking
+ * its guest cancelled already answers as it did: the refunds still owed through the provider are made
+ * (a retry after the provider failed), nothing else changes.
+ */
+export async function cancelForGuest(
+  ctx: GuestContext & { provider: PaymentProvider | undefined },
+  record: BookingRecord,
+  quoteId: string,
+): Promise<GuestCancelRecord> {
+  let recorded = guestCancelOf(record);
+  if (!recorded) {
+    const bookingCtx = { ...ctx, keys: [], caller: { kind: 'customer' as const } };
+    let made: GuestCancelRecord | undefined;
+    await changeStatus(bookingCtx, {
+      reference: String(record.booking.booking_id),
+      statusId: 'CANCELLED',
+      reason: GUEST_CANCELLED,
+      // Checked on the booking as the transaction reads it, so a payment or another cancel racing this one
+      // is seen: a second cancel finds it cancelled (and answers the first's record), a payment a new quote.
+      // What the provider still holds is kept, as staff keep what they cancel (the refund follows): otherwise
+      // a provider's event arriving for the cancelled booking would give all of it back.
+      also: (read) => plainWrites(keepAll(ctx, read)),
+      details: (read) => {
+        const quote = guestCancelQuote(ctx, read);
+        if (quote.quote !== quoteId)
+          throw guestRefusal('quote_changed', 'What you would get back has changed: please look again', {
+            quote: { ...quote, refund: formatAmount(quote.refund, ctx.config.locale.decimals) },
+          });
+        const reachable = refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0);
+        const through = Math.min(quote.refund, reachable);
+        made = { ...quote, through_provider: through, owed: quote.refund - through };
+        return { guest_cancel: made };
+      },
+    }).catch((error: unknown) => {
+      if (!(error instanceof DomainError && error.data?.reason === 'inactive')) throw error;
+    });
+    recorded = made;
+  }
+  const after = await findRecord(ctx, record.booking.booking_id);
+  recorded ??= guestCancelOf(after);
+  if (!recorded) throw guestRefusal('inactive', 'This booking was cancelled meanwhile');
+  await refundThroughProvider(ctx, after, recorded.through_provider);
+  return recorded;
+}
+
+async function findRecord(ctx: GuestContext, bookingId: number): Promise<BookingRecord> {
+  const record = await getBookingRecord(ctx.db, bookingId);
+  if (!record) throw new DomainError('not_found', 'Booking not found');
+  return record;
+}
+
+/**
+ * Gives `amount` back through the provider, newest payment first, each payment's part under its own refund
+ * id (`<payment_id>_g`): a part recorded already counts as given, so a retry refunds only what is missing.
+ */
+async function refundThroughProvider(
+  ctx: GuestContext & { provider: PaymentProvider | undefined },
+  record: BookingRecord,
+  amount: number,
+): Promise<void> {
+  let left = amount;
+  const staffCtx = { ...ctx, keys: [], caller: { kind: 'customer' as const } };
+  for (const attempt of refundable(record)) {
+    if (left <= 0) return;
+    const made = attempt.refunds?.find((one) => one.refund_id === guestRefundId(attempt));
+    if (made) {
+      left -= made.amount;
+      continue;
+    }
+    const part = Math.min(left, attempt.captured - attempt.refunded);
+    if (part <= 0) continue;
+    await refundPayment(staffCtx, {
+      reference: String(record.booking.booking_id),
+      paymentId: attempt.payment_id,
+      amount: part,
+      method: 'provider',
+      refundId: guestRefundId(attempt),
+    });
+    left -= part;
+  }
+}

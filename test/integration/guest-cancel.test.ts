@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import { freshAddress, invoke } from '#test/support/events.ts';
+import {
+  book,
+  checkoutIdOf,
+  day,
+  type PaymentsWorld,
+  settled,
+  startPaymentsWorld,
+  stored,
+  usedOf,
+} from '#test/support/payments-world.ts';
+
+// Issue 44, item 3: the guest cancels their own booking. First the quote, worked out by the server from the
+// policy stored with the booking and what was paid; then the cancel, which holds to it: the booking is
+// CANCELLED, its stock released, the refund goes back through the provider (booking.status_changed and
+// payment.refunded sent), and a second confirm answers the same and changes nothing. Against the Stripe
+// stand-in through the real adapter.
+
+const POLICY = {
+  cancellation: {
+    refunds: [
+      { before: { days: 14 }, percent: 100 },
+      { before: { days: 2 }, percent: 50 },
+    ],
+    fee: 1000,
+    cutoff: { hours: 48 },
+  },
+};
+
+const world = await startPaymentsWorld('guest-cancel', { take: 'full' }, {}, { policy: POLICY });
+const noPolicy = await startPaymentsWorld('guest-cancel-none', { take: 'full' });
+
+const quote = (on: PaymentsWorld, code: string, token: string) =>
+  invoke(on.handlers.payments, {
+    path: `booking/${code}/manage/cancel`,
+    query: `token=${encodeURIComponent(token)}`,
+  });
+const confirm = (
+  on: PaymentsWorld,
+  code: string,
+  token: string,
+  quoteId: string,
+  sourceIp = freshAddress(),
+) =>
+  invoke(on.handlers.payments, {
+    method: 'POST',
+    path: `booking/${code}/manage/cancel`,
+    query: `token=${encodeURIComponent(token)}&quote=${encodeURIComponent(quoteId)}`,
+    sourceIp,
+  });
+
+const toCancelled = (event: { type: string; data: Record<string, unknown> }) =>
+  event.type === 'booking.status_changed' && event.data.to === 'CANCELLED';
+
+/** A booking of `qty` kayaks (40.00 a day each) on `date`, paid in full at the stand-in. */
+async function paidBooking(on: PaymentsWorld, options: { qty?: number; date?: string } = {}) {
+  const { created } = await book(on, { qty: options.qty ?? 3, date: options.date ?? day(30) });
+  on.standIn.controls.pay(checkoutIdOf(created.payment_url as string));
+  await settled(on);
+  return created as { code: string; booking_id: number; token: string };
+}
+
+describe('the quote', () => {
+  it('says what comes back under the stored policy, and changes nothing', async () => {
+    const created = await paidBooking(world);
+    const answer = await quote(world, created.code, created.token);
+    expect(answer.status, JSON.stringify(answer.json.request)).toBe(200);
+    expect(answer.json.cancellation).toMatchObject({
+      refund: '110.00',
+      paid: '120.00',
+      fee: '10.00',
+      deposit_kept: '0.00',
+      quote: expect.any(String),
+    });
+    expect(answer.json.cancellation.text).toContain('110.00');
+    const record = await stored(world, created.booking_id);
+    expect(record.booking.status_id).not.toBe('CANCELLED');
+  });
+
+  it('refuses past the cutoff, in words, and the confirm too', async () => {
+    const created = await paidBooking(world, { date: day(1) });
+    const answer = await quote(world, created.code, created.token);
+    expect(answer.status).toBe(409);
+    expect(answer.json.request.error).toMatchObject({
+      id: 'invalid_status',
+      data: { reason: 'past_cutoff' },
+    });
+    expect(answer.json.request.error.details).toMatch(/closed/);
+    const refused = await confirm(world, created.code, created.token, 'anything');
+    expect(refused.status).toBe(409);
+    expect((await stored(world, created.booking_id)).booking.status_id).toBe('PAID');
+  });
+
+  it('refuses a booking sold under no policy', async () => {
+    const created = await paidBooking(noPolicy);
+    const answer = await quote(noPolicy, created.code, created.token);
+    expect(answer.status).toBe(409);
+    expect(answer.json.request.error.data.reason).toBe('no_policy');
+  });
+
+  it('answers a wrong token as an unknown booking', async () => {
+    const created = await paidBooking(world);
+    const answer = await quote(world, created.code, `${created.token.slice(0, -1)}x`);
+    expect(answer.status).toBe(404);
+  });
+});
+
+describe('the cancel', () => {
+  it('cancels, releases the stock, refunds through the provider, and answers the same when sent again', async () => {
+    const date = day(31);
+    const before = await usedOf(world, 1, date);
+    const created = await paidBooking(world, { date });
+    expect(await usedOf(world, 1, date)).toBe(before + 3);
+    const { quote: quoteId } = (await quote(world, created.code, created.token)).json.cancellation;
+
+    const answer = await confirm(world, created.code, created.token, quoteId);
+    expect(answer.status, JSON.stringify(answer.json.request)).toBe(200);
+    expect(answer.json.cancellation).toMatchObject({
+      refund: '110.00',
+      through_provider: '110.00',
+      owed: '0.00',
+    });
+    expect(answer.json.booking).toMatchObject({ status_id: 'CANCELLED' });
+    expect(await usedOf(world, 1, date)).toBe(before);
+    await settled(world);
+
+    const record = await stored(world, created.booking_id);
+    const [attempt] = record.attempts ?? [];
+    expect(attempt).toMatchObject({ captured: 12000, refunded: 11000, kept: { account_id: 0 } });
+    expect(record.booking.paid_total).toBe(1000);
+    const intent = await world.provider.readPayment(attempt?.provider_payment_id as string);
+    expect(intent.refunded).toBe(11000);
+    const types = record.events.map((event) => event.type);
+    expect(types.filter((type) => type === 'payment.refunded')).toHaveLength(1);
+    expect(record.events.filter(toCancelled)).toHaveLength(1);
+    const cancelled = record.events.find(toCancelled);
+    expect(cancelled?.data).toMatchObject({
+      to: 'CANCELLED',
+      reason: 'guest_cancelled',
+      guest_cancel: { refund: 11000, fee: 1000, paid: 12000 },
+    });
+
+    // Sent again: the same answer, nothing more recorded or refunded.
+    const again = await confirm(world, created.code, created.token, quoteId);
+    expect(again.status).toBe(200);
+    expect(again.json.cancellation).toEqual(answer.json.cancellation);
+    await settled(world);
+    const after = await stored(world, created.booking_id);
+    expect(after.events).toHaveLength(record.events.length);
+    expect((await world.provider.readPayment(attempt?.provider_payment_id as string)).refunded).toBe(11000);
+  });
+
+  it('refuses a quote that is not the one the server works out now, changing nothing', async () => {
+    const created = await paidBooking(world);
+    const answer = await confirm(world, created.code, created.token, 'not-the-quote');
+    expect(answer.status).toBe(409);
+    expect(answer.json.request.error.data).toMatchObject({
+      reason: 'quote_changed',
+      quote: { refund: '110.00' },
+    });
+    const record = await stored(world, created.booking_id);
+    expect(record.booking.status_id).toBe('PAID');
+    expect(record.attempts?.[0]?.refunded).toBe(0);
+  });
+
+  it('two confirms at once cancel once and refund once', async () => {
+    const created = await paidBooking(world);
+    const { quote: quoteId } = (await quote(world, created.code, created.token)).json.cancellation;
+    const answers = await Promise.all([
+      confirm(world, created.code, created.token, quoteId),
+      confirm(world, created.code, created.token, quoteId),
+    ]);
+    expect(answers.map((one) => one.status)).toEqual([200, 200]);
+    expect(answers[0]?.json.cancellation).toEqual(answers[1]?.json.cancellation);
+    await settled(world);
+    const record = await stored(world, created.booking_id);
+    expect(record.events.filter(toCancelled)).toHaveLength(1);
+    expect(record.attempts?.[0]?.refunded).toBe(11000);
+  });
+
+  it('with the provider down: 503, the booking cancelled; sent again, the refund is made once', async () => {
+    const created = await paidBooking(world);
+    const { quote: quoteId } = (await quote(world, created.code, created.token)).json.cancellation;
+    world.standIn.controls.failApi({ mode: 'error', when: 'before', count: 5 });
+    const down = await confirm(world, created.code, created.token, quoteId);
+    world.standIn.controls.clearApiFaults();
+    expect(down.status).toBe(503);
+    expect(down.headers['retry-after']).toBeDefined();
+    const between = await stored(world, created.booking_id);
+    expect(between.booking.status_id).toBe('CANCELLED');
+    expect(between.attempts?.[0]?.refunded).toBe(0);
+    const again = await confirm(world, created.code, created.token, quoteId);
+    expect(again.status, JSON.stringify(again.json.request)).toBe(200);
+    await settled(world);
+    const record = await stored(world, created.booking_id);
+    expect(record.attempts?.[0]?.refunded).toBe(11000);
+  });
+});
