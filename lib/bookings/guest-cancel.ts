@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Caller } from '../access/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { formatAmount } from '../kernel/money.ts';
 import type { PaymentProvider } from '../payments/index.ts';
@@ -36,7 +37,20 @@ export interface GuestCancelRecord extends GuestCancelQuote {
   /** What goes back through the payment provider, and what the business owes back by hand. */
   through_provider: number;
   owed: number;
+  /** Who cancelled: 0 the guest (by the token), else the staff account. */
+  by: number;
+  /** Staff broke the policy (past its cutoff, or a refund of their own), as the policy allows. */
+  override?: true;
 }
+
+/**
+ * Who cancels under the policy: the guest, by the token; or staff (issue 44, item 5), who may break the
+ * policy where every policy of the booking allows it (`staff_override`): past the cutoff, and with a refund
+ * of their own choosing (at most what was paid).
+ */
+export type CancelActor =
+  | { kind: 'guest' }
+  | { kind: 'staff'; accountId: number; override?: { refund?: number | undefined } | undefined };
 
 /** The reason a guest's cancel is recorded under, on its `booking.status_changed` event. */
 export const GUEST_CANCELLED = 'guest_cancelled';
@@ -52,9 +66,14 @@ const quoteIdOf = (code: string, paid: number, quote: CancellationQuote): string
     .slice(0, 22);
 
 /** What a guest could do with their booking now, or why not: the same checks for cancel and change. */
-export function guestCancelQuote(ctx: GuestContext, record: BookingRecord): GuestCancelQuote {
+export function guestCancelQuote(
+  ctx: GuestContext,
+  record: BookingRecord,
+  actor: CancelActor = { kind: 'guest' },
+): GuestCancelQuote {
   const { booking } = record;
-  if (booking.partner_id)
+  const override = actor.kind === 'staff' ? actor.override : undefined;
+  if (booking.partner_id && actor.kind === 'guest')
     throw guestRefusal(
       'partner',
       'This booking was made through one of our partners: please ask them to change or cancel it',
@@ -68,6 +87,7 @@ export function guestCancelQuote(ctx: GuestContext, record: BookingRecord): Gues
   const quote = quoteBookingCancellation({ ...booking, paid_total: paid }, ctx);
   if (!quote)
     throw guestRefusal('no_policy', 'This booking cannot be changed or cancelled online: please contact us');
+  if (override) return overridden(booking, paid, quote, override.refund);
   if (quote.cutoff_passed)
     throw guestRefusal(
       'past_cutoff',
@@ -79,6 +99,34 @@ export function guestCancelQuote(ctx: GuestContext, record: BookingRecord): Gues
     refund: quote.refund,
     fee: quote.fee,
     deposit_kept: quote.deposit_kept,
+    paid,
+    ...(quote.cutoff_at === undefined ? {} : { cutoff_at: quote.cutoff_at }),
+  };
+}
+
+/** Staff's quote that breaks the policy: refused unless every policy of the booking allows it. */
+function overridden(
+  booking: BookingRecord['booking'],
+  paid: number,
+  quote: CancellationQuote,
+  refund: number | undefined,
+): GuestCancelQuote {
+  const policies = booking.cancellation_policy?.policies ?? [];
+  if (!policies.length || policies.some(({ policy }) => !policy.staff_override))
+    throw guestRefusal(
+      'override_not_allowed',
+      "This booking's cancellation policy does not let staff override it",
+    );
+  if (refund !== undefined && refund > paid)
+    throw new DomainError('validation_error', 'Invalid parameter: refund', {
+      refund: `at most ${paid} in minor units, what was paid`,
+    });
+  const broken = { ...quote, refund: refund ?? quote.refund };
+  return {
+    quote: quoteIdOf(booking.code, paid, broken),
+    refund: broken.refund,
+    fee: refund === undefined ? quote.fee : 0,
+    deposit_kept: refund === undefined ? quote.deposit_kept : 0,
     paid,
     ...(quote.cutoff_at === undefined ? {} : { cutoff_at: quote.cutoff_at }),
   };
@@ -98,15 +146,15 @@ const refundable = (record: BookingRecord): StoredPaymentAttempt[] =>
     .filter((attempt) => attempt.provider !== 'pos' && attempt.provider_payment_id && attempt.captured > 0)
     .sort((a, b) => b.created - a.created);
 
-/** Marks each payment that holds money as kept by the business (account 0: under the booking's policy). */
-function keepAll(ctx: GuestContext, record: BookingRecord) {
+/** Marks each payment that holds money as kept by the business (by its guest's cancel: account 0). */
+function keepAll(ctx: GuestContext, record: BookingRecord, accountId: number) {
   const at = Math.floor(ctx.now / 1000);
   return (record.attempts ?? [])
     .filter((attempt) => attempt.captured > attempt.refunded && attempt.flag !== 'stray' && !attempt.kept)
     .map((attempt) =>
       replaceAttemptAction(
         ctx.db,
-        { ...attempt, kept: { account_id: 0, at }, version: attempt.version + 1, updated: at },
+        { ...attempt, kept: { account_id: accountId, at }, version: attempt.version + 1, updated: at },
         attempt.version,
       ),
     );
@@ -122,13 +170,15 @@ const guestRefundId = (attempt: StoredPaymentAttempt) => `${attempt.payment_id}_
  * (a retry after the provider failed), nothing else changes.
  */
 export async function cancelForGuest(
-  ctx: GuestContext & { provider: PaymentProvider | undefined },
+  ctx: GuestContext & { provider: PaymentProvider | undefined; caller: Caller },
   record: BookingRecord,
   quoteId: string,
+  actor: CancelActor = { kind: 'guest' },
 ): Promise<GuestCancelRecord> {
   let recorded = guestCancelOf(record);
   if (!recorded) {
-    const bookingCtx = { ...ctx, keys: [], caller: { kind: 'customer' as const } };
+    const by = actor.kind === 'staff' ? actor.accountId : 0;
+    const bookingCtx = { ...ctx, keys: [] };
     let made: GuestCancelRecord | undefined;
     await changeStatus(bookingCtx, {
       reference: String(record.booking.booking_id),
@@ -138,16 +188,22 @@ export async function cancelForGuest(
       // is seen: a second cancel finds it cancelled (and answers the first's record), a payment a new quote.
       // What the provider still holds is kept, as staff keep what they cancel (the refund follows): otherwise
       // a provider's event arriving for the cancelled booking would give all of it back.
-      also: (read) => plainWrites(keepAll(ctx, read)),
+      also: (read) => plainWrites(keepAll(ctx, read, by)),
       details: (read) => {
-        const quote = guestCancelQuote(ctx, read);
+        const quote = guestCancelQuote(ctx, read, actor);
         if (quote.quote !== quoteId)
           throw guestRefusal('quote_changed', 'What you would get back has changed: please look again', {
             quote: { ...quote, refund: formatAmount(quote.refund, ctx.config.locale.decimals) },
           });
         const reachable = refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0);
         const through = Math.min(quote.refund, reachable);
-        made = { ...quote, through_provider: through, owed: quote.refund - through };
+        made = {
+          ...quote,
+          through_provider: through,
+          owed: quote.refund - through,
+          by,
+          ...(actor.kind === 'staff' && actor.override ? { override: true as const } : {}),
+        };
         return { guest_cancel: made };
       },
     }).catch((error: unknown) => {
@@ -173,12 +229,12 @@ async function findRecord(ctx: GuestContext, bookingId: number): Promise<Booking
  * id (`<payment_id>_g`): a part recorded already counts as given, so a retry refunds only what is missing.
  */
 async function refundThroughProvider(
-  ctx: GuestContext & { provider: PaymentProvider | undefined },
+  ctx: GuestContext & { provider: PaymentProvider | undefined; caller: Caller },
   record: BookingRecord,
   amount: number,
 ): Promise<void> {
   let left = amount;
-  const staffCtx = { ...ctx, keys: [], caller: { kind: 'customer' as const } };
+  const staffCtx = { ...ctx, keys: [] };
   for (const attempt of refundable(record)) {
     if (left <= 0) return;
     const made = attempt.refunds?.find((one) => one.refund_id === guestRefundId(attempt));

@@ -25,7 +25,7 @@ export { bookingSnapshotOf } from './events.ts';
 export { fieldsFor, unknownFormFields } from './form.ts';
 export type { GuestContext } from './guest.ts';
 export { openGuestBooking, rotateBookingToken } from './guest.ts';
-export type { GuestCancelQuote, GuestCancelRecord } from './guest-cancel.ts';
+export type { CancelActor, GuestCancelQuote, GuestCancelRecord } from './guest-cancel.ts';
 export { cancelForGuest, guestCancelOf, guestCancelQuote } from './guest-cancel.ts';
 export { IdempotencyKeyError } from './idempotency-key-error.ts';
 export { runOnceOrReplay } from './idempotency-store.ts';

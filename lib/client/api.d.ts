@@ -13218,8 +13218,10 @@ export interface operations {
   };
   bookingManageCancelQuote: {
     parameters: {
-      query: {
-        token: string;
+      query?: {
+        token?: string;
+        override?: string;
+        refund?: string;
       };
       header?: {
         /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
@@ -13422,8 +13424,8 @@ export interface operations {
   };
   bookingManageCancel: {
     parameters: {
-      query: {
-        token: string;
+      query?: {
+        token?: string;
       };
       header?: {
         /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
@@ -13438,12 +13440,16 @@ export interface operations {
     requestBody: {
       content: {
         'application/x-www-form-urlencoded': {
-          token: string;
+          token?: string;
           quote: string;
+          override?: string;
+          refund?: string;
         };
         'application/json': {
-          token: string;
+          token?: string;
           quote: string;
+          override?: string;
+          refund?: string;
         };
       };
     };

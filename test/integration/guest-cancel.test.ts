@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshAddress, invoke } from '#test/support/events.ts';
+import { freshAddress, invoke, staffBasic } from '#test/support/events.ts';
 import {
   book,
   checkoutIdOf,
@@ -25,11 +25,18 @@ const POLICY = {
     ],
     fee: 1000,
     cutoff: { hours: 48 },
+    staff_override: true,
   },
 };
 
 const world = await startPaymentsWorld('guest-cancel', { take: 'full' }, {}, { policy: POLICY });
 const noPolicy = await startPaymentsWorld('guest-cancel-none', { take: 'full' });
+const strict = await startPaymentsWorld(
+  'guest-cancel-strict',
+  { take: 'full' },
+  {},
+  { policy: { cancellation: { ...POLICY.cancellation, staff_override: false } } },
+);
 
 const quote = (on: PaymentsWorld, code: string, token: string) =>
   invoke(on.handlers.payments, {
@@ -195,5 +202,63 @@ describe('the cancel', () => {
     await settled(world);
     const record = await stored(world, created.booking_id);
     expect(record.attempts?.[0]?.refunded).toBe(11000);
+  });
+});
+
+describe('staff, under the policy or overriding it where it allows (item 5)', () => {
+  const asStaff = async (on: PaymentsWorld, method: string, code: string, query: string) =>
+    invoke(on.handlers.payments, {
+      method,
+      path: `booking/${code}/manage/cancel`,
+      query,
+      headers: { authorization: await staffBasic(on.db) },
+    });
+
+  it('quotes as the guest would, without the token', async () => {
+    const created = await paidBooking(world);
+    const answer = await asStaff(world, 'GET', created.code, '');
+    expect(answer.status, JSON.stringify(answer.json.request)).toBe(200);
+    expect(answer.json.cancellation.refund).toBe('110.00');
+  });
+
+  it('past the cutoff, overrides with a refund of their own, and the history names them', async () => {
+    const created = await paidBooking(world, { date: day(1) });
+    expect((await quote(world, created.code, created.token)).status).toBe(409);
+    const quoted = await asStaff(world, 'GET', created.code, 'override=1&refund=120.00');
+    expect(quoted.status, JSON.stringify(quoted.json.request)).toBe(200);
+    expect(quoted.json.cancellation).toMatchObject({ refund: '120.00', fee: '0.00' });
+    const done = await asStaff(
+      world,
+      'POST',
+      created.code,
+      `override=1&refund=120.00&quote=${quoted.json.cancellation.quote}`,
+    );
+    expect(done.status, JSON.stringify(done.json.request)).toBe(200);
+    expect(done.json.cancellation).toMatchObject({ refund: '120.00', override: true });
+    await settled(world);
+    const record = await stored(world, created.booking_id);
+    expect(record.attempts?.[0]?.refunded).toBe(12000);
+    const event = record.events.find(toCancelled);
+    expect(event?.account_id).toBeGreaterThan(0);
+    expect(event?.data.guest_cancel).toMatchObject({ refund: 12000, override: true, by: event?.account_id });
+  });
+
+  it('refuses the override where the policy does not allow it, and a refund over what was paid', async () => {
+    const created = await paidBooking(strict);
+    const refused = await asStaff(strict, 'GET', created.code, 'override=1');
+    expect(refused.status).toBe(409);
+    expect(refused.json.request.error.data.reason).toBe('override_not_allowed');
+    const other = await paidBooking(world);
+    const over = await asStaff(world, 'GET', other.code, 'override=1&refund=500.00');
+    expect(over.status).toBe(400);
+  });
+
+  it('never lets a guest ask for the override', async () => {
+    const created = await paidBooking(world, { date: day(1) });
+    const answer = await invoke(world.handlers.payments, {
+      path: `booking/${created.code}/manage/cancel`,
+      query: `token=${encodeURIComponent(created.token)}&override=1`,
+    });
+    expect(answer.status).toBe(400);
   });
 });
