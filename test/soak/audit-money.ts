@@ -16,6 +16,13 @@ export const LAPSE_SLACK_SECONDS = 60;
 const capped = (problems: string[]): string[] =>
   problems.length > 50 ? [...problems.slice(0, 50), `…and ${problems.length - 50} more`] : problems;
 
+/** What a guest's cancel recorded on its event (lib/bookings/guest-cancel.ts), in minor units. */
+interface GuestCancel {
+  paid: number;
+  refund: number;
+  through_provider: number;
+}
+
 /** What a PaymentIntent kept: captured less what its charge gave back. */
 function kept(intent: Stripe.PaymentIntent): number {
   if (intent.status !== 'succeeded') return 0;
@@ -95,6 +102,7 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
       pos.set(Number(row.booking_id), (pos.get(Number(row.booking_id)) ?? 0) + Number(row.amount));
 
   const trails = new Map<number, string[]>();
+  const guestCancels = new Map<number, GuestCancel>();
   // The accounts whose status changes took each booking to each status (the service's own are account 0).
   const changedBy = new Map<string, Set<number>>();
   const changersOf = (bookingId: number, to: string) => changedBy.get(`${bookingId}|${to}`) ?? new Set();
@@ -105,6 +113,9 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
       `${event.type}${data.to ? ` to ${data.to}` : ''}${data.reason ? ` (${data.reason})` : ''} by ${event.account_id}`,
     );
     trails.set(Number(event.booking_id), steps);
+    // A guest's cancel (issue 44): the policy's share of the money is kept by account 0, the rest refunded.
+    if (event.type === 'booking.status_changed' && data.reason === 'guest_cancelled')
+      guestCancels.set(Number(event.booking_id), (event.data as { guest_cancel: GuestCancel }).guest_cancel);
     if (event.type === 'booking.status_changed' && data.to)
       changedBy.set(
         `${event.booking_id}|${data.to}`,
@@ -145,6 +156,18 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
   // A booking that holds no stock keeps no captured money, per attempt, unless staff kept it when they voided
   // or cancelled it: the attempt then names who, and the trail shows that account's change to VOID or CANCELLED.
   let keptByStaff = 0;
+  let keptByPolicy = 0;
+  // What a guest's cancel keeps at the provider is exactly what it did not send back there.
+  for (const [bookingId, cancel] of guestCancels) {
+    const booking = bookings.get(bookingId);
+    if (!booking || String(booking.status_id) !== 'CANCELLED') continue;
+    const expected = cancel.paid - (pos.get(bookingId) ?? 0) - cancel.through_provider;
+    const held = keptBy.get(bookingId) ?? 0;
+    if (held !== expected)
+      problems.push(
+        `booking ${booking.code}: its guest cancelled it, refunding ${cancel.through_provider} of ${cancel.paid} through the provider, which keeps ${held}, not ${expected}: ${(trails.get(bookingId) ?? []).join(', ')}`,
+      );
+  }
   for (const attempt of records.attempts) {
     const bookingId = Number(attempt.booking_id);
     const booking = bookings.get(bookingId);
@@ -155,6 +178,7 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
     const name = `booking ${booking.code} (${booking.status_id}) holds no stock and keeps ${held} captured`;
     const keeper = Number(attempt.kept?.account_id ?? 0);
     if (!attempt.kept) problems.push(`${name} on attempt ${attempt.payment_id}, not kept: ${trail}`);
+    else if (keeper === 0 && guestCancels.has(bookingId)) keptByPolicy += 1;
     else if (
       keeper === 0 ||
       !(changersOf(bookingId, 'VOID').has(keeper) || changersOf(bookingId, 'CANCELLED').has(keeper))
@@ -173,6 +197,8 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
       attempts: records.attempts.length,
       lapsed: records.attempts.filter((attempt) => attempt.status === 'lapsed').length,
       keptByStaff,
+      keptByPolicy,
+      guestCancelled: guestCancels.size,
       pastDeadline,
     },
     problems: capped(problems),

@@ -37,6 +37,17 @@ export function soakTenant(receiverUrl: string, feedBase: string): Tenant {
         webhooks: { retry_seconds: [5, 10, 20, 40, 60, 120, 300], retention_days: 7 },
       },
       items: SOAK_ITEMS.map((item) => makeItem({ ...item })),
+      // Guests cancel some bookings from their manage link (issue 44): full refund two weeks ahead, half a
+      // week ahead, a 5.00 fee kept; the soak's bookings start 7 to 27 days out.
+      policy: {
+        cancellation: {
+          refunds: [
+            { before: { days: 14 }, percent: 100 },
+            { before: { days: 2 }, percent: 50 },
+          ],
+          fee: 500,
+        },
+      },
       webhooks: [{ id: 'soak', url: receiverUrl, events: ['booking.*'] }],
       // Two channels whose feeds change while the soak runs: their blocks share the counters with guests.
       channels: [

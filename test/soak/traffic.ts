@@ -61,6 +61,8 @@ export interface Ledger {
   restatused: Set<string>;
   /** Bookings that awaited payment when created, and what their guest did about it. */
   paying: Map<string, PaymentChoice>;
+  /** Bookings their guest cancelled (issue 44), with the refund the cancel answered, in minor units. */
+  guestCancelled: Map<string, string>;
 }
 
 export const emptyLedger = (): Ledger => ({
@@ -69,6 +71,7 @@ export const emptyLedger = (): Ledger => ({
   attempted: new Set(),
   restatused: new Set(),
   paying: new Map(),
+  guestCancelled: new Map(),
 });
 
 const STAFF = `Basic ${Buffer.from(`${ADMIN.key}:${ADMIN.secret}`).toString('base64')}`;
@@ -249,7 +252,7 @@ export async function guest(
       lines: [{ itemId: item.item_id, qty }],
       at: Date.now(),
     });
-    return booking as { code: string; payment_url?: string; payment_status?: string };
+    return booking as { code: string; token: string; payment_url?: string; payment_status?: string };
   };
   let booking = await book();
   if (!booking?.payment_status) return;
@@ -259,6 +262,46 @@ export async function guest(
     booking = (await book()) ?? booking;
   }
   ledger.paying.set(booking.code, await settle(ledger, options.standIn, random, booking.payment_url));
+  if (random.chance(GUEST_CANCEL_SHARE)) await cancelOwn(ledger, { base, headers }, booking);
+}
+
+/** The share of paying guests who then cancel their booking from its manage link (issue 44). */
+const GUEST_CANCEL_SHARE = 0.15;
+
+/**
+ * A guest cancels their own booking as the manage page does: the quote, then the cancel holding to it (a
+ * 409 `quote_changed`, when a payment arrived meanwhile, is read again once).
+ */
+async function cancelOwn(
+  ledger: Ledger,
+  options: { base: string; headers: Record<string, string> },
+  booking: { code: string; token: string },
+): Promise<void> {
+  const path = `booking/${booking.code}/manage/cancel`;
+  const token = encodeURIComponent(booking.token);
+  for (let look = 0; look < 2; look += 1) {
+    const quoted = await call(ledger, {
+      base: options.base,
+      route: 'booking.manage.cancel.quote',
+      path: `${path}?token=${token}`,
+      headers: options.headers,
+    });
+    const quote = quoted.json?.cancellation?.quote as string | undefined;
+    if (quoted.status !== 200 || !quote) return;
+    const done = await call(ledger, {
+      base: options.base,
+      route: 'booking.manage.cancel',
+      path,
+      form: { token: booking.token, quote },
+      headers: options.headers,
+    });
+    if (done.status === 200) {
+      ledger.restatused.add(booking.code);
+      ledger.guestCancelled.set(booking.code, String(done.json?.cancellation?.refund));
+      return;
+    }
+    if (done.json?.request?.error?.data?.reason !== 'quote_changed') return;
+  }
 }
 
 /** Staff: reads the newest bookings and changes one (a status, a note, a check-in or -out). */
