@@ -59,9 +59,9 @@ export const BUNDLE_BUDGETS: Record<string, { entry: string; ratio: number }> = 
   // 1.50395 on 29 November (504,832 bytes, 1,326 over 1.5): issue 44's guest cancel lives here, beside the
   // provider's adapter and staff's refunds (its refund is a provider call; the bookings function has no
   // room): the quote and the cancel (lib/bookings/guest-cancel.ts 2.7 KB, the policy's quote 1.5), the token's
-  // check under its budget of guesses (1.4), the routes (1.9). What could give the 1.3 KB back: the revive
-  // path of changeStatus brings the rating engine (lib/catalog/rate-item.ts, 3.2 KB) into a function that
-  // never revives a booking. 1.50876 the same day (506,446 bytes, +1,614): staff's cancel under the policy and
+  // check under its budget of guesses (1.4), the routes (1.9). Nothing found yet to give it back: the
+  // rating engine it carries (lib/catalog/rate-item.ts, 3.2 KB) is the revive of a booking a late payment
+  // wins back. 1.50876 the same day (506,446 bytes, +1,614): staff's cancel under the policy and
   // its override (issue 44, item 5).
   Payments: { entry: 'functions/payments/handler.ts', ratio: 1.50876 },
   // Not guests' functions (the channels' feeds and sync), so not in the issue's targets: its budget is its
