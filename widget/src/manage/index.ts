@@ -70,6 +70,8 @@ function refusal(answer: Answer<unknown>): Node {
   );
 }
 
+const INACTIVE = new Set(['CANCELLED', 'VOID']);
+
 /** Label and value rows. */
 const facts = (rows: Array<[string, string | Node]>) =>
   el(
@@ -81,6 +83,8 @@ const facts = (rows: Array<[string, string | Node]>) =>
 /** The booking: code, status, dates, lines, money, payments, an open checkout, the invoice and the terms. */
 function bookingView(booking: GuestBooking): Node[] {
   const lines = Object.values(booking.items);
+  // A cancelled booking owes nothing: what the policy kept is not a balance due.
+  const active = !INACTIVE.has(booking.status_id);
   const parts: Node[] = [
     el('h2', { id: 'booking-title', tabindex: '-1' }, `Booking ${booking.code}`),
     facts([
@@ -103,7 +107,7 @@ function bookingView(booking: GuestBooking): Node[] {
     facts([
       ['Total', money(booking.total)],
       ['Paid', money(booking.paid_total)],
-      ['Due', money(booking.due)],
+      ...(active ? [['Due', money(booking.due)] as [string, string]] : []),
     ]),
   ];
   if (booking.payments.length)
@@ -137,8 +141,6 @@ function bookingView(booking: GuestBooking): Node[] {
   );
   return parts;
 }
-
-const INACTIVE = new Set(['CANCELLED', 'VOID']);
 
 /** The page's state: the booking shown, and below it the cancellation at its current step. */
 class ManagePage {
