@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build } from 'esbuild';
 import { DEMO_IMAGES, DEMO_IMAGES_SOURCE, MANAGE_FILE, WIDGET_DIST, WIDGET_FILE } from './files.ts';
 
-export { WIDGET_DIST, WIDGET_FILE, WIDGET_MAX_GZIP_BYTES } from './files.ts';
+export { MANAGE_MAX_GZIP_BYTES, WIDGET_DIST, WIDGET_FILE, WIDGET_MAX_GZIP_BYTES } from './files.ts';
 
 /** What a build wrote: the file and its size as sent (gzipped) and as parsed. */
 export interface WidgetBuild {

@@ -12,6 +12,9 @@ export const WIDGET_FILE = 'booking-widget.js';
  */
 export const MANAGE_FILE = 'manage-page.js';
 
+/** The guest's page script's budget, gzipped: a page a guest opens on a phone from an email (2.3 KB on 29 November). */
+export const MANAGE_MAX_GZIP_BYTES = 4 * 1024;
+
 /** Where `npm start` and the tests find the built widget. */
 export const WIDGET_DIST = fileURLToPath(new URL('./dist/', import.meta.url));
 
