@@ -12,7 +12,9 @@ import { BOOK_STYLE, banner, contactSection, footer, pageStart } from './page-pa
 
 /** The look the guest's page adds to the booking page's: the booking's facts, its lists and the buttons. */
 const MANAGE_STYLE = `${BOOK_STYLE}
-#manage { max-width: 40rem; min-height: 24rem; }
+/* A window's height at least, loading or not: what comes below (contact, footer) starts out of sight, so the
+   booking arriving moves nothing the guest sees (layout shift). */
+#manage { max-width: 40rem; min-height: 100vh; }
 #manage h2 { margin: 1.5rem 0 .5rem; font-size: 1.25rem; }
 #manage h3 { margin: 1.25rem 0 .25rem; font-size: 1rem; }
 #manage h2:focus { outline: none; }
