@@ -7,20 +7,22 @@ import { axeViolations } from '#test/support/accessibility.ts';
 import { screenshot } from '#test/support/chromium.ts';
 import { measureOverflow } from '#test/support/page-helpers.ts';
 import { formatMoney, normalize, STEP_TIMEOUT } from '#test/support/widget-page.ts';
-import { holdThroughApi, staffGet } from '#test/support/widget-service.ts';
+import { holdThroughApi, STAFF, staffGet } from '#test/support/widget-service.ts';
 import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 
 // Issue 44, item 6: the guest's page of their booking, `/manage?booking=CODE&token=T`, in Chromium at a
 // phone's and a desktop's width against `npm start` and its Stripe stand-in. A kayak booking paid in full under
 // a cancellation policy: the page shows it with the policy's words, "Cancel booking" shows the server's quote,
 // the confirm cancels it and says what comes back; axe finds nothing at each step. A wrong token's link says
-// the link is not valid.
+// the link is not valid; past the cutoff, and a quote changed before the confirm, the page says so in the
+// server's words.
 const POLICY = {
   refunds: [
     { before: { days: 14 }, percent: 100 },
     { before: { days: 2 }, percent: 50 },
   ],
   fee: 1500,
+  cutoff: { hours: 48 },
 };
 const tenant = makeWidgetTenant((raw) => {
   raw.settings.payment = { take: 'full' };
@@ -52,9 +54,9 @@ async function standInKey(): Promise<string> {
 /** A date `days` from now, YYYY-MM-DD (UTC: far enough ahead that the zone does not matter). */
 const daysAhead = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
-/** A kayak booked for two days, 40 days ahead, and paid in full at the stand-in (its webhook arrived). */
-async function paidBooking(): Promise<{ code: string; manage_url: string; total: string }> {
-  const sessionId = await holdThroughApi(suite.apiBase, 3, daysAhead(40), daysAhead(41));
+/** A kayak booked for two days, `ahead` days from now, and paid in full at the stand-in (its webhook arrived). */
+async function paidBooking(ahead = 40): Promise<{ code: string; manage_url: string; total: string }> {
+  const sessionId = await holdThroughApi(suite.apiBase, 3, daysAhead(ahead), daysAhead(ahead + 1));
   const response = await fetch(`${suite.apiBase}/booking/create`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -79,6 +81,12 @@ async function paidBooking(): Promise<{ code: string; manage_url: string; total:
     })
     .toBe(created.total);
   return created;
+}
+
+/** The quote the API gives the booking's token now (what the page must show). */
+async function quoteOf(created: { code: string; manage_url: string }): Promise<any> {
+  const token = new URL(created.manage_url).searchParams.get('token') ?? '';
+  return (await fetch(`${suite.apiBase}/booking/${created.code}/manage/cancel?token=${token}`)).json();
 }
 
 /** The page's part about the booking, spaces collapsed. */
@@ -149,5 +157,55 @@ describe("the guest's page of their booking", () => {
     await page.getByRole('heading', { name: 'This link is not valid' }).waitFor({ timeout: STEP_TIMEOUT });
     expect(await shown(page)).not.toContain(created.code);
     await clean(page, 'a wrong link');
+  });
+
+  it("past the cutoff: says so in the server's words, and offers no confirm", async () => {
+    const created = await paidBooking(1);
+    const refusal = (await quoteOf(created)).request.error;
+    expect(refusal.data.reason).toBe('past_cutoff');
+    const { page } = await suite.open(375, { url: created.manage_url, waitForWidget: false });
+    await page.getByRole('button', { name: 'Cancel booking' }).click();
+    await page
+      .getByRole('heading', { name: 'This booking cannot be cancelled here' })
+      .waitFor({ timeout: STEP_TIMEOUT });
+    expect(await shown(page)).toContain(normalize(refusal.details));
+    expect(await page.getByRole('button', { name: 'Yes, cancel my booking' }).count()).toBe(0);
+    await clean(page, 'past the cutoff');
+  });
+
+  it('a quote changed before the confirm: says so, shows the new quote, and cancels on it', async () => {
+    const created = await paidBooking();
+    const { page } = await suite.open(1280, { url: created.manage_url, waitForWidget: false });
+    await page.getByRole('button', { name: 'Cancel booking' }).click();
+    const first = (await quoteOf(created)).cancellation;
+    await page
+      .getByRole('heading', { name: `You get back ${money(first.refund)} of ${money(first.paid)}` })
+      .waitFor({ timeout: STEP_TIMEOUT });
+    // Meanwhile staff give 10.00 back: less is paid, so less comes back.
+    const staffRecord = await staffGet(suite.apiBase, `booking/${created.code}`);
+    const paymentId = staffRecord.booking.payments[0].id;
+    const refunded = await fetch(`${suite.apiBase}/booking/${created.code}/payment/${paymentId}/refund`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${STAFF.key}:${STAFF.secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'amount=10.00',
+    });
+    expect(refunded.status, await refunded.clone().text()).toBe(200);
+    const second = (await quoteOf(created)).cancellation;
+    expect(second.refund).not.toBe(first.refund);
+    await page.getByRole('button', { name: 'Yes, cancel my booking' }).click();
+    await page
+      .getByRole('heading', { name: `You get back ${money(second.refund)} of ${money(second.paid)}` })
+      .waitFor({ timeout: STEP_TIMEOUT });
+    expect(await shown(page)).toContain('What you would get back has changed');
+    expect((await staffGet(suite.apiBase, `booking/${created.code}`)).booking.status_id).not.toBe(
+      'CANCELLED',
+    );
+    await clean(page, 'a changed quote');
+    await page.getByRole('button', { name: 'Yes, cancel my booking' }).click();
+    await page.getByRole('heading', { name: 'Your booking is cancelled' }).waitFor({ timeout: STEP_TIMEOUT });
+    expect(await shown(page)).toContain(`Refund: ${money(second.refund)}`);
   });
 });
