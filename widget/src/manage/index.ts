@@ -144,7 +144,6 @@ function bookingView(booking: GuestBooking): Node[] {
 
 /** The page's state: the booking shown, and below it the cancellation at its current step. */
 class ManagePage {
-  private booking: GuestBooking | undefined;
   private readonly cancelArea = el('section', { 'aria-labelledby': 'cancel-title', class: 'cancel' });
 
   constructor(private readonly calls: Calls) {}
@@ -152,8 +151,8 @@ class ManagePage {
   async load(note?: Node, focus = true) {
     const answer = await this.calls.view();
     if (!answer.body) return show(focus, refusal(answer));
-    this.booking = answer.body.booking;
-    const active = !INACTIVE.has(this.booking.status_id);
+    const { booking } = answer.body;
+    const active = !INACTIVE.has(booking.status_id);
     this.cancelArea.replaceChildren(
       el('h2', { id: 'cancel-title' }, 'Cancel your booking'),
       ...(active
@@ -163,7 +162,7 @@ class ManagePage {
           ]
         : [el('p', {}, 'This booking is no longer active.')]),
     );
-    show(focus, ...(note ? [note] : []), ...bookingView(this.booking), this.cancelArea);
+    show(focus, ...(note ? [note] : []), ...bookingView(booking), this.cancelArea);
   }
 
   private button(words: string, action: () => Promise<void>, kind = '') {
