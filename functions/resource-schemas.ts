@@ -134,6 +134,10 @@ export const createdSchema = z.looseObject({
   total: money.optional(),
   token: z.string().optional(),
   invoice_url: z.string().optional(),
+  manage_url: z
+    .string()
+    .optional()
+    .describe("The guest's page of the booking (`/manage`, issue 44), with its token; beside `invoice_url`."),
   customer_id: int.optional(),
   deposit: money
     .optional()

@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 
-// Usage: npm run lighthouse -- [--runs N] [--path /book?item=1]
+// Usage: npm run lighthouse -- [--runs N] [--path /book?item=1 | --path /manage]
 // Starts `npm start` on a free port with a fresh data folder, then runs Lighthouse (its default mobile
 // profile: a mid-range phone, simulated slow 4G and CPU) on the booking page N times (default 3) with
 // Debian's Chromium, and prints each run's scores and the median. Writes lighthouse-results.json
-// (git-ignored). A measurement, not a test: the scores depend on the machine's load.
+// (git-ignored). A measurement, not a test: the scores depend on the machine's load. `--path /manage`
+// books a kayak of the demo tenant through the API first and measures the guest's page of that booking (its
+// `manage_url`, with the token).
 
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 
@@ -58,6 +60,38 @@ async function startService(port: number): Promise<ChildProcess> {
   return child;
 }
 
+/** Books the demo's kayak 40 days ahead as a guest, and answers the path of its guest's page (`/manage?…`). */
+async function manageLink(origin: string): Promise<string> {
+  const api = `${origin}/api/3.0`;
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const rated = (await (await fetch(`${api}/item/3?start_date=${day(40)}&end_date=${day(41)}`)).json()) as {
+    item?: { rate?: { slip?: string } };
+  };
+  const slip = rated.item?.rate?.slip;
+  if (!slip) throw new Error(`the demo kayak is not bookable: ${JSON.stringify(rated)}`);
+  const form = (fields: Record<string, string>) => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+  const session = (await (await fetch(`${api}/booking/session`, form({ 'slip[]': slip }))).json()) as {
+    booking: { session: { id: string } };
+  };
+  const created = (await (
+    await fetch(
+      `${api}/booking/create`,
+      form({
+        session_id: session.booking.session.id,
+        'form[customer_name]': 'Lighthouse Guest',
+        'form[customer_email]': 'lighthouse@example.com',
+      }),
+    )
+  ).json()) as { booking: { manage_url?: string } };
+  if (!created.booking.manage_url) throw new Error(`no manage_url: ${JSON.stringify(created)}`);
+  const link = new URL(created.booking.manage_url);
+  return `${link.pathname}${link.search}`;
+}
+
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -65,10 +99,18 @@ const median = (values: number[]): number => {
 
 async function main(): Promise<void> {
   const runs = Number(argument('runs') ?? 3);
-  const path = argument('path') ?? '/book';
+  const asked = argument('path') ?? '/book';
   const port = await freePort();
   const service = await startService(port);
-  const url = `http://127.0.0.1:${port}${path}`;
+  const origin = `http://127.0.0.1:${port}`;
+  const path =
+    asked === '/manage'
+      ? await manageLink(origin).catch((error: unknown) => {
+          if (service.pid) process.kill(-service.pid, 'SIGTERM');
+          throw error;
+        })
+      : asked;
+  const url = `${origin}${path}`;
   const results: Array<Record<string, number>> = [];
   try {
     for (let run = 1; run <= runs; run += 1) {
@@ -114,7 +156,8 @@ async function main(): Promise<void> {
   );
   const record = {
     date: new Date().toISOString(),
-    url: path,
+    // The token is the booking's key: the record names the page only.
+    url: path.split('?')[0],
     lighthouse: '12.2.3',
     profile: 'mobile (default: simulated slow 4G, 4x CPU slowdown)',
     runs: results,

@@ -6,6 +6,15 @@ import { fileURLToPath } from 'node:url';
 /** The one file a business's page loads (`<script type="module" src=".../widget/booking-widget.js">`). */
 export const WIDGET_FILE = 'booking-widget.js';
 
+/**
+ * The script of the guest's page of a booking (`/manage`, issue 44): a plain module of its own, so the
+ * widget a business embeds carries none of it and the page loads no Lit.
+ */
+export const MANAGE_FILE = 'manage-page.js';
+
+/** The guest's page script's budget, gzipped: a page a guest opens on a phone from an email (2.3 KB on 29 November). */
+export const MANAGE_MAX_GZIP_BYTES = 4 * 1024;
+
 /** Where `npm start` and the tests find the built widget. */
 export const WIDGET_DIST = fileURLToPath(new URL('./dist/', import.meta.url));
 
@@ -40,6 +49,7 @@ export const DEMO_IMAGES = [
 /** Every file the service serves under `/widget/`, with its media type: the only names it ever reads. */
 export const WIDGET_FILES: Readonly<Record<string, string>> = {
   [WIDGET_FILE]: 'text/javascript; charset=utf-8',
+  [MANAGE_FILE]: 'text/javascript; charset=utf-8',
   ...Object.fromEntries(
     DEMO_IMAGES.flatMap(({ file, file2x }) => [
       [file, 'image/webp'],

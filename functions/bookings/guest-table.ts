@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RouteDeclaration } from '#lib/http/group-handler.ts';
 import { noParameters } from '#lib/http/validate.ts';
+import { cancellationTermsSchema } from '../cancellation-schema.ts';
 import { int, money } from '../resource-schemas.ts';
 import { envelope } from '../responses.ts';
 import { describeRoute } from '../route-docs.ts';
@@ -56,6 +57,11 @@ DOCS: describeRoute(bookingManageRoute, {
         .optional()
         .describe('A checkout still open: what to pay, by when (Unix seconds) and where.'),
       invoice_url: z.string(),
+      cancellation_policy: cancellationTermsSchema
+        .optional()
+        .describe(
+          'The cancellation terms it was sold under, as staff see them (no `staff_override`); absent when none.',
+        ),
     }),
   }),
   errors: ['rate_limited'],

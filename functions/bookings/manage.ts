@@ -26,7 +26,7 @@ export const createGetManaged =
       token,
     );
     return {
-      body: { booking: presentGuestBooking(record, config, apiUrl) },
+      body: { booking: presentGuestBooking(record, config, apiUrl, now) },
       request: { id: record.booking.code, records: 1 },
     };
   };

@@ -1,15 +1,21 @@
 import type { BookingRecord } from '#lib/bookings/index.ts';
-import { bookedAmounts, statusName } from '#lib/bookings/index.ts';
+import { bookedAmounts, startOfLines, statusName } from '#lib/bookings/index.ts';
 import type { StoredConfig } from '#lib/config/index.ts';
 import { describeDates } from '#lib/kernel/dates.ts';
 import { invoiceUrl, moneyOf, unix } from './present.ts';
+import { presentCancellation } from './present-cancellation.ts';
 
 /**
  * The booking as its guest sees it through its token (issue 44): its lines, dates, money and payments, and
  * the details the guest entered; never staff notes, the audit trail, the customer or partner ids, nor
  * another booking.
  */
-export function presentGuestBooking(record: BookingRecord, config: StoredConfig, apiUrl: string) {
+export function presentGuestBooking(
+  record: BookingRecord,
+  config: StoredConfig,
+  apiUrl: string,
+  now: number,
+) {
   const { booking } = record;
   const money = moneyOf(config);
   const lines = Object.values(booking.lines);
@@ -62,5 +68,18 @@ export function presentGuestBooking(record: BookingRecord, config: StoredConfig,
       ? { payment: { amount: money(open.amount), deadline: open.deadline, url: open.checkout_url } }
       : {}),
     invoice_url: invoiceUrl(booking, apiUrl),
+    // The terms it was sold under, in the words staff see them (without staff's own override).
+    ...(booking.cancellation_policy
+      ? {
+          cancellation_policy: presentCancellation(booking.cancellation_policy, {
+            config,
+            now,
+            start: startOfLines(lines, config.company.timezone),
+            names: Object.fromEntries(lines.map((line) => [line.line_id, line.name])),
+            deposit: booking.payment?.kind === 'deposit',
+            staff: false,
+          }),
+        }
+      : {}),
   };
 }

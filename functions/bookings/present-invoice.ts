@@ -4,10 +4,13 @@ import type { StoredConfig } from '#lib/config/index.ts';
 import { describeDates } from '#lib/kernel/dates.ts';
 import { formatDisplay } from '#lib/kernel/money.ts';
 import { escapeHtml } from '#lib/kernel/text.ts';
-import { customerOf, moneyOf } from './present.ts';
+import { customerOf, manageUrl, moneyOf } from './present.ts';
 
-/** The invoice: structured lines, taxes, totals and payments, and an HTML page with every value escaped. */
-export function presentInvoice(record: BookingRecord, config: StoredConfig) {
+/**
+ * The invoice: structured lines, taxes, totals and payments, and an HTML page with every value escaped that
+ * links to the guest's page of the booking.
+ */
+export function presentInvoice(record: BookingRecord, config: StoredConfig, apiUrl: string) {
   const { booking } = record;
   const money = moneyOf(config);
   const currency = { symbol: config.locale.currency_symbol, decimals: config.locale.decimals };
@@ -67,7 +70,9 @@ export function presentInvoice(record: BookingRecord, config: StoredConfig) {
     ...payments.map((payment) => row([`Paid (${payment.method})`, formatDisplay(payment.amount, currency)])),
     ...(refunded ? [row(['Refunded', formatDisplay(refunded, currency)])] : []),
     row(['Due', formatDisplay(due, currency)]),
-    '</table></body></html>',
+    '</table>',
+    `<p><a href="${escapeHtml(manageUrl(booking, apiUrl))}">Manage your booking</a></p>`,
+    '</body></html>',
   ].join('');
   return {
     booking_id: booking.booking_id,

@@ -8,6 +8,7 @@ import type {
 import { accountIdOf, bookedAmounts, fieldsFor, startOfLines, statusName } from '#lib/bookings/index.ts';
 
 import type { StoredConfig } from '#lib/config/index.ts';
+import { API_PREFIX } from '#lib/http/routes.ts';
 import { addDays, describeDates, localInstant } from '#lib/kernel/dates.ts';
 import type { StoredEvent } from '#lib/kernel/events.ts';
 import { formatAmount } from '#lib/kernel/money.ts';
@@ -41,6 +42,15 @@ export const moneyOf = (config: StoredConfig) => (minor: number) =>
 /** The absolute URL of a booking's invoice page for whoever holds its token, on the configured API URL. */
 export function invoiceUrl(booking: StoredBooking, apiUrl: string): string {
   return `${apiUrl}/booking/${encodeURIComponent(booking.code)}/invoice?token=${encodeURIComponent(booking.token)}`;
+}
+
+/**
+ * The absolute URL of the guest's page of their booking (`/manage`, issue 44), on the site the API's public
+ * base URL is under (where `/book` is).
+ */
+export function manageUrl(booking: StoredBooking, apiUrl: string): string {
+  const site = apiUrl.endsWith(API_PREFIX) ? apiUrl.slice(0, -API_PREFIX.length) : apiUrl;
+  return `${site}/manage?booking=${encodeURIComponent(booking.code)}&token=${encodeURIComponent(booking.token)}`;
 }
 
 /** The wire's customer fields of a booking's form, each a string. */
@@ -95,6 +105,7 @@ export function presentCreated(
     // Whether an email already was a customer is not a customer's business.
     ...(context.audience === 'staff' ? { customer_id: booking.customer_id } : {}),
     invoice_url: url,
+    manage_url: manageUrl(booking, context.apiUrl),
     customer_payment_url: url,
     ...(context.attempt ? paymentOf(booking, context.attempt, context.config) : {}),
   };

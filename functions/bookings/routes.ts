@@ -199,7 +199,7 @@ export const createGetInvoice =
       throw new AuthError('unauthorized', 'Staff credentials or the booking token are required');
     }
     if (!record) throw new DomainError('not_found', 'Booking not found');
-    const invoice = presentInvoice(record, config);
+    const invoice = presentInvoice(record, config, apiUrl);
     if ((headers.accept ?? '').includes('text/html'))
       return {
         body: {},

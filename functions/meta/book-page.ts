@@ -186,6 +186,14 @@ const page = (
   };
 };
 
+/** A page about one booking (the guest's `/manage`): never stored by a cache, its address never a referrer. */
+export const personalPage = (
+  status: number,
+  html: string,
+  requestId: string,
+  acceptEncoding: string | undefined,
+): APIGatewayProxyStructuredResultV2 => page(status, html, requestId, acceptEncoding, true);
+
 const UNAVAILABLE =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Booking is not available</title></head><body><main><h1>Booking is not available right now</h1><p>Please try again in a few minutes.</p></main></body></html>';
 

@@ -297,6 +297,8 @@ function renderReturn(
     isInactive(booking.status_id) ? '' : `<dt>Still to pay</dt><dd>${escapeHtml(words.money(due))}</dd>`,
     '</dl>',
     '</section>',
+    // The guest's own page of it (issue 44): this page proved the key, so it may hand out the token.
+    `<p><a href="${escapeHtml(`/manage?booking=${encodeURIComponent(booking.code)}&token=${encodeURIComponent(booking.token)}`)}">Manage your booking</a></p>`,
     '<p><a href="/book">Make another booking</a></p>',
     ...end,
   ].join('\n');

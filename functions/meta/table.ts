@@ -13,6 +13,7 @@ import { getCompany } from './company.ts';
 import { getDocs, getDocsAsset, getOpenApi } from './docs.ts';
 import { createGetEvent, createListEvents, eventListSchema } from './events.ts';
 import { createHelp } from './help.ts';
+import { createManagePage } from './manage-page.ts';
 import { createPing } from './ping.ts';
 import { createWidgetFiles } from './widget.ts';
 
@@ -272,6 +273,25 @@ DOCS: describeRoute(bookPageRoute, {
   raw: { 'text/html': { schema: { type: 'string' } } },
 });
 
+export const managePageRoute = {
+  name: 'manage',
+  group: 'meta',
+  methods: ['GET', 'HEAD'],
+  path: 'manage',
+  access: 'public',
+  resource: 'manage',
+  id: '',
+  kind: 'page',
+  // The same page for every well-formed link: its script asks the API, which checks the token.
+  serve: (context) =>
+    createManagePage({ db: context.db, configTtlMs: context.configTtlMs, clock: context.clock }),
+} as const satisfies RouteDeclaration<MetaContext>;
+
+DOCS: describeRoute(managePageRoute, {
+  summary: "The guest's page of their booking (`?booking=CODE&token=T`): see it, cancel it under its policy",
+  raw: { 'text/html': { schema: { type: 'string' } } },
+});
+
 export const widgetFileRoute = {
   name: 'widget.file',
   group: 'meta',
@@ -293,6 +313,7 @@ DOCS: describeRoute(widgetFileRoute, {
 /** The meta group's routes, in the table's order. */
 export const META_ROUTES = [
   bookPageRoute,
+  managePageRoute,
   widgetFileRoute,
   companyRoute,
   categoryRoute,

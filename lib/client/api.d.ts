@@ -1075,6 +1075,8 @@ export interface components {
       total?: string;
       token?: string;
       invoice_url?: string;
+      /** @description The guest's page of the booking (`/manage`, issue 44), with its token; beside `invoice_url`. */
+      manage_url?: string;
       customer_id?: number;
       /** @description What is paid now to keep the booking (a deposit, or the whole amount). */
       deposit?: string;
@@ -1787,6 +1789,8 @@ export interface components {
           url: string;
         };
         invoice_url: string;
+        /** @description The cancellation terms it was sold under, as staff see them (no `staff_override`); absent when none. */
+        cancellation_policy?: components['schemas']['CancellationTerms'];
       } & {
         [key: string]: unknown;
       };

@@ -51,7 +51,10 @@ export const BUNDLE_BUDGETS: Record<string, { entry: string; ratio: number }> = 
   // booking/{id}/token). Issue 44 adds to what the bookings function does; it is not held to the weight
   // before it. 1.804897 with both (605,851 bytes); 1.80498 (605,879) with the guest's cancel recorded on its
   // status change's event (`details`, +28).
-  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.80498 },
+  // 1.806374 on 29 November (606,347 bytes, +468): issue 44's links to the guest's page (`/manage`): the create's
+  // `manage_url` and the invoice page's "Manage your booking" (one function building the link, ~300), and the
+  // guest's view carrying the cancellation terms it was sold under (~170; their words were in the bundle).
+  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.806374 },
   // Staff's customers and webhook endpoints (issue 43, out of bookings): 1.3375 on 28 November (448,958 bytes).
   Admin: { entry: 'functions/admin/handler.ts', ratio: TARGET_BUNDLE_RATIO },
   // The payment provider's webhook (issue 43): 1.398 on 28 November; 1.3706 (460,064 bytes) once the provider

@@ -296,6 +296,10 @@ describe.each([1280, 375])('the booking widget at %i px wide', (width) => {
       const page2 = await fetch(new URL(href, page.url()));
       expect.soft(page2.status, 'the invoice page opens').toBe(200);
     }
+    // Issue 44: and the guest's own page of the booking, with its token.
+    const manage = widget.getByRole('link', { name: /Manage your booking/ });
+    expect.soft(await manage.getAttribute('href'), 'the manage link').toBe(created.manage_url);
+    expect.soft(created.manage_url, 'the manage link').toContain(`/manage?booking=${code}&token=`);
     await screenshot(page, `${width}-confirmation`);
     await audit(page, 'confirmation');
 

@@ -153,6 +153,26 @@ describe('invoice', () => {
   });
 });
 
+describe("the guest's manage link (issue 44)", () => {
+  it('comes with the invoice link in the create, and the invoice page links to it', async () => {
+    const { created } = await book();
+    const link = new URL(created.manage_url);
+    expect(new URL(created.invoice_url).pathname.startsWith('/api/3.0/')).toBe(true);
+    expect(link.origin).toBe(new URL(created.invoice_url).origin);
+    expect(link.pathname).toBe('/manage');
+    expect(Object.fromEntries(link.searchParams)).toEqual({ booking: created.code, token: created.token });
+    const { invoice } = (
+      await invoke(handlers.bookings, {
+        path: `booking/${created.code}/invoice`,
+        query: `token=${created.token}`,
+      })
+    ).json.booking;
+    expect(invoice.html).toContain(
+      `<a href="${created.manage_url.replaceAll('&', '&#38;')}">Manage your booking</a>`,
+    );
+  });
+});
+
 describe('the invoice page', () => {
   const directives = (header: string | undefined) =>
     Object.fromEntries(

@@ -287,6 +287,7 @@ describe('the links a booking hands out', () => {
     const expected = `http://api.test/api/3.0/booking/${created.code}/invoice?token=${created.token}`;
     expect(created.invoice_url).toBe(expected);
     expect(created.customer_payment_url).toBe(expected);
+    expect(created.manage_url).toBe(`http://api.test/manage?booking=${created.code}&token=${created.token}`);
     expect(response.json.request.data.url).toBe(expected);
     const invoice = await invoke(handlers.bookings, {
       path: `booking/${created.code}/invoice`,

@@ -85,6 +85,25 @@ describe('the quote', () => {
     expect(record.booking.status_id).not.toBe('CANCELLED');
   });
 
+  it("is preceded by the policy's words on the guest's view, as staff see them but without their override", async () => {
+    const created = await paidBooking(world);
+    const view = await invoke(world.handlers.bookings, {
+      path: `booking/${created.code}/manage`,
+      query: `token=${encodeURIComponent(created.token)}`,
+    });
+    expect(view.status).toBe(200);
+    const terms = view.json.booking.cancellation_policy;
+    expect(terms).toMatchObject({ fee: '10.00', cutoff: { hours: 48 }, refunds: expect.any(Array) });
+    expect(terms.text).toMatch(/\S/);
+    expect(terms).not.toHaveProperty('staff_override');
+    const none = await paidBooking(noPolicy);
+    const plain = await invoke(noPolicy.handlers.bookings, {
+      path: `booking/${none.code}/manage`,
+      query: `token=${encodeURIComponent(none.token)}`,
+    });
+    expect(plain.json.booking).not.toHaveProperty('cancellation_policy');
+  });
+
   it('refuses past the cutoff, in words, and the confirm too', async () => {
     const created = await paidBooking(world, { date: day(1) });
     const answer = await quote(world, created.code, created.token);

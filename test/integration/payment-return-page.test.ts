@@ -120,6 +120,11 @@ describe('the page a guest returns to from paying', () => {
     expect(page.text).toContain(`We have received $24.00. The rest, $56.00, is due by ${due}.`);
     expect(page.text).toContain('Total $80.00 Paid $24.00 Still to pay $56.00');
     expect(page.html).not.toContain('pay=1');
+    // Issue 44: the confirmation links to the guest's page of the booking, as the create's manage_url does.
+    const manage = new URL(created.manage_url);
+    expect(page.html).toContain(
+      `<a href="${`${manage.pathname}${manage.search}`.replaceAll('&', '&#38;')}">Manage your booking</a>`,
+    );
     const pay = await openPage({ booking: created.code, return_key: key, pay: '1' });
     expect(pay.headers.location).toBe(`/book?booking=${created.code}&return_key=${key}`);
   });

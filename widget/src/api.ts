@@ -219,6 +219,7 @@ export function createWidgetApi(base: string) {
         code: booking.code,
         total: booking.total ?? '0',
         invoiceUrl: booking.invoice_url ?? (typeof url === 'string' ? url : ''),
+        manageUrl: booking.manage_url ?? '',
         ...(booking.deposit ? { deposit: booking.deposit } : {}),
         ...(booking.payment_url ? { paymentUrl: booking.payment_url } : {}),
         ...(booking.payment_deadline ? { paymentDeadline: booking.payment_deadline } : {}),

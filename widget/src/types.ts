@@ -72,6 +72,8 @@ export interface Confirmation {
   code: string;
   total: string;
   invoiceUrl: string;
+  /** The guest's page of the booking (`/manage`): see it, cancel it ('' from a service without one). */
+  manageUrl: string;
   /** What is paid now (absent when the business takes no payment at booking). */
   deposit?: string;
   /** The provider's checkout, while it is open. */

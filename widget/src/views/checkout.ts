@@ -158,11 +158,13 @@ export function renderConfirmation(host: CheckoutViewHost) {
   if (!done) return nothing;
   if (done.deposit) return renderAwaitingPayment(host, done);
   const invoice = linkUrl(done.invoiceUrl);
+  const manage = linkUrl(done.manageUrl);
   return html`<section part="confirmation" class="confirmation" aria-labelledby="done-heading">
     <h2 id="done-heading" tabindex="-1">Booking confirmed</h2>
     <p>Your booking code is <strong class="code">${done.code}</strong>.</p>
     <p>Total: <strong>${formatMoney(done.total, host.locale)}</strong></p>
     ${invoice ? html`<p><a part="link" href=${invoice} target="_blank" rel="noopener">View your invoice<span class="visually-hidden"> (opens in a new tab)</span></a></p>` : nothing}
+    ${manage ? html`<p><a part="link" href=${manage} target="_blank" rel="noopener">Manage your booking<span class="visually-hidden"> (opens in a new tab)</span></a></p>` : nothing}
     ${
       host.checkout.calendarUrl
         ? html`<p><a part="link" class="file-link" href=${host.checkout.calendarUrl} download="booking-${done.code}.ics">Add to your calendar<span class="visually-hidden"> (downloads a calendar file)</span></a></p>`
