@@ -1,5 +1,5 @@
 import type { BookingRecord } from '#lib/bookings/index.ts';
-import { bookedAmounts, startOfLines, statusName } from '#lib/bookings/index.ts';
+import { bookedAmounts, isInactive, startOfLines, statusName } from '#lib/bookings/index.ts';
 import type { StoredConfig } from '#lib/config/index.ts';
 import { describeDates } from '#lib/kernel/dates.ts';
 import { invoiceUrl, moneyOf, unix } from './present.ts';
@@ -59,7 +59,8 @@ export function presentGuestBooking(
     tax_total: money(booking.totals.tax),
     total: money(booking.totals.total),
     paid_total: money(booking.paid_total),
-    due: money(booking.totals.total - booking.paid_total),
+    // Nothing is due on a booking that was cancelled or voided, whatever it kept.
+    due: money(isInactive(booking.status_id) ? 0 : booking.totals.total - booking.paid_total),
     // Money taken and given back (refunds negative), oldest first, by how: who recorded it is staff's business.
     payments: [...record.payments]
       .sort((a, b) => a.date - b.date)

@@ -54,7 +54,8 @@ export const BUNDLE_BUDGETS: Record<string, { entry: string; ratio: number }> = 
   // 1.806374 on 29 November (606,347 bytes, +468): issue 44's links to the guest's page (`/manage`): the create's
   // `manage_url` and the invoice page's "Manage your booking" (one function building the link, ~300), and the
   // guest's view carrying the cancellation terms it was sold under (~170; their words were in the bundle).
-  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.806374 },
+  // 1.806427 (606,365, +18): nothing due on a cancelled booking in the guest's view.
+  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.806427 },
   // Staff's customers and webhook endpoints (issue 43, out of bookings): 1.3375 on 28 November (448,958 bytes).
   Admin: { entry: 'functions/admin/handler.ts', ratio: TARGET_BUNDLE_RATIO },
   // The payment provider's webhook (issue 43): 1.398 on 28 November; 1.3706 (460,064 bytes) once the provider

@@ -167,6 +167,13 @@ describe('the cancel', () => {
       guest_cancel: { refund: 11000, fee: 1000, paid: 12000 },
     });
 
+    // The guest's view: cancelled, the fee kept, nothing due.
+    const view = await invoke(world.handlers.bookings, {
+      path: `booking/${created.code}/manage`,
+      query: `token=${encodeURIComponent(created.token)}`,
+    });
+    expect(view.json.booking).toMatchObject({ status_id: 'CANCELLED', paid_total: '10.00', due: '0.00' });
+
     // Sent again: the same answer, nothing more recorded or refunded.
     const again = await confirm(world, created.code, created.token, quoteId);
     expect(again.status).toBe(200);
