@@ -132,12 +132,16 @@ function overridden(
   };
 }
 
-/** The guest's cancel recorded on a booking, if it was cancelled by its guest. */
+/**
+ * The guest's cancel recorded on a booking, if its guest's cancel is what left it cancelled: a booking staff
+ * revived since is its guest's to cancel again, not answered with the earlier cancel.
+ */
 export function guestCancelOf(record: BookingRecord): GuestCancelRecord | undefined {
-  const event = record.events.find(
-    (one) => one.type === 'booking.status_changed' && one.data.reason === GUEST_CANCELLED,
-  );
-  return event?.data.guest_cancel as GuestCancelRecord | undefined;
+  if (!isInactive(record.booking.status_id)) return undefined;
+  const event = record.events.findLast((one) => one.type === 'booking.status_changed');
+  return event?.data.reason === GUEST_CANCELLED
+    ? (event.data.guest_cancel as GuestCancelRecord | undefined)
+    : undefined;
 }
 
 /** Money still at the provider that a refund can reach, newest payment first. */
