@@ -248,13 +248,17 @@ async function refundThroughProvider(
     }
     const part = Math.min(left, attempt.captured - attempt.refunded);
     if (part <= 0) continue;
-    await refundPayment(staffCtx, {
+    const after = await refundPayment(staffCtx, {
       reference: String(record.booking.booking_id),
       paymentId: attempt.payment_id,
       amount: part,
       method: 'provider',
       refundId: guestRefundId(attempt),
     });
-    left -= part;
+    // What the provider made under the key, which an earlier try may have made larger than this part.
+    const given = after.attempts
+      ?.find((one) => one.payment_id === attempt.payment_id)
+      ?.refunds?.find((one) => one.refund_id === guestRefundId(attempt));
+    left -= given?.amount ?? part;
   }
 }
