@@ -142,8 +142,11 @@ export function reconcilePayments(snapshot: PaymentSnapshot, provider?: Provider
       });
   }
   for (const booking of snapshot.bookings) {
-    const rows = (rowsOf.get(booking.booking_id) ?? []).reduce((sum, row) => sum + row.amount, 0);
-    // A gift certificate pays while the booking is active; voiding gives it back to the certificate.
+    // A gift certificate pays while the booking is active; voiding gives it back to the certificate, and
+    // writes no row to say so: its row at the create is not counted, the booking's own record of it is.
+    const rows = (rowsOf.get(booking.booking_id) ?? [])
+      .filter((row) => row.method !== 'giftcert')
+      .reduce((sum, row) => sum + row.amount, 0);
     const expected =
       rows + (booking.giftcert && !isInactive(booking.status_id) ? booking.giftcert.amount : 0);
     if (booking.paid_total !== expected)
