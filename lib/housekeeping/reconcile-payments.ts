@@ -111,9 +111,14 @@ export function reconcilePayments(snapshot: PaymentSnapshot, provider?: Provider
     }
     const held = attempt.captured - attempt.refunded;
     const inactive = isInactive(booking.status_id);
-    // A payment's change writes a row `<payment_id>-<version>` of what it moved `paid_total` by.
+    // A payment's change writes a row `<payment_id>-<version>` of what it moved `paid_total` by; a payment
+    // at the point of sale (set_paid) is its own row, named as its attempt.
     const rows = (rowsOf.get(booking.booking_id) ?? [])
-      .filter((row) => row.transaction_id.startsWith(`${attempt.payment_id}-`))
+      .filter(
+        (row) =>
+          row.transaction_id === attempt.payment_id ||
+          row.transaction_id.startsWith(`${attempt.payment_id}-`),
+      )
       .reduce((sum, row) => sum + row.amount, 0);
     if (rows !== attempt.applied)
       found.push({

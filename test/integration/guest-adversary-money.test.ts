@@ -137,7 +137,10 @@ describe('a kept deposit beside money taken at the desk', () => {
 });
 
 describe('the audits after all of it', () => {
-  it.each([['full', full]])('find the money and the stock of %s as they should be', async (_name, on) => {
+  it.each([
+    ['full', full],
+    ['deposit', deposit],
+  ])('find the money and the stock of %s as they should be', async (_name, on) => {
     const money = await runPaymentsReconcile(on.db, { provider: on.provider });
     expect(money.discrepancies).toEqual([]);
     const stock = await runReconcile(on.db, { fix: false, now: Date.now() });
