@@ -1,5 +1,5 @@
 import type { BookingRecord } from '#lib/bookings/index.ts';
-import { bookedAmounts, statusName } from '#lib/bookings/index.ts';
+import { bookedAmounts, isInactive, statusName } from '#lib/bookings/index.ts';
 import type { StoredConfig } from '#lib/config/index.ts';
 import { describeDates } from '#lib/kernel/dates.ts';
 import { invoiceUrl, moneyOf, unix } from './present.ts';
@@ -13,10 +13,11 @@ export function presentGuestBooking(record: BookingRecord, config: StoredConfig,
   const { booking } = record;
   const money = moneyOf(config);
   const lines = Object.values(booking.lines);
-  // A checkout the guest can still pay (issue 43), with its deadline.
-  const open = (record.attempts ?? []).find(
-    (attempt) => attempt.status === 'pending' && attempt.checkout_url,
-  );
+  // A checkout the guest can still pay (issue 43), with its deadline; none once the booking is cancelled or
+  // void (what is paid on it then goes back in full), though the provider keeps it open until it expires.
+  const open = isInactive(booking.status_id)
+    ? undefined
+    : (record.attempts ?? []).find((attempt) => attempt.status === 'pending' && attempt.checkout_url);
   const last =
     lines
       .map((line) => line.last_date)

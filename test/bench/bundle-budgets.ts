@@ -50,8 +50,9 @@ export const BUNDLE_BUDGETS: Record<string, { entry: string; ratio: number }> = 
   // guesses, shared with the gift certificates' (+167)) and staff's rotation of the token (POST
   // booking/{id}/token). Issue 44 adds to what the bookings function does; it is not held to the weight
   // before it. 1.804897 with both (605,851 bytes); 1.80498 (605,879) with the guest's cancel recorded on its
-  // status change's event (`details`, +28).
-  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.80498 },
+  // status change's event (`details`, +28). 1.805048 (605,902, +23): the guest's view offers no checkout
+  // once the booking is cancelled or void (issue 44, adversarial pass).
+  Bookings: { entry: 'functions/bookings/handler.ts', ratio: 1.805048 },
   // Staff's customers and webhook endpoints (issue 43, out of bookings): 1.3375 on 28 November (448,958 bytes).
   Admin: { entry: 'functions/admin/handler.ts', ratio: TARGET_BUNDLE_RATIO },
   // The payment provider's webhook (issue 43): 1.398 on 28 November; 1.3706 (460,064 bytes) once the provider

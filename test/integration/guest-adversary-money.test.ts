@@ -89,6 +89,15 @@ describe('a checkout still open when the guest cancels', () => {
     const { created } = (await book(full, { qty: 2 })) as { created: Created };
     const done = await cancelNow(full, created.code, created.token);
     expect(done).toMatchObject({ paid: '0.00', refund: '0.00' });
+    // The guest's view no longer offers the checkout as a way to pay a cancelled booking.
+    const view = await invoke(full.handlers.bookings, {
+      path: `booking/${created.code}/manage`,
+      query: `token=${encodeURIComponent(created.token)}`,
+      sourceIp: freshAddress(),
+    });
+    expect(view.status, JSON.stringify(view.json.request)).toBe(200);
+    expect(view.json.booking.status_id).toBe('CANCELLED');
+    expect(view.json.booking).not.toHaveProperty('payment');
     full.standIn.controls.pay(checkoutIdOf(created.payment_url));
     await settled(full);
     const record = await stored(full, created.booking_id);
