@@ -144,6 +144,20 @@ export function guestCancelOf(record: BookingRecord): GuestCancelRecord | undefi
     : undefined;
 }
 
+/** A quote as the guest reads it: money as money, the cutoff in Unix seconds (the quote route, a refusal). */
+export function shownQuote(ctx: Pick<GuestContext, 'config'>, quote: GuestCancelQuote) {
+  const money = (minor: number) => formatAmount(minor, ctx.config.locale.decimals);
+  return {
+    quote: quote.quote,
+    refund: money(quote.refund),
+    paid: money(quote.paid),
+    fee: money(quote.fee),
+    deposit_kept: money(quote.deposit_kept),
+    currency: ctx.config.locale.currency,
+    ...(quote.cutoff_at === undefined ? {} : { cutoff_at: Math.floor(quote.cutoff_at / 1000) }),
+  };
+}
+
 /** Money still at the provider that a refund can reach, newest payment first. */
 const refundable = (record: BookingRecord): StoredPaymentAttempt[] =>
   (record.attempts ?? [])
@@ -197,7 +211,7 @@ export async function cancelForGuest(
         const quote = guestCancelQuote(ctx, read, actor);
         if (quote.quote !== quoteId)
           throw guestRefusal('quote_changed', 'What you would get back has changed: please look again', {
-            quote: { ...quote, refund: formatAmount(quote.refund, ctx.config.locale.decimals) },
+            quote: shownQuote(ctx, quote),
           });
         const reachable = refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0);
         const through = Math.min(quote.refund, reachable);

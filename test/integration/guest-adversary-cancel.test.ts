@@ -70,3 +70,15 @@ describe('a booking its guest cancelled and staff revived', () => {
     expect(record.attempts?.[0]?.refunded).toBe(11000);
   });
 });
+
+describe('a stale quote', () => {
+  it('is answered with the new quote as the quote route shows it: money as money, the cutoff in seconds', async () => {
+    const created = await paidBooking();
+    const shown = (await quote(created.code, created.token)).json.cancellation;
+    const stale = await confirm(created.code, created.token, 'made-up');
+    expect(stale.status).toBe(409);
+    const { text: _text, ...rest } = shown;
+    expect(stale.json.request.error.data).toMatchObject({ reason: 'quote_changed', quote: rest });
+    expect((await stored(world, created.booking_id)).booking.status_id).toBe('PAID');
+  });
+});
