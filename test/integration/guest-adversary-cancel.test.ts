@@ -82,3 +82,28 @@ describe('a stale quote', () => {
     expect((await stored(world, created.booking_id)).booking.status_id).toBe('PAID');
   });
 });
+
+describe('a tier boundary passing between the quote and the confirm', () => {
+  it('makes the quote stale: 409 with the smaller refund, and nothing changes', async () => {
+    const { created } = await book(world, { qty: 1, date: day(15) });
+    world.standIn.controls.pay(checkoutIdOf(created.payment_url as string));
+    await settled(world);
+    const before = (await quote(created.code, created.token)).json.cancellation;
+    expect(before.refund).toBe('30.00');
+    const twoDays = 2 * 86_400_000;
+    world.shift(twoDays);
+    try {
+      const stale = await confirm(created.code, created.token, before.quote);
+      expect(stale.status).toBe(409);
+      expect(stale.json.request.error.data).toMatchObject({
+        reason: 'quote_changed',
+        quote: { refund: '10.00' },
+      });
+      const record = await stored(world, created.booking_id);
+      expect(record.booking.status_id).toBe('PAID');
+      expect(record.attempts?.[0]?.refunded).toBe(0);
+    } finally {
+      world.shift(-twoDays);
+    }
+  });
+});
