@@ -133,12 +133,15 @@ function overridden(
 }
 
 /**
- * The guest's cancel recorded on a booking, if its guest's cancel is what left it cancelled: a booking staff
- * revived since is its guest's to cancel again, not answered with the earlier cancel.
+ * The guest's cancel recorded on a booking, if its guest's cancel is what made it inactive: a booking staff
+ * revived since is its guest's to cancel again, not answered with the earlier cancel; one staff moved from
+ * CANCELLED to VOID since still has the cancel's refund to finish.
  */
 export function guestCancelOf(record: BookingRecord): GuestCancelRecord | undefined {
   if (!isInactive(record.booking.status_id)) return undefined;
-  const event = record.events.findLast((one) => one.type === 'booking.status_changed');
+  const event = record.events.findLast(
+    (one) => one.type === 'booking.status_changed' && !isInactive(String(one.data.from)),
+  );
   return event?.data.reason === GUEST_CANCELLED
     ? (event.data.guest_cancel as GuestCancelRecord | undefined)
     : undefined;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PaymentProviderError } from '#lib/payments/index.ts';
 import { freshAddress, invoke } from '#test/support/events.ts';
+import { post } from '#test/support/payments-staff.ts';
 import {
   book,
   checkoutIdOf,
@@ -70,5 +71,28 @@ describe('a refund the provider made while its answer was lost', () => {
     expect(attempt?.refunded).toBe(11000);
     expect(record.booking.paid_total).toBe(1000);
     expect((await world.provider.readPayment(attempt?.provider_payment_id as string)).refunded).toBe(11000);
+  });
+});
+
+describe("staff touching a guest's cancel whose refund is still owed", () => {
+  it('leaves the refund to be made when the guest sends the cancel again', async () => {
+    const { created } = await book(world, { qty: 3, date: day(30) });
+    world.standIn.controls.pay(checkoutIdOf(created.payment_url as string));
+    await settled(world);
+    const { quote: quoteId } = (await quote(created.code, created.token)).json.cancellation;
+    world.standIn.controls.failApi({ mode: 'error', when: 'before', count: 5 });
+    const down = await confirm(created.code, created.token, quoteId);
+    world.standIn.controls.clearApiFaults();
+    expect(down.status).toBe(503);
+    // Staff set it to VOID (from CANCELLED: nothing is released or kept again).
+    const voided = await post(world, `booking/${created.code}/update`, { status_id: 'VOID' });
+    expect(voided.status, JSON.stringify(voided.json.request)).toBe(200);
+
+    const again = await confirm(created.code, created.token, quoteId);
+    expect(again.status, JSON.stringify(again.json.request)).toBe(200);
+    expect(again.json.cancellation).toMatchObject({ refund: '110.00', through_provider: '110.00' });
+    await settled(world);
+    const record = await stored(world, created.booking_id);
+    expect(record.attempts?.[0]?.refunded).toBe(11000);
   });
 });
