@@ -181,8 +181,12 @@ function keepAll(ctx: GuestContext, record: BookingRecord, accountId: number) {
     );
 }
 
-/** The refund of a guest's cancel on one payment: one id per payment, so the provider's key is stable. */
-const guestRefundId = (attempt: StoredPaymentAttempt) => `${attempt.payment_id}_g`;
+/**
+ * The refund of a guest's cancel on one payment: one id per payment and cancel (the `nth` of the booking, a
+ * revived booking cancelled again making the second), so the provider's key is stable across retries.
+ */
+const guestRefundId = (attempt: StoredPaymentAttempt, nth: number) =>
+  `${attempt.payment_id}_g${nth > 1 ? nth : ''}`;
 
 /**
  * Cancels a booking for its guest, holding to `quoteId`: 409 with the new quote when what comes back has
@@ -256,9 +260,13 @@ async function refundThroughProvider(
 ): Promise<void> {
   let left = amount;
   const staffCtx = { ...ctx, keys: [] };
+  const nth = record.events.filter(
+    (one) => one.type === 'booking.status_changed' && one.data.reason === GUEST_CANCELLED,
+  ).length;
   for (const attempt of refundable(record)) {
     if (left <= 0) return;
-    const made = attempt.refunds?.find((one) => one.refund_id === guestRefundId(attempt));
+    const refundId = guestRefundId(attempt, nth);
+    const made = attempt.refunds?.find((one) => one.refund_id === refundId);
     if (made) {
       left -= made.amount;
       continue;
@@ -270,12 +278,12 @@ async function refundThroughProvider(
       paymentId: attempt.payment_id,
       amount: part,
       method: 'provider',
-      refundId: guestRefundId(attempt),
+      refundId,
     });
     // What the provider made under the key, which an earlier try may have made larger than this part.
     const given = after.attempts
       ?.find((one) => one.payment_id === attempt.payment_id)
-      ?.refunds?.find((one) => one.refund_id === guestRefundId(attempt));
+      ?.refunds?.find((one) => one.refund_id === refundId);
     left -= given?.amount ?? part;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { freshAddress, invoke } from '#test/support/events.ts';
-import { post } from '#test/support/payments-staff.ts';
+import { post, setPaid } from '#test/support/payments-staff.ts';
 import {
   book,
   checkoutIdOf,
@@ -68,6 +68,29 @@ describe('a booking its guest cancelled and staff revived', () => {
     const record = await stored(world, created.booking_id);
     expect(record.booking.status_id).toBe('CANCELLED');
     expect(record.attempts?.[0]?.refunded).toBe(11000);
+  });
+});
+
+describe('a booking its guest cancelled, staff revived and took the rest of at the desk', () => {
+  it('gives back through the provider what it still holds when its guest cancels again', async () => {
+    const created = await paidBooking();
+    const first = (await quote(created.code, created.token)).json.cancellation;
+    expect((await confirm(created.code, created.token, first.quote)).status).toBe(200);
+    await settled(world);
+    expect((await post(world, `booking/${created.code}/update`, { status_id: 'PART' })).status).toBe(200);
+    expect((await setPaid(world, created.code)).status).toBe(200);
+
+    // 120.00 paid again: 10.00 still at the provider, 110.00 at the desk; 110.00 comes back.
+    const second = (await quote(created.code, created.token)).json.cancellation;
+    expect(second).toMatchObject({ paid: '120.00', refund: '110.00' });
+    const answer = await confirm(created.code, created.token, second.quote);
+    expect(answer.status, JSON.stringify(answer.json.request)).toBe(200);
+    expect(answer.json.cancellation).toMatchObject({ through_provider: '10.00', owed: '100.00' });
+    await settled(world);
+    const record = await stored(world, created.booking_id);
+    const attempt = record.attempts?.find((one) => one.provider === 'stripe');
+    expect(attempt?.refunded).toBe(12000);
+    expect((await world.provider.readPayment(attempt?.provider_payment_id as string)).refunded).toBe(12000);
   });
 });
 
