@@ -187,6 +187,10 @@ export async function refundPayment(
   },
 ) {
   const { record: read, attempt } = await findAttempt(ctx, input);
+  // A refund under a key the caller derives (a guest's cancel) recorded already, by a request racing this one
+  // since the caller read the booking: made, and nothing is left of it to check against.
+  if (input.refundId !== undefined && attempt.refunds?.some((one) => one.refund_id === input.refundId))
+    return read;
   const method = input.method ?? (attempt.provider === 'pos' ? 'manual' : 'provider');
   const left = attempt.captured - attempt.refunded;
   if (attempt.status !== 'captured' || left <= 0)

@@ -96,3 +96,27 @@ describe("staff touching a guest's cancel whose refund is still owed", () => {
     expect(record.attempts?.[0]?.refunded).toBe(11000);
   });
 });
+
+describe('confirms sent at once', () => {
+  it('all answer the same cancel, whichever of them records the refund first', async () => {
+    const bookings = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const { created } = await book(world, { qty: 3, date: day(30) });
+        world.standIn.controls.pay(checkoutIdOf(created.payment_url as string));
+        return created as { code: string; booking_id: number; token: string };
+      }),
+    );
+    await settled(world);
+    const answers = await Promise.all(
+      bookings.map(async (created) => {
+        const { quote: quoteId } = (await quote(created.code, created.token)).json.cancellation;
+        return Promise.all(Array.from({ length: 4 }, () => confirm(created.code, created.token, quoteId)));
+      }),
+    );
+    const statuses = answers.flat().map((one) => `${one.status} ${one.json.request.error?.details ?? ''}`);
+    expect(statuses).toEqual(Array(48).fill('200 '));
+    await settled(world);
+    for (const created of bookings)
+      expect((await stored(world, created.booking_id)).attempts?.[0]?.refunded).toBe(11000);
+  });
+});
