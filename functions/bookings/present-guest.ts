@@ -19,10 +19,11 @@ export function presentGuestBooking(
   const { booking } = record;
   const money = moneyOf(config);
   const lines = Object.values(booking.lines);
-  // A checkout the guest can still pay (issue 43), with its deadline.
-  const open = (record.attempts ?? []).find(
-    (attempt) => attempt.status === 'pending' && attempt.checkout_url,
-  );
+  // A checkout the guest can still pay (issue 43), with its deadline; none once the booking is cancelled or
+  // void (what is paid on it then goes back in full), though the provider keeps it open until it expires.
+  const open = isInactive(booking.status_id)
+    ? undefined
+    : (record.attempts ?? []).find((attempt) => attempt.status === 'pending' && attempt.checkout_url);
   const last =
     lines
       .map((line) => line.last_date)

@@ -8,6 +8,7 @@ import {
   type GuestCancelQuote,
   guestCancelQuote,
   openGuestBooking,
+  shownQuote,
 } from '#lib/bookings/index.ts';
 import { ApiError, validationError } from '#lib/http/errors.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/group-handler.ts';
@@ -46,13 +47,7 @@ function presentQuote(request: ApiRequest, quote: GuestCancelQuote) {
     quote.deposit_kept > 0 ? `the deposit of ${money(quote.deposit_kept)} ${currency}` : '',
   ].filter(Boolean);
   return {
-    quote: quote.quote,
-    refund: money(quote.refund),
-    paid: money(quote.paid),
-    fee: money(quote.fee),
-    deposit_kept: money(quote.deposit_kept),
-    currency,
-    ...(quote.cutoff_at === undefined ? {} : { cutoff_at: Math.floor(quote.cutoff_at / 1000) }),
+    ...shownQuote(request, quote),
     text:
       quote.paid === 0
         ? 'Nothing was paid, so nothing is refunded.'

@@ -132,12 +132,33 @@ function overridden(
   };
 }
 
-/** The guest's cancel recorded on a booking, if it was cancelled by its guest. */
+/**
+ * The guest's cancel recorded on a booking, if its guest's cancel is what made it inactive: a booking staff
+ * revived since is its guest's to cancel again, not answered with the earlier cancel; one staff moved from
+ * CANCELLED to VOID since still has the cancel's refund to finish.
+ */
 export function guestCancelOf(record: BookingRecord): GuestCancelRecord | undefined {
-  const event = record.events.find(
-    (one) => one.type === 'booking.status_changed' && one.data.reason === GUEST_CANCELLED,
+  if (!isInactive(record.booking.status_id)) return undefined;
+  const event = record.events.findLast(
+    (one) => one.type === 'booking.status_changed' && !isInactive(String(one.data.from)),
   );
-  return event?.data.guest_cancel as GuestCancelRecord | undefined;
+  return event?.data.reason === GUEST_CANCELLED
+    ? (event.data.guest_cancel as GuestCancelRecord | undefined)
+    : undefined;
+}
+
+/** A quote as the guest reads it: money as money, the cutoff in Unix seconds (the quote route, a refusal). */
+export function shownQuote(ctx: Pick<GuestContext, 'config'>, quote: GuestCancelQuote) {
+  const money = (minor: number) => formatAmount(minor, ctx.config.locale.decimals);
+  return {
+    quote: quote.quote,
+    refund: money(quote.refund),
+    paid: money(quote.paid),
+    fee: money(quote.fee),
+    deposit_kept: money(quote.deposit_kept),
+    currency: ctx.config.locale.currency,
+    ...(quote.cutoff_at === undefined ? {} : { cutoff_at: Math.floor(quote.cutoff_at / 1000) }),
+  };
 }
 
 /** Money still at the provider that a refund can reach, newest payment first. */
@@ -160,8 +181,12 @@ function keepAll(ctx: GuestContext, record: BookingRecord, accountId: number) {
     );
 }
 
-/** The refund of a guest's cancel on one payment: one id per payment, so the provider's key is stable. */
-const guestRefundId = (attempt: StoredPaymentAttempt) => `${attempt.payment_id}_g`;
+/**
+ * The refund of a guest's cancel on one payment: one id per payment and cancel (the `nth` of the booking, a
+ * revived booking cancelled again making the second), so the provider's key is stable across retries.
+ */
+const guestRefundId = (attempt: StoredPaymentAttempt, nth: number) =>
+  `${attempt.payment_id}_g${nth > 1 ? nth : ''}`;
 
 /**
  * Cancels a booking for its guest, holding to `quoteId`: 409 with the new quote when what comes back has
@@ -193,7 +218,7 @@ export async function cancelForGuest(
         const quote = guestCancelQuote(ctx, read, actor);
         if (quote.quote !== quoteId)
           throw guestRefusal('quote_changed', 'What you would get back has changed: please look again', {
-            quote: { ...quote, refund: formatAmount(quote.refund, ctx.config.locale.decimals) },
+            quote: shownQuote(ctx, quote),
           });
         const reachable = refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0);
         const through = Math.min(quote.refund, reachable);
@@ -235,22 +260,30 @@ async function refundThroughProvider(
 ): Promise<void> {
   let left = amount;
   const staffCtx = { ...ctx, keys: [] };
+  const nth = record.events.filter(
+    (one) => one.type === 'booking.status_changed' && one.data.reason === GUEST_CANCELLED,
+  ).length;
   for (const attempt of refundable(record)) {
     if (left <= 0) return;
-    const made = attempt.refunds?.find((one) => one.refund_id === guestRefundId(attempt));
+    const refundId = guestRefundId(attempt, nth);
+    const made = attempt.refunds?.find((one) => one.refund_id === refundId);
     if (made) {
       left -= made.amount;
       continue;
     }
     const part = Math.min(left, attempt.captured - attempt.refunded);
     if (part <= 0) continue;
-    await refundPayment(staffCtx, {
+    const after = await refundPayment(staffCtx, {
       reference: String(record.booking.booking_id),
       paymentId: attempt.payment_id,
       amount: part,
       method: 'provider',
-      refundId: guestRefundId(attempt),
+      refundId,
     });
-    left -= part;
+    // What the provider made under the key, which an earlier try may have made larger than this part.
+    const given = after.attempts
+      ?.find((one) => one.payment_id === attempt.payment_id)
+      ?.refunds?.find((one) => one.refund_id === refundId);
+    left -= given?.amount ?? part;
   }
 }

@@ -26,7 +26,7 @@ export { fieldsFor, unknownFormFields } from './form.ts';
 export type { GuestContext } from './guest.ts';
 export { openGuestBooking, rotateBookingToken } from './guest.ts';
 export type { CancelActor, GuestCancelQuote, GuestCancelRecord } from './guest-cancel.ts';
-export { cancelForGuest, guestCancelOf, guestCancelQuote } from './guest-cancel.ts';
+export { cancelForGuest, guestCancelOf, guestCancelQuote, shownQuote } from './guest-cancel.ts';
 export { IdempotencyKeyError } from './idempotency-key-error.ts';
 export { runOnceOrReplay } from './idempotency-store.ts';
 export type { ListQuery } from './list.ts';

@@ -187,6 +187,10 @@ export async function refundPayment(
   },
 ) {
   const { record: read, attempt } = await findAttempt(ctx, input);
+  // A refund under a key the caller derives (a guest's cancel) recorded already, by a request racing this one
+  // since the caller read the booking: made, and nothing is left of it to check against.
+  if (input.refundId !== undefined && attempt.refunds?.some((one) => one.refund_id === input.refundId))
+    return read;
   const method = input.method ?? (attempt.provider === 'pos' ? 'manual' : 'provider');
   const left = attempt.captured - attempt.refunded;
   if (attempt.status !== 'captured' || left <= 0)
@@ -213,8 +217,14 @@ export async function refundPayment(
   const provider = providerOf(ctx, attempt);
   const providerPaymentId = attempt.provider_payment_id ?? '';
   const made = await provider.refund(providerPaymentId, { paymentId: attempt.payment_id, refundId, amount });
-  // Another request made this refund first, for another amount: it is recorded by that one, not this.
-  if (made.amount !== amount || made.state === 'failed' || made.state === 'cancelled')
+  // Another request made this refund first, for another amount: it is recorded by that one, not this. Under
+  // a key the caller derives (a guest's cancel), it is this very refund, made by an earlier try whose answer
+  // was lost (the provider's event may have lowered what is left since): recorded as the provider made it.
+  if (
+    (made.amount !== amount && input.refundId === undefined) ||
+    made.state === 'failed' ||
+    made.state === 'cancelled'
+  )
     throw new DomainError(
       'invalid_status',
       'Another refund of this payment was made meanwhile; read it again',
@@ -227,6 +237,6 @@ export async function refundPayment(
   return record(ctx, read.booking.booking_id, {
     paymentId: attempt.payment_id,
     payment: () => payment,
-    refund: { refund_id: refundId, amount, method, created: nowSeconds },
+    refund: { refund_id: refundId, amount: made.amount, method, created: nowSeconds },
   });
 }

@@ -111,9 +111,14 @@ export function reconcilePayments(snapshot: PaymentSnapshot, provider?: Provider
     }
     const held = attempt.captured - attempt.refunded;
     const inactive = isInactive(booking.status_id);
-    // A payment's change writes a row `<payment_id>-<version>` of what it moved `paid_total` by.
+    // A payment's change writes a row `<payment_id>-<version>` of what it moved `paid_total` by; a payment
+    // at the point of sale (set_paid) is its own row, named as its attempt.
     const rows = (rowsOf.get(booking.booking_id) ?? [])
-      .filter((row) => row.transaction_id.startsWith(`${attempt.payment_id}-`))
+      .filter(
+        (row) =>
+          row.transaction_id === attempt.payment_id ||
+          row.transaction_id.startsWith(`${attempt.payment_id}-`),
+      )
       .reduce((sum, row) => sum + row.amount, 0);
     if (rows !== attempt.applied)
       found.push({
@@ -142,8 +147,11 @@ export function reconcilePayments(snapshot: PaymentSnapshot, provider?: Provider
       });
   }
   for (const booking of snapshot.bookings) {
-    const rows = (rowsOf.get(booking.booking_id) ?? []).reduce((sum, row) => sum + row.amount, 0);
-    // A gift certificate pays while the booking is active; voiding gives it back to the certificate.
+    // A gift certificate pays while the booking is active; voiding gives it back to the certificate, and
+    // writes no row to say so: its row at the create is not counted, the booking's own record of it is.
+    const rows = (rowsOf.get(booking.booking_id) ?? [])
+      .filter((row) => row.method !== 'giftcert')
+      .reduce((sum, row) => sum + row.amount, 0);
     const expected =
       rows + (booking.giftcert && !isInactive(booking.status_id) ? booking.giftcert.amount : 0);
     if (booking.paid_total !== expected)
