@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import { sameSecret } from '#lib/access/index.ts';
 import {
   addNote,
   type BookingContext,
@@ -10,6 +9,7 @@ import {
   createBooking,
   findBooking,
   listBookings,
+  openGuestBooking,
   runOnceOrReplay,
   setBookmark,
   unknownFormFields,
@@ -188,17 +188,20 @@ export const invoiceQuery = z.strictObject({ token: z.optional(z.string().check(
  */
 export const createGetInvoice =
   (deps: BookingDeps): RouteHandler =>
-  async ({ input, params, config, caller, headers, apiUrl }) => {
+  async ({ input, params, config, caller, headers, apiUrl, requester, now }) => {
     const query = parseInput(invoiceQuery, input);
-    const record = await findBooking(deps.db, params.booking_id ?? '', caller).catch((error: unknown) => {
-      if (caller.kind !== 'staff' && error instanceof DomainError && error.code === 'not_found')
-        return undefined;
-      throw error;
-    });
-    if (caller.kind !== 'staff' && (!record || !sameSecret(query.token, record.booking.token))) {
-      throw new AuthError('unauthorized', 'Staff credentials or the booking token are required');
-    }
-    if (!record) throw new DomainError('not_found', 'Booking not found');
+    const reference = params.booking_id ?? '';
+    // Anyone else holds the token: checked as the guest's page checks it, under the same budget of wrong
+    // guesses (issue 44), and answered 401 whether the booking or the token was wrong.
+    const record =
+      caller.kind === 'staff'
+        ? await findBooking(deps.db, reference, caller)
+        : await openGuestBooking({ db: deps.db, config, requester, now }, reference, query.token ?? '').catch(
+            (error: unknown) => {
+              if (!(error instanceof DomainError && error.code === 'not_found')) throw error;
+              throw new AuthError('unauthorized', 'Staff credentials or the booking token are required');
+            },
+          );
     const invoice = presentInvoice(record, config, apiUrl);
     if ((headers.accept ?? '').includes('text/html'))
       return {

@@ -4,7 +4,7 @@ import { DomainError } from '../kernel/errors.ts';
 import { formatAmount } from '../kernel/money.ts';
 import type { PaymentProvider } from '../payments/index.ts';
 import { isInactive, statusName } from './booking.ts';
-import { type CancellationQuote, quoteBookingCancellation } from './cancellation.ts';
+import { type CancellationQuote, quoteBookingCancellation, startOfLines } from './cancellation.ts';
 import { plainWrites } from './change.ts';
 import type { GuestContext } from './guest.ts';
 import { replaceAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
@@ -88,6 +88,11 @@ export function guestCancelQuote(
   if (!quote)
     throw guestRefusal('no_policy', 'This booking cannot be changed or cancelled online: please contact us');
   if (override) return overridden(booking, paid, quote, override.refund);
+  // Begun (its start passed, or checked in): a stay under way is not cancelled online, whatever the tiers
+  // say of the time before its start (a policy with no cutoff would otherwise give it all back).
+  const start = startOfLines(Object.values(booking.lines), ctx.config.company.timezone) ?? 0;
+  if (booking.checked_in || ctx.now >= start)
+    throw guestRefusal('started', 'This booking has begun: please contact us to change or cancel it');
   if (quote.cutoff_passed)
     throw guestRefusal(
       'past_cutoff',

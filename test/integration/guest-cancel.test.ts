@@ -288,3 +288,30 @@ describe('staff, under the policy or overriding it where it allows (item 5)', ()
     expect(answer.status).toBe(400);
   });
 });
+
+describe('a booking that has begun (adversarial pass: with no cutoff it was all given back)', () => {
+  it('is not cancelled online once checked in', async () => {
+    const created = await paidBooking(world);
+    const checkedIn = await invoke(world.handlers.bookings, {
+      method: 'POST',
+      path: `booking/${created.code}/checkin`,
+      headers: { authorization: await staffBasic(world.db) },
+    });
+    expect(checkedIn.status).toBe(200);
+    const answer = await quote(world, created.code, created.token);
+    expect(answer.status).toBe(409);
+    expect(answer.json.request.error.data.reason).toBe('started');
+  });
+
+  it('is not cancelled online once its start has passed', async () => {
+    const created = await paidBooking(strict);
+    strict.shift(31 * 86_400_000);
+    try {
+      const answer = await quote(strict, created.code, created.token);
+      expect(answer.status).toBe(409);
+      expect(answer.json.request.error.data.reason).toBe('started');
+    } finally {
+      strict.shift(-31 * 86_400_000);
+    }
+  });
+});

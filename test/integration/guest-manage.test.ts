@@ -98,6 +98,21 @@ describe('guessing tokens', () => {
     expect((await manage(created.code, created.token)).status).toBe(200);
   });
 
+  it("counts the invoice's wrong tokens in the same budget (adversarial pass: the invoice let anyone guess freely)", async () => {
+    const { created } = await book();
+    const address = freshAddress();
+    const invoice = (token: string) =>
+      invoke(handlers.bookings, {
+        path: `booking/${created.code}/invoice`,
+        query: `token=${encodeURIComponent(token)}`,
+        sourceIp: address,
+      });
+    for (let guess = 0; guess < budget; guess += 1)
+      expect((await invoice(wrong(created.token))).status).toBe(401);
+    expect((await invoice(created.token)).status).toBe(429);
+    expect((await manage(created.code, created.token, address)).status).toBe(429);
+  });
+
   it('cannot overdraw the budget with guesses sent at once', async () => {
     const { created } = await book();
     const address = freshAddress();
