@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshAddress, invoke } from '#test/support/events.ts';
+import { guestConfirm, guestQuote, paidBooking as paidOn, TWO_TIERS } from '#test/support/guest-cancel.ts';
 import { post, setPaid } from '#test/support/payments-staff.ts';
 import {
   book,
@@ -14,10 +14,7 @@ import {
 
 const POLICY = {
   cancellation: {
-    refunds: [
-      { before: { days: 14 }, percent: 100 },
-      { before: { days: 2 }, percent: 50 },
-    ],
+    refunds: TWO_TIERS,
     fee: 1000,
     cutoff: { hours: 48 },
     staff_override: true,
@@ -26,26 +23,10 @@ const POLICY = {
 
 const world = await startPaymentsWorld('guest-adv-cancel', { take: 'full' }, {}, { policy: POLICY });
 
-const quote = (code: string, token: string) =>
-  invoke(world.handlers.payments, {
-    path: `booking/${code}/manage/cancel`,
-    query: `token=${encodeURIComponent(token)}`,
-    sourceIp: freshAddress(),
-  });
-const confirm = (code: string, token: string, quoteId: string) =>
-  invoke(world.handlers.payments, {
-    method: 'POST',
-    path: `booking/${code}/manage/cancel`,
-    query: `token=${encodeURIComponent(token)}&quote=${encodeURIComponent(quoteId)}`,
-    sourceIp: freshAddress(),
-  });
+const quote = (code: string, token: string) => guestQuote(world, code, token);
+const confirm = (code: string, token: string, quoteId: string) => guestConfirm(world, code, token, quoteId);
 
-async function paidBooking(qty = 3) {
-  const { created } = await book(world, { qty, date: day(30) });
-  world.standIn.controls.pay(checkoutIdOf(created.payment_url as string));
-  await settled(world);
-  return created as { code: string; booking_id: number; token: string };
-}
+const paidBooking = (qty = 3) => paidOn(world, { qty });
 
 describe('a booking its guest cancelled and staff revived', () => {
   it('is cancelled again by its guest, not answered with the first cancel', async () => {

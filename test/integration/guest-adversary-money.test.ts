@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getGiftcert } from '#lib/bookings/giftcert-repository.ts';
 import { runPaymentsReconcile, runReconcile } from '#lib/housekeeping/index.ts';
 import { freshAddress, invoke } from '#test/support/events.ts';
+import { guestConfirm, guestQuote, TWO_TIERS } from '#test/support/guest-cancel.ts';
 import { setPaid } from '#test/support/payments-staff.ts';
 import {
   book,
@@ -21,10 +22,7 @@ import {
 
 const POLICY = {
   cancellation: {
-    refunds: [
-      { before: { days: 14 }, percent: 100 },
-      { before: { days: 2 }, percent: 50 },
-    ],
+    refunds: TWO_TIERS,
     fee: 1000,
     deposit_refundable: false,
   },
@@ -43,19 +41,8 @@ const deposit = await startPaymentsWorld(
   { policy: POLICY },
 );
 
-const quote = (on: PaymentsWorld, code: string, token: string) =>
-  invoke(on.handlers.payments, {
-    path: `booking/${code}/manage/cancel`,
-    query: `token=${encodeURIComponent(token)}`,
-    sourceIp: freshAddress(),
-  });
-const confirm = (on: PaymentsWorld, code: string, token: string, quoteId: string) =>
-  invoke(on.handlers.payments, {
-    method: 'POST',
-    path: `booking/${code}/manage/cancel`,
-    query: `token=${encodeURIComponent(token)}&quote=${encodeURIComponent(quoteId)}`,
-    sourceIp: freshAddress(),
-  });
+const quote = guestQuote;
+const confirm = guestConfirm;
 const cancelNow = async (on: PaymentsWorld, code: string, token: string) => {
   const quoted = await quote(on, code, token);
   expect(quoted.status, JSON.stringify(quoted.json.request)).toBe(200);

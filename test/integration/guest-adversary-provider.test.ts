@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PaymentProviderError } from '#lib/payments/index.ts';
-import { freshAddress, invoke } from '#test/support/events.ts';
+import { guestConfirm, guestQuote, TWO_TIERS } from '#test/support/guest-cancel.ts';
 import { post } from '#test/support/payments-staff.ts';
 import {
   book,
@@ -16,29 +16,15 @@ import {
 
 const POLICY = {
   cancellation: {
-    refunds: [
-      { before: { days: 14 }, percent: 100 },
-      { before: { days: 2 }, percent: 50 },
-    ],
+    refunds: TWO_TIERS,
     fee: 1000,
   },
 };
 
 const world = await startPaymentsWorld('guest-adv-provider', { take: 'full' }, {}, { policy: POLICY });
 
-const quote = (code: string, token: string) =>
-  invoke(world.handlers.payments, {
-    path: `booking/${code}/manage/cancel`,
-    query: `token=${encodeURIComponent(token)}`,
-    sourceIp: freshAddress(),
-  });
-const confirm = (code: string, token: string, quoteId: string) =>
-  invoke(world.handlers.payments, {
-    method: 'POST',
-    path: `booking/${code}/manage/cancel`,
-    query: `token=${encodeURIComponent(token)}&quote=${encodeURIComponent(quoteId)}`,
-    sourceIp: freshAddress(),
-  });
+const quote = (code: string, token: string) => guestQuote(world, code, token);
+const confirm = (code: string, token: string, quoteId: string) => guestConfirm(world, code, token, quoteId);
 
 describe('a refund the provider made while its answer was lost', () => {
   it('is recorded once when the guest sends the cancel again, after the provider told of it', async () => {

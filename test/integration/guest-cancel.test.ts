@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { freshAddress, invoke, staffBasic } from '#test/support/events.ts';
+import { invoke, staffBasic } from '#test/support/events.ts';
+import { guestConfirm, guestQuote, paidBooking, TWO_TIERS } from '#test/support/guest-cancel.ts';
 import {
-  book,
-  checkoutIdOf,
   day,
   type PaymentsWorld,
   settled,
@@ -19,10 +18,7 @@ import {
 
 const POLICY = {
   cancellation: {
-    refunds: [
-      { before: { days: 14 }, percent: 100 },
-      { before: { days: 2 }, percent: 50 },
-    ],
+    refunds: TWO_TIERS,
     fee: 1000,
     cutoff: { hours: 48 },
     staff_override: true,
@@ -38,35 +34,11 @@ const strict = await startPaymentsWorld(
   { policy: { cancellation: { ...POLICY.cancellation, staff_override: false } } },
 );
 
-const quote = (on: PaymentsWorld, code: string, token: string) =>
-  invoke(on.handlers.payments, {
-    path: `booking/${code}/manage/cancel`,
-    query: `token=${encodeURIComponent(token)}`,
-  });
-const confirm = (
-  on: PaymentsWorld,
-  code: string,
-  token: string,
-  quoteId: string,
-  sourceIp = freshAddress(),
-) =>
-  invoke(on.handlers.payments, {
-    method: 'POST',
-    path: `booking/${code}/manage/cancel`,
-    query: `token=${encodeURIComponent(token)}&quote=${encodeURIComponent(quoteId)}`,
-    sourceIp,
-  });
+const quote = guestQuote;
+const confirm = guestConfirm;
 
 const toCancelled = (event: { type: string; data: Record<string, unknown> }) =>
   event.type === 'booking.status_changed' && event.data.to === 'CANCELLED';
-
-/** A booking of `qty` kayaks (40.00 a day each) on `date`, paid in full at the stand-in. */
-async function paidBooking(on: PaymentsWorld, options: { qty?: number; date?: string } = {}) {
-  const { created } = await book(on, { qty: options.qty ?? 3, date: options.date ?? day(30) });
-  on.standIn.controls.pay(checkoutIdOf(created.payment_url as string));
-  await settled(on);
-  return created as { code: string; booking_id: number; token: string };
-}
 
 describe('the quote', () => {
   it('says what comes back under the stored policy, and changes nothing', async () => {
