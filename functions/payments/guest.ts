@@ -101,9 +101,6 @@ function toMinorOf(request: ApiRequest, amount: string): number {
   }
 }
 
-const getBookingRecordOrFail = (deps: PaymentsContext, bookingId: number) =>
-  findBooking(deps.db, String(bookingId), undefined);
-
 /** GET booking/{id}/manage/cancel: what the guest would get back if they cancelled now (the quote). */
 export const createCancelQuote =
   (deps: PaymentsContext): RouteHandler =>
@@ -143,7 +140,7 @@ export const createCancelConfirm =
         cause: error,
       });
     });
-    const after = await getBookingRecordOrFail(deps, record.booking.booking_id);
+    const after = await findBooking(deps.db, String(record.booking.booking_id), undefined);
     const money = (minor: number) => formatAmount(minor, request.config.locale.decimals);
     return {
       body: {

@@ -3,13 +3,13 @@ import type { Caller } from '../access/index.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { formatAmount } from '../kernel/money.ts';
 import type { PaymentProvider } from '../payments/index.ts';
-import { isInactive, statusName } from './booking.ts';
+import { findBooking, isInactive, statusName } from './booking.ts';
 import { type CancellationQuote, quoteBookingCancellation, startOfLines } from './cancellation.ts';
 import { plainWrites } from './change.ts';
 import type { GuestContext } from './guest.ts';
 import { replaceAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
 import { refundPayment } from './payment-staff.ts';
-import { type BookingRecord, getBookingRecord } from './repository.ts';
+import type { BookingRecord } from './repository.ts';
 import { changeStatus } from './status.ts';
 
 // The guest cancels their own booking (issue 44, item 3): first what they would get back, worked out by the
@@ -241,17 +241,11 @@ export async function cancelForGuest(
     });
     recorded = made;
   }
-  const after = await findRecord(ctx, record.booking.booking_id);
+  const after = await findBooking(ctx.db, String(record.booking.booking_id), undefined);
   recorded ??= guestCancelOf(after);
   if (!recorded) throw guestRefusal('inactive', 'This booking was cancelled meanwhile');
   await refundThroughProvider(ctx, after, recorded.through_provider);
   return recorded;
-}
-
-async function findRecord(ctx: GuestContext, bookingId: number): Promise<BookingRecord> {
-  const record = await getBookingRecord(ctx.db, bookingId);
-  if (!record) throw new DomainError('not_found', 'Booking not found');
-  return record;
 }
 
 /**
