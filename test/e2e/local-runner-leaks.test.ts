@@ -11,7 +11,7 @@ import {
   type RunningService,
   startNpmStart,
   startScriptPid,
-  startService,
+  startServiceUnderTsx,
   stopService,
 } from '#test/support/local-runner.ts';
 
@@ -69,7 +69,7 @@ describe('npm start and its DynamoDB Local', () => {
     timeout: 240_000,
   }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'leaks-'));
-    const first = remember(await startService(env(dataDir, 0)));
+    const first = remember(await startServiceUnderTsx(env(dataDir, 0)));
     const node = startScriptPid(first.child.pid as number) as number;
     expect(node).toBeGreaterThan(0);
     expect(node).not.toBe(first.child.pid);
@@ -104,7 +104,7 @@ describe('npm start and its DynamoDB Local', () => {
     ).toBe(true);
 
     // Its lock is stale now: the next start takes it over, says so, and serves the same data.
-    const next = remember(await startService(env(dataDir, 0)));
+    const next = remember(await startServiceUnderTsx(env(dataDir, 0)));
     const nextNode = startScriptPid(next.child.pid as number) as number;
     expect(next.output()).toContain(`took over the stale lock ${lockFile(dataDir)} of npm start pid ${node}`);
     expect((await readJson(await fetch(`${next.base}/ping`))).request.status).toBe('OK');

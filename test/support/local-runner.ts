@@ -13,6 +13,10 @@ export interface RunningService {
 }
 
 const TSX = 'node_modules/.bin/tsx';
+// tsx's launcher is a Node process of its own that starts a second one to run the script: loading the
+// script's Node with tsx's hooks instead saves that process (a start to its stop, measured alone: 2.0 s of
+// CPU against 2.4).
+const WITH_TSX = ['--import', 'tsx'];
 
 /** Starts a command of the local runner in its own process group and waits for its `listening on` line. */
 async function launch(options: {
@@ -43,9 +47,21 @@ async function launch(options: {
   return { child, base, output: () => log };
 }
 
-/** Starts the local runner (tsx infra/local/start.ts) in its own process group and waits until it listens. */
+/**
+ * Starts the local runner (one Node process running infra/local/start.ts with tsx's hooks) in its own process
+ * group and waits until it listens.
+ */
 export const startService = (env: Record<string, string>, timeoutMs = 90_000): Promise<RunningService> =>
-  launch({ command: TSX, args: ['infra/local/start.ts'], env, timeoutMs });
+  launch({ command: process.execPath, args: [...WITH_TSX, 'infra/local/start.ts'], env, timeoutMs });
+
+/**
+ * Starts the local runner under tsx's launcher (tsx, then the Node process of start.ts), as `npm start` runs
+ * it below npm: for the tests of what happens when that launcher goes.
+ */
+export const startServiceUnderTsx = (
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<RunningService> => launch({ command: TSX, args: ['infra/local/start.ts'], env, timeoutMs });
 
 /** Starts `npm start` itself (npm, then tsx, then the Node process of start.ts), as a developer does. */
 export const startNpmStart = (env: Record<string, string>, timeoutMs = 90_000): Promise<RunningService> =>
@@ -127,9 +143,9 @@ export function setUpService(name: string, env: Record<string, string> = {}): Fi
   };
 }
 
-/** Runs a project CLI (through tsx) with extra environment and returns its output. */
+/** Runs a project CLI (with tsx's hooks) with extra environment and returns its output. */
 export function runCli(script: string, args: string[], env: Record<string, string>): string {
-  return execFileSync(TSX, [script, ...args], {
+  return execFileSync(process.execPath, [...WITH_TSX, script, ...args], {
     encoding: 'utf8',
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
   });
