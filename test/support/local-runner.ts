@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
@@ -95,6 +95,25 @@ export async function stopService(service: RunningService, timeoutMs = 20_000): 
   return true;
 }
 
+/**
+ * Folders a test file makes under the system's temporary folder (DATA_DIRs, a PATH), removed together once
+ * nothing runs on them.
+ */
+export function tempDirs(): { make: (prefix: string) => string; made: () => string[]; remove: () => void } {
+  const made: string[] = [];
+  return {
+    made: () => [...made],
+    make: (prefix) => {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      made.push(dir);
+      return dir;
+    },
+    remove: () => {
+      for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** The service the tests of one file share: see `setUpService`. */
 export interface FileService {
   /** The API's base URL, once the service listens. */
@@ -108,17 +127,19 @@ export interface FileService {
 /**
  * Starts the local runner before the tests of the file that calls it (on a free port of 127.0.0.1, with the
  * test run's DynamoDB Local, a fresh DATA_DIR and its own table, both named after `name`, and `env` on top)
- * and stops it after them.
+ * and stops it after them, removing its DATA_DIR.
  */
 export function setUpService(name: string, env: Record<string, string> = {}): FileService {
   const tableName = `${name}-${randomUUID()}`;
   let service: RunningService | undefined;
+  let dataDir: string | undefined;
 
   beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
     service = await startService({
       PORT: '0',
       HOST: '127.0.0.1',
-      DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-`)),
+      DATA_DIR: dataDir,
       DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
       TABLE_NAME: tableName,
       ...env,
@@ -126,7 +147,8 @@ export function setUpService(name: string, env: Record<string, string> = {}): Fi
   }, 120_000);
 
   afterAll(async () => {
-    if (service) await stopService(service);
+    // A DATA_DIR is kept when something may still use it: a start that failed, a stop that had to SIGKILL.
+    if (service && (await stopService(service)) && dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   const started = () => {

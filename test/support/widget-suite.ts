@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type RawTenant, writeTenantFile } from '#test/fixtures/widget-tenants.ts';
@@ -40,15 +41,19 @@ export function setUpWidgetSuite(
 ): WidgetSuite {
   let service: WidgetService | undefined;
   let browser: Browser | undefined;
+  // A tenant file written here is this file's to remove; a tenant file given is not.
+  let writtenTenantFile: string | undefined;
 
   beforeAll(async () => {
+    const tenantFile =
+      'tenantFile' in options ? options.tenantFile : writeTenantFile(tenantOf(options), options.name);
+    if (!('tenantFile' in options)) writtenTenantFile = tenantFile;
     // The worker's chromium (launched by its first browser file) comes up while the service starts: neither
     // needs the other until a guest opens a page.
     const [started, launched] = await Promise.allSettled([
       startWidgetService({
         dynamoEndpoint: inject('dynamoEndpoint'),
-        tenantFile:
-          'tenantFile' in options ? options.tenantFile : writeTenantFile(tenantOf(options), options.name),
+        tenantFile,
         name: options.name,
         ...(options.env ? { env: options.env } : {}),
       }),
@@ -64,7 +69,10 @@ export function setUpWidgetSuite(
     // The windows close before the service stops, so no request of theirs is cut off; the browser stays for
     // the worker's next file.
     if (browser) await closeContexts(browser);
-    if (service) await stopService(service);
+    // The service reads its tenant file as it starts; its DATA_DIR is kept when it may still be in use (a
+    // stop that had to SIGKILL).
+    if (writtenTenantFile) rmSync(dirname(writtenTenantFile), { recursive: true, force: true });
+    if (service && (await stopService(service))) rmSync(service.dataDir, { recursive: true, force: true });
   });
 
   const started = () => {
