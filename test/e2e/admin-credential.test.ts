@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, inject, it } from 'vitest';
+import { afterAll, describe, inject, it } from 'vitest';
 import { readTenantFile } from '#infra/local/settings.ts';
 import { createCredential, ensureCredential, revoke } from '#lib/access/credential-admin.ts';
 import { getCredential } from '#lib/access/credential-repository.ts';
@@ -10,10 +9,13 @@ import { writeTenant } from '#lib/housekeeping/tenant-load.ts';
 import { createDb, type Db } from '#lib/kernel/storage/database.ts';
 import { ensureTable } from '#lib/kernel/storage/table-admin.ts';
 import { basic } from '#test/support/events.ts';
-import { startService, stopService } from '#test/support/local-runner.ts';
+import { startService, stopService, tempDirs } from '#test/support/local-runner.ts';
 
 const tenant = readTenantFile('infra/tenants/demo.json');
 const accountId = tenant.accounts.find((account) => account.enabled)?.account_id ?? 0;
+// Each test stops its service before it ends (DYNAMODB_ENDPOINT: no Java of their own on the DATA_DIRs).
+const dirs = tempDirs();
+afterAll(() => dirs.remove());
 
 /** A table on the test run's DynamoDB Local, loaded with the demo tenant as `npm start` would load it. */
 const makeStartTable = async (): Promise<Db> => {
@@ -29,7 +31,7 @@ const startOn = (db: Db, extra: Record<string, string>) =>
   startService({
     PORT: '0',
     HOST: '127.0.0.1',
-    DATA_DIR: extra.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'admin-')),
+    DATA_DIR: extra.DATA_DIR ?? dirs.make('admin-'),
     DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
     TABLE_NAME: db.tableName,
     ADMIN_API_KEY: '',
@@ -67,7 +69,7 @@ describe.concurrent('npm start with a revoked admin credential', () => {
     timeout: 120_000,
   }, async ({ expect }) => {
     const db = await makeStartTable();
-    const dataDir = mkdtempSync(join(tmpdir(), 'admin-'));
+    const dataDir = dirs.make('admin-');
     const file = join(dataDir, 'admin-credential.json');
     const old = await createCredential(db, { accountId, onBehalf: true, label: 'generated admin', now: 1 });
     await revoke(db, { key: old.key, now: Date.now() });

@@ -1,26 +1,17 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '#test/support/chromium.ts';
+import { describe, expect, it } from 'vitest';
+import { setUpChromium } from '#test/support/chromium.ts';
 import { setUpService } from '#test/support/local-runner.ts';
 
 // Issue 13: the API reference page renders in a real browser without network access. Debian's chromium
 // (never a downloaded browser) opens the page of a real `npm start`, and every request for anything but
 // the service itself is refused: Swagger UI, its styles and the document must all come from the service.
 const service = setUpService('docs-page');
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const chromium = setUpChromium();
 
 describe('the API reference page', () => {
   it('renders every operation from the service alone, without network access', async () => {
     const origin = new URL(service.base).origin;
-    const page = await browser.newPage();
+    const page = await chromium.browser.newPage();
     const aborted: string[] = [];
     const failed: string[] = [];
     const errors: string[] = [];

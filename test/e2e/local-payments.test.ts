@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (service) await stopService(service);
+  // DATA_DIR holds DynamoDB Local's files: kept only when something may still use it.
+  if (service && (await stopService(service))) rmSync(dataDir, { recursive: true, force: true });
 });
 
 const base = () => service?.base ?? '';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,10 +15,11 @@ describe('npm start under traffic', () => {
   it('stops on SIGTERM while clients keep sending on kept-alive connections', {
     timeout: 120_000,
   }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'busy-stop-'));
     const service = await startService({
       PORT: '0',
       HOST: '127.0.0.1',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'busy-stop-')),
+      DATA_DIR: dataDir,
       DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
       TABLE_NAME: `busy-stop-${randomUUID()}`,
     });
@@ -46,5 +47,6 @@ describe('npm start under traffic', () => {
     agent.destroy();
     expect(stopped).toBe(true);
     expect(groupAlive(pid)).toBe(false);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 });

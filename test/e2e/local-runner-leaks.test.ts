@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { lockFile } from '#infra/local/data-dir-lock.ts';
@@ -11,8 +10,9 @@ import {
   type RunningService,
   startNpmStart,
   startScriptPid,
-  startService,
+  startServiceUnderTsx,
   stopService,
+  tempDirs,
 } from '#test/support/local-runner.ts';
 
 // Issue 15: `npm start` never leaves DynamoDB Local behind, whichever of its Node processes (npm, tsx's
@@ -25,6 +25,7 @@ const env = (dataDir: string, offset: number) => ({
   SWEEP_INTERVAL_MS: '500',
 });
 const started: RunningService[] = [];
+const dirs = tempDirs();
 const remember = (service: RunningService) => {
   started.push(service);
   return service;
@@ -57,9 +58,13 @@ const runStart = (extra: Record<string, string>) =>
 
 afterAll(async () => {
   // Whatever a failed test left running goes, group and all.
+  let stopped = true;
   for (const service of started) {
-    if (service.child.exitCode === null && service.child.signalCode === null) await stopService(service);
+    if (service.child.exitCode === null && service.child.signalCode === null)
+      stopped = (await stopService(service)) && stopped;
   }
+  // The DATA_DIRs go once nothing runs on them; a DynamoDB Local a failed test left behind keeps its own.
+  if (stopped && dirs.made().every((dir) => dynamoProcessesOf(dir).length === 0)) dirs.remove();
 });
 
 describe('npm start and its DynamoDB Local', () => {
@@ -68,8 +73,8 @@ describe('npm start and its DynamoDB Local', () => {
   it('refuses a second start on its DATA_DIR, leaves no Java when its Node process or the tsx process it runs under is SIGKILLed, and the next start takes over the stale lock', {
     timeout: 240_000,
   }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'leaks-'));
-    const first = remember(await startService(env(dataDir, 0)));
+    const dataDir = dirs.make('leaks-');
+    const first = remember(await startServiceUnderTsx(env(dataDir, 0)));
     const node = startScriptPid(first.child.pid as number) as number;
     expect(node).toBeGreaterThan(0);
     expect(node).not.toBe(first.child.pid);
@@ -104,7 +109,7 @@ describe('npm start and its DynamoDB Local', () => {
     ).toBe(true);
 
     // Its lock is stale now: the next start takes it over, says so, and serves the same data.
-    const next = remember(await startService(env(dataDir, 0)));
+    const next = remember(await startServiceUnderTsx(env(dataDir, 0)));
     const nextNode = startScriptPid(next.child.pid as number) as number;
     expect(next.output()).toContain(`took over the stale lock ${lockFile(dataDir)} of npm start pid ${node}`);
     expect((await readJson(await fetch(`${next.base}/ping`))).request.status).toBe('OK');
@@ -122,7 +127,7 @@ describe('npm start and its DynamoDB Local', () => {
   });
 
   it('stops, Java included, when npm itself is SIGKILLed', { timeout: 180_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'leaks-'));
+    const dataDir = dirs.make('leaks-');
     const service = remember(await startNpmStart(env(dataDir, 3)));
     const node = startScriptPid(service.child.pid as number) as number;
     expect(node).toBeGreaterThan(0);

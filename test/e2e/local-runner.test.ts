@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { lockFile } from '#infra/local/data-dir-lock.ts';
@@ -12,9 +11,12 @@ import {
   runCli,
   startService,
   stopService,
+  tempDirs,
 } from '#test/support/local-runner.ts';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'runner-'));
+// Every folder made here goes after the tests, unless a service on it would not stop.
+const dirs = tempDirs();
+const dataDir = dirs.make('runner-');
 const env = (port: number) => ({
   PORT: String(port),
   HOST: '127.0.0.1',
@@ -26,13 +28,14 @@ let running: RunningService | undefined;
 
 /** A PATH holding node and nothing else: no java. */
 const pathWithoutJava = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'nojava-'));
+  const dir = dirs.make('nojava-');
   symlinkSync(process.execPath, join(dir, 'node'));
   return dir;
 };
 
 afterAll(async () => {
-  if (running) await stopService(running);
+  if (running && !(await stopService(running))) return;
+  dirs.remove();
 });
 
 describe('npm start', () => {
@@ -91,7 +94,7 @@ describe('npm start', () => {
       env: {
         ...process.env,
         PATH: pathWithoutJava(),
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'runner-')),
+        DATA_DIR: dirs.make('runner-'),
         DYNAMODB_ENDPOINT: '',
       },
     });
@@ -104,7 +107,7 @@ describe('npm start', () => {
   }, async () => {
     const service = await startService({
       ...env(port + 1),
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'runner-')),
+      DATA_DIR: dirs.make('runner-'),
       DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
       TABLE_NAME: `runner-${port}`,
       PATH: pathWithoutJava(),

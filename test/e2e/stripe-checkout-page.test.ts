@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '#test/support/accessibility.ts';
-import { launchChromium, screenshot } from '#test/support/chromium.ts';
+import { screenshot, setUpChromium } from '#test/support/chromium.ts';
 import { depositSession, startStripeWorld } from '#test/support/stripe-world.ts';
 
 // The stand-in's hosted checkout page as a guest meets it in Chromium: with JavaScript off (the page needs
@@ -10,12 +10,12 @@ import { depositSession, startStripeWorld } from '#test/support/stripe-world.ts'
 const { stripe, control } = await startStripeWorld({ withReceiver: false });
 const SHOP = 'http://shop.test';
 
-let browser: Browser;
+const chromium = setUpChromium();
 let noScript: BrowserContext;
 let withScript: BrowserContext;
 
 beforeAll(async () => {
-  browser = await launchChromium();
+  const { browser } = chromium;
   noScript = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 375, height: 812 } });
   withScript = await browser.newContext();
   // The shop the guest returns to: only its address matters here.
@@ -23,10 +23,6 @@ beforeAll(async () => {
     await context.route(`${SHOP}/**`, (route) =>
       route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Shop</title>' }),
     );
-});
-
-afterAll(async () => {
-  await browser?.close();
 });
 
 const session = () =>

@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { axeViolations } from '#test/support/accessibility.ts';
-import { launchChromium } from '#test/support/chromium.ts';
+import { setUpChromium } from '#test/support/chromium.ts';
 
 // Issue 42 item 7: the widget tests' audit runs axe-core in its quicker legacy mode on a page without
 // frames, and in its default mode on a page with frames. Both are shown finding what they must: a control
@@ -22,20 +22,11 @@ document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML =
 const framingPage = `<!doctype html><html lang="en"><head><title>Framing</title></head>
 <body><main><h1>Framing</h1><iframe title="Booking" src="${OTHER}/framed"></iframe></main></body></html>`;
 
-let browser: Browser | undefined;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const chromium = setUpChromium();
 
 /** Opens `path` of the made-up site, every request answered from `pages` (by origin and path). */
 async function openMadeUp(path: string, pages: Record<string, string>): Promise<Page> {
-  if (!browser) throw new Error('chromium has not launched');
-  const context = await browser.newContext();
+  const context = await chromium.browser.newContext();
   await context.route('**/*', (route) => {
     const url = new URL(route.request().url());
     const body = pages[`${url.origin}${url.pathname}`];

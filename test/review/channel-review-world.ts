@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, inject } from 'vitest';
 import { basic, readJson } from '#test/support/events.ts';
@@ -94,6 +94,8 @@ export async function setUpChannelWorld(
   options.edit?.(tenant);
   const tenantFile = join(mkdtempSync(join(tmpdir(), `${name}-tenant-`)), 'tenant.json');
   writeFileSync(tenantFile, `${JSON.stringify(tenant, null, 2)}\n`);
+  // The runner reads it once, as it starts.
+  afterAll(() => rmSync(dirname(tenantFile), { recursive: true, force: true }));
 
   const service: FileService = setUpService(name, {
     TENANT_FILE: tenantFile,

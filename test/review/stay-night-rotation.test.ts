@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readJson } from '#test/support/events.ts';
 import { setUpService } from '#test/support/local-runner.ts';
 import { dayAhead } from './channel-review-world.ts';
@@ -24,6 +24,8 @@ tenant.$schema = undefined;
 tenant.settings = { ...tenant.settings, hold_minutes: 0.1, max_session_minutes: 0.4 };
 const tenantFile = join(mkdtempSync(join(tmpdir(), 'review-stay-rotation-')), 'tenant.json');
 writeFileSync(tenantFile, JSON.stringify(tenant));
+// The runner reads it once, as it starts.
+afterAll(() => rmSync(dirname(tenantFile), { recursive: true, force: true }));
 const service = setUpService('review-stay-rotation', {
   TENANT_FILE: tenantFile,
   TRUSTED_PROXIES: '127.0.0.1',

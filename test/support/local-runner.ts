@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
@@ -13,6 +13,10 @@ export interface RunningService {
 }
 
 const TSX = 'node_modules/.bin/tsx';
+// tsx's launcher is a Node process of its own that starts a second one to run the script: loading the
+// script's Node with tsx's hooks instead saves that process (a start to its stop, measured alone: 2.0 s of
+// CPU against 2.4).
+const WITH_TSX = ['--import', 'tsx'];
 
 /** Starts a command of the local runner in its own process group and waits for its `listening on` line. */
 async function launch(options: {
@@ -43,9 +47,21 @@ async function launch(options: {
   return { child, base, output: () => log };
 }
 
-/** Starts the local runner (tsx infra/local/start.ts) in its own process group and waits until it listens. */
+/**
+ * Starts the local runner (one Node process running infra/local/start.ts with tsx's hooks) in its own process
+ * group and waits until it listens.
+ */
 export const startService = (env: Record<string, string>, timeoutMs = 90_000): Promise<RunningService> =>
-  launch({ command: TSX, args: ['infra/local/start.ts'], env, timeoutMs });
+  launch({ command: process.execPath, args: [...WITH_TSX, 'infra/local/start.ts'], env, timeoutMs });
+
+/**
+ * Starts the local runner under tsx's launcher (tsx, then the Node process of start.ts), as `npm start` runs
+ * it below npm: for the tests of what happens when that launcher goes.
+ */
+export const startServiceUnderTsx = (
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<RunningService> => launch({ command: TSX, args: ['infra/local/start.ts'], env, timeoutMs });
 
 /** Starts `npm start` itself (npm, then tsx, then the Node process of start.ts), as a developer does. */
 export const startNpmStart = (env: Record<string, string>, timeoutMs = 90_000): Promise<RunningService> =>
@@ -79,6 +95,25 @@ export async function stopService(service: RunningService, timeoutMs = 20_000): 
   return true;
 }
 
+/**
+ * Folders a test file makes under the system's temporary folder (DATA_DIRs, a PATH), removed together once
+ * nothing runs on them.
+ */
+export function tempDirs(): { make: (prefix: string) => string; made: () => string[]; remove: () => void } {
+  const made: string[] = [];
+  return {
+    made: () => [...made],
+    make: (prefix) => {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      made.push(dir);
+      return dir;
+    },
+    remove: () => {
+      for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** The service the tests of one file share: see `setUpService`. */
 export interface FileService {
   /** The API's base URL, once the service listens. */
@@ -92,17 +127,19 @@ export interface FileService {
 /**
  * Starts the local runner before the tests of the file that calls it (on a free port of 127.0.0.1, with the
  * test run's DynamoDB Local, a fresh DATA_DIR and its own table, both named after `name`, and `env` on top)
- * and stops it after them.
+ * and stops it after them, removing its DATA_DIR.
  */
 export function setUpService(name: string, env: Record<string, string> = {}): FileService {
   const tableName = `${name}-${randomUUID()}`;
   let service: RunningService | undefined;
+  let dataDir: string | undefined;
 
   beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
     service = await startService({
       PORT: '0',
       HOST: '127.0.0.1',
-      DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-`)),
+      DATA_DIR: dataDir,
       DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
       TABLE_NAME: tableName,
       ...env,
@@ -110,7 +147,8 @@ export function setUpService(name: string, env: Record<string, string> = {}): Fi
   }, 120_000);
 
   afterAll(async () => {
-    if (service) await stopService(service);
+    // A DATA_DIR is kept when something may still use it: a start that failed, a stop that had to SIGKILL.
+    if (service && (await stopService(service)) && dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   const started = () => {
@@ -127,9 +165,9 @@ export function setUpService(name: string, env: Record<string, string> = {}): Fi
   };
 }
 
-/** Runs a project CLI (through tsx) with extra environment and returns its output. */
+/** Runs a project CLI (with tsx's hooks) with extra environment and returns its output. */
 export function runCli(script: string, args: string[], env: Record<string, string>): string {
-  return execFileSync(TSX, [script, ...args], {
+  return execFileSync(process.execPath, [...WITH_TSX, script, ...args], {
     encoding: 'utf8',
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
   });

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -80,6 +80,9 @@ interface World {
 
 export const day = addDays(todayIn('America/Toronto', Date.now()), 20);
 
+/** The folders of this file's worlds' secret stores, removed after its tests. */
+const secretDirs: string[] = [];
+
 /** A table with a tenant subscribing the given endpoints, their secrets, a staff credential and a local dispatcher. */
 export async function world(options: {
   webhooks: Record<string, unknown>[];
@@ -99,9 +102,9 @@ export async function world(options: {
     }),
   );
   await writeTenant(db, tenant, Date.now());
-  const secrets = createFileSecretStore(
-    join(mkdtempSync(join(tmpdir(), 'webhook-attacks-')), 'secrets.json'),
-  );
+  const secretDir = mkdtempSync(join(tmpdir(), 'webhook-attacks-'));
+  secretDirs.push(secretDir);
+  const secrets = createFileSecretStore(join(secretDir, 'secrets.json'));
   await ensureEndpointSecrets(
     secrets,
     tenant.webhooks.map((webhook) => webhook.id),
@@ -212,6 +215,7 @@ export function setUpWebhookAttacksWorld(): void {
 
   afterAll(async () => {
     await new Promise<void>((done) => receiver.server.close(() => done()));
+    for (const dir of secretDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   beforeEach(() => {

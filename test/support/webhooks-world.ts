@@ -1,8 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createAllHandlers } from '#functions/index.ts';
@@ -136,6 +136,7 @@ export function setUpWebhooksWorld(clock: () => number, options: { handlersOnClo
 
   afterAll(async () => {
     await new Promise<void>((done) => receiver.server.close(() => done()));
+    if (secretsFile) rmSync(dirname(secretsFile), { recursive: true, force: true });
   });
 
   beforeEach(async () => {

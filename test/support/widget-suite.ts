@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type RawTenant, writeTenantFile } from '#test/fixtures/widget-tenants.ts';
-import { type Guest, launchChromium, openGuest } from './chromium.ts';
+import { closeContexts, type Guest, openGuest, workerChromium } from './chromium.ts';
 import { stopService } from './local-runner.ts';
 import { setPageLocale } from './widget-page.ts';
 import { startWidgetService, type WidgetService } from './widget-service.ts';
@@ -32,27 +33,31 @@ export type GuestOptions = Partial<Omit<Parameters<typeof openGuest>[1], 'apiBas
 export type WidgetSuiteTenant = { tenant: RawTenant | (() => RawTenant) } | { tenantFile: string };
 
 /**
- * Starts `npm start` with the tenant (its own table) and a chromium before the tests of the file that calls
- * it, and stops both, with every window opened, after them.
+ * Starts `npm start` with the tenant (its own table), and the worker's chromium, before the tests of the file
+ * that calls it; after them, closes every window the file opened and stops the service.
  */
 export function setUpWidgetSuite(
   options: { name: string; env?: Record<string, string> } & WidgetSuiteTenant,
 ): WidgetSuite {
   let service: WidgetService | undefined;
   let browser: Browser | undefined;
-  const guests: Guest[] = [];
+  // A tenant file written here is this file's to remove; a tenant file given is not.
+  let writtenTenantFile: string | undefined;
 
   beforeAll(async () => {
-    // Chromium launches while the service starts: neither needs the other until a guest opens a page.
+    const tenantFile =
+      'tenantFile' in options ? options.tenantFile : writeTenantFile(tenantOf(options), options.name);
+    if (!('tenantFile' in options)) writtenTenantFile = tenantFile;
+    // The worker's chromium (launched by its first browser file) comes up while the service starts: neither
+    // needs the other until a guest opens a page.
     const [started, launched] = await Promise.allSettled([
       startWidgetService({
         dynamoEndpoint: inject('dynamoEndpoint'),
-        tenantFile:
-          'tenantFile' in options ? options.tenantFile : writeTenantFile(tenantOf(options), options.name),
+        tenantFile,
         name: options.name,
         ...(options.env ? { env: options.env } : {}),
       }),
-      launchChromium(),
+      workerChromium(),
     ]);
     // Whatever started is kept, so afterAll stops it even when the other failed.
     if (started.status === 'fulfilled') service = started.value;
@@ -61,10 +66,13 @@ export function setUpWidgetSuite(
   }, 120_000);
 
   afterAll(async () => {
-    // The windows close before the service stops, so no request of theirs is cut off; the browser and the
-    // service then stop side by side.
-    await Promise.all(guests.map((guest) => guest.context.close().catch(() => undefined)));
-    await Promise.all([browser?.close(), service ? stopService(service) : undefined]);
+    // The windows close before the service stops, so no request of theirs is cut off; the browser stays for
+    // the worker's next file.
+    if (browser) await closeContexts(browser);
+    // The service reads its tenant file as it starts; its DATA_DIR is kept when it may still be in use (a
+    // stop that had to SIGKILL).
+    if (writtenTenantFile) rmSync(dirname(writtenTenantFile), { recursive: true, force: true });
+    if (service && (await stopService(service))) rmSync(service.dataDir, { recursive: true, force: true });
   });
 
   const started = () => {
@@ -92,7 +100,6 @@ export function setUpWidgetSuite(
         ...openOptions,
       });
       setPageLocale(guest.page, localeOf(options));
-      guests.push(guest);
       return guest;
     },
   };
