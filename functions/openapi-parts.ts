@@ -121,6 +121,8 @@ export function examplesFrom(tenant: Tenant): Record<string, unknown> {
     webhook_id: tenant.webhooks[0]?.id ?? 'accounting',
     payment_id: 'pos_3f9c2a7d41e84b0c9a65d2e1f0b7c834',
     channel_id: tenant.channels[0]?.id ?? 'airbnb',
+    // A quote's id as the guest's cancel and change answer it (the examples' run asks for a real one).
+    quote: 'v7Ck2QpX9mRf3LzN8bYt1w',
   };
 }
 
@@ -158,6 +160,14 @@ export function needWords(need: Need, route: Route): string {
       return "Needs a booking sold under a cancellation policy (the tenant file's `policy.cancellation`).";
     case 'cancel-quote':
       return 'Needs the `quote` (its `cancellation.quote`) that `GET booking/{booking_id}/manage/cancel` answers now.';
+    case 'change-dates':
+      return (
+        "Needs new dates the booking's items can have (`start_date`, `end_date`) or a party (`param[...]`), and a " +
+        'booking not awaiting its payment: one paid (`POST booking/{booking_id}/update` with ' +
+        '`status_id=PAID&set_paid=1`), or one that asked for none.'
+      );
+    case 'change-quote':
+      return 'Needs the `quote` (its `change.quote`) that `GET booking/{booking_id}/manage/change` answers now for the same change.';
     case 'payment':
       return (
         'Needs a payment: `{payment_id}` is the `id` of one of `payments` of `GET booking/{booking_id}` (a booking ' +

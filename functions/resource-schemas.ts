@@ -155,7 +155,7 @@ export const paymentSchema = z.looseObject({
   id: z.string(),
   payment_id: z.string(),
   provider: z.string().describe('`stripe`, or `pos` for a payment at the point of sale (`set_paid`).'),
-  kind: z.enum(['deposit', 'full', 'balance', 'pos']),
+  kind: z.enum(['deposit', 'full', 'balance', 'pos', 'change']),
   amount: money.describe('What was asked.'),
   currency: z.string(),
   status: z.enum(['opening', 'pending', 'failed', 'authorised', 'captured', 'cancelled', 'lapsed']),

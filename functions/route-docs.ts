@@ -12,6 +12,8 @@ export type Need =
   | 'guest-token'
   | 'cancellation-policy'
   | 'cancel-quote'
+  | 'change-dates'
+  | 'change-quote'
   | 'payment'
   | 'payment-authorised'
   | 'customer'

@@ -43,6 +43,8 @@ import {
 import {
   guestCancelQuoteRoute,
   guestCancelRoute,
+  guestChangeQuoteRoute,
+  guestChangeRoute,
   paymentCaptureRoute,
   paymentRefundRoute,
   stripeWebhookRoute,
@@ -104,6 +106,8 @@ export const DECLARED_ROUTES = [
   paymentRefundRoute,
   guestCancelQuoteRoute,
   guestCancelRoute,
+  guestChangeQuoteRoute,
+  guestChangeRoute,
 ];
 
 /** The rows of the route table, one a method. */

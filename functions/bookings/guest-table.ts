@@ -56,6 +56,12 @@ DOCS: describeRoute(bookingManageRoute, {
         .object({ amount: money, deadline: int, url: z.string() })
         .optional()
         .describe('A checkout still open: what to pay, by when (Unix seconds) and where.'),
+      change: z
+        .object({ start_date: int, end_date: int, total: money, deadline: int })
+        .optional()
+        .describe(
+          'A change of dates or party waiting for its difference (paid at `payment.url`): the dates and total it makes, and until when it waits.',
+        ),
       invoice_url: z.string(),
       cancellation_policy: cancellationTermsSchema
         .optional()

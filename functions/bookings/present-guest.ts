@@ -60,14 +60,30 @@ export function presentGuestBooking(
     tax_total: money(booking.totals.tax),
     total: money(booking.totals.total),
     paid_total: money(booking.paid_total),
-    // Nothing is due on a booking that was cancelled or voided, whatever it kept.
-    due: money(isInactive(booking.status_id) ? 0 : booking.totals.total - booking.paid_total),
+    // Nothing is due on a booking that was cancelled or voided, whatever it kept; what a change kept under
+    // the policy is paid, not owed back.
+    due: money(
+      isInactive(booking.status_id)
+        ? 0
+        : Math.max(0, booking.totals.total + (booking.change_kept ?? 0) - booking.paid_total),
+    ),
     // Money taken and given back (refunds negative), oldest first, by how: who recorded it is staff's business.
     payments: [...record.payments]
       .sort((a, b) => a.date - b.date)
       .map((payment) => ({ date: payment.date, amount: money(payment.amount), method: payment.method })),
     ...(open
       ? { payment: { amount: money(open.amount), deadline: open.deadline, url: open.checkout_url } }
+      : {}),
+    // A change of dates waiting for its difference (issue 44): where it goes, and what it costs.
+    ...(booking.change && !isInactive(booking.status_id)
+      ? {
+          change: {
+            start_date: booking.change.to.start_at,
+            end_date: booking.change.to.end_at,
+            total: money(booking.change.to.totals.total),
+            deadline: booking.change.deadline,
+          },
+        }
       : {}),
     invoice_url: invoiceUrl(booking, apiUrl),
     // The terms it was sold under, in the words staff see them (without staff's own override).

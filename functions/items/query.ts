@@ -4,20 +4,12 @@ import { hasGrant } from '#lib/access/index.ts';
 import type { ItemFilters, RateRequest } from '#lib/catalog/index.ts';
 
 import type { StoredConfig } from '#lib/config/index.ts';
+import { readDateParam } from '#lib/http/date-param.ts';
 import { validationError } from '#lib/http/errors.ts';
 import { reportIgnored } from '#lib/http/ignored.ts';
 import { asList } from '#lib/http/parse.ts';
 import { booleanParam, parseInput } from '#lib/http/validate.ts';
-import {
-  addDays,
-  daysBetween,
-  isSupportedDate,
-  parseDateParam,
-  parseTimeParam,
-  SUPPORTED_DATES,
-  todayIn,
-  type Ymd,
-} from '#lib/kernel/dates.ts';
+import { addDays, daysBetween, parseTimeParam, todayIn, type Ymd } from '#lib/kernel/dates.ts';
 
 /** The longest span a rated query or a calendar may cover. */
 const MAX_SPAN_DAYS = 366;
@@ -101,13 +93,9 @@ const readDates = (
   problems: Problems,
 ): DateRange | undefined => {
   const read = (field: 'start_date' | 'end_date' | 'date'): Ymd | undefined => {
-    const value = input[field];
-    if (value === undefined || value === '') return undefined;
-    const parsed = parseDateParam(value, today);
-    if (!parsed) problems[field] = 'not a date: use YYYYMMDD, YYYY-MM-DD, today or tomorrow';
-    else if (!isSupportedDate(parsed)) problems[field] = `dates run from ${SUPPORTED_DATES.text}`;
-    else return parsed;
-    return undefined;
+    const { date, problem } = readDateParam(input[field], today);
+    if (problem) problems[field] = problem;
+    return date;
   };
   const startDate = read('start_date');
   const date = read('date');

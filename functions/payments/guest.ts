@@ -22,7 +22,7 @@ import type { PaymentsContext } from './webhook.ts';
 
 // The guest sends the token; staff send their credentials instead, and may ask to `override` the policy
 // where it lets them (past its cutoff, with a `refund` of their own).
-const token = z.optional(z.string().check(z.minLength(1), z.maxLength(128)));
+export const token = z.optional(z.string().check(z.minLength(1), z.maxLength(128)));
 const staffOverride = {
   override: z.optional(booleanParam),
   refund: z.optional(
@@ -55,7 +55,7 @@ function presentQuote(request: ApiRequest, quote: GuestCancelQuote) {
   };
 }
 
-const guestContextOf = (deps: PaymentsContext, request: ApiRequest) => ({
+export const guestContextOf = (deps: PaymentsContext, request: ApiRequest) => ({
   db: deps.db,
   config: request.config,
   requester: request.requester,
@@ -66,7 +66,7 @@ const guestContextOf = (deps: PaymentsContext, request: ApiRequest) => ({
  * The booking and who acts on it: the guest who holds its token, or staff by their credentials (a partner's
  * own, only its bookings; the override, staff of the business only).
  */
-async function opened(
+export async function opened(
   deps: PaymentsContext,
   request: ApiRequest,
   input: { token?: string | undefined; override?: boolean | undefined; refund?: string | undefined },

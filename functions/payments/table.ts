@@ -4,6 +4,12 @@ import { int, money, paymentSchema } from '../resource-schemas.ts';
 import { envelope } from '../responses.ts';
 import { describeRoute } from '../route-docs.ts';
 import { cancelConfirmSchema, cancelQuoteQuery, createCancelConfirm, createCancelQuote } from './guest.ts';
+import {
+  changeConfirmSchema,
+  changeQuoteQuery,
+  createChangeConfirm,
+  createChangeQuote,
+} from './guest-change.ts';
 import { captureSchema, createCapture, createRefund, refundSchema } from './staff.ts';
 import { createStripeWebhook, type PaymentsContext } from './webhook.ts';
 
@@ -150,10 +156,94 @@ DOCS: describeRoute(guestCancelRoute, {
   needs: ['guest-token', 'cancellation-policy', 'cancel-quote'],
 });
 
+// The guest's change of their own booking (issue 44): the quote, then the change that holds to it.
+const guestChange = () =>
+  z.looseObject({
+    quote: z.string(),
+    mode: z.enum(['change', 'pay']).describe('`pay`: the change is made once `charge` is paid.'),
+    to: z.looseObject({
+      start_date: int,
+      end_date: int,
+      date_desc: z.string(),
+      total: money,
+      items: z.record(z.string(), z.looseObject({ item_id: int, name: z.string(), total: money })),
+    }),
+    from_total: money,
+    difference: money,
+    refund: money,
+    kept: money,
+    charge: money,
+    currency: z.string(),
+    text: z.string(),
+  });
+
+export const guestChangeQuoteRoute = {
+  name: 'booking.manage.change.quote',
+  group: 'payments',
+  methods: ['GET'],
+  path: 'booking/{booking_id}/manage/change',
+  access: 'token',
+  resource: 'booking',
+  id: 'change',
+  handler: createChangeQuote,
+} as const satisfies RouteDeclaration<PaymentsContext>;
+
+DOCS: describeRoute(guestChangeQuoteRoute, {
+  summary: "What new dates or a new party would cost or give back now (the booking's token)",
+  request: changeQuoteQuery,
+  response: envelope({ change: guestChange() }),
+  errors: ['invalid_status', 'unavailable', 'rate_limited'],
+  needs: ['guest-token', 'cancellation-policy', 'change-dates'],
+});
+
+export const guestChangeRoute = {
+  name: 'booking.manage.change',
+  group: 'payments',
+  methods: ['POST'],
+  path: 'booking/{booking_id}/manage/change',
+  access: 'token',
+  resource: 'booking',
+  id: 'change',
+  writes: true,
+  handler: createChangeConfirm,
+} as const satisfies RouteDeclaration<PaymentsContext>;
+
+DOCS: describeRoute(guestChangeRoute, {
+  summary:
+    "The guest moves their booking to new dates or a new party, holding to the quote they saw (the booking's token)",
+  request: changeConfirmSchema,
+  response: envelope({
+    change: z.looseObject({
+      quote: z.string(),
+      made: z.boolean().describe('false: it waits for `payment` (the difference) to be paid.'),
+      difference: money,
+      refund: money,
+      kept: money,
+      charge: money,
+      through_provider: money,
+      owed: money,
+      currency: z.string(),
+      payment: z.looseObject({ amount: money, deadline: int, url: z.string().optional() }).optional(),
+    }),
+    booking: z.strictObject({
+      code: z.string(),
+      status_id: z.string(),
+      start_date: int,
+      end_date: int,
+      total: money,
+      paid_total: money,
+    }),
+  }),
+  errors: ['invalid_status', 'unavailable', 'rate_limited', 'busy'],
+  needs: ['guest-token', 'cancellation-policy', 'change-dates', 'change-quote'],
+});
+
 export const PAYMENTS_ROUTES = [
   stripeWebhookRoute,
   paymentCaptureRoute,
   paymentRefundRoute,
   guestCancelQuoteRoute,
   guestCancelRoute,
+  guestChangeQuoteRoute,
+  guestChangeRoute,
 ];

@@ -59,6 +59,13 @@ export const GUEST_CANCELLED = 'guest_cancelled';
 export const guestRefusal = (reason: string, message: string, data: Record<string, unknown> = {}) =>
   new DomainError('invalid_status', message, { reason, ...data });
 
+/**
+ * The money a booking's payments count towards its total, which a policy shares out: less a gift certificate
+ * (it goes back whole on a cancel) and what changes of the booking kept already.
+ */
+export const moneyPaid = (booking: BookingRecord['booking']): number =>
+  booking.paid_total - (booking.giftcert?.amount ?? 0) - (booking.change_kept ?? 0);
+
 const quoteIdOf = (code: string, paid: number, quote: CancellationQuote): string =>
   createHash('sha256')
     .update(`${code}|${paid}|${quote.refund}|${quote.fee}|${quote.deposit_kept}`)
@@ -83,7 +90,7 @@ export function guestCancelQuote(
       'inactive',
       `This booking is ${statusName(ctx.config, booking.status_id).toLowerCase()}: there is nothing to cancel`,
     );
-  const paid = booking.paid_total - (booking.giftcert?.amount ?? 0);
+  const paid = moneyPaid(booking);
   const quote = quoteBookingCancellation({ ...booking, paid_total: paid }, ctx);
   if (!quote)
     throw guestRefusal('no_policy', 'This booking cannot be changed or cancelled online: please contact us');
@@ -167,7 +174,7 @@ export function shownQuote(ctx: Pick<GuestContext, 'config'>, quote: GuestCancel
 }
 
 /** Money still at the provider that a refund can reach, newest payment first. */
-const refundable = (record: BookingRecord): StoredPaymentAttempt[] =>
+export const refundable = (record: BookingRecord): StoredPaymentAttempt[] =>
   (record.attempts ?? [])
     .filter((attempt) => attempt.provider !== 'pos' && attempt.provider_payment_id && attempt.captured > 0)
     .sort((a, b) => b.created - a.created);
@@ -185,13 +192,6 @@ function keepAll(ctx: GuestContext, record: BookingRecord, accountId: number) {
       ),
     );
 }
-
-/**
- * The refund of a guest's cancel on one payment: one id per payment and cancel (the `nth` of the booking, a
- * revived booking cancelled again making the second), so the provider's key is stable across retries.
- */
-const guestRefundId = (attempt: StoredPaymentAttempt, nth: number) =>
-  `${attempt.payment_id}_g${nth > 1 ? nth : ''}`;
 
 /**
  * Cancels a booking for its guest, holding to `quoteId`: 409 with the new quote when what comes back has
@@ -244,27 +244,31 @@ export async function cancelForGuest(
   const after = await findBooking(ctx.db, String(record.booking.booking_id), undefined);
   recorded ??= guestCancelOf(after);
   if (!recorded) throw guestRefusal('inactive', 'This booking was cancelled meanwhile');
-  await refundThroughProvider(ctx, after, recorded.through_provider);
+  // One refund id per payment and cancel (the `nth` of the booking, a revived booking cancelled again making
+  // the second), so the provider's key is stable across retries.
+  const nth = after.events.filter(
+    (one) => one.type === 'booking.status_changed' && one.data.reason === GUEST_CANCELLED,
+  ).length;
+  await refundThroughProvider(ctx, after, recorded.through_provider, `g${nth > 1 ? nth : ''}`);
   return recorded;
 }
 
 /**
  * Gives `amount` back through the provider, newest payment first, each payment's part under its own refund
- * id (`<payment_id>_g`): a part recorded already counts as given, so a retry refunds only what is missing.
+ * id (`<payment_id>_<suffix>`, one suffix per cancel or change): a part recorded already counts as given, so
+ * a retry refunds only what is missing.
  */
-async function refundThroughProvider(
+export async function refundThroughProvider(
   ctx: GuestContext & { provider: PaymentProvider | undefined; caller: Caller },
   record: BookingRecord,
   amount: number,
+  suffix: string,
 ): Promise<void> {
   let left = amount;
   const staffCtx = { ...ctx, keys: [] };
-  const nth = record.events.filter(
-    (one) => one.type === 'booking.status_changed' && one.data.reason === GUEST_CANCELLED,
-  ).length;
   for (const attempt of refundable(record)) {
     if (left <= 0) return;
-    const refundId = guestRefundId(attempt, nth);
+    const refundId = `${attempt.payment_id}_${suffix}`;
     const made = attempt.refunds?.find((one) => one.refund_id === refundId);
     if (made) {
       left -= made.amount;

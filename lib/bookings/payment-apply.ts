@@ -5,8 +5,16 @@ import { ConditionsFailedError, transact } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { type Payment, type PaymentProvider, PaymentProviderError } from '../payments/index.ts';
 import { type BookingContext, isInactive } from './booking.ts';
-import { plainWrites } from './change.ts';
-import { applyChange, covered, NoChange, paymentChange, serviceContext } from './payment-change.ts';
+import { type BookingChange, plainWrites } from './change.ts';
+import { makePaidChange } from './change-settle.ts';
+import {
+  advanceAttempt,
+  applyChange,
+  covered,
+  NoChange,
+  paymentChange,
+  serviceContext,
+} from './payment-change.ts';
 import { ensureCheckout, renewAttempt } from './payment-open.ts';
 import { putAttemptAction, replaceAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
 import { getBookingRecord } from './repository.ts';
@@ -103,7 +111,7 @@ async function giveBackStray(
 async function giveBack(
   ctx: BookingContext,
   provider: PaymentProvider,
-  input: ApplyInput & { reason?: 'lapsed' | 'stray' | 'booking_cancelled' },
+  input: ApplyInput & { reason?: 'lapsed' | 'stray' | 'booking_cancelled' | 'change_lapsed' },
 ): Promise<ApplyOutcome> {
   const reason = input.reason ?? 'lapsed';
   const { payment } = input;
@@ -225,6 +233,8 @@ export async function applyProviderPayment(
   // Counted only if it is the attempt's own: another payment naming it is neither counted nor kept.
   if (!(await isOwnPayment(options.provider, own, input)))
     return giveBackStray(ctx, options.provider, own, input);
+  // A change's difference, until the change it pays for is made (after, it is a payment like any other).
+  if (own.kind === 'change' && own.applied === 0) return applyChangePayment(options, ctx, input);
   const outcome = await applyChange(ctx, input.bookingId, paymentChange(ctx, { ...input, keep: true }));
   // The booking's own attempt cancelled at the provider (its authorisation let go): a new way to pay.
   if (input.payment.state === 'cancelled' && (outcome === 'applied' || outcome === 'unchanged'))
@@ -280,5 +290,57 @@ export async function applyProviderPayment(
   }
   // Its deadline let it go, or staff (or the service) cancelled it: the event says which.
   const reason = attempt.status === 'lapsed' ? 'lapsed' : 'booking_cancelled';
+  return giveBack(ctx, options.provider, { ...input, reason });
+}
+
+/**
+ * A payment of a change's difference (issue 44): while the change waits on it, the money and the change are
+ * made in one transaction (payment.created, then booking.changed); a change let go at its deadline, or a
+ * booking cancelled, before the money came gives the money back in full.
+ */
+async function applyChangePayment(
+  options: Parameters<typeof applyProviderPayment>[0],
+  ctx: BookingContext,
+  input: ApplyInput,
+): Promise<ApplyOutcome> {
+  const outcome = await applyChange(ctx, input.bookingId, (record) => {
+    if (record.booking.change?.payment_id !== input.paymentId || isInactive(record.booking.status_id))
+      throw new NoChange('inactive');
+    const paid = paymentChange(ctx, { ...input, keep: true })(record);
+    const attempt = record.attempts?.find((one) => one.payment_id === input.paymentId);
+    const status =
+      attempt && advanceAttempt(attempt, input.payment, { nowSeconds: unixSeconds(ctx.now) })?.status;
+    if (status !== 'captured' && status !== 'authorised') return paid;
+    const made = makePaidChange(
+      ctx,
+      input.paymentId,
+    )({
+      ...record,
+      booking: paid.next,
+      attempts: record.attempts?.map((one) =>
+        one.payment_id === input.paymentId ? { ...one, status } : one,
+      ),
+    });
+    const change: BookingChange = {
+      next: made.next,
+      writes: [...paid.writes, ...made.writes],
+      preceding: { type: paid.event.type, data: paid.event.data ?? {}, booking: paid.next },
+      event: made.event,
+      ...(paid.settle ? { settle: paid.settle } : {}),
+      ...(paid.added ? { added: paid.added } : {}),
+    };
+    return change;
+  });
+  if (outcome !== 'inactive') return outcome;
+  const record = await getBookingRecord(ctx.db, input.bookingId);
+  const attempt = record?.attempts?.find((one) => one.payment_id === input.paymentId);
+  if (!record || !attempt) return 'unknown';
+  // Made by another delivery of the same payment meanwhile: applied as any payment is.
+  if (attempt.applied > 0) return applyProviderPayment(options, input);
+  if (input.payment.state !== 'captured' && input.payment.state !== 'authorised') {
+    const recorded = await applyChange(ctx, input.bookingId, paymentChange(ctx, { ...input, keep: false }));
+    return recorded === 'inactive' ? 'unchanged' : recorded;
+  }
+  const reason = isInactive(record.booking.status_id) ? 'booking_cancelled' : 'change_lapsed';
   return giveBack(ctx, options.provider, { ...input, reason });
 }

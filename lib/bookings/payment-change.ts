@@ -134,7 +134,7 @@ export function paymentChange(
      * Why money is not kept (`keep` false): the booking lapsed, or the payment is not its attempt's own; or why
      * it was captured (`scheduled_capture`: the sweeper, `capture_days_before_start`).
      */
-    reason?: 'lapsed' | 'stray' | 'booking_cancelled' | 'scheduled_capture';
+    reason?: 'lapsed' | 'stray' | 'booking_cancelled' | 'change_lapsed' | 'scheduled_capture';
     /** A refund staff made, recorded on the attempt (once: a refund id already there changes nothing). */
     refund?: StoredRefund;
   },

@@ -6,8 +6,9 @@ import { unixSeconds } from '../kernel/time.ts';
 import { type PaymentProvider, PaymentProviderError, withCallLimits } from '../payments/index.ts';
 import { type BookingContext, isInactive } from './booking.ts';
 import { plainWrites } from './change.ts';
+import { lapseChange } from './change-settle.ts';
 import { applyProviderPayment } from './payment-apply.ts';
-import { applyChange, covered, paymentChange } from './payment-change.ts';
+import { applyChange, covered, paymentChange, serviceContext } from './payment-change.ts';
 import { paymentSettingsOf } from './payment-open.ts';
 import { deletePaymentDueAction, listPaymentsDue, replaceAttemptAction } from './payment-records.ts';
 import { getBookingRecord } from './repository.ts';
@@ -126,6 +127,13 @@ export async function lapseUnpaidPayments(db: Db, options: SweepPaymentsOptions)
       if (await releaseAuthorisations(ctx, provider, record)) await done();
       continue;
     }
+    // A change of dates that waits for its difference (issue 44): its own deadline, its own lapse.
+    const waiting = record?.booking.change;
+    if (record && waiting?.deadline === due.deadline) {
+      await lapseWaitingChange({ db, config, now, provider }, record, waiting.payment_id);
+      await done();
+      continue;
+    }
     const current = record?.booking.payment;
     const attempt = record?.attempts?.find((one) => one.payment_id === current?.payment_id);
     if (!record || !current || !attempt || isInactive(record.booking.status_id) || !unpaid(attempt.status)) {
@@ -193,4 +201,32 @@ export async function lapseUnpaidPayments(db: Db, options: SweepPaymentsOptions)
     }
   }
   return lapsed;
+}
+
+/**
+ * A waiting change at its deadline: its checkout closed first (a payment made meanwhile makes the change
+ * instead), then the change let go with its new stock. A provider that cannot be reached does not keep the
+ * stock held: a payment that still arrives is given back (`applyProviderPayment`).
+ */
+async function lapseWaitingChange(
+  options: { db: Db; config: StoredConfig; now: number; provider: PaymentProvider | undefined },
+  record: NonNullable<Awaited<ReturnType<typeof getBookingRecord>>>,
+  paymentId: string,
+): Promise<void> {
+  const { provider } = options;
+  const bookingId = record.booking.booking_id;
+  const attempt = record.attempts?.find((one) => one.payment_id === paymentId);
+  if (attempt?.checkout_id && provider && attempt.status !== 'cancelled') {
+    try {
+      const view = await provider.expireCheckout(attempt.checkout_id, { paymentId });
+      if (view.payment && (view.payment.state === 'captured' || view.payment.state === 'authorised')) {
+        const input = { bookingId, paymentId, payment: view.payment, checkoutId: view.checkoutId };
+        await applyProviderPayment({ ...options, provider }, input);
+        return;
+      }
+    } catch (error) {
+      if (!(error instanceof PaymentProviderError)) throw error;
+    }
+  }
+  await applyChange(serviceContext(options), bookingId, lapseChange(serviceContext(options), paymentId));
 }

@@ -144,6 +144,22 @@ export async function ensureCheckout(
       (await currentAttempt(ctx.db, booking.booking_id)).attempt;
     if (attempt?.status !== 'opening') return attempt;
   }
+  return openAttemptCheckout(ctx, booking, attempt);
+}
+
+/**
+ * Opens the provider's checkout for one attempt of a booking (opening, within its checkout's time) and answers
+ * the attempt as it stands after: pending with its checkout, or as it was when the provider failed.
+ */
+export async function openAttemptCheckout(
+  ctx: Pick<BookingContext, 'db' | 'config' | 'now'> & { payment?: PaymentOptions },
+  booking: StoredBooking,
+  attempt: StoredPaymentAttempt,
+  description = `${attempt.kind === 'deposit' ? 'Deposit' : 'Payment'} for booking ${booking.code}`,
+): Promise<StoredPaymentAttempt | undefined> {
+  const provider = ctx.payment?.provider;
+  if (!provider) return attempt;
+  const nowSeconds = unixSeconds(ctx.now);
   let checkout: Awaited<ReturnType<PaymentProvider['startCheckout']>>;
   try {
     checkout = await provider.startCheckout({
@@ -153,7 +169,7 @@ export async function ensureCheckout(
       tenantId: ctx.config.tenant,
       amount: attempt.amount,
       currency: attempt.currency,
-      description: `${attempt.kind === 'deposit' ? 'Deposit' : 'Payment'} for booking ${booking.code}`,
+      description,
       ...(booking.form.customer_email ? { customerEmail: booking.form.customer_email } : {}),
       expiresAt: attempt.checkout_expires_at,
       capture: attempt.capture,
@@ -182,7 +198,8 @@ export async function ensureCheckout(
     await noteCheckout(ctx.db, attempt, checkout).catch((noted: unknown) => {
       if (!(noted instanceof ConditionsFailedError)) throw noted;
     });
-    return (await currentAttempt(ctx.db, booking.booking_id)).attempt;
+    const record = await getBookingRecord(ctx.db, booking.booking_id);
+    return record?.attempts?.find((one) => one.payment_id === attempt.payment_id);
   }
 }
 

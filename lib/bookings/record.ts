@@ -34,6 +34,24 @@ export const sessionMoney = (session: StoredSession, config: StoredConfig) => {
   };
 };
 
+/** The taxes as sold now: names and rates kept with a booking for its invoice. */
+export const soldTaxes = (config: StoredConfig): NonNullable<StoredBooking['taxes']> =>
+  config.taxes.map(({ tax_id, name, rate, inclusive }) => ({
+    tax_id,
+    name,
+    rate,
+    ...(inclusive ? { inclusive } : {}),
+  }));
+
+/** A booking's totals from its lines' summed money. */
+export const bookingTotalsOf = (totals: ReturnType<typeof sumAmounts>): StoredBooking['totals'] => ({
+  sub_total: totals.subTotal,
+  discount: totals.discount,
+  tax: totals.tax,
+  tax_included: totals.taxIncluded,
+  total: totals.total,
+});
+
 /** The first status: PAID when a payment (a gift certificate) covered it all, else the first active one. */
 const initialStatus = (config: StoredConfig, options: { due: number; paid: number }): string => {
   const statuses = config.statuses.map((status) => status.status_id);
@@ -98,19 +116,8 @@ export function newBookingRecord(ctx: BookingContext, parts: NewBookingParts): S
       ]),
     ),
     holds,
-    taxes: ctx.config.taxes.map(({ tax_id, name, rate, inclusive }) => ({
-      tax_id,
-      name,
-      rate,
-      ...(inclusive ? { inclusive } : {}),
-    })),
-    totals: {
-      sub_total: totals.subTotal,
-      discount: totals.discount,
-      tax: totals.tax,
-      tax_included: totals.taxIncluded,
-      total: totals.total,
-    },
+    taxes: soldTaxes(ctx.config),
+    totals: bookingTotalsOf(totals),
     paid_total: paid,
     ...(giftcert ? { giftcert } : {}),
     checked_in: 0,

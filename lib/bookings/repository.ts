@@ -87,6 +87,43 @@ export interface StoredBooking {
    * file never changes them. Absent when none applied, and on bookings made before they were kept.
    */
   cancellation_policy?: CancellationSnapshot;
+  /**
+   * Money paid that the policy kept when a change lowered the price (issue 44): beyond the total, and not
+   * the guest's to have back on a later cancel. Absent while none was.
+   */
+  change_kept?: number;
+  /** A change that waits for its price difference to be paid, its new stock held meanwhile (issue 44). */
+  change?: PendingChange;
+}
+
+/**
+ * A change of dates or party waiting for its payment: the booking as it will be, and the attempt and deadline
+ * it waits on. Meanwhile the booking's `holds` are the larger of what it held and what it will hold, per
+ * counter, so whatever lets go of the booking's stock (a cancel, the sweeper at the deadline) lets go of both.
+ */
+export interface PendingChange {
+  /** The quote it was made from. */
+  quote: string;
+  payment_id: string;
+  /** Unix seconds. */
+  deadline: number;
+  /** What the booking held before it. */
+  from_holds: Record<string, number>;
+  /** Who asked: 0 the guest, else the staff account. */
+  by: number;
+  to: Pick<
+    StoredBooking,
+    | 'lines'
+    | 'holds'
+    | 'totals'
+    | 'taxes'
+    | 'start_date'
+    | 'end_date'
+    | 'start_at'
+    | 'end_at'
+    | 'last_at'
+    | 'item_ids'
+  >;
 }
 
 /** A note on a booking. */

@@ -149,6 +149,12 @@ export async function changeStatus(
           ]),
         );
       if (!options.reason) writes.push(...plainWrites(keepMoney(ctx, record.attempts, nowSeconds)));
+      // A change waiting for its payment goes with it: the stock it held is released above with the rest,
+      // and the booking, if revived, takes back only what it held before (issue 44).
+      if (booking.change) {
+        const { change, ...rest } = next;
+        next = { ...rest, holds: change?.from_holds ?? booking.holds };
+      }
       if (giftcert) {
         const action = giftcertBalanceAction(ctx.db, { code: giftcert.code, spend: -giftcert.amount });
         writes.push({ role: { kind: 'giftcert' }, action });

@@ -869,6 +869,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/booking/{booking_id}/manage/change': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What new dates or a new party would cost or give back now (the booking's token)
+     * @description Needs a booking and its `token` (`booking.token` of `booking/create`, also in its `invoice_url`): the guest's own view, for staff too. Needs a booking sold under a cancellation policy (the tenant file's `policy.cancellation`). Needs new dates the booking's items can have (`start_date`, `end_date`) or a party (`param[...]`), and a booking not awaiting its payment: one paid (`POST booking/{booking_id}/update` with `status_id=PAID&set_paid=1`), or one that asked for none.
+     */
+    get: operations['bookingManageChangeQuote'];
+    put?: never;
+    /**
+     * The guest moves their booking to new dates or a new party, holding to the quote they saw (the booking's token)
+     * @description Needs a booking and its `token` (`booking.token` of `booking/create`, also in its `invoice_url`): the guest's own view, for staff too. Needs a booking sold under a cancellation policy (the tenant file's `policy.cancellation`). Needs new dates the booking's items can have (`start_date`, `end_date`) or a party (`param[...]`), and a booking not awaiting its payment: one paid (`POST booking/{booking_id}/update` with `status_id=PAID&set_paid=1`), or one that asked for none. Needs the `quote` (its `change.quote`) that `GET booking/{booking_id}/manage/change` answers now for the same change.
+     */
+    post: operations['bookingManageChange'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1111,7 +1135,7 @@ export interface components {
         /** @description `stripe`, or `pos` for a payment at the point of sale (`set_paid`). */
         provider: string;
         /** @enum {string} */
-        kind: 'deposit' | 'full' | 'balance' | 'pos';
+        kind: 'deposit' | 'full' | 'balance' | 'pos' | 'change';
         /** @description What was asked. */
         amount: string;
         currency: string;
@@ -1788,6 +1812,13 @@ export interface components {
           deadline: number;
           url: string;
         };
+        /** @description A change of dates or party waiting for its difference (paid at `payment.url`): the dates and total it makes, and until when it waits. */
+        change?: {
+          start_date: number;
+          end_date: number;
+          total: string;
+          deadline: number;
+        };
         invoice_url: string;
         /** @description The cancellation terms it was sold under, as staff see them (no `staff_override`); absent when none. */
         cancellation_policy?: components['schemas']['CancellationTerms'];
@@ -2338,7 +2369,7 @@ export interface components {
         /** @description `stripe`, or `pos` for a payment at the point of sale (`set_paid`). */
         provider: string;
         /** @enum {string} */
-        kind: 'deposit' | 'full' | 'balance' | 'pos';
+        kind: 'deposit' | 'full' | 'balance' | 'pos' | 'change';
         /** @description What was asked. */
         amount: string;
         currency: string;
@@ -2390,7 +2421,7 @@ export interface components {
         /** @description `stripe`, or `pos` for a payment at the point of sale (`set_paid`). */
         provider: string;
         /** @enum {string} */
-        kind: 'deposit' | 'full' | 'balance' | 'pos';
+        kind: 'deposit' | 'full' | 'balance' | 'pos' | 'change';
         /** @description What was asked. */
         amount: string;
         currency: string;
@@ -2483,6 +2514,105 @@ export interface components {
       booking: {
         code: string;
         status_id: string;
+        paid_total: string;
+      };
+    };
+    BookingManageChangeQuote: {
+      /** @constant */
+      version: '3.0';
+      account_id: number;
+      host_id: string;
+      name: string;
+      locale: {
+        id: string;
+        lang: string;
+        currency: string;
+      };
+      request: components['schemas']['Request'];
+      query:
+        | false
+        | {
+            [key: string]: unknown;
+          };
+      change: {
+        quote: string;
+        /**
+         * @description `pay`: the change is made once `charge` is paid.
+         * @enum {string}
+         */
+        mode: 'change' | 'pay';
+        to: {
+          start_date: number;
+          end_date: number;
+          date_desc: string;
+          total: string;
+          items: {
+            [key: string]: {
+              item_id: number;
+              name: string;
+              total: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        } & {
+          [key: string]: unknown;
+        };
+        from_total: string;
+        difference: string;
+        refund: string;
+        kept: string;
+        charge: string;
+        currency: string;
+        text: string;
+      } & {
+        [key: string]: unknown;
+      };
+    };
+    BookingManageChange: {
+      /** @constant */
+      version: '3.0';
+      account_id: number;
+      host_id: string;
+      name: string;
+      locale: {
+        id: string;
+        lang: string;
+        currency: string;
+      };
+      request: components['schemas']['Request'];
+      query:
+        | false
+        | {
+            [key: string]: unknown;
+          };
+      change: {
+        quote: string;
+        /** @description false: it waits for `payment` (the difference) to be paid. */
+        made: boolean;
+        difference: string;
+        refund: string;
+        kept: string;
+        charge: string;
+        through_provider: string;
+        owed: string;
+        currency: string;
+        payment?: {
+          amount: string;
+          deadline: number;
+          url?: string;
+        } & {
+          [key: string]: unknown;
+        };
+      } & {
+        [key: string]: unknown;
+      };
+      booking: {
+        code: string;
+        status_id: string;
+        start_date: number;
+        end_date: number;
+        total: string;
         paid_total: string;
       };
     };
@@ -13443,12 +13573,22 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "quote": "v7Ck2QpX9mRf3LzN8bYt1w"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           token?: string;
           quote: string;
           override?: string;
           refund?: string;
         };
+        /**
+         * @example {
+         *       "quote": "v7Ck2QpX9mRf3LzN8bYt1w"
+         *     }
+         */
         'application/json': {
           token?: string;
           quote: string;
@@ -13552,6 +13692,495 @@ export interface operations {
               error?: {
                 /** @enum {unknown} */
                 id?: 'invalid_status';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+      /** @description `busy`: Busy, try again */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'busy';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  bookingManageChangeQuote: {
+    parameters: {
+      query?: {
+        token?: string;
+        /** @example 20270705 */
+        start_date?: string;
+        /** @example 20270708 */
+        end_date?: string;
+        /**
+         * @example {
+         *       "adults": "2",
+         *       "children": "1"
+         *     }
+         */
+        param?: {
+          [key: string]: string;
+        };
+        override?: string;
+      };
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path: {
+        /** @example LOON-7QK2MX */
+        booking_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BookingManageChangeQuote'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unavailable`: Not available; `invalid_status`: Invalid status for this action */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unavailable' | 'invalid_status';
+              };
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: Payload too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'payload_too_large';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: Unsupported media type */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unsupported_media_type';
+              };
+            };
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'rate_limited';
+              };
+            };
+          };
+        };
+      };
+      431: components['responses']['TooLarge'];
+      /** @description `internal`: Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'internal';
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  bookingManageChange: {
+    parameters: {
+      query?: {
+        token?: string;
+      };
+      header?: {
+        /** @description Act as another staff account (credentials allowed to), or `off` to call as a customer. */
+        'X-On-Behalf'?: components['parameters']['XOnBehalf'];
+      };
+      path: {
+        /** @example LOON-7QK2MX */
+        booking_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "start_date": "20270705",
+         *       "end_date": "20270708",
+         *       "param": {
+         *         "adults": "2",
+         *         "children": "1"
+         *       },
+         *       "quote": "v7Ck2QpX9mRf3LzN8bYt1w"
+         *     }
+         */
+        'application/x-www-form-urlencoded': {
+          token?: string;
+          start_date?: string;
+          end_date?: string;
+          param?: {
+            [key: string]: string;
+          };
+          override?: string;
+          quote: string;
+        };
+        /**
+         * @example {
+         *       "start_date": "20270705",
+         *       "end_date": "20270708",
+         *       "param": {
+         *         "adults": "2",
+         *         "children": "1"
+         *       },
+         *       "quote": "v7Ck2QpX9mRf3LzN8bYt1w"
+         *     }
+         */
+        'application/json': {
+          token?: string;
+          start_date?: string;
+          end_date?: string;
+          param?: {
+            [key: string]: string;
+          };
+          override?: string;
+          quote: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK: the envelope with the resource */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BookingManageChange'];
+        };
+      };
+      /** @description `validation_error`: Invalid request */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'validation_error';
+              };
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description `forbidden`: Not allowed */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'forbidden';
+              };
+            };
+          };
+        };
+      };
+      /** @description `not_found`: Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'not_found';
+              };
+            };
+          };
+        };
+      };
+      /** @description `unavailable`: Not available; `invalid_status`: Invalid status for this action */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Ignored-Parameters': components['headers']['X-Ignored-Parameters'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] & {
+            request?: {
+              error?: {
+                /** @enum {unknown} */
+                id?: 'unavailable' | 'invalid_status';
               };
             };
           };

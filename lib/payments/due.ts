@@ -5,7 +5,7 @@ import { percentOf } from '../kernel/money.ts';
 // units and Unix seconds, so the create and the tests agree on the arithmetic.
 
 /** The kind of a payment attempt: what it pays for. */
-export type PaymentKind = 'deposit' | 'full' | 'balance' | 'pos';
+export type PaymentKind = 'deposit' | 'full' | 'balance' | 'pos' | 'change';
 
 /** What the guest pays now: the kind of the attempt and its amount (at least the provider's minimum). */
 export interface DueNow {

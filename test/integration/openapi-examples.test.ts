@@ -328,6 +328,20 @@ async function supply(operation: Operation, made: string[]): Promise<Supplied> {
       );
       expect(quote.status, failure(quote)).toBe(200);
       supplied.params.quote = quote.json.cancellation.quote;
+    } else if (need === 'change-dates') {
+      // The guest's booking paid (the demo asks a deposit first); the examples' dates and party are the change.
+      await paidAtDesk(supplied.path.booking_id as string);
+    } else if (need === 'change-quote') {
+      const quote = await run(
+        {
+          method: 'GET',
+          path: '/booking/{booking_id}/manage/change',
+          operation: operationAt('GET', '/booking/{booking_id}/manage/change'),
+        },
+        { path: supplied.path, params: { token: supplied.params.token }, as: 'customer' },
+      );
+      expect(quote.status, failure(quote)).toBe(200);
+      supplied.params.quote = quote.json.change.quote;
     } else if (need === 'payment' || need === 'payment-authorised') {
       const booking = await makeBooking();
       made.push(booking.id);
@@ -380,6 +394,8 @@ describe("the OpenAPI document's examples against the demo tenant", () => {
       'guest-token': /token/,
       'cancellation-policy': /policy\.cancellation/,
       'cancel-quote': /quote/,
+      'change-dates': /start_date/,
+      'change-quote': /change\.quote/,
       payment: /set_paid=1/,
       'payment-authorised': /authorised/,
       customer: /customer/,

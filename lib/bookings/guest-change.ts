@@ -1,0 +1,251 @@
+import { createHash } from 'node:crypto';
+import type { StoredConfig, StoredItem } from '../config/index.ts';
+import { addDays, daysBetween, localInstant, type Ymd } from '../kernel/dates.ts';
+import { DomainError } from '../kernel/errors.ts';
+import { unixSeconds } from '../kernel/time.ts';
+import { type LineContext, makeLine, type SessionLine, totalHolds } from '../sessions/index.ts';
+import { quoteCancellation, startOfLines } from './cancellation.ts';
+import type { GuestContext } from './guest.ts';
+import { type CancelActor, guestCancelQuote, guestRefusal, moneyPaid } from './guest-cancel.ts';
+import { covered } from './payment-change.ts';
+import { bookingTotalsOf, soldTaxes } from './record.ts';
+import type { BookingRecord, BookingTotals, StoredBooking } from './repository.ts';
+import { bookedAmounts, cartAmounts, sumAmounts } from './totals.ts';
+
+// The guest changes their own booking (issue 44, item 4): new dates and/or party for the same items, each
+// line rated anew at today's prices and rules. This file is the pure side: what the booking would become
+// and what the change costs or gives back (the quote); guest-change-apply.ts writes it.
+
+/** What the guest asks for: a new start (every line moves by as many days), a new end, party sizes. */
+export interface ChangeRequest {
+  start?: Ymd | undefined;
+  end?: Ymd | undefined;
+  /** Quantities by parameter id, for every line whose item uses the parameter. */
+  params: Record<string, number>;
+}
+
+/** What the booking becomes: its lines (same ids) rated anew, what they hold, their money and dates. */
+export interface PlannedBooking {
+  lines: Record<string, SessionLine>;
+  holds: Record<string, number>;
+  totals: BookingTotals;
+  taxes: NonNullable<StoredBooking['taxes']>;
+  start_date: string;
+  end_date: string;
+  start_at: number;
+  end_at: number;
+  last_at: number;
+  item_ids: number[];
+}
+
+/**
+ * A change quoted: what the booking becomes, and the money. `mode` "change" takes effect at once (a lower
+ * price gives back what the policy gives back of the money paid beyond the new total; a higher one adds to
+ * what is due); "pay" waits for `charge` through a checkout, the new stock held meanwhile.
+ */
+export interface GuestChangeQuote {
+  quote: string;
+  mode: 'change' | 'pay';
+  planned: PlannedBooking;
+  /** Minor units: the totals before and after, and after less before. */
+  from_total: number;
+  to_total: number;
+  difference: number;
+  /** Paid beyond the new total (lower price): what the policy gives back of it, and what it keeps. */
+  refund: number;
+  kept: number;
+  /** Paid before the change takes effect ("pay"). */
+  charge: number;
+}
+
+/** A line's payload moved to the request's dates and party; the line's own times and options kept. */
+function movedPayload(booking: StoredBooking, line: SessionLine, request: ChangeRequest) {
+  const { payload } = line;
+  const offset = request.start ? daysBetween(booking.start_date, request.start) : 0;
+  // A line that spans the whole booking takes the new end; any other keeps its length.
+  const whole = payload.start === booking.start_date && payload.end === booking.end_date;
+  const start = addDays(payload.start, offset);
+  const end = request.end && whole ? request.end : addDays(payload.end, offset);
+  const params = { ...payload.params };
+  for (const [id, quantity] of Object.entries(request.params)) if (id in params) params[id] = quantity;
+  return { ...payload, start, end, params };
+}
+
+/**
+ * The booking as the request would make it: each line rated anew for its moved dates and party (refused in
+ * the rating's words when an item cannot be had then: closed, too short a stay, a party it does not take).
+ */
+export function planChange(
+  ctx: Pick<GuestContext, 'config' | 'now'>,
+  booking: StoredBooking,
+  request: ChangeRequest,
+  all: StoredItem[],
+): PlannedBooking {
+  const lines = Object.values(booking.lines).sort((a, b) => Number(a.line_id) - Number(b.line_id));
+  const used = new Set(lines.flatMap((line) => Object.keys(line.payload.params)));
+  const unused = Object.keys(request.params).filter((id) => !used.has(id));
+  if (unused.length)
+    throw new DomainError('validation_error', 'Invalid parameter: param', {
+      ...Object.fromEntries(unused.map((id) => [`param[${id}]`, 'none of the booking’s items uses it'])),
+    });
+  // The booking's lines are its own: an item that became staff-only since is still theirs to move.
+  const lineCtx: LineContext = {
+    config: ctx.config,
+    now: ctx.now,
+    actor: { staffItems: true, rulesOverride: false },
+  };
+  const rated = lines.map((line) => {
+    const payload = movedPayload(booking, line, request);
+    const made = makeLine(lineCtx, {
+      lineId: line.line_id,
+      slip: line.slip,
+      payload,
+      all,
+      where: { line_id: line.line_id },
+      adding: false,
+    });
+    return { ...made, qty: line.qty, added_at: line.added_at };
+  });
+  return plannedOf(ctx.config, rated);
+}
+
+/** The record's fields of a booking made of `lines`: money as sold now, holds, dates, items. */
+function plannedOf(config: StoredConfig, lines: SessionLine[]): PlannedBooking {
+  const amounts = cartAmounts(lines, config.taxes, config.locale.decimals);
+  const totals = sumAmounts(amounts);
+  const timezone = config.company.timezone;
+  const first = (values: string[]) => values.sort()[0] as string;
+  const last = (values: string[]) => values.sort().at(-1) as string;
+  const startDate = first(lines.map((line) => line.start_date));
+  const endDate = last(lines.map((line) => line.end_date));
+  const lastDate = last(lines.map((line) => line.last_date));
+  const booked = Object.fromEntries(
+    lines.map((line, index) => {
+      const money = amounts[index];
+      return [
+        line.line_id,
+        { ...line, discounted: money?.discount ?? 0, ...(money ? { amounts: money } : {}) },
+      ];
+    }),
+  );
+  return {
+    lines: booked,
+    holds: totalHolds(booked),
+    totals: bookingTotalsOf(totals),
+    taxes: soldTaxes(config),
+    start_date: startDate,
+    end_date: endDate,
+    start_at: unixSeconds(localInstant(startDate, 0, timezone)),
+    end_at: unixSeconds(localInstant(endDate, 0, timezone)),
+    last_at: unixSeconds(localInstant(lastDate, 0, timezone)),
+    item_ids: [...new Set(lines.map((line) => line.item_id))],
+  };
+}
+
+/** Units the change takes beyond what the booking holds (`take`), and what it lets go of (`release`). */
+export function holdsDelta(from: Record<string, number>, to: Record<string, number>) {
+  const take: Record<string, number> = {};
+  const release: Record<string, number> = {};
+  for (const id of new Set([...Object.keys(from), ...Object.keys(to)])) {
+    const delta = (to[id] ?? 0) - (from[id] ?? 0);
+    if (delta > 0) take[id] = delta;
+    if (delta < 0) release[id] = -delta;
+  }
+  return { take, release };
+}
+
+const sumOf = (holds: Record<string, number>) => Object.values(holds).reduce((sum, units) => sum + units, 0);
+
+/**
+ * What the policy gives back of `excess` (money paid beyond the new total) now: the tier each policy is at
+ * for the booking as it was, on the share of its lines, rounded down once; no fee and no deposit (the fee is
+ * a cancellation's, the deposit stays within the new total).
+ */
+function refundOfExcess(ctx: Pick<GuestContext, 'config' | 'now'>, booking: StoredBooking, excess: number) {
+  const snapshot = booking.cancellation_policy;
+  const lines = Object.values(booking.lines);
+  const start = startOfLines(lines, ctx.config.company.timezone);
+  if (!snapshot || start === undefined || excess <= 0) return 0;
+  const { decimals } = ctx.config.locale;
+  return quoteCancellation({
+    snapshot: {
+      ...snapshot,
+      policies: snapshot.policies.map(({ policy, lines: ids }) => ({
+        policy: { ...policy, fee: 0 },
+        lines: ids,
+      })),
+    },
+    lineTotals: Object.fromEntries(
+      lines.map((line) => [line.line_id, bookedAmounts(line, ctx.config.taxes, decimals).total]),
+    ),
+    start,
+    paid: excess,
+    deposit: 0,
+    now: ctx.now,
+    timeZone: ctx.config.company.timezone,
+  }).refund;
+}
+
+/**
+ * Whether a booking may be changed now, by whom: the cancel's checks (a partner's, inactive, no policy,
+ * begun, past the cutoff; staff's override past the last two) and the change's own: not while the booking
+ * still awaits its first payment, nor while another change waits for its payment.
+ */
+export function checkChangeable(ctx: GuestContext, record: BookingRecord, actor: CancelActor): void {
+  if (actor.kind === 'staff' && actor.override?.refund !== undefined)
+    throw new DomainError('validation_error', 'Invalid parameter: refund', { refund: 'for a cancel only' });
+  guestCancelQuote(ctx, record, actor);
+  const { booking } = record;
+  const current = record.attempts?.find((one) => one.payment_id === booking.payment?.payment_id);
+  if (current && !covered(booking) && ['opening', 'pending', 'failed'].includes(current.status))
+    throw guestRefusal('awaiting_payment', 'Please pay for this booking first, then change it');
+}
+
+/**
+ * The quote of a change: `planned` against the booking as it is. A booking nobody has paid for yet (still
+ * counted against its client's hold budget) may move, not grow: a change that holds more units in all is
+ * refused, so a hold cannot be stretched past the budget it was counted under.
+ */
+export function quoteChange(
+  ctx: Pick<GuestContext, 'config' | 'now'> & { paysOnline: boolean; minimumCharge: number },
+  booking: StoredBooking,
+  planned: PlannedBooking,
+): GuestChangeQuote {
+  if (booking.budget && sumOf(planned.holds) > sumOf(booking.holds))
+    throw guestRefusal(
+      'grows_unpaid',
+      'A booking not yet paid for can move to other dates, not grow: please pay for it first',
+    );
+  const from = booking.totals.total;
+  const to = planned.totals.total;
+  const giftcert = booking.giftcert?.amount ?? 0;
+  const excess = Math.max(0, moneyPaid(booking) - Math.max(0, to - giftcert));
+  const refund = Math.min(excess, refundOfExcess(ctx, booking, excess));
+  // A higher price is paid through the provider before the change takes effect when the booking was paid
+  // online; a booking paid at the desk (or a difference under the provider's minimum) just owes more.
+  const charge = to > from && ctx.paysOnline && to - from >= ctx.minimumCharge ? to - from : 0;
+  const quote = createHash('sha256')
+    .update(
+      JSON.stringify([
+        booking.code,
+        booking.paid_total,
+        Object.values(planned.lines).map((line) => [line.line_id, line.payload, line.sub_total]),
+        to,
+        refund,
+        charge,
+      ]),
+    )
+    .digest('base64url')
+    .slice(0, 22);
+  return {
+    quote,
+    mode: charge > 0 ? 'pay' : 'change',
+    planned,
+    from_total: from,
+    to_total: to,
+    difference: to - from,
+    refund,
+    kept: excess - refund,
+    charge,
+  };
+}
