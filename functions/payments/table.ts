@@ -192,7 +192,7 @@ DOCS: describeRoute(guestChangeQuoteRoute, {
   summary: "What new dates or a new party would cost or give back now (the booking's token)",
   request: changeQuoteQuery,
   response: envelope({ change: guestChange() }),
-  errors: ['invalid_status', 'unavailable', 'rate_limited'],
+  errors: ['invalid_status', 'unavailable', 'hold_limit', 'rate_limited'],
   needs: ['guest-token', 'cancellation-policy', 'change-dates'],
 });
 
@@ -234,7 +234,7 @@ DOCS: describeRoute(guestChangeRoute, {
       paid_total: money,
     }),
   }),
-  errors: ['invalid_status', 'unavailable', 'rate_limited', 'busy'],
+  errors: ['invalid_status', 'unavailable', 'hold_limit', 'rate_limited', 'busy'],
   needs: ['guest-token', 'cancellation-policy', 'change-dates', 'change-quote'],
 });
 

@@ -5,6 +5,7 @@ import { DomainError } from '../kernel/errors.ts';
 import type { NamedAction } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { checkoutExpiresAt, type PaymentProvider } from '../payments/index.ts';
+import { clientAllowance } from '../sessions/index.ts';
 import {
   capacityOf,
   holdStockAction,
@@ -93,6 +94,8 @@ export async function quoteGuestChange(
   const all = await itemsOf(ctx, record.booking);
   const quote = await quoteOf(ctx, record, request, all);
   const { take } = holdsDelta(record.booking.holds, quote.planned.holds);
+  // The change's own limits (a waiting change's share, the capacity) as its write applies them.
+  takeActions(ctx, all, take, quote.mode === 'pay');
   const counters = Object.keys(take).map(parseCounterId);
   const ranges = [...new Set(counters.map((one) => one.itemId))].map((itemId) => {
     const slots = counters
@@ -112,8 +115,12 @@ export async function quoteGuestChange(
   return quote;
 }
 
-/** Takes each counter of `take` on its capacity (none on an item unlimited now), named for the refusal. */
-function takeActions(ctx: ChangeContext, all: StoredItem[], take: Record<string, number>) {
+/**
+ * Takes each counter of `take` on its capacity (none on an item unlimited now), named for the refusal. A
+ * change that waits for its payment holds what it takes unpaid, as a cart does: never more of a counter than
+ * one client's share (`settings.limits.client_hold_share`), or one paid booking could hold a whole date.
+ */
+function takeActions(ctx: ChangeContext, all: StoredItem[], take: Record<string, number>, unpaid = false) {
   const writes: NamedAction<ChangeRole>[] = [];
   for (const [id, units] of Object.entries(take)) {
     const { itemId, slot } = parseCounterId(id);
@@ -123,6 +130,12 @@ function takeActions(ctx: ChangeContext, all: StoredItem[], take: Record<string,
       continue;
     }
     const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
+    if (unpaid && units > clientAllowance(capacity, ctx.config.settings.limits.client_hold_share))
+      throw new DomainError(
+        'hold_limit',
+        `A change that waits for its payment may add at most ${clientAllowance(capacity, ctx.config.settings.limits.client_hold_share)} of ${item?.name ?? `item ${itemId}`} on a date: please ask us for more`,
+        { item_id: itemId, date: slot.slice(0, 8), reason: 'hold_limit' },
+      );
     if (units > capacity) throw soldOut(all, itemId, slot);
     writes.push({
       role: { kind: 'counter', id },
@@ -316,7 +329,7 @@ function pendingChange(
   return {
     next: { ...booking, holds, change },
     writes: [
-      ...takeActions(ctx, options.all, options.take),
+      ...takeActions(ctx, options.all, options.take, true),
       ...plainWrites([
         putAttemptAction(ctx.db, attempt),
         putPaymentDueAction(ctx.db, { bookingId: booking.booking_id, deadline }),

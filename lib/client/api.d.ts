@@ -13916,7 +13916,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unavailable`: Not available; `invalid_status`: Invalid status for this action */
+      /** @description `unavailable`: Not available; `invalid_status`: Invalid status for this action; `hold_limit`: Hold limit reached */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13924,6 +13924,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -13931,7 +13932,7 @@ export interface operations {
             request?: {
               error?: {
                 /** @enum {unknown} */
-                id?: 'unavailable' | 'invalid_status';
+                id?: 'unavailable' | 'invalid_status' | 'hold_limit';
               };
             };
           };
@@ -14165,7 +14166,7 @@ export interface operations {
           };
         };
       };
-      /** @description `unavailable`: Not available; `invalid_status`: Invalid status for this action */
+      /** @description `unavailable`: Not available; `invalid_status`: Invalid status for this action; `hold_limit`: Hold limit reached */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14173,6 +14174,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -14180,7 +14182,7 @@ export interface operations {
             request?: {
               error?: {
                 /** @enum {unknown} */
-                id?: 'unavailable' | 'invalid_status';
+                id?: 'unavailable' | 'invalid_status' | 'hold_limit';
               };
             };
           };

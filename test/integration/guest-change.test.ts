@@ -24,6 +24,12 @@ const POLICY = {
 };
 const world = await startPaymentsWorld('guest-change', { take: 'full' }, {}, { policy: POLICY });
 const desk = await startPaymentsWorld('guest-change-desk', { take: 'none' }, {}, { policy: POLICY });
+const shared = await startPaymentsWorld(
+  'guest-change-share',
+  { take: 'full' },
+  { limits: { client_hold_share: 0.1 } },
+  { policy: POLICY },
+);
 
 const eventsOf = async (bookingId: number, type: string) =>
   (await stored(world, bookingId)).events.filter((event) => event.type === type);
@@ -268,5 +274,19 @@ describe('a change that cannot be had', () => {
     expect(unknown.status).toBe(400);
     const wrong = await changeQuote(world, { ...created, token: `${created.token}x` }, { date: day(41) });
     expect(wrong.status).toBe(404);
+  });
+});
+
+describe('a hostile guest', () => {
+  it('cannot hold more than one client may of a date with a change it never pays for (409 hold_limit)', async () => {
+    // 500 kayaks, a client's share of a date a tenth (50): one paid booking of three growing to 60 would
+    // hold more of the day, unpaid, than any cart may.
+    const created = await paidBooking(shared, { date: day(70) });
+    const quote = await changeQuote(shared, created, { qty: 60 });
+    expect(quote.status).toBe(409);
+    expect(quote.json.request.error).toMatchObject({ id: 'hold_limit', data: { reason: 'hold_limit' } });
+    const allowed = await changeQuote(shared, created, { qty: 53 });
+    expect(allowed.json.change).toMatchObject({ mode: 'pay' });
+    expect(await usedOf(shared, 1, day(70))).toBe(3);
   });
 });
