@@ -63,7 +63,8 @@ async function quoteOf(ctx: ChangeContext, record: BookingRecord, request: Chang
   const planned = planChange(ctx, record.booking, request, all);
   const paysOnline = Boolean(ctx.provider && record.booking.payment);
   const minimumCharge = ctx.provider?.minimumCharge(ctx.config.locale.currency) ?? 0;
-  return quoteChange({ ...ctx, paysOnline, minimumCharge }, record.booking, planned);
+  const changesBefore = record.events.filter((event) => event.type === 'booking.changed').length;
+  return quoteChange({ ...ctx, paysOnline, minimumCharge }, record.booking, planned, changesBefore);
 }
 
 const itemsOf = (ctx: ChangeContext, booking: StoredBooking) =>

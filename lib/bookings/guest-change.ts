@@ -210,6 +210,8 @@ export function quoteChange(
   ctx: Pick<GuestContext, 'config' | 'now'> & { paysOnline: boolean; minimumCharge: number },
   booking: StoredBooking,
   planned: PlannedBooking,
+  /** How many changes the booking had before: a quote names one change, not the same move made again later. */
+  changesBefore: number,
 ): GuestChangeQuote {
   if (booking.budget && sumOf(planned.holds) > sumOf(booking.holds))
     throw guestRefusal(
@@ -228,6 +230,7 @@ export function quoteChange(
     .update(
       JSON.stringify([
         booking.code,
+        changesBefore,
         booking.paid_total,
         Object.values(planned.lines).map((line) => [line.line_id, line.payload, line.sub_total]),
         to,

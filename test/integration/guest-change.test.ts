@@ -290,3 +290,17 @@ describe('a hostile guest', () => {
     expect(await usedOf(shared, 1, day(70))).toBe(3);
   });
 });
+
+describe('the same move made again', () => {
+  it('is a change of its own: moved there, back, and there again, the booking ends where the guest asked', async () => {
+    const created = await paidBooking(world, { date: day(80) });
+    for (const date of [day(81), day(80), day(81)]) {
+      const quote = await changeQuote(world, created, { date });
+      const done = await changeConfirm(world, created, { date }, quote.json.change.quote);
+      expect(done.status).toBe(200);
+      expect((await stored(world, created.booking_id)).booking.start_date).toBe(date);
+    }
+    expect(await usedOf(world, 1, day(80))).toBe(0);
+    expect(await usedOf(world, 1, day(81))).toBe(3);
+  });
+});
