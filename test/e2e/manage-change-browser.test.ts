@@ -167,11 +167,15 @@ describe("changing a booking's dates on the guest's page", () => {
         page.waitForEvent('load'),
         page.getByRole('button', { name: 'Pay with test card' }).click(),
       ]);
-      // The stand-in's webhook makes the change a moment after the guest is back.
+      // The stand-in's webhook makes the change a moment after the guest is back on the booking page's return
+      // page (the address of the booking's first payment), which links to the guest's page.
       await expect
         .poll(async () => (await staffRead(created.code)).total, { timeout: STEP_TIMEOUT })
         .toBe(quote.to.total);
-      await page.goto(created.manage_url);
+      await Promise.all([
+        page.waitForURL('**/manage?**'),
+        page.getByRole('link', { name: 'Manage your booking' }).click(),
+      ]);
       await page.getByRole('heading', { name: `Booking ${created.code}` }).waitFor({ timeout: STEP_TIMEOUT });
       const paid = await shown(page);
       expect(paid).toContain(`Dates ${quote.to.date_desc}`);
