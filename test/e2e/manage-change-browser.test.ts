@@ -19,7 +19,8 @@ import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 // (55.00 against 45.00), so moving a booking paid in full between weekdays and a weekend changes its price
 // both ways: less gives back the difference (the full tier of the policy), more waits for the difference,
 // paid at the stand-in's checkout, and is then made. The same price is made at once; a sold-out stay is
-// refused in the server's words; a quote changed before the confirm is shown again. Every amount and
+// refused in the server's words; a quote changed before the confirm is shown again; a checkout the provider
+// could not open is opened by the confirm sent again. Every amount and
 // sentence the page shows is compared with the API's own quote; axe finds nothing at each step.
 const POLICY = {
   refunds: [
@@ -186,6 +187,33 @@ describe("changing a booking's dates on the guest's page", () => {
       await screenshot(page, `manage-change-more-paid-${width}`);
     });
   }
+
+  it('a checkout the provider could not open: says so, and the confirm sent again opens it', async () => {
+    const tuesday = nextDow(30, TUESDAY);
+    const created = await world.paidBooking(tuesday, addDays(tuesday, 1));
+    const page = await openManage(created, 375);
+    const saturday = addDays(tuesday, 4);
+    await askPrice(page, saturday);
+    const { change: quote } = await world.changeQuoteOf(
+      created,
+      `start_date=${saturday}&end_date=${addDays(saturday, 1)}`,
+    );
+    await focusedHeading(page, priceHeading(quote));
+    // The provider fails its calls (the adapter's retries too): the checkout of the difference is not opened.
+    await world.standIn('/_standin/faults/api', { mode: 'error', when: 'before', count: 20 });
+    await page.getByRole('button', { name: 'Confirm change' }).click();
+    await expect
+      .poll(async () => shown(page), { timeout: STEP_TIMEOUT })
+      .toContain('The payment page could not be opened: please confirm again in a minute.');
+    await world.standIn('/_standin/faults/api/clear', {});
+    expect(await page.getByRole('link', { name: /to confirm the change/ }).count()).toBe(0);
+    await clean(page, 'a checkout not opened');
+    await page.getByRole('button', { name: 'Confirm change' }).click();
+    await focusedHeading(page, 'Your change waits for its payment');
+    await page
+      .getByRole('link', { name: `Pay ${money(quote.charge)} to confirm the change` })
+      .waitFor({ timeout: STEP_TIMEOUT });
+  });
 
   it('to dates of the same price: changes the booking at once, with nothing to pay or give back', async () => {
     const tuesday = nextDow(30, TUESDAY);

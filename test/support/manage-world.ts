@@ -66,6 +66,16 @@ export function manageWorld(suite: WidgetSuite) {
     }, '');
   }
 
+  /** A call to the stand-in's controls (`/_standin/…`, docs/payments-stand-in.md) with its key. */
+  async function standIn(path: string, body: Record<string, unknown>): Promise<void> {
+    const response = await fetch(`${standInUrl()}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await standInKey()}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(response.status, `${path} on the stand-in`).toBeLessThan(300);
+  }
+
   /** A session holding `item` from `start` to `end` (YYYY-MM-DD), with `params` (`qty=2`) when given. */
   async function hold(item: number, start: string, end: string, params = ''): Promise<string> {
     const query = `start_date=${start}&end_date=${end}${params ? `&${params}` : ''}`;
@@ -104,12 +114,7 @@ export function manageWorld(suite: WidgetSuite) {
     const created = ((await response.json()) as any).booking;
     expect(response.status, JSON.stringify(created)).toBe(200);
     const checkout = new URL(created.payment_url).pathname.split('/').at(-1);
-    const paid = await fetch(`${standInUrl()}/_standin/checkout/${checkout}/pay`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${await standInKey()}`, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    expect(paid.status).toBeLessThan(300);
+    await standIn(`/_standin/checkout/${checkout}/pay`, {});
     await expect
       .poll(async () => (await staffGet(suite.apiBase, `booking/${created.code}`)).booking?.paid_total, {
         timeout: STEP_TIMEOUT,
@@ -130,5 +135,5 @@ export function manageWorld(suite: WidgetSuite) {
       )
     ).json();
 
-  return { standInUrl, standInKey, hold, paidBooking, quoteOf, changeQuoteOf };
+  return { standInUrl, standIn, hold, paidBooking, quoteOf, changeQuoteOf };
 }

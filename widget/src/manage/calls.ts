@@ -69,6 +69,7 @@ export interface ChangeQuote {
 /** What a confirmed change did (POST booking/{id}/manage/change); `made` false while it waits for `payment`. */
 export interface ChangeMade {
   made: boolean;
+  payment?: { url?: string };
   refund: string;
   through_provider: string;
   owed: string;

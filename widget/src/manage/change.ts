@@ -51,7 +51,11 @@ export function waiting(booking: GuestBooking): Node[] {
             { class: 'button', href: payment.url },
             `Pay ${money(payment.amount)} to confirm the change`,
           )
-        : el('p', {}, 'The payment page is not ready yet: reload this page in a minute.'),
+        : el(
+            'p',
+            {},
+            'The payment page could not be opened: after that time you can change your booking again, or contact us below.',
+          ),
     ),
   ];
 }
@@ -199,8 +203,12 @@ export class ChangeArea {
   private async confirm(quote: ChangeQuote) {
     const answer = await this.calls.change(this.asked, quote.quote);
     const done = answer.body?.change;
-    // Waiting for its payment: the booking's page says so at its top, with the checkout's link.
-    if (done && !done.made) return this.reload();
+    // Waiting for its payment: the booking's page says so at its top, with the checkout's link. A checkout the
+    // provider could not open yet is opened by the same confirm sent again.
+    if (done && !done.made)
+      return done.payment?.url
+        ? this.reload()
+        : this.offer(quote, 'The payment page could not be opened: please confirm again in a minute.');
     if (done)
       return this.reload(
         el(
