@@ -39,7 +39,11 @@ DOCS: describeRoute(bookingManageRoute, {
         z.object({
           item_id: int,
           name: z.string(),
+          unit: z.enum(['D', 'N', 'H']).describe('Sold by the day, the night or the hour.'),
           qty: int,
+          param: z
+            .record(z.string(), z.object({ qty: int, lbl: z.string() }))
+            .describe("The line's party as booked (`param[...]` of a change), with the tenant's labels."),
           start_date: int,
           end_date: int,
           date_desc: z.string(),

@@ -47,7 +47,15 @@ export function presentGuestBooking(
         {
           item_id: line.item_id,
           name: line.name,
+          unit: line.unit,
           qty: line.qty,
+          // The party as booked, with the tenant's labels: what the guest's page offers to change.
+          param: Object.fromEntries(
+            Object.entries(line.payload.params).map(([id, qty]) => [
+              id,
+              { qty, lbl: config.params[id]?.lbl ?? id },
+            ]),
+          ),
           start_date: unix(line.start_date, config),
           end_date: unix(line.end_date, config),
           date_desc: describeDates(line.start_date, line.last_date),

@@ -10,7 +10,7 @@ import { MANAGE_FILE } from '#widget/files.ts';
 import { personalPage } from './book-page.ts';
 import { BOOK_STYLE, banner, contactSection, footer, pageStart } from './page-parts.ts';
 
-/** The look the guest's page adds to the booking page's: the booking's facts, its lists and the buttons. */
+/** The look the guest's page adds to the booking page's: the booking's facts, its lists, the buttons and the change's form. */
 const MANAGE_STYLE = `${BOOK_STYLE}
 /* A window's height at least, loading or not: what comes below (contact, footer) starts out of sight, so the
    booking arriving moves nothing the guest sees (layout shift). */
@@ -31,6 +31,9 @@ button + button, .actions button:last-child:not(:first-child) { background: #fff
 button.danger { background: #a3221b; border-color: #a3221b; color: #fff; }
 button:focus-visible, .button:focus-visible { outline: 3px solid #f2b632; outline-offset: 2px; }
 button:disabled { opacity: .6; cursor: progress; }
+.change label { display: block; font-weight: 600; }
+.change input { min-height: 44px; min-width: 10rem; padding: .25rem .5rem; border: 1px solid #6b6b6b;
+  border-radius: .375rem; font: inherit; }
 `;
 
 const TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -60,7 +63,7 @@ export function renderManagePage(config: StoredConfig, wellFormed: boolean): str
     .join('');
   return [
     ...pageStart(locale.lang, `Your booking: ${name}`),
-    `<meta name="description" content="${escapeHtml(`Your booking with ${company.name}: see it, pay what is due, or cancel it under its policy.`)}">`,
+    `<meta name="description" content="${escapeHtml(`Your booking with ${company.name}: see it, pay what is due, change its dates, or cancel it under its policy.`)}">`,
     '<meta name="theme-color" content="#1f6f54">',
     '<link rel="icon" href="data:,">',
     wellFormed ? `<link rel="modulepreload" href="/widget/${MANAGE_FILE}">` : '',

@@ -1790,7 +1790,19 @@ export interface components {
           [key: string]: {
             item_id: number;
             name: string;
+            /**
+             * @description Sold by the day, the night or the hour.
+             * @enum {string}
+             */
+            unit: 'D' | 'N' | 'H';
             qty: number;
+            /** @description The line's party as booked (`param[...]` of a change), with the tenant's labels. */
+            param: {
+              [key: string]: {
+                qty: number;
+                lbl: string;
+              };
+            };
             start_date: number;
             end_date: number;
             date_desc: string;

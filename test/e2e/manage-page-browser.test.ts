@@ -1,13 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
-import { axeViolations } from '#test/support/accessibility.ts';
 import { screenshot } from '#test/support/chromium.ts';
-import { measureOverflow } from '#test/support/page-helpers.ts';
+import { clean, daysAhead, manageWorld, shown } from '#test/support/manage-world.ts';
 import { formatMoney, normalize, STEP_TIMEOUT } from '#test/support/widget-page.ts';
-import { holdThroughApi, STAFF, staffGet } from '#test/support/widget-service.ts';
+import { STAFF, staffGet } from '#test/support/widget-service.ts';
 import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 
 // Issue 44, item 6: the guest's page of their booking, `/manage?booking=CODE&token=T`, in Chromium at a
@@ -35,69 +31,10 @@ const suite = setUpWidgetSuite({
   env: { STRIPE_SECRET_KEY: '', STRIPE_WEBHOOK_SECRET: '', STRIPE_API_BASE: '' },
 });
 
-/** The address of the stand-in `npm start` runs, as it printed it. */
-const standInUrl = () => /local stand-in for Stripe at (\S+)/.exec(suite.service.output())?.[1] ?? '';
+const { paidBooking: paidFrom, quoteOf } = manageWorld(suite);
 
-/** The stand-in's key, as it keeps it in DATA_DIR (docs/payments-stand-in.md, "State"). */
-async function standInKey(): Promise<string> {
-  await fetch(`${standInUrl()}/c/pay/cs_test_none`);
-  const file = join(suite.service.dataDir, 'stripe-stand-in.json');
-  const texts = [file, `${file}.journal`].flatMap((path) =>
-    existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [],
-  );
-  return texts.reduce((key, text) => {
-    const record = JSON.parse(text);
-    return record.secretKey ?? record.meta?.secretKey ?? key;
-  }, '');
-}
-
-/** A date `days` from now, YYYY-MM-DD (UTC: far enough ahead that the zone does not matter). */
-const daysAhead = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
-
-/** A kayak booked for two days, `ahead` days from now, and paid in full at the stand-in (its webhook arrived). */
-async function paidBooking(ahead = 40): Promise<{ code: string; manage_url: string; total: string }> {
-  const sessionId = await holdThroughApi(suite.apiBase, 3, daysAhead(ahead), daysAhead(ahead + 1));
-  const response = await fetch(`${suite.apiBase}/booking/create`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      session_id: sessionId,
-      'form[customer_name]': 'Ada Lovelace',
-      'form[customer_email]': 'ada@example.com',
-    }).toString(),
-  });
-  const created = ((await response.json()) as any).booking;
-  expect(response.status, JSON.stringify(created)).toBe(200);
-  const checkout = new URL(created.payment_url).pathname.split('/').at(-1);
-  const paid = await fetch(`${standInUrl()}/_standin/checkout/${checkout}/pay`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${await standInKey()}`, 'content-type': 'application/json' },
-    body: '{}',
-  });
-  expect(paid.status).toBeLessThan(300);
-  await expect
-    .poll(async () => (await staffGet(suite.apiBase, `booking/${created.code}`)).booking?.paid_total, {
-      timeout: STEP_TIMEOUT,
-    })
-    .toBe(created.total);
-  return created;
-}
-
-/** The quote the API gives the booking's token now (what the page must show). */
-async function quoteOf(created: { code: string; manage_url: string }): Promise<any> {
-  const token = new URL(created.manage_url).searchParams.get('token') ?? '';
-  return (await fetch(`${suite.apiBase}/booking/${created.code}/manage/cancel?token=${token}`)).json();
-}
-
-/** The page's part about the booking, spaces collapsed. */
-const shown = async (page: Page) => normalize(await page.locator('#manage').innerText());
-
-async function clean(page: Page, step: string) {
-  expect(await axeViolations(page), `axe at ${step}`).toEqual([]);
-  const overflow = await measureOverflow(page);
-  expect(overflow.offenders, `nothing wider than the window at ${step}`).toEqual([]);
-  expect(overflow.scrollWidth).toBeLessThanOrEqual(overflow.viewport);
-}
+/** A kayak booked for two days, `ahead` days from now, and paid in full at the stand-in. */
+const paidBooking = (ahead = 40) => paidFrom(daysAhead(ahead), daysAhead(ahead + 1));
 
 describe("the guest's page of their booking", () => {
   for (const width of [375, 1280]) {

@@ -49,6 +49,14 @@ describe('GET booking/{id}/manage', () => {
       expect(booking, staffOnly).not.toHaveProperty(staffOnly);
   });
 
+  it("gives each line's unit and party as booked, with the tenant's labels (what a change of party edits)", async () => {
+    const { created } = await book({}, { qty: 3 });
+    const answer = await manage(created.code, created.token);
+    expect(Object.values(answer.json.booking.items)).toEqual([
+      expect.objectContaining({ unit: 'D', param: { qty: { qty: 3, lbl: 'Quantity' } } }),
+    ]);
+  });
+
   it('finds the booking by its numeric id too, with the same token', async () => {
     const { created } = await book();
     const answer = await manage(String(created.booking_id), created.token);

@@ -1,5 +1,6 @@
-// The guest's page of a booking talks to three API calls with the booking's token (docs/manage-page.md). A
-// plain fetch: the page is one small module, no client library.
+// The guest's page of a booking talks to the API with the booking's token (docs/manage-page.md): its view,
+// the cancel and the change, each quoted then confirmed. A plain fetch: the page is one small module, no
+// client library.
 
 /** An API answer as the page reads it: the HTTP status, the body, and the error the envelope carries. */
 export interface Answer<T> {
@@ -15,12 +16,27 @@ export interface GuestBooking {
   status_name: string;
   date_desc: string;
   customer_name: string;
-  items: Record<string, { name: string; qty: number; date_desc: string; total: string }>;
+  start_date: number;
+  end_date: number;
+  items: Record<
+    string,
+    {
+      name: string;
+      unit: string;
+      qty: number;
+      end_date: number;
+      param: Record<string, { qty: number; lbl: string }>;
+      date_desc: string;
+      total: string;
+    }
+  >;
   total: string;
   paid_total: string;
   due: string;
   payments: Array<{ date: number; amount: string; method: string }>;
   payment?: { amount: string; deadline: number; url: string };
+  /** A change waiting for its payment (`payment` is then its checkout). */
+  change?: { start_date: number; end_date: number; total: string; deadline: number };
   invoice_url: string;
   cancellation_policy?: { text: string };
 }
@@ -36,6 +52,27 @@ export interface Cancellation {
   text: string;
   through_provider?: string;
   owed?: string;
+}
+
+/** What a change of dates or party would cost or give back now (GET booking/{id}/manage/change). */
+export interface ChangeQuote {
+  quote: string;
+  mode: 'change' | 'pay';
+  to: { date_desc: string; total: string };
+  difference: string;
+  refund: string;
+  kept: string;
+  charge: string;
+  text: string;
+}
+
+/** What a confirmed change did (POST booking/{id}/manage/change); `made` false while it waits for `payment`. */
+export interface ChangeMade {
+  made: boolean;
+  payment?: { url?: string };
+  refund: string;
+  through_provider: string;
+  owed: string;
 }
 
 async function call<T>(url: string, init?: RequestInit): Promise<Answer<T>> {
@@ -61,15 +98,20 @@ async function call<T>(url: string, init?: RequestInit): Promise<Answer<T>> {
 export function createCalls(api: string, code: string, token: string) {
   const base = `${api}/booking/${encodeURIComponent(code)}/manage`;
   const query = `token=${encodeURIComponent(token)}`;
+  const post = (body: string): RequestInit => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `${query}&${body}`,
+  });
   return {
     view: () => call<{ booking: GuestBooking }>(`${base}?${query}`),
     quote: () => call<{ cancellation: Cancellation }>(`${base}/cancel?${query}`),
     cancel: (quote: string) =>
-      call<{ cancellation: Cancellation; booking: { status_id: string } }>(`${base}/cancel`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: `${query}&quote=${encodeURIComponent(quote)}`,
-      }),
+      call<{ cancellation: Cancellation }>(`${base}/cancel`, post(`quote=${encodeURIComponent(quote)}`)),
+    /** `change` is the change's own query: `start_date`, `end_date`, `param[...]`. */
+    changeQuote: (change: string) => call<{ change: ChangeQuote }>(`${base}/change?${query}&${change}`),
+    change: (change: string, quote: string) =>
+      call<{ change: ChangeMade }>(`${base}/change`, post(`${change}&quote=${encodeURIComponent(quote)}`)),
   };
 }
 
