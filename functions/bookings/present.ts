@@ -8,7 +8,7 @@ import type {
 import { accountIdOf, bookedAmounts, fieldsFor, startOfLines, statusName } from '#lib/bookings/index.ts';
 
 import type { StoredConfig } from '#lib/config/index.ts';
-import { API_PREFIX } from '#lib/http/routes.ts';
+import { manageUrlOf } from '#lib/http/public-url.ts';
 import { addDays, describeDates, localInstant } from '#lib/kernel/dates.ts';
 import type { StoredEvent } from '#lib/kernel/events.ts';
 import { formatAmount } from '#lib/kernel/money.ts';
@@ -48,10 +48,8 @@ export function invoiceUrl(booking: StoredBooking, apiUrl: string): string {
  * The absolute URL of the guest's page of their booking (`/manage`, issue 44), on the site the API's public
  * base URL is under (where `/book` is).
  */
-export function manageUrl(booking: StoredBooking, apiUrl: string): string {
-  const site = apiUrl.endsWith(API_PREFIX) ? apiUrl.slice(0, -API_PREFIX.length) : apiUrl;
-  return `${site}/manage?booking=${encodeURIComponent(booking.code)}&token=${encodeURIComponent(booking.token)}`;
-}
+export const manageUrl = (booking: StoredBooking, apiUrl: string): string =>
+  manageUrlOf(apiUrl, booking.code, booking.token);
 
 /** The wire's customer fields of a booking's form, each a string. */
 export const customerOf = (form: Record<string, string>) =>

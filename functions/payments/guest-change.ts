@@ -10,6 +10,7 @@ import {
 import { readDateParam } from '#lib/http/date-param.ts';
 import { ApiError, validationError } from '#lib/http/errors.ts';
 import type { ApiRequest, RouteHandler } from '#lib/http/group-handler.ts';
+import { manageUrlOf } from '#lib/http/public-url.ts';
 import { booleanParam, parseInput } from '#lib/http/validate.ts';
 import { describeDates, todayIn } from '#lib/kernel/dates.ts';
 import { formatAmount } from '#lib/kernel/money.ts';
@@ -142,7 +143,9 @@ export const createChangeConfirm =
     const input = parseInput(changeConfirmSchema, request.input);
     const change = changeRequestOf(request, input);
     const { record, actor } = await opened(deps, request, input);
+    const { code, token: key } = record.booking;
     const context = {
+      returnUrl: manageUrlOf(request.apiUrl, code, key),
       ...guestContextOf(deps, request),
       caller: request.caller,
       provider: await deps.payments?.(),

@@ -56,7 +56,12 @@ export interface GuestChangeRecord {
 }
 
 /** What a change needs beyond the guest's context: who calls, and the provider (none when not configured). */
-export type ChangeContext = GuestContext & { provider: PaymentProvider | undefined; caller: Caller };
+export type ChangeContext = GuestContext & {
+  provider: PaymentProvider | undefined;
+  caller: Caller;
+  /** Where the checkout of a change's difference sends the guest back to, paid or not (their page). */
+  returnUrl?: string;
+};
 
 /** Everything a quote is worked out from: the items of the booking's lines (with their parts) read once. */
 async function quoteOf(ctx: ChangeContext, record: BookingRecord, request: ChangeRequest, all: StoredItem[]) {
@@ -300,8 +305,10 @@ function pendingChange(
     captured: 0,
     refunded: 0,
     applied: 0,
-    return_url: current?.return_url ?? '',
-    cancel_url: current?.cancel_url ?? '',
+    // Back to the guest's page, which shows the change waiting or made: the booking's own return page is
+    // about its first payment.
+    return_url: ctx.returnUrl ?? current?.return_url ?? '',
+    cancel_url: ctx.returnUrl ?? current?.cancel_url ?? '',
     created: nowSeconds,
     updated: nowSeconds,
   };

@@ -30,3 +30,12 @@ export function parsePublicUrl(text: string): string {
  * out (the invoice, help) are built on it, never on `Host` or `X-Forwarded-*`, which any client can send.
  */
 export const apiUrlOf = (publicUrl: string): string => `${publicUrl}${API_PREFIX}`;
+
+/**
+ * The guest's page of a booking (`/manage`, issue 44) on the site the API's public base URL is under (where
+ * `/book` is): the link the guest's token opens.
+ */
+export function manageUrlOf(apiUrl: string, code: string, token: string): string {
+  const site = apiUrl.endsWith(API_PREFIX) ? apiUrl.slice(0, -API_PREFIX.length) : apiUrl;
+  return `${site}/manage?booking=${encodeURIComponent(code)}&token=${encodeURIComponent(token)}`;
+}

@@ -132,6 +132,12 @@ describe('a change that costs more', () => {
     expect(await usedOf(world, 1, day(46))).toBe(3);
     expect(await usedOf(world, 1, day(47))).toBe(4);
     expect((await stored(world, created.booking_id)).booking.totals.total).toBe(12000);
+    // Its checkout sends the guest back to their page (which shows the change waiting or made), not to the
+    // return page of the booking's first payment.
+    const attempt = (await stored(world, created.booking_id)).attempts?.find((one) => one.kind === 'change');
+    expect(attempt?.return_url).toMatch(
+      new RegExp(`/manage\\?booking=${created.code}&token=${encodeURIComponent(created.token)}$`),
+    );
     // Sent again: the same checkout.
     const again = await changeConfirm(world, created, { date: day(47), qty: 4 }, quote.json.change.quote);
     expect(again.json.change.payment.url).toBe(done.json.change.payment.url);
