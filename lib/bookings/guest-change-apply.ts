@@ -63,7 +63,8 @@ async function quoteOf(ctx: ChangeContext, record: BookingRecord, request: Chang
   const planned = planChange(ctx, record.booking, request, all);
   const paysOnline = Boolean(ctx.provider && record.booking.payment);
   const minimumCharge = ctx.provider?.minimumCharge(ctx.config.locale.currency) ?? 0;
-  return quoteChange({ ...ctx, paysOnline, minimumCharge }, record.booking, planned);
+  const made = record.events.filter((event) => event.type === 'booking.changed').length;
+  return quoteChange({ ...ctx, paysOnline, minimumCharge }, record.booking, planned, { request, made });
 }
 
 const itemsOf = (ctx: ChangeContext, booking: StoredBooking) =>
@@ -179,6 +180,14 @@ export const guestChangeOf = (record: BookingRecord, quote: string): GuestChange
     )
     .findLast((made) => made?.quote === quote);
 
+/** The change a confirm was to make, found made by another confirm of the same quote meanwhile. */
+class MadeMeanwhileError extends Error {
+  constructor(readonly record: BookingRecord) {
+    super('The change was made meanwhile');
+    this.name = 'MadeMeanwhileError';
+  }
+}
+
 /** The result of a confirmed change: what it did, and where to pay when it waits for the difference. */
 export interface ChangeOutcome {
   change: GuestChangeRecord;
@@ -211,7 +220,11 @@ export async function changeForGuest(
     );
   const all = await itemsOf(ctx, record.booking);
   let made: GuestChangeRecord | undefined;
+  let meanwhile: BookingRecord | undefined;
   const after = await changeBooking({ ...ctx, keys: [] }, String(record.booking.booking_id), async (read) => {
+    // The same confirm sent at once with this one made it first: this one answers as that one did.
+    if (guestChangeOf(read, quoteId) || read.booking.change?.quote === quoteId)
+      throw new MadeMeanwhileError(read);
     if (read.booking.change)
       throw guestRefusal('change_pending', 'Another change of this booking was made meanwhile');
     checkChangeable(ctx, read, actor);
@@ -241,11 +254,16 @@ export async function changeForGuest(
       event: { type: 'booking.changed', data: { guest_change: made } },
     };
   }).catch((error: unknown) => {
+    if (error instanceof MadeMeanwhileError) {
+      meanwhile = error.record;
+      return undefined;
+    }
     // Another guest took a counter between the read and the write (changeBooking names it as a revive's).
     if (error instanceof DomainError && error.code === 'unavailable' && error.data?.reason === undefined)
       throw soldOut(all, Number(error.data?.item_id), String(error.data?.date));
     throw error;
   });
+  if (!after) return changeForGuest(ctx, meanwhile as BookingRecord, request, quoteId, actor);
   const change = made as GuestChangeRecord;
   if (after.change)
     return answerPending(ctx, await findBooking(ctx.db, String(after.booking_id), undefined), after.change);

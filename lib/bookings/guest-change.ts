@@ -4,6 +4,7 @@ import { addDays, daysBetween, localInstant, type Ymd } from '../kernel/dates.ts
 import { DomainError } from '../kernel/errors.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { type LineContext, makeLine, type SessionLine, totalHolds } from '../sessions/index.ts';
+import { statusName } from './booking.ts';
 import { quoteCancellation, startOfLines } from './cancellation.ts';
 import type { GuestContext } from './guest.ts';
 import { type CancelActor, guestCancelQuote, guestRefusal, moneyPaid } from './guest-cancel.ts';
@@ -194,22 +195,52 @@ function refundOfExcess(ctx: Pick<GuestContext, 'config' | 'now'>, booking: Stor
 export function checkChangeable(ctx: GuestContext, record: BookingRecord, actor: CancelActor): void {
   if (actor.kind === 'staff' && actor.override?.refund !== undefined)
     throw new DomainError('validation_error', 'Invalid parameter: refund', { refund: 'for a cancel only' });
-  guestCancelQuote(ctx, record, actor);
   const { booking } = record;
+  try {
+    guestCancelQuote(ctx, record, actor);
+  } catch (error) {
+    // The cancel's refusals are worded for both but this one, which speaks of cancelling.
+    if (!(error instanceof DomainError && error.data.reason === 'inactive')) throw error;
+    const status = statusName(ctx.config, booking.status_id).toLowerCase();
+    throw guestRefusal('inactive', `This booking is ${status}: there is nothing to change`);
+  }
   const current = record.attempts?.find((one) => one.payment_id === booking.payment?.payment_id);
   if (current && !covered(booking) && ['opening', 'pending', 'failed'].includes(current.status))
     throw guestRefusal('awaiting_payment', 'Please pay for this booking first, then change it');
 }
 
 /**
- * The quote of a change: `planned` against the booking as it is. A booking nobody has paid for yet (still
- * counted against its client's hold budget) may move, not grow: a change that holds more units in all is
- * refused, so a hold cannot be stretched past the budget it was counted under.
+ * The most item-dates one change touches: those it takes or lets go of, or while it waits for its payment,
+ * all the booking holds. Each is a write of the change's transaction (two for a booking still counted against
+ * its client's budget), and a waiting change's are all released at once by a cancel, beside its event's.
+ */
+export const CHANGE_COUNTERS_AT_MOST = 70;
+
+/** Refuses a change too large for one transaction (400 naming the dates), before any write is tried. */
+function checkSize(booking: StoredBooking, planned: PlannedBooking, pays: boolean, request: ChangeRequest) {
+  const { take, release } = holdsDelta(booking.holds, planned.holds);
+  const touched = pays
+    ? new Set([...Object.keys(booking.holds), ...Object.keys(planned.holds)]).size
+    : Object.keys(take).length + Object.keys(release).length;
+  const most = booking.budget ? CHANGE_COUNTERS_AT_MOST / 2 : CHANGE_COUNTERS_AT_MOST;
+  const field = request.end ? 'end_date' : 'start_date';
+  if (touched > most)
+    throw new DomainError('validation_error', `Invalid parameter: ${field}`, {
+      [field]: `a change online moves at most ${most} days, nights or hours at once (this one ${touched}): please ask us`,
+    });
+}
+
+/**
+ * The quote of a change: `planned` against the booking as it is, after `made` changes of it (so a quote names
+ * one change from one state, and a confirm sent again finds the change it made). A booking nobody has paid
+ * for yet (still counted against its client's hold budget) may move, not grow: a change that holds more units
+ * in all is refused, so a hold cannot be stretched past the budget it was counted under.
  */
 export function quoteChange(
   ctx: Pick<GuestContext, 'config' | 'now'> & { paysOnline: boolean; minimumCharge: number },
   booking: StoredBooking,
   planned: PlannedBooking,
+  options: { request: ChangeRequest; made: number },
 ): GuestChangeQuote {
   if (booking.budget && sumOf(planned.holds) > sumOf(booking.holds))
     throw guestRefusal(
@@ -224,10 +255,12 @@ export function quoteChange(
   // A higher price is paid through the provider before the change takes effect when the booking was paid
   // online; a booking paid at the desk (or a difference under the provider's minimum) just owes more.
   const charge = to > from && ctx.paysOnline && to - from >= ctx.minimumCharge ? to - from : 0;
+  checkSize(booking, planned, charge > 0, options.request);
   const quote = createHash('sha256')
     .update(
       JSON.stringify([
         booking.code,
+        options.made,
         booking.paid_total,
         Object.values(planned.lines).map((line) => [line.line_id, line.payload, line.sub_total]),
         to,
