@@ -16,8 +16,15 @@ import {
 } from '../stock/index.ts';
 import { findBooking } from './booking.ts';
 import { type ChangeRole, changeBooking, plainWrites } from './change.ts';
+import { changeRefundsDue } from './change-settle.ts';
 import type { GuestContext } from './guest.ts';
-import { type CancelActor, guestRefusal, refundable, refundThroughProvider } from './guest-cancel.ts';
+import {
+  type CancelActor,
+  finishChangeRefunds,
+  guestRefusal,
+  moneyPaid,
+  refundable,
+} from './guest-cancel.ts';
 import {
   type ChangeRequest,
   checkChangeable,
@@ -64,7 +71,8 @@ async function quoteOf(ctx: ChangeContext, record: BookingRecord, request: Chang
   const paysOnline = Boolean(ctx.provider && record.booking.payment);
   const minimumCharge = ctx.provider?.minimumCharge(ctx.config.locale.currency) ?? 0;
   const made = record.events.filter((event) => event.type === 'booking.changed').length;
-  return quoteChange({ ...ctx, paysOnline, minimumCharge }, record.booking, planned, { request, made });
+  const paid = moneyPaid(record);
+  return quoteChange({ ...ctx, paysOnline, minimumCharge }, record.booking, planned, { request, made, paid });
 }
 
 const itemsOf = (ctx: ChangeContext, booking: StoredBooking) =>
@@ -209,7 +217,10 @@ export async function changeForGuest(
 ): Promise<ChangeOutcome> {
   const by = actor.kind === 'staff' ? actor.accountId : 0;
   const done = guestChangeOf(record, quoteId);
-  if (done) return { change: await finishRefund(ctx, record.booking.booking_id, done) };
+  if (done) {
+    await finishChangeRefunds(ctx, record);
+    return { change: done };
+  }
   const waiting = record.booking.change;
   if (waiting?.quote === quoteId) return answerPending(ctx, record, waiting);
   if (waiting)
@@ -240,8 +251,10 @@ export async function changeForGuest(
       ...(actor.kind === 'staff' && actor.override ? { override: true as const } : {}),
     };
     if (quote.mode === 'pay') return pendingChange(ctx, read, quote, { all, take, record: made });
-    const reachable = refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0);
-    made.through_provider = Math.min(quote.refund, reachable);
+    // What the provider holds for an earlier change's refund still to be made is that change's.
+    const reachable =
+      refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0) - changeRefundsDue(read);
+    made.through_provider = Math.max(0, Math.min(quote.refund, reachable));
     made.owed = quote.refund - made.through_provider;
     const { planned } = quote;
     return {
@@ -267,22 +280,8 @@ export async function changeForGuest(
   const change = made as GuestChangeRecord;
   if (after.change)
     return answerPending(ctx, await findBooking(ctx.db, String(after.booking_id), undefined), after.change);
-  return { change: await finishRefund(ctx, after.booking_id, change) };
-}
-
-/** The part of a change refund still to go back through the provider, under the change's own refund ids. */
-async function finishRefund(ctx: ChangeContext, bookingId: number, change: GuestChangeRecord) {
-  if (change.through_provider <= 0) return change;
-  const record = await findBooking(ctx.db, String(bookingId), undefined);
-  // The booking's nth change names its refunds (`<payment_id>_c<nth>`): the same on every retry.
-  const nth =
-    record.events
-      .filter((event) => event.type === 'booking.changed')
-      .findIndex(
-        (event) => (event.data.guest_change as GuestChangeRecord | undefined)?.quote === change.quote,
-      ) + 1;
-  await refundThroughProvider(ctx, record, change.through_provider, `c${nth}`);
-  return change;
+  await finishChangeRefunds(ctx, await findBooking(ctx.db, String(after.booking_id), undefined));
+  return { change };
 }
 
 /**
@@ -342,6 +341,7 @@ function pendingChange(
       end_at: planned.end_at,
       last_at: planned.last_at,
       item_ids: planned.item_ids,
+      ...(planned.cancellation_policy ? { cancellation_policy: planned.cancellation_policy } : {}),
     },
   };
   return {

@@ -5,9 +5,9 @@ import { DomainError } from '../kernel/errors.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { type LineContext, makeLine, type SessionLine, totalHolds } from '../sessions/index.ts';
 import { statusName } from './booking.ts';
-import { quoteCancellation, startOfLines } from './cancellation.ts';
+import { type CancellationSnapshot, quoteCancellation, startOfLines, tierAt } from './cancellation.ts';
 import type { GuestContext } from './guest.ts';
-import { type CancelActor, guestCancelQuote, guestRefusal, moneyPaid } from './guest-cancel.ts';
+import { type CancelActor, guestCancelQuote, guestRefusal } from './guest-cancel.ts';
 import { covered } from './payment-change.ts';
 import { bookingTotalsOf, soldTaxes } from './record.ts';
 import type { BookingRecord, BookingTotals, StoredBooking } from './repository.ts';
@@ -37,6 +37,8 @@ export interface PlannedBooking {
   end_at: number;
   last_at: number;
   item_ids: number[];
+  /** The policy stored with the booking, where the change moves it later (`tiersAtMost`). */
+  cancellation_policy?: CancellationSnapshot;
 }
 
 /**
@@ -143,6 +145,31 @@ function plannedOf(config: StoredConfig, lines: SessionLine[]): PlannedBooking {
   };
 }
 
+/**
+ * The policy stored with a booking moved later: no tier gives back more than the tier it is at now, so moving
+ * a stay out of a tier that gives back less, then cancelling it, does not give back more (issue 44's
+ * adversarial pass). Undefined when the start does not move later: the policy stays as it is.
+ */
+function tiersAtMost(
+  ctx: Pick<GuestContext, 'config' | 'now'>,
+  booking: StoredBooking,
+  planned: PlannedBooking,
+): CancellationSnapshot | undefined {
+  const timeZone = ctx.config.company.timezone;
+  const snapshot = booking.cancellation_policy;
+  const start = startOfLines(Object.values(booking.lines), timeZone);
+  const next = startOfLines(Object.values(planned.lines), timeZone);
+  if (!snapshot || start === undefined || next === undefined || next <= start) return undefined;
+  return {
+    ...snapshot,
+    policies: snapshot.policies.map(({ policy, lines }) => {
+      const percent = tierAt(policy, { start, now: ctx.now, timeZone })?.percent ?? 0;
+      const refunds = policy.refunds.map((tier) => ({ ...tier, percent: Math.min(tier.percent, percent) }));
+      return { policy: { ...policy, refunds }, lines };
+    }),
+  };
+}
+
 /** Units the change takes beyond what the booking holds (`take`), and what it lets go of (`release`). */
 export function holdsDelta(from: Record<string, number>, to: Record<string, number>) {
   const take: Record<string, number> = {};
@@ -159,10 +186,15 @@ const sumOf = (holds: Record<string, number>) => Object.values(holds).reduce((su
 
 /**
  * What the policy gives back of `excess` (money paid beyond the new total) now: the tier each policy is at
- * for the booking as it was, on the share of its lines, rounded down once; no fee and no deposit (the fee is
- * a cancellation's, the deposit stays within the new total).
+ * for the booking as it was, on the share of its lines, rounded down once; no fee (a cancellation's), and of
+ * a deposit a policy does not give back, only what the new total no longer holds (`deposit`) is kept.
  */
-function refundOfExcess(ctx: Pick<GuestContext, 'config' | 'now'>, booking: StoredBooking, excess: number) {
+function refundOfExcess(
+  ctx: Pick<GuestContext, 'config' | 'now'>,
+  booking: StoredBooking,
+  money: { excess: number; deposit: number },
+) {
+  const { excess } = money;
   const snapshot = booking.cancellation_policy;
   const lines = Object.values(booking.lines);
   const start = startOfLines(lines, ctx.config.company.timezone);
@@ -181,7 +213,7 @@ function refundOfExcess(ctx: Pick<GuestContext, 'config' | 'now'>, booking: Stor
     ),
     start,
     paid: excess,
-    deposit: 0,
+    deposit: money.deposit,
     now: ctx.now,
     timeZone: ctx.config.company.timezone,
   }).refund;
@@ -240,7 +272,12 @@ export function quoteChange(
   ctx: Pick<GuestContext, 'config' | 'now'> & { paysOnline: boolean; minimumCharge: number },
   booking: StoredBooking,
   planned: PlannedBooking,
-  options: { request: ChangeRequest; made: number },
+  options: {
+    request: ChangeRequest;
+    /** How many changes the booking had; what its payments count for it (`moneyPaid`). */
+    made: number;
+    paid: number;
+  },
 ): GuestChangeQuote {
   if (booking.budget && sumOf(planned.holds) > sumOf(booking.holds))
     throw guestRefusal(
@@ -250,8 +287,14 @@ export function quoteChange(
   const from = booking.totals.total;
   const to = planned.totals.total;
   const giftcert = booking.giftcert?.amount ?? 0;
-  const excess = Math.max(0, moneyPaid(booking) - Math.max(0, to - giftcert));
-  const refund = Math.min(excess, refundOfExcess(ctx, booking, excess));
+  const { paid } = options;
+  const held = Math.max(0, to - giftcert);
+  const excess = Math.max(0, paid - held);
+  // A deposit a cancel would keep stays kept: what of it the new total no longer holds is not given back by
+  // a change (a cancel after keeps the rest), or lowering the total first would win it back.
+  const taken = booking.payment?.kind === 'deposit' ? booking.payment.amount : 0;
+  const deposit = Math.max(0, Math.min(taken, paid) - held);
+  const refund = Math.min(excess, refundOfExcess(ctx, booking, { excess, deposit }));
   // A higher price is paid through the provider before the change takes effect when the booking was paid
   // online; a booking paid at the desk (or a difference under the provider's minimum) just owes more.
   const charge = to > from && ctx.paysOnline && to - from >= ctx.minimumCharge ? to - from : 0;
@@ -270,10 +313,11 @@ export function quoteChange(
     )
     .digest('base64url')
     .slice(0, 22);
+  const policy = tiersAtMost(ctx, booking, planned);
   return {
     quote,
     mode: charge > 0 ? 'pay' : 'change',
-    planned,
+    planned: policy ? { ...planned, cancellation_policy: policy } : planned,
     from_total: from,
     to_total: to,
     difference: to - from,
