@@ -2,21 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../access/index.ts';
 import { createItemLoader, type StoredItem } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
-import type { NamedAction } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { checkoutExpiresAt, type PaymentProvider } from '../payments/index.ts';
-import { clientAllowance } from '../sessions/index.ts';
-import {
-  capacityOf,
-  holdStockAction,
-  parseCounterId,
-  queryStockRanges,
-  releaseStockAction,
-  takeStockAction,
-} from '../stock/index.ts';
+import { capacityOf, parseCounterId, queryStockRanges } from '../stock/index.ts';
 import { findBooking } from './booking.ts';
-import { type ChangeRole, changeBooking, plainWrites } from './change.ts';
+import { changeBooking, plainWrites } from './change.ts';
 import { changeRefundsDue } from './change-settle.ts';
+import { moveBudget, releaseActions, soldOut, takeActions } from './change-stock.ts';
 import type { GuestContext } from './guest.ts';
 import {
   type CancelActor,
@@ -78,17 +70,6 @@ async function quoteOf(ctx: ChangeContext, record: BookingRecord, request: Chang
 const itemsOf = (ctx: ChangeContext, booking: StoredBooking) =>
   createItemLoader(ctx.db)(Object.values(booking.lines).map((line) => line.item_id));
 
-/** The guest's words for a counter the change cannot take. */
-function soldOut(all: StoredItem[], itemId: number, slot: string): DomainError {
-  const name = all.find((item) => item.item_id === itemId)?.name ?? `Item ${itemId}`;
-  const date = `${slot.slice(0, 4)}-${slot.slice(4, 6)}-${slot.slice(6, 8)}`;
-  return new DomainError('unavailable', `${name} is not available on ${date}: please try other dates`, {
-    item_id: itemId,
-    date: slot.slice(0, 8),
-    reason: 'sold_out',
-  });
-}
-
 /**
  * What the guest would get with a change now (GET): the checks, the quote, and whether the new stock is there
  * as the counters read now (the change itself takes it on each counter's condition).
@@ -103,8 +84,10 @@ export async function quoteGuestChange(
   const all = await itemsOf(ctx, record.booking);
   const quote = await quoteOf(ctx, record, request, all);
   const { take } = holdsDelta(record.booking.holds, quote.planned.holds);
-  // The change's own limits (a waiting change's share, the capacity) as its write applies them.
+  // The change's own limits (a waiting change's share, the capacity, an unpaid booking's client's share) as
+  // its write applies them.
   takeActions(ctx, all, take, quote.mode === 'pay');
+  await moveBudget(ctx, all, record.booking, quote.planned.holds);
   const counters = Object.keys(take).map(parseCounterId);
   const ranges = [...new Set(counters.map((one) => one.itemId))].map((itemId) => {
     const slots = counters
@@ -123,44 +106,6 @@ export async function quoteGuestChange(
   }
   return quote;
 }
-
-/**
- * Takes each counter of `take` on its capacity (none on an item unlimited now), named for the refusal. A
- * change that waits for its payment holds what it takes unpaid, as a cart does: never more of a counter than
- * one client's share (`settings.limits.client_hold_share`), or one paid booking could hold a whole date.
- */
-function takeActions(ctx: ChangeContext, all: StoredItem[], take: Record<string, number>, unpaid = false) {
-  const writes: NamedAction<ChangeRole>[] = [];
-  for (const [id, units] of Object.entries(take)) {
-    const { itemId, slot } = parseCounterId(id);
-    const item = all.find((one) => one.item_id === itemId);
-    if (item?.unlimited) {
-      writes.push(...plainWrites([takeStockAction(ctx.db, { itemId, slot, units })]));
-      continue;
-    }
-    const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
-    if (unpaid && units > clientAllowance(capacity, ctx.config.settings.limits.client_hold_share))
-      throw new DomainError(
-        'hold_limit',
-        `A change that waits for its payment may add at most ${clientAllowance(capacity, ctx.config.settings.limits.client_hold_share)} of ${item?.name ?? `item ${itemId}`} on a date: please ask us for more`,
-        { item_id: itemId, date: slot.slice(0, 8), reason: 'hold_limit' },
-      );
-    if (units > capacity) throw soldOut(all, itemId, slot);
-    writes.push({
-      role: { kind: 'counter', id },
-      action: holdStockAction(ctx.db, { itemId, slot, units, capacity }),
-    });
-  }
-  return writes;
-}
-
-/** Releases each counter of `release`. */
-export const releaseActions = (ctx: Pick<ChangeContext, 'db'>, release: Record<string, number>) =>
-  plainWrites(
-    Object.entries(release).map(([id, units]) =>
-      releaseStockAction(ctx.db, { ...parseCounterId(id), units }),
-    ),
-  );
 
 /** The event's record of a change, from the booking before it and the quote. */
 const recordOf = (booking: StoredBooking, quote: GuestChangeQuote, by: number): GuestChangeRecord => ({
@@ -257,13 +202,15 @@ export async function changeForGuest(
     made.through_provider = Math.max(0, Math.min(quote.refund, reachable));
     made.owed = quote.refund - made.through_provider;
     const { planned } = quote;
+    const budget = await moveBudget(ctx, all, booking, planned.holds);
     return {
       next: {
         ...booking,
         ...planned,
         ...(quote.kept ? { change_kept: (booking.change_kept ?? 0) + quote.kept } : {}),
+        ...(budget ? { budget: budget.budget } : {}),
       },
-      writes: [...takeActions(ctx, all, take), ...releaseActions(ctx, release)],
+      writes: [...takeActions(ctx, all, take), ...releaseActions(ctx, release), ...(budget?.writes ?? [])],
       event: { type: 'booking.changed', data: { guest_change: made } },
     };
   }).catch((error: unknown) => {
