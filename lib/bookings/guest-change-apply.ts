@@ -58,8 +58,13 @@ export interface GuestChangeRecord {
 export type ChangeContext = GuestContext & { provider: PaymentProvider | undefined; caller: Caller };
 
 /** Everything a quote is worked out from: the items of the booking's lines (with their parts) read once. */
-async function quoteOf(ctx: ChangeContext, record: BookingRecord, request: ChangeRequest, all: StoredItem[]) {
-  const planned = planChange(ctx, record.booking, request, all);
+async function quoteOf(
+  ctx: ChangeContext,
+  record: BookingRecord,
+  request: ChangeRequest,
+  options: { all: StoredItem[]; actor: CancelActor },
+) {
+  const planned = planChange(ctx, record.booking, request, options);
   const paysOnline = Boolean(ctx.provider && record.booking.payment);
   const minimumCharge = ctx.provider?.minimumCharge(ctx.config.locale.currency) ?? 0;
   const made = record.events.filter((event) => event.type === 'booking.changed').length;
@@ -82,7 +87,7 @@ export async function quoteGuestChange(
 ): Promise<GuestChangeQuote> {
   checkChangeable(ctx, record, actor);
   const all = await itemsOf(ctx, record.booking);
-  const quote = await quoteOf(ctx, record, request, all);
+  const quote = await quoteOf(ctx, record, request, { all, actor });
   const { take } = holdsDelta(record.booking.holds, quote.planned.holds);
   // The change's own limits (a waiting change's share, the capacity, an unpaid booking's client's share) as
   // its write applies them.
@@ -184,7 +189,7 @@ export async function changeForGuest(
     if (read.booking.change)
       throw guestRefusal('change_pending', 'Another change of this booking was made meanwhile');
     checkChangeable(ctx, read, actor);
-    const quote = await quoteOf(ctx, read, request, all);
+    const quote = await quoteOf(ctx, read, request, { all, actor });
     if (quote.quote !== quoteId)
       throw guestRefusal('quote_changed', 'What this change costs has changed: please look again', {
         change: quote.quote,

@@ -77,13 +77,16 @@ function movedPayload(booking: StoredBooking, line: SessionLine, request: Change
 /**
  * The booking as the request would make it: each line rated anew for its moved dates and party (refused in
  * the rating's words when an item cannot be had then: closed, too short a stay, a party it does not take).
+ * A line staff rated outside the rules keeps them off for staff only: its guest moves it under the guest's
+ * rules (not into the past, nor onto a closed day), the line still marked as staff rated it.
  */
 export function planChange(
   ctx: Pick<GuestContext, 'config' | 'now'>,
   booking: StoredBooking,
   request: ChangeRequest,
-  all: StoredItem[],
+  options: { all: StoredItem[]; actor: CancelActor },
 ): PlannedBooking {
+  const { all } = options;
   const lines = Object.values(booking.lines).sort((a, b) => Number(a.line_id) - Number(b.line_id));
   const used = new Set(lines.flatMap((line) => Object.keys(line.payload.params)));
   const unused = Object.keys(request.params).filter((id) => !used.has(id));
@@ -98,16 +101,21 @@ export function planChange(
     actor: { staffItems: true, rulesOverride: false },
   };
   const rated = lines.map((line) => {
-    const payload = movedPayload(booking, line, request);
+    const { rules, ...payload } = movedPayload(booking, line, request);
     const made = makeLine(lineCtx, {
       lineId: line.line_id,
       slip: line.slip,
-      payload,
+      payload: options.actor.kind === 'staff' && rules ? { ...payload, rules } : payload,
       all,
       where: { line_id: line.line_id },
       adding: false,
     });
-    return { ...made, qty: line.qty, added_at: line.added_at };
+    return {
+      ...made,
+      payload: rules ? { ...made.payload, rules } : made.payload,
+      qty: line.qty,
+      added_at: line.added_at,
+    };
   });
   return plannedOf(ctx.config, rated);
 }

@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { runPaymentsReconcile, runReconcile } from '#lib/housekeeping/index.ts';
-import { invoke } from '#test/support/events.ts';
+import { accountBasic, formBody, invoke } from '#test/support/events.ts';
 import { guestConfirm, guestQuote, paidBooking, TWO_TIERS } from '#test/support/guest-cancel.ts';
 import { changeConfirm, changeQuote } from '#test/support/guest-change.ts';
-import { day, settled, startPaymentsWorld, stored, usedOf } from '#test/support/payments-world.ts';
+import { setPaid } from '#test/support/payments-staff.ts';
+import {
+  day,
+  type PaymentsWorld,
+  settled,
+  startPaymentsWorld,
+  stored,
+  usedOf,
+} from '#test/support/payments-world.ts';
+import { makeAccount } from '#test/support/tenant.ts';
 
 // Issue 44, the adversarial pass of the guest's change (item 4): what a quote binds, a confirm sent more than
 // once, a change too large for one transaction, and a change racing a cancel. Kayaks are 40.00 a day each;
@@ -13,6 +22,31 @@ const POLICY = {
   cancellation: { refunds: TWO_TIERS, fee: 1000, cutoff: { hours: 48 }, staff_override: true },
 };
 const world = await startPaymentsWorld('guest-adv-change', { take: 'full' }, {}, { policy: POLICY });
+// Paid at the desk, with staff (Ada) and a partner (Lake Tours) making bookings of their own.
+const desk = await startPaymentsWorld(
+  'guest-adv-change-desk',
+  { take: 'none' },
+  {},
+  { policy: POLICY, accounts: [makeAccount('ada'), makeAccount('tours')] },
+);
+
+/** A booking made with a credential (staff's or a partner's), rated with `query`, paid at the desk. */
+async function bookingBy(on: PaymentsWorld, authorization: string, query: string) {
+  const rated = await invoke(on.handlers.items, { path: 'item/1', query, headers: { authorization } });
+  expect(rated.json.item.rate.slip, JSON.stringify(rated.json.item.rate)).toBeDefined();
+  const created = await invoke(on.handlers.bookings, {
+    method: 'POST',
+    path: 'booking/create',
+    body: formBody({ 'slip[]': rated.json.item.rate.slip, 'form[customer_name]': 'Grace' }),
+    contentType: 'application/x-www-form-urlencoded',
+    headers: { authorization },
+  });
+  expect(created.status, JSON.stringify(created.json.request)).toBe(200);
+  const { code, booking_id: bookingId } = created.json.booking as { code: string; booking_id: number };
+  expect((await setPaid(on, code, authorization)).status).toBe(200);
+  const { token } = (await stored(on, bookingId)).booking;
+  return { code, booking_id: bookingId, token };
+}
 
 const changedEvents = async (bookingId: number) =>
   (await stored(world, bookingId)).events.filter((event) => event.type === 'booking.changed');
@@ -132,12 +166,53 @@ describe('a change and a cancel sent at once', () => {
   });
 });
 
+describe('a booking staff made outside the rules', () => {
+  it("is moved by its guest under the guest's rules (not into the past), and by staff under the booking's", async () => {
+    const ada = await accountBasic(desk.db, 1);
+    // Staff booked it with the rules off (a stay the rules would not sell): the line keeps that.
+    const created = await bookingBy(desk, ada, `date=${day(30)}&rules=off`);
+    const past = await changeQuote(desk, created, { date: day(-3) });
+    expect(past.status, JSON.stringify(past.json.request)).toBe(409);
+    expect(past.json.request.error.id).toBe('unavailable');
+    expect(past.json.request.error.details).toMatch(/past/);
+    const later = await changeQuote(desk, created, { date: day(31) });
+    expect(later.status, JSON.stringify(later.json.request)).toBe(200);
+    const staff = await invoke(desk.handlers.payments, {
+      path: `booking/${created.code}/manage/change`,
+      query: `start_date=${day(-3)}`,
+      headers: { authorization: ada },
+    });
+    expect(staff.status, JSON.stringify(staff.json.request)).toBe(200);
+    expect((await stored(desk, created.booking_id)).booking.start_date).toBe(day(30));
+  });
+});
+
+describe("a partner's booking", () => {
+  it('is not changed by its guest, nor overridden by its partner', async () => {
+    const tours = await accountBasic(desk.db, 2);
+    const created = await bookingBy(desk, tours, `date=${day(20)}`);
+    const guest = await changeQuote(desk, created, { date: day(21) });
+    expect(guest.status).toBe(409);
+    expect(guest.json.request.error.data.reason).toBe('partner');
+    const override = await invoke(desk.handlers.payments, {
+      path: `booking/${created.code}/manage/change`,
+      query: `start_date=${day(21)}&override=1`,
+      headers: { authorization: tours },
+    });
+    expect(override.status).toBe(403);
+    expect((await stored(desk, created.booking_id)).booking.start_date).toBe(day(20));
+  });
+});
+
 describe('the audits after all of it', () => {
-  it('find the stock and the money as they should be', async () => {
-    await settled(world);
-    const money = await runPaymentsReconcile(world.db, { provider: world.provider });
+  it.each([
+    ['paid online', world],
+    ['paid at the desk', desk],
+  ])('find the stock and the money (%s) as they should be', async (_name, on) => {
+    await settled(on);
+    const money = await runPaymentsReconcile(on.db, { provider: on.provider });
     expect(money.discrepancies).toEqual([]);
-    const stock = await runReconcile(world.db, { fix: false, now: Date.now() });
+    const stock = await runReconcile(on.db, { fix: false, now: Date.now() });
     expect(stock.discrepancies).toEqual([]);
   });
 });
