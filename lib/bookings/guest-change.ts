@@ -5,7 +5,13 @@ import { DomainError } from '../kernel/errors.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { type LineContext, makeLine, type SessionLine, totalHolds } from '../sessions/index.ts';
 import { statusName } from './booking.ts';
-import { type CancellationSnapshot, quoteCancellation, startOfLines, tierAt } from './cancellation.ts';
+import {
+  type CancellationSnapshot,
+  quoteCancellation,
+  startOfLines,
+  tierAt,
+  tiersOf,
+} from './cancellation.ts';
 import type { GuestContext } from './guest.ts';
 import { type CancelActor, guestCancelQuote, guestRefusal } from './guest-cancel.ts';
 import { covered } from './payment-change.ts';
@@ -172,7 +178,9 @@ function tiersAtMost(
     ...snapshot,
     policies: snapshot.policies.map(({ policy, lines }) => {
       const percent = tierAt(policy, { start, now: ctx.now, timeZone })?.percent ?? 0;
-      const refunds = policy.refunds.map((tier) => ({ ...tier, percent: Math.min(tier.percent, percent) }));
+      const capped = tiersOf(policy).map((tier) => ({ ...tier, percent: Math.min(tier.percent, percent) }));
+      // A tier that gives back what the next, shorter one does says nothing of its own (nor in words).
+      const refunds = capped.filter((tier, index) => tier.percent !== capped[index + 1]?.percent);
       return { policy: { ...policy, refunds }, lines };
     }),
   };

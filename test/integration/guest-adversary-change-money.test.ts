@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runPaymentsReconcile, runReconcile } from '#lib/housekeeping/index.ts';
+import { invoke } from '#test/support/events.ts';
 import { guestConfirm, guestQuote, paidBooking, TWO_TIERS } from '#test/support/guest-cancel.ts';
 import { changeConfirm, changeQuote } from '#test/support/guest-change.ts';
 import {
@@ -61,6 +62,14 @@ describe('a stay moved later, out of a tier that gives back less', () => {
     await changeNow(world, created, { date: day(40) });
     // Forty days ahead now, but moved from the half tier: still half back, not everything.
     expect(await cancelQuote(world, created)).toMatchObject({ paid: '120.00', refund: '50.00' });
+    // And the guest reads it so: half back until two days before, once, and nothing of a full refund.
+    const view = await invoke(world.handlers.bookings, {
+      path: `booking/${created.code}/manage`,
+      query: `token=${encodeURIComponent(created.token)}`,
+    });
+    const words: string = view.json.booking.cancellation_policy.text;
+    expect(words.match(/50% back/g), words).toHaveLength(1);
+    expect(words).not.toMatch(/full refund|free cancellation/);
     // A lower price after it gives back half of what was paid beyond the new total, too.
     const fewer = await changeNow(world, created, { qty: 2 });
     expect(fewer.quote).toMatchObject({ refund: '20.00', kept: '20.00' });
