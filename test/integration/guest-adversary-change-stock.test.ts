@@ -111,6 +111,27 @@ describe('a change waiting for its payment', () => {
     return { created, url: done.json.change.payment.url as string };
   }
 
+  it('whose checkout the provider could not open holds the new dates, and opens it when sent again', async () => {
+    const created = await paidBooking(world, { date: day(48) });
+    const quote = await changeQuote(world, created, { date: day(49), qty: 4 });
+    world.standIn.controls.failApi({ mode: 'error', when: 'before', count: 5 });
+    const down = await changeConfirm(world, created, { date: day(49), qty: 4 }, quote.json.change.quote);
+    world.standIn.controls.clearApiFaults();
+    expect(down.status, JSON.stringify(down.json.request)).toBe(200);
+    expect(down.json.change.made).toBe(false);
+    expect(down.json.change.payment.url).toBeUndefined();
+    expect(await usedOf(world, 1, day(49))).toBe(4);
+    const again = await changeConfirm(world, created, { date: day(49), qty: 4 }, quote.json.change.quote);
+    expect(again.json.change.payment.url).toEqual(expect.any(String));
+    world.standIn.controls.pay(checkoutIdOf(again.json.change.payment.url));
+    await settled(world);
+    expect((await stored(world, created.booking_id)).booking).toMatchObject({
+      start_date: day(49),
+      paid_total: 16000,
+    });
+    expect(await usedOf(world, 1, day(48))).toBe(0);
+  });
+
   it('paid after the guest cancelled: the money goes back in full, and neither date is held', async () => {
     const { created, url } = await waiting(day(50), day(51));
     const cancel = await guestQuote(world, created.code, created.token);
