@@ -232,7 +232,9 @@ export async function changeForGuest(
   const change = made as GuestChangeRecord;
   if (after.change)
     return answerPending(ctx, await findBooking(ctx.db, String(after.booking_id), undefined), after.change);
-  await finishChangeRefunds(ctx, await findBooking(ctx.db, String(after.booking_id), undefined));
+  // Its refund, and any an earlier change left to make (a provider down then), through the provider now.
+  if (change.through_provider > 0 || changeRefundsDue(record) > 0)
+    await finishChangeRefunds(ctx, await findBooking(ctx.db, String(after.booking_id), undefined));
   return { change };
 }
 
