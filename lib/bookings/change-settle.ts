@@ -104,3 +104,36 @@ export const lapseChange =
       },
     };
   };
+
+/**
+ * Each change of the booking that gave money back through the provider: the suffix of its refund ids, what it
+ * gave back that way, and what of that the provider has not made yet.
+ */
+export function changeRefunds(record: BookingRecord): { suffix: string; through: number; due: number }[] {
+  // The booking's nth change refunds under `<payment_id>_c<nth>`.
+  const made = (suffix: string) =>
+    (record.attempts ?? []).reduce(
+      (sum, attempt) =>
+        sum +
+        (attempt.refunds ?? [])
+          .filter((refund) => refund.refund_id === `${attempt.payment_id}_${suffix}`)
+          .reduce((total, refund) => total + refund.amount, 0),
+      0,
+    );
+  return record.events
+    .filter((event) => event.type === 'booking.changed')
+    .flatMap((event, index) => {
+      const through = (event.data.guest_change as { through_provider?: number } | undefined)
+        ?.through_provider;
+      const suffix = `c${index + 1}`;
+      return through ? [{ suffix, through, due: Math.max(0, through - made(suffix)) }] : [];
+    });
+}
+
+/**
+ * What the booking's changes gave back that the provider has not made yet (a change confirmed while it was
+ * down): the guest's no longer, though the provider still holds it, so neither the next change nor a cancel
+ * shares it out again.
+ */
+export const changeRefundsDue = (record: BookingRecord): number =>
+  changeRefunds(record).reduce((sum, change) => sum + change.due, 0);

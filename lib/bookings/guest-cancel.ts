@@ -6,6 +6,7 @@ import type { PaymentProvider } from '../payments/index.ts';
 import { findBooking, isInactive, statusName } from './booking.ts';
 import { type CancellationQuote, quoteBookingCancellation, startOfLines } from './cancellation.ts';
 import { plainWrites } from './change.ts';
+import { changeRefunds, changeRefundsDue } from './change-settle.ts';
 import type { GuestContext } from './guest.ts';
 import { replaceAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
 import { refundPayment } from './payment-staff.ts';
@@ -61,10 +62,14 @@ export const guestRefusal = (reason: string, message: string, data: Record<strin
 
 /**
  * The money a booking's payments count towards its total, which a policy shares out: less a gift certificate
- * (it goes back whole on a cancel) and what changes of the booking kept already.
+ * (it goes back whole on a cancel), what changes of the booking kept already, and what they gave back that
+ * the provider has not made yet.
  */
-export const moneyPaid = (booking: BookingRecord['booking']): number =>
-  booking.paid_total - (booking.giftcert?.amount ?? 0) - (booking.change_kept ?? 0);
+export const moneyPaid = (record: BookingRecord): number =>
+  record.booking.paid_total -
+  (record.booking.giftcert?.amount ?? 0) -
+  (record.booking.change_kept ?? 0) -
+  changeRefundsDue(record);
 
 const quoteIdOf = (code: string, paid: number, quote: CancellationQuote): string =>
   createHash('sha256')
@@ -90,7 +95,7 @@ export function guestCancelQuote(
       'inactive',
       `This booking is ${statusName(ctx.config, booking.status_id).toLowerCase()}: there is nothing to cancel`,
     );
-  const paid = moneyPaid(booking);
+  const paid = moneyPaid(record);
   const quote = quoteBookingCancellation({ ...booking, paid_total: paid }, ctx);
   if (!quote)
     throw guestRefusal('no_policy', 'This booking cannot be changed or cancelled online: please contact us');
@@ -225,8 +230,11 @@ export async function cancelForGuest(
           throw guestRefusal('quote_changed', 'What you would get back has changed: please look again', {
             quote: shownQuote(ctx, quote),
           });
-        const reachable = refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0);
-        const through = Math.min(quote.refund, reachable);
+        // What the provider holds for a change's refund still to be made is that change's, not this cancel's.
+        const reachable =
+          refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0) -
+          changeRefundsDue(read);
+        const through = Math.max(0, Math.min(quote.refund, reachable));
         made = {
           ...quote,
           through_provider: through,
@@ -250,7 +258,24 @@ export async function cancelForGuest(
     (one) => one.type === 'booking.status_changed' && one.data.reason === GUEST_CANCELLED,
   ).length;
   await refundThroughProvider(ctx, after, recorded.through_provider, `g${nth > 1 ? nth : ''}`);
+  await finishChangeRefunds(ctx, after);
   return recorded;
+}
+
+/**
+ * Makes what the booking's changes gave back and the provider has not made yet (`changeRefundsDue`), each
+ * under its change's refund ids: a confirm of a change or a cancel sent again finishes all of them.
+ */
+export async function finishChangeRefunds(
+  ctx: GuestContext & { provider: PaymentProvider | undefined; caller: Caller },
+  record: BookingRecord,
+): Promise<void> {
+  for (const { suffix, through, due } of changeRefunds(record)) {
+    if (due <= 0) continue;
+    // Read again: a refund just made (the cancel's, another change's) left less at the provider.
+    const current = await findBooking(ctx.db, String(record.booking.booking_id), undefined);
+    await refundThroughProvider(ctx, current, through, suffix);
+  }
 }
 
 /**

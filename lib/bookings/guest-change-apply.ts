@@ -2,22 +2,21 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../access/index.ts';
 import { createItemLoader, type StoredItem } from '../config/index.ts';
 import { DomainError } from '../kernel/errors.ts';
-import type { NamedAction } from '../kernel/storage/transact.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { checkoutExpiresAt, type PaymentProvider } from '../payments/index.ts';
-import { clientAllowance } from '../sessions/index.ts';
-import {
-  capacityOf,
-  holdStockAction,
-  parseCounterId,
-  queryStockRanges,
-  releaseStockAction,
-  takeStockAction,
-} from '../stock/index.ts';
+import { capacityOf, parseCounterId, queryStockRanges } from '../stock/index.ts';
 import { findBooking } from './booking.ts';
-import { type ChangeRole, changeBooking, plainWrites } from './change.ts';
+import { changeBooking, plainWrites } from './change.ts';
+import { changeRefundsDue } from './change-settle.ts';
+import { moveBudget, releaseActions, soldOut, takeActions } from './change-stock.ts';
 import type { GuestContext } from './guest.ts';
-import { type CancelActor, guestRefusal, refundable, refundThroughProvider } from './guest-cancel.ts';
+import {
+  type CancelActor,
+  finishChangeRefunds,
+  guestRefusal,
+  moneyPaid,
+  refundable,
+} from './guest-cancel.ts';
 import {
   type ChangeRequest,
   checkChangeable,
@@ -64,27 +63,22 @@ export type ChangeContext = GuestContext & {
 };
 
 /** Everything a quote is worked out from: the items of the booking's lines (with their parts) read once. */
-async function quoteOf(ctx: ChangeContext, record: BookingRecord, request: ChangeRequest, all: StoredItem[]) {
-  const planned = planChange(ctx, record.booking, request, all);
+async function quoteOf(
+  ctx: ChangeContext,
+  record: BookingRecord,
+  request: ChangeRequest,
+  options: { all: StoredItem[]; actor: CancelActor },
+) {
+  const planned = planChange(ctx, record.booking, request, options);
   const paysOnline = Boolean(ctx.provider && record.booking.payment);
   const minimumCharge = ctx.provider?.minimumCharge(ctx.config.locale.currency) ?? 0;
-  const changesBefore = record.events.filter((event) => event.type === 'booking.changed').length;
-  return quoteChange({ ...ctx, paysOnline, minimumCharge }, record.booking, planned, changesBefore);
+  const made = record.events.filter((event) => event.type === 'booking.changed').length;
+  const paid = moneyPaid(record);
+  return quoteChange({ ...ctx, paysOnline, minimumCharge }, record.booking, planned, { request, made, paid });
 }
 
 const itemsOf = (ctx: ChangeContext, booking: StoredBooking) =>
   createItemLoader(ctx.db)(Object.values(booking.lines).map((line) => line.item_id));
-
-/** The guest's words for a counter the change cannot take. */
-function soldOut(all: StoredItem[], itemId: number, slot: string): DomainError {
-  const name = all.find((item) => item.item_id === itemId)?.name ?? `Item ${itemId}`;
-  const date = `${slot.slice(0, 4)}-${slot.slice(4, 6)}-${slot.slice(6, 8)}`;
-  return new DomainError('unavailable', `${name} is not available on ${date}: please try other dates`, {
-    item_id: itemId,
-    date: slot.slice(0, 8),
-    reason: 'sold_out',
-  });
-}
 
 /**
  * What the guest would get with a change now (GET): the checks, the quote, and whether the new stock is there
@@ -98,10 +92,12 @@ export async function quoteGuestChange(
 ): Promise<GuestChangeQuote> {
   checkChangeable(ctx, record, actor);
   const all = await itemsOf(ctx, record.booking);
-  const quote = await quoteOf(ctx, record, request, all);
+  const quote = await quoteOf(ctx, record, request, { all, actor });
   const { take } = holdsDelta(record.booking.holds, quote.planned.holds);
-  // The change's own limits (a waiting change's share, the capacity) as its write applies them.
+  // The change's own limits (a waiting change's share, the capacity, an unpaid booking's client's share) as
+  // its write applies them.
   takeActions(ctx, all, take, quote.mode === 'pay');
+  await moveBudget(ctx, all, record.booking, quote.planned.holds);
   const counters = Object.keys(take).map(parseCounterId);
   const ranges = [...new Set(counters.map((one) => one.itemId))].map((itemId) => {
     const slots = counters
@@ -120,44 +116,6 @@ export async function quoteGuestChange(
   }
   return quote;
 }
-
-/**
- * Takes each counter of `take` on its capacity (none on an item unlimited now), named for the refusal. A
- * change that waits for its payment holds what it takes unpaid, as a cart does: never more of a counter than
- * one client's share (`settings.limits.client_hold_share`), or one paid booking could hold a whole date.
- */
-function takeActions(ctx: ChangeContext, all: StoredItem[], take: Record<string, number>, unpaid = false) {
-  const writes: NamedAction<ChangeRole>[] = [];
-  for (const [id, units] of Object.entries(take)) {
-    const { itemId, slot } = parseCounterId(id);
-    const item = all.find((one) => one.item_id === itemId);
-    if (item?.unlimited) {
-      writes.push(...plainWrites([takeStockAction(ctx.db, { itemId, slot, units })]));
-      continue;
-    }
-    const capacity = item ? capacityOf(item, slot, ctx.config.company.timezone) : 0;
-    if (unpaid && units > clientAllowance(capacity, ctx.config.settings.limits.client_hold_share))
-      throw new DomainError(
-        'hold_limit',
-        `A change that waits for its payment may add at most ${clientAllowance(capacity, ctx.config.settings.limits.client_hold_share)} of ${item?.name ?? `item ${itemId}`} on a date: please ask us for more`,
-        { item_id: itemId, date: slot.slice(0, 8), reason: 'hold_limit' },
-      );
-    if (units > capacity) throw soldOut(all, itemId, slot);
-    writes.push({
-      role: { kind: 'counter', id },
-      action: holdStockAction(ctx.db, { itemId, slot, units, capacity }),
-    });
-  }
-  return writes;
-}
-
-/** Releases each counter of `release`. */
-export const releaseActions = (ctx: Pick<ChangeContext, 'db'>, release: Record<string, number>) =>
-  plainWrites(
-    Object.entries(release).map(([id, units]) =>
-      releaseStockAction(ctx.db, { ...parseCounterId(id), units }),
-    ),
-  );
 
 /** The event's record of a change, from the booking before it and the quote. */
 const recordOf = (booking: StoredBooking, quote: GuestChangeQuote, by: number): GuestChangeRecord => ({
@@ -185,6 +143,14 @@ export const guestChangeOf = (record: BookingRecord, quote: string): GuestChange
     )
     .findLast((made) => made?.quote === quote);
 
+/** The change a confirm was to make, found made by another confirm of the same quote meanwhile. */
+class MadeMeanwhileError extends Error {
+  constructor(readonly record: BookingRecord) {
+    super('The change was made meanwhile');
+    this.name = 'MadeMeanwhileError';
+  }
+}
+
 /** The result of a confirmed change: what it did, and where to pay when it waits for the difference. */
 export interface ChangeOutcome {
   change: GuestChangeRecord;
@@ -206,7 +172,10 @@ export async function changeForGuest(
 ): Promise<ChangeOutcome> {
   const by = actor.kind === 'staff' ? actor.accountId : 0;
   const done = guestChangeOf(record, quoteId);
-  if (done) return { change: await finishRefund(ctx, record.booking.booking_id, done) };
+  if (done) {
+    await finishChangeRefunds(ctx, record);
+    return { change: done };
+  }
   const waiting = record.booking.change;
   if (waiting?.quote === quoteId) return answerPending(ctx, record, waiting);
   if (waiting)
@@ -217,11 +186,15 @@ export async function changeForGuest(
     );
   const all = await itemsOf(ctx, record.booking);
   let made: GuestChangeRecord | undefined;
+  let meanwhile: BookingRecord | undefined;
   const after = await changeBooking({ ...ctx, keys: [] }, String(record.booking.booking_id), async (read) => {
+    // The same confirm sent at once with this one made it first: this one answers as that one did.
+    if (guestChangeOf(read, quoteId) || read.booking.change?.quote === quoteId)
+      throw new MadeMeanwhileError(read);
     if (read.booking.change)
       throw guestRefusal('change_pending', 'Another change of this booking was made meanwhile');
     checkChangeable(ctx, read, actor);
-    const quote = await quoteOf(ctx, read, request, all);
+    const quote = await quoteOf(ctx, read, request, { all, actor });
     if (quote.quote !== quoteId)
       throw guestRefusal('quote_changed', 'What this change costs has changed: please look again', {
         change: quote.quote,
@@ -233,44 +206,41 @@ export async function changeForGuest(
       ...(actor.kind === 'staff' && actor.override ? { override: true as const } : {}),
     };
     if (quote.mode === 'pay') return pendingChange(ctx, read, quote, { all, take, record: made });
-    const reachable = refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0);
-    made.through_provider = Math.min(quote.refund, reachable);
+    // What the provider holds for an earlier change's refund still to be made is that change's.
+    const reachable =
+      refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0) - changeRefundsDue(read);
+    made.through_provider = Math.max(0, Math.min(quote.refund, reachable));
     made.owed = quote.refund - made.through_provider;
     const { planned } = quote;
+    const budget = await moveBudget(ctx, all, booking, planned.holds);
     return {
       next: {
         ...booking,
         ...planned,
         ...(quote.kept ? { change_kept: (booking.change_kept ?? 0) + quote.kept } : {}),
+        ...(budget ? { budget: budget.budget } : {}),
       },
-      writes: [...takeActions(ctx, all, take), ...releaseActions(ctx, release)],
+      writes: [...takeActions(ctx, all, take), ...releaseActions(ctx, release), ...(budget?.writes ?? [])],
       event: { type: 'booking.changed', data: { guest_change: made } },
     };
   }).catch((error: unknown) => {
+    if (error instanceof MadeMeanwhileError) {
+      meanwhile = error.record;
+      return undefined;
+    }
     // Another guest took a counter between the read and the write (changeBooking names it as a revive's).
     if (error instanceof DomainError && error.code === 'unavailable' && error.data?.reason === undefined)
       throw soldOut(all, Number(error.data?.item_id), String(error.data?.date));
     throw error;
   });
+  if (!after) return changeForGuest(ctx, meanwhile as BookingRecord, request, quoteId, actor);
   const change = made as GuestChangeRecord;
   if (after.change)
     return answerPending(ctx, await findBooking(ctx.db, String(after.booking_id), undefined), after.change);
-  return { change: await finishRefund(ctx, after.booking_id, change) };
-}
-
-/** The part of a change refund still to go back through the provider, under the change's own refund ids. */
-async function finishRefund(ctx: ChangeContext, bookingId: number, change: GuestChangeRecord) {
-  if (change.through_provider <= 0) return change;
-  const record = await findBooking(ctx.db, String(bookingId), undefined);
-  // The booking's nth change names its refunds (`<payment_id>_c<nth>`): the same on every retry.
-  const nth =
-    record.events
-      .filter((event) => event.type === 'booking.changed')
-      .findIndex(
-        (event) => (event.data.guest_change as GuestChangeRecord | undefined)?.quote === change.quote,
-      ) + 1;
-  await refundThroughProvider(ctx, record, change.through_provider, `c${nth}`);
-  return change;
+  // Its refund, and any an earlier change left to make (a provider down then), through the provider now.
+  if (change.through_provider > 0 || changeRefundsDue(record) > 0)
+    await finishChangeRefunds(ctx, await findBooking(ctx.db, String(after.booking_id), undefined));
+  return { change };
 }
 
 /**
@@ -332,6 +302,7 @@ function pendingChange(
       end_at: planned.end_at,
       last_at: planned.last_at,
       item_ids: planned.item_ids,
+      ...(planned.cancellation_policy ? { cancellation_policy: planned.cancellation_policy } : {}),
     },
   };
   return {

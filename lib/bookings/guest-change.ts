@@ -4,9 +4,16 @@ import { addDays, daysBetween, localInstant, type Ymd } from '../kernel/dates.ts
 import { DomainError } from '../kernel/errors.ts';
 import { unixSeconds } from '../kernel/time.ts';
 import { type LineContext, makeLine, type SessionLine, totalHolds } from '../sessions/index.ts';
-import { quoteCancellation, startOfLines } from './cancellation.ts';
+import { statusName } from './booking.ts';
+import {
+  type CancellationSnapshot,
+  quoteCancellation,
+  startOfLines,
+  tierAt,
+  tiersOf,
+} from './cancellation.ts';
 import type { GuestContext } from './guest.ts';
-import { type CancelActor, guestCancelQuote, guestRefusal, moneyPaid } from './guest-cancel.ts';
+import { type CancelActor, guestCancelQuote, guestRefusal } from './guest-cancel.ts';
 import { covered } from './payment-change.ts';
 import { bookingTotalsOf, soldTaxes } from './record.ts';
 import type { BookingRecord, BookingTotals, StoredBooking } from './repository.ts';
@@ -36,6 +43,8 @@ export interface PlannedBooking {
   end_at: number;
   last_at: number;
   item_ids: number[];
+  /** The policy stored with the booking, where the change moves it later (`tiersAtMost`). */
+  cancellation_policy?: CancellationSnapshot;
 }
 
 /**
@@ -74,13 +83,16 @@ function movedPayload(booking: StoredBooking, line: SessionLine, request: Change
 /**
  * The booking as the request would make it: each line rated anew for its moved dates and party (refused in
  * the rating's words when an item cannot be had then: closed, too short a stay, a party it does not take).
+ * A line staff rated outside the rules keeps them off for staff only: its guest moves it under the guest's
+ * rules (not into the past, nor onto a closed day), the line still marked as staff rated it.
  */
 export function planChange(
   ctx: Pick<GuestContext, 'config' | 'now'>,
   booking: StoredBooking,
   request: ChangeRequest,
-  all: StoredItem[],
+  options: { all: StoredItem[]; actor: CancelActor },
 ): PlannedBooking {
+  const { all } = options;
   const lines = Object.values(booking.lines).sort((a, b) => Number(a.line_id) - Number(b.line_id));
   const used = new Set(lines.flatMap((line) => Object.keys(line.payload.params)));
   const unused = Object.keys(request.params).filter((id) => !used.has(id));
@@ -95,16 +107,21 @@ export function planChange(
     actor: { staffItems: true, rulesOverride: false },
   };
   const rated = lines.map((line) => {
-    const payload = movedPayload(booking, line, request);
+    const { rules, ...payload } = movedPayload(booking, line, request);
     const made = makeLine(lineCtx, {
       lineId: line.line_id,
       slip: line.slip,
-      payload,
+      payload: options.actor.kind === 'staff' && rules ? { ...payload, rules } : payload,
       all,
       where: { line_id: line.line_id },
       adding: false,
     });
-    return { ...made, qty: line.qty, added_at: line.added_at };
+    return {
+      ...made,
+      payload: rules ? { ...made.payload, rules } : made.payload,
+      qty: line.qty,
+      added_at: line.added_at,
+    };
   });
   return plannedOf(ctx.config, rated);
 }
@@ -142,6 +159,33 @@ function plannedOf(config: StoredConfig, lines: SessionLine[]): PlannedBooking {
   };
 }
 
+/**
+ * The policy stored with a booking moved later: no tier gives back more than the tier it is at now, so moving
+ * a stay out of a tier that gives back less, then cancelling it, does not give back more (issue 44's
+ * adversarial pass). Undefined when the start does not move later: the policy stays as it is.
+ */
+function tiersAtMost(
+  ctx: Pick<GuestContext, 'config' | 'now'>,
+  booking: StoredBooking,
+  planned: PlannedBooking,
+): CancellationSnapshot | undefined {
+  const timeZone = ctx.config.company.timezone;
+  const snapshot = booking.cancellation_policy;
+  const start = startOfLines(Object.values(booking.lines), timeZone);
+  const next = startOfLines(Object.values(planned.lines), timeZone);
+  if (!snapshot || start === undefined || next === undefined || next <= start) return undefined;
+  return {
+    ...snapshot,
+    policies: snapshot.policies.map(({ policy, lines }) => {
+      const percent = tierAt(policy, { start, now: ctx.now, timeZone })?.percent ?? 0;
+      const capped = tiersOf(policy).map((tier) => ({ ...tier, percent: Math.min(tier.percent, percent) }));
+      // A tier that gives back what the next, shorter one does says nothing of its own (nor in words).
+      const refunds = capped.filter((tier, index) => tier.percent !== capped[index + 1]?.percent);
+      return { policy: { ...policy, refunds }, lines };
+    }),
+  };
+}
+
 /** Units the change takes beyond what the booking holds (`take`), and what it lets go of (`release`). */
 export function holdsDelta(from: Record<string, number>, to: Record<string, number>) {
   const take: Record<string, number> = {};
@@ -158,10 +202,15 @@ const sumOf = (holds: Record<string, number>) => Object.values(holds).reduce((su
 
 /**
  * What the policy gives back of `excess` (money paid beyond the new total) now: the tier each policy is at
- * for the booking as it was, on the share of its lines, rounded down once; no fee and no deposit (the fee is
- * a cancellation's, the deposit stays within the new total).
+ * for the booking as it was, on the share of its lines, rounded down once; no fee (a cancellation's), and of
+ * a deposit a policy does not give back, only what the new total no longer holds (`deposit`) is kept.
  */
-function refundOfExcess(ctx: Pick<GuestContext, 'config' | 'now'>, booking: StoredBooking, excess: number) {
+function refundOfExcess(
+  ctx: Pick<GuestContext, 'config' | 'now'>,
+  booking: StoredBooking,
+  money: { excess: number; deposit: number },
+) {
+  const { excess } = money;
   const snapshot = booking.cancellation_policy;
   const lines = Object.values(booking.lines);
   const start = startOfLines(lines, ctx.config.company.timezone);
@@ -180,7 +229,7 @@ function refundOfExcess(ctx: Pick<GuestContext, 'config' | 'now'>, booking: Stor
     ),
     start,
     paid: excess,
-    deposit: 0,
+    deposit: money.deposit,
     now: ctx.now,
     timeZone: ctx.config.company.timezone,
   }).refund;
@@ -194,24 +243,57 @@ function refundOfExcess(ctx: Pick<GuestContext, 'config' | 'now'>, booking: Stor
 export function checkChangeable(ctx: GuestContext, record: BookingRecord, actor: CancelActor): void {
   if (actor.kind === 'staff' && actor.override?.refund !== undefined)
     throw new DomainError('validation_error', 'Invalid parameter: refund', { refund: 'for a cancel only' });
-  guestCancelQuote(ctx, record, actor);
   const { booking } = record;
+  try {
+    guestCancelQuote(ctx, record, actor);
+  } catch (error) {
+    // The cancel's refusals are worded for both but this one, which speaks of cancelling.
+    if (!(error instanceof DomainError && error.data.reason === 'inactive')) throw error;
+    const status = statusName(ctx.config, booking.status_id).toLowerCase();
+    throw guestRefusal('inactive', `This booking is ${status}: there is nothing to change`);
+  }
   const current = record.attempts?.find((one) => one.payment_id === booking.payment?.payment_id);
   if (current && !covered(booking) && ['opening', 'pending', 'failed'].includes(current.status))
     throw guestRefusal('awaiting_payment', 'Please pay for this booking first, then change it');
 }
 
 /**
- * The quote of a change: `planned` against the booking as it is. A booking nobody has paid for yet (still
- * counted against its client's hold budget) may move, not grow: a change that holds more units in all is
- * refused, so a hold cannot be stretched past the budget it was counted under.
+ * The most item-dates one change touches: those it takes or lets go of, or while it waits for its payment,
+ * all the booking holds. Each is a write of the change's transaction (two for a booking still counted against
+ * its client's budget), and a waiting change's are all released at once by a cancel, beside its event's.
+ */
+export const CHANGE_COUNTERS_AT_MOST = 70;
+
+/** Refuses a change too large for one transaction (400 naming the dates), before any write is tried. */
+function checkSize(booking: StoredBooking, planned: PlannedBooking, pays: boolean, request: ChangeRequest) {
+  const { take, release } = holdsDelta(booking.holds, planned.holds);
+  const touched = pays
+    ? new Set([...Object.keys(booking.holds), ...Object.keys(planned.holds)]).size
+    : Object.keys(take).length + Object.keys(release).length;
+  const most = booking.budget ? CHANGE_COUNTERS_AT_MOST / 2 : CHANGE_COUNTERS_AT_MOST;
+  const field = request.end ? 'end_date' : 'start_date';
+  if (touched > most)
+    throw new DomainError('validation_error', `Invalid parameter: ${field}`, {
+      [field]: `a change online moves at most ${most} days, nights or hours at once (this one ${touched}): please ask us`,
+    });
+}
+
+/**
+ * The quote of a change: `planned` against the booking as it is, after `made` changes of it (so a quote names
+ * one change from one state, and a confirm sent again finds the change it made). A booking nobody has paid
+ * for yet (still counted against its client's hold budget) may move, not grow: a change that holds more units
+ * in all is refused, so a hold cannot be stretched past the budget it was counted under.
  */
 export function quoteChange(
   ctx: Pick<GuestContext, 'config' | 'now'> & { paysOnline: boolean; minimumCharge: number },
   booking: StoredBooking,
   planned: PlannedBooking,
-  /** How many changes the booking had before: a quote names one change, not the same move made again later. */
-  changesBefore: number,
+  options: {
+    request: ChangeRequest;
+    /** How many changes the booking had; what its payments count for it (`moneyPaid`). */
+    made: number;
+    paid: number;
+  },
 ): GuestChangeQuote {
   if (booking.budget && sumOf(planned.holds) > sumOf(booking.holds))
     throw guestRefusal(
@@ -221,16 +303,23 @@ export function quoteChange(
   const from = booking.totals.total;
   const to = planned.totals.total;
   const giftcert = booking.giftcert?.amount ?? 0;
-  const excess = Math.max(0, moneyPaid(booking) - Math.max(0, to - giftcert));
-  const refund = Math.min(excess, refundOfExcess(ctx, booking, excess));
+  const { paid } = options;
+  const held = Math.max(0, to - giftcert);
+  const excess = Math.max(0, paid - held);
+  // A deposit a cancel would keep stays kept: what of it the new total no longer holds is not given back by
+  // a change (a cancel after keeps the rest), or lowering the total first would win it back.
+  const taken = booking.payment?.kind === 'deposit' ? booking.payment.amount : 0;
+  const deposit = Math.max(0, Math.min(taken, paid) - held);
+  const refund = Math.min(excess, refundOfExcess(ctx, booking, { excess, deposit }));
   // A higher price is paid through the provider before the change takes effect when the booking was paid
   // online; a booking paid at the desk (or a difference under the provider's minimum) just owes more.
   const charge = to > from && ctx.paysOnline && to - from >= ctx.minimumCharge ? to - from : 0;
+  checkSize(booking, planned, charge > 0, options.request);
   const quote = createHash('sha256')
     .update(
       JSON.stringify([
         booking.code,
-        changesBefore,
+        options.made,
         booking.paid_total,
         Object.values(planned.lines).map((line) => [line.line_id, line.payload, line.sub_total]),
         to,
@@ -240,10 +329,11 @@ export function quoteChange(
     )
     .digest('base64url')
     .slice(0, 22);
+  const policy = tiersAtMost(ctx, booking, planned);
   return {
     quote,
     mode: charge > 0 ? 'pay' : 'change',
-    planned,
+    planned: policy ? { ...planned, cancellation_policy: policy } : planned,
     from_total: from,
     to_total: to,
     difference: to - from,

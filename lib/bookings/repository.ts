@@ -123,6 +123,7 @@ export interface PendingChange {
     | 'end_at'
     | 'last_at'
     | 'item_ids'
+    | 'cancellation_policy'
   >;
 }
 

@@ -2,7 +2,12 @@
 
 export type { AlterValue } from './alter.ts';
 export { readAlter } from './alter.ts';
-export { holdClientUnitsAction, listUnpaidBookingsBefore } from './budget-repository.ts';
+export {
+  getClientHolds,
+  holdClientUnitsAction,
+  listUnpaidBookingsBefore,
+  releaseClientUnitsAction,
+} from './budget-repository.ts';
 export {
   clientAllowance,
   keepBudgetActions,
