@@ -58,6 +58,7 @@ export interface OwnBooking {
 
 /** Reasons a guest looks again a moment later: a payment on its way, or a change just made. */
 const LOOK_AGAIN = new Set(['change_pending', 'quote_changed']);
+/** Money as the answers write it, in minor units (the soak tenant's currency has two decimals). */
 const minor = (money: unknown) => Math.round(Number(money) * 100);
 
 /** A refusal's reason as a client reads it: `data.reason` when it is a code, else the error's id. */
