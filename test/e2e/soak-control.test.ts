@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 // Issue 31, item 4: the soak's audits cannot be vacuous. A short control run (15 s of traffic, no faults)
 // plants a counter bumped without its condition, an acknowledged booking deleted, a webhook delivery
 // dropped, a hold left behind and (issue 43, item 9) a booking's paid_total bumped past what the provider took
-// and that paid booking cancelled with its money kept by nobody, and must fail each audit naming its plant; the
-// harness then exits 0.
+// and that paid booking cancelled with its money kept by nobody, and (issue 44) another booking's change_kept
+// bumped by a minor unit and a unit let go behind a booking's lines (its holds and counter lowered together),
+// and must fail each audit naming its plant; the harness then exits 0.
 
 const run = promisify(execFile);
 
@@ -41,6 +42,8 @@ describe('npm run soak -- --control', () => {
       expect.stringMatching(/^seen {3}a hold left behind/),
       expect.stringMatching(/^seen {3}a booking's paid_total bumped/),
       expect.stringMatching(/^seen {3}a paid booking cancelled, its money kept by nobody/),
+      expect.stringMatching(/^seen {3}a booking's change_kept bumped by one minor unit/),
+      expect.stringMatching(/^seen {3}a unit let go behind a booking's lines/),
     ]);
     // And the audits did fail: a control run whose audits all pass would have seen nothing.
     expect(stdout).toMatch(/^FAIL bookings/m);

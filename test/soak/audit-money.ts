@@ -1,14 +1,15 @@
 import type Stripe from 'stripe';
 import { isInactive } from '#lib/bookings/booking.ts';
+import { auditChanges } from './audit-changes.ts';
 import type { AuditResult } from './audits.ts';
-import type { ProviderMoney } from './provider.ts';
+import { keptAtProvider, type ProviderMoney } from './provider.ts';
 
 // The soak's money audit (issue 43, items 8 and 9): from the table's records and the provider's own objects
 // (read through Stripe's SDK), never from the service's counts. Every captured payment belongs to a booking
 // and to the attempt that asked for it; every attempt is the provider's checkout and payment, with the same
 // money; a booking's paid_total is exactly what the provider kept (captured less refunded); a booking that
 // holds no stock keeps no money unless staff chose so (the attempt's `kept`, written with their cancel); no
-// unpaid booking keeps its stock past its deadline.
+// unpaid booking keeps its stock past its deadline; and the guests' changes add up (audit-changes.ts).
 
 /** Slack past a payment deadline before an unpaid booking must have lapsed: the sweeper runs every 5 s. */
 export const LAPSE_SLACK_SECONDS = 60;
@@ -21,13 +22,6 @@ interface GuestCancel {
   paid: number;
   refund: number;
   through_provider: number;
-}
-
-/** What a PaymentIntent kept: captured less what its charge gave back. */
-function kept(intent: Stripe.PaymentIntent): number {
-  if (intent.status !== 'succeeded') return 0;
-  const charge = intent.latest_charge as Stripe.Charge | null;
-  return intent.amount_received - (charge?.amount_refunded ?? 0);
 }
 
 const refundedOf = (intent: Stripe.PaymentIntent): number =>
@@ -93,7 +87,7 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
       problems.push(
         `${name}: recorded captured ${attempt.captured} refunded ${attempt.refunded}, the provider's ${captured} and ${refunded}`,
       );
-    if (intent) keptBy.set(bookingId, (keptBy.get(bookingId) ?? 0) + kept(intent));
+    if (intent) keptBy.set(bookingId, (keptBy.get(bookingId) ?? 0) + keptAtProvider(intent));
   }
 
   const pos = new Map<number, number>();
@@ -161,7 +155,10 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
   for (const [bookingId, cancel] of guestCancels) {
     const booking = bookings.get(bookingId);
     if (!booking || String(booking.status_id) !== 'CANCELLED') continue;
-    const expected = cancel.paid - (pos.get(bookingId) ?? 0) - cancel.through_provider;
+    // What the cancel shared out (`paid`) leaves out what earlier changes kept (change_kept): the provider
+    // holds that too.
+    const expected =
+      cancel.paid + Number(booking.change_kept ?? 0) - (pos.get(bookingId) ?? 0) - cancel.through_provider;
     const held = keptBy.get(bookingId) ?? 0;
     if (held !== expected)
       problems.push(
@@ -172,7 +169,7 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
     const bookingId = Number(attempt.booking_id);
     const booking = bookings.get(bookingId);
     const intent = intentOf.get(String(attempt.payment_id));
-    const held = intent ? kept(intent) : 0;
+    const held = intent ? keptAtProvider(intent) : 0;
     if (!booking || !isInactive(String(booking.status_id)) || held <= 0) continue;
     const trail = (trails.get(bookingId) ?? []).join(', ');
     const name = `booking ${booking.code} (${booking.status_id}) holds no stock and keeps ${held} captured`;
@@ -188,6 +185,9 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
       );
     else keptByStaff += 1;
   }
+  // The guests' changes (issue 44): what they kept, refunded and charged.
+  const changes = auditChanges(records, provider, { now, slackSeconds: LAPSE_SLACK_SECONDS });
+  problems.push(...changes.problems);
   return {
     name: 'money: every payment matched, paid_total exact, none kept without stock',
     ok: problems.length === 0,
@@ -200,6 +200,7 @@ export function auditMoney(records: MoneyRecords, provider: ProviderMoney, now: 
       keptByPolicy,
       guestCancelled: guestCancels.size,
       pastDeadline,
+      ...changes.checked,
     },
     problems: capped(problems),
   };

@@ -6,6 +6,7 @@ import { formatAmount } from '#lib/kernel/money.ts';
 import type { Db } from '#lib/kernel/storage/database.ts';
 import { capacityOf } from '#lib/stock/capacity.ts';
 import { counterId } from '#lib/stock/repository.ts';
+import type { BookingState } from './manage-traffic.ts';
 import type { Ledger } from './traffic.ts';
 
 // The soak's audits, each from committed data (the table's records) or received data (the webhook
@@ -78,7 +79,17 @@ export function auditBookings(bookings: Record<string, any>[], ledger: Ledger, t
     if (Number(stored.booking_id) !== told.bookingId)
       problems.push(`booking ${told.code}: told id ${told.bookingId}, stored ${stored.booking_id}`);
     const total = formatAmount(Number(stored.totals?.total ?? Number.NaN), tenant.locale.decimals);
-    if (total !== told.total)
+    // A booking its guest changed (issue 44) is as the last change they were told was made (by its answer, or
+    // once its difference was paid); one staff or its guest's cancel moved since, as any change told.
+    const states = ledger.changed.get(told.code);
+    const now = { total, start: String(stored.start_date) };
+    const fits = (state: BookingState) => state.total === now.total && state.start === now.start;
+    const last = states?.at(-1);
+    if (states && last && !(ledger.restatused.has(told.code) ? states.some(fits) : fits(last)))
+      problems.push(
+        `booking ${told.code}: changed by its guest to ${last.total} from ${last.start}, stored ${now.total} from ${now.start}`,
+      );
+    else if (!states && total !== told.total)
       problems.push(`booking ${told.code}: told total ${told.total}, stored ${total}`);
     if (
       !ledger.restatused.has(told.code) &&
@@ -108,9 +119,42 @@ export function auditBookings(bookings: Record<string, any>[], ledger: Ledger, t
   };
 }
 
+/** Units per counter that some lines take: each line's units per quantity times its quantity. */
+function linesTake(lines: Record<string, { holds_per_qty?: Record<string, number>; qty?: number }>) {
+  const holds: Record<string, number> = {};
+  for (const line of Object.values(lines ?? {}))
+    for (const [id, units] of Object.entries(line.holds_per_qty ?? {}))
+      holds[id] = (holds[id] ?? 0) + units * Number(line.qty ?? 1);
+  return holds;
+}
+
+const sameHolds = (a: Record<string, number>, b: Record<string, number>) =>
+  [...new Set([...Object.keys(a), ...Object.keys(b)])].every((id) => (a[id] ?? 0) === (b[id] ?? 0));
+const shown = (holds: Record<string, number>) =>
+  Object.entries(holds)
+    .sort()
+    .map(([id, units]) => `${id}:${units}`)
+    .join(' ');
+
+/**
+ * What is wrong with an active booking's holds, or undefined: they are what its lines take; while a change
+ * waits for its payment (issue 44), the larger of what its lines take and what the change's lines will take,
+ * counter by counter, so that nobody takes the new stock meanwhile and the old is still the guest's.
+ */
+function holdsProblem(booking: Record<string, any>): string | undefined {
+  const holds = (booking.holds ?? {}) as Record<string, number>;
+  const now = linesTake(booking.lines ?? {});
+  const next = booking.change ? linesTake(booking.change.to?.lines ?? {}) : {};
+  const wanted = { ...now };
+  for (const [id, units] of Object.entries(next)) wanted[id] = Math.max(wanted[id] ?? 0, units);
+  if (sameHolds(holds, wanted)) return undefined;
+  return `${shown(holds)}, its lines take ${shown(now)}${booking.change ? ` and its waiting change's ${shown(next)}` : ''}`;
+}
+
 /**
  * No unit sold twice: per item-date, the units of active bookings and channel blocks, summed from the
- * bookings and blocks themselves, are within capacity; and the stock invariant holds (npm run reconcile).
+ * bookings and blocks themselves, are within capacity; each active booking holds what its lines take (and a
+ * waiting change's); and the stock invariant holds (npm run reconcile).
  */
 export async function auditUnits(
   db: Db,
@@ -121,9 +165,12 @@ export async function auditUnits(
   const sold = new Map<string, number>();
   const add = (id: string, units: number) => sold.set(id, (sold.get(id) ?? 0) + units);
   for (const booking of records.bookings)
-    if (!isInactive(String(booking.status_id)))
+    if (!isInactive(String(booking.status_id))) {
       for (const [id, units] of Object.entries((booking.holds ?? {}) as Record<string, number>))
         add(id, units);
+      const wrong = holdsProblem(booking);
+      if (wrong) problems.push(`booking ${booking.code}: holds ${wrong}`);
+    }
   for (const block of records.blocks)
     add(counterId(Number(block.item_id), String(block.slot)), Number(block.units));
   for (const [id, units] of sold) {
@@ -177,18 +224,26 @@ export interface FaultWindow {
   recoveredAt: number;
   /** false: the service must answer well through this fault (it is listed, never an excuse). */
   excuses?: boolean;
+  /**
+   * The provider's API failing: the service's 503 `busy` naming the provider (a refund it could not send yet,
+   * with Retry-After) is its answer through it, as long as the same call succeeds on retry.
+   */
+  provider?: boolean;
 }
 
 /** No 5xx or network error outside the fault windows; inside them, every call that failed succeeded on retry. */
 export function auditAnswers(ledger: Ledger, windows: FaultWindow[], graceMs = 15_000): AuditResult {
   const problems: string[] = [];
-  const inWindow = (at: number) =>
+  const inWindow = (at: number, providerBusy: boolean) =>
     windows.some(
-      (window) => window.excuses !== false && at >= window.startedAt && at <= window.recoveredAt + graceMs,
+      (window) =>
+        (window.excuses !== false || (providerBusy && window.provider)) &&
+        at >= window.startedAt &&
+        at <= window.recoveredAt + graceMs,
     );
   for (const entry of ledger.calls) {
     for (const at of entry.failedAt)
-      if (!inWindow(at))
+      if (!inWindow(at, entry.providerBusyAt?.includes(at) ?? false))
         problems.push(
           `${entry.route}: a 5xx or network error at ${new Date(at).toISOString()}, outside any fault (answers ${entry.statuses.join(' ')}, 0 a network error or the client's 15 s timeout)`,
         );

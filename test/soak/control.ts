@@ -22,8 +22,8 @@ export interface Plant {
  * Plants one failure of each kind the audits look for, through the harness's own access to the table and
  * the receiver's log (never through a handler): a counter bumped without its condition, an acknowledged
  * booking deleted, a delivery dropped, a hold left behind where the sweeper cannot find it, a booking's
- * paid_total bumped past what the provider took, and that booking (a paid one) cancelled with its money kept
- * by nobody.
+ * paid_total bumped past what the provider took, that booking (a paid one) cancelled with its money kept
+ * by nobody, another's change_kept bumped by a minor unit, and a unit let go behind a booking's lines.
  */
 export async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: string }[]): Promise<Plant[]> {
   const planted: Plant[] = [];
@@ -122,6 +122,63 @@ export async function plant(world: SoakWorld, ledger: Ledger, arrivals: { id: st
       names: `booking ${paid.code} (CANCELLED) holds no stock`,
     });
   }
+  // What a booking keeps beyond its total, one minor unit more than its changes kept (issue 44): a changed
+  // booking's when there is one.
+  const spared = new Set([told?.code, bumped?.code, paid?.code]);
+  const unplanted = bookings.filter((booking) => !spared.has(booking.code));
+  const keeper = unplanted.find((booking) => Number(booking.change_kept ?? 0) > 0) ?? unplanted[0];
+  if (keeper) {
+    await world.db.documents.send(
+      new UpdateCommand({
+        TableName: world.db.tableName,
+        Key: bookingKey(Number(keeper.booking_id)),
+        UpdateExpression: 'SET change_kept = if_not_exists(change_kept, :zero) + :one',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+      }),
+    );
+    planted.push({
+      what: "a booking's change_kept bumped by one minor unit",
+      audit: 'money',
+      names: `booking ${keeper.code}: change_kept`,
+    });
+  }
+  // And a unit a booking's lines still take let go behind them: its holds and its counter lowered together,
+  // so the counter still equals its holders (reconcile sees nothing) and only the booking's lines tell. On a
+  // booking whose counters no other plant touches.
+  const touched = new Set([counter, ...Object.keys(paid?.holds ?? {})]);
+  const loser = bookings.find(
+    (booking) =>
+      !spared.has(booking.code) &&
+      !isInactive(String(booking.status_id)) &&
+      Object.keys(booking.holds ?? {}).length > 0 &&
+      Object.keys(booking.holds ?? {}).every((id) => !touched.has(id)),
+  );
+  const [lost = ''] = Object.keys(loser?.holds ?? {});
+  if (loser && lost) {
+    const [lostItem = '', lostSlot = ''] = lost.split('|');
+    await world.db.documents.send(
+      new UpdateCommand({
+        TableName: world.db.tableName,
+        Key: bookingKey(Number(loser.booking_id)),
+        UpdateExpression: 'SET holds.#counter = holds.#counter - :one',
+        ExpressionAttributeNames: { '#counter': lost },
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+    await world.db.documents.send(
+      new UpdateCommand({
+        TableName: world.db.tableName,
+        Key: stockKey(Number(lostItem), lostSlot),
+        UpdateExpression: 'SET used = used - :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+    planted.push({
+      what: "a unit let go behind a booking's lines",
+      audit: 'units',
+      names: `booking ${loser.code}: holds`,
+    });
+  }
   return planted;
 }
 
@@ -134,5 +191,5 @@ export function controlVerdict(planted: Plant[], audits: AuditResult[]): number 
     say(`${named ? 'seen  ' : 'MISSED'} ${plant.what} (${plant.names}) by the ${plant.audit} audit`);
     if (!named) missed += 1;
   }
-  return missed === 0 && planted.length === 6 ? 0 : 1;
+  return missed === 0 && planted.length === 8 ? 0 : 1;
 }

@@ -117,13 +117,25 @@ export async function drainDeliveries(ledger: Ledger, standIn: StandInAddress, p
   }
 }
 
-/** The provider's side of the money: every PaymentIntent (with its charge) and every Checkout Session. */
+/** The provider's side of the money: every PaymentIntent (with its charge), Checkout Session and Refund. */
 export interface ProviderMoney {
   intents: Stripe.PaymentIntent[];
   checkouts: Stripe.Checkout.Session[];
+  /** Each names our refund id in its metadata (`refund_id`: `<payment_id>_<suffix>`). */
+  refunds: Stripe.Refund[];
 }
 
-/** Reads every PaymentIntent and Checkout Session the stand-in has, through Stripe's SDK, as reconcile would. */
+/** What a PaymentIntent kept: captured less what its charge gave back. */
+export function keptAtProvider(intent: Stripe.PaymentIntent): number {
+  if (intent.status !== 'succeeded') return 0;
+  const charge = intent.latest_charge as Stripe.Charge | null;
+  return intent.amount_received - (charge?.amount_refunded ?? 0);
+}
+
+/**
+ * Reads every PaymentIntent, Checkout Session and Refund the stand-in has, through Stripe's SDK, as reconcile
+ * would.
+ */
 export async function readProviderMoney(standIn: StandInAddress): Promise<ProviderMoney> {
   const base = new URL(standIn.url);
   const stripe = new Stripe(standIn.secretKey, {
@@ -139,5 +151,6 @@ export async function readProviderMoney(standIn: StandInAddress): Promise<Provid
       .list({ limit: 100, expand: ['data.latest_charge'] })
       .autoPagingToArray(all),
     checkouts: await stripe.checkout.sessions.list({ limit: 100 }).autoPagingToArray(all),
+    refunds: await stripe.refunds.list({ limit: 100 }).autoPagingToArray(all),
   };
 }

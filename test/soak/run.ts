@@ -16,6 +16,7 @@ import {
 } from './audits.ts';
 import { startChannelFeeds } from './channel-feeds.ts';
 import { controlVerdict, plant } from './control.ts';
+import { summariseChanges } from './manage-traffic.ts';
 import { apiFails, apiRecovers, drainDeliveries, readProviderMoney, webhookFaults } from './provider.ts';
 import { readRecordedEvents } from './read-recorded-events.ts';
 import { startSoakReceiver } from './receiver.ts';
@@ -216,6 +217,7 @@ async function main(): Promise<number> {
           startedAt,
           recoveredAt: Date.now() + (mode === 'hang' ? 8_000 : 0),
           excuses: mode === 'hang',
+          provider: true,
         });
       }
     };
@@ -269,6 +271,8 @@ async function main(): Promise<number> {
       recorded = await readRecordedEvents(world.db);
     }
 
+    const changes = summariseChanges(ledger.changes);
+    say(`  guests' changes: ${changes.line}`);
     const planted = values.control ? await plant(world, ledger, receiver.arrivals) : [];
     const [bookings, sessions, blocks] = [
       await scanEntities(world.db, ['booking']),
@@ -327,6 +331,7 @@ async function main(): Promise<number> {
           [...ledger.paying.values()].filter((other) => other === choice).length,
         ]),
       ),
+      changes: changes.counts,
       faults: windows.map((window) => ({
         name: window.name,
         atSeconds: Math.round((window.startedAt - started) / 1000),

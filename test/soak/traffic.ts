@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { addDays, todayIn } from '#lib/kernel/dates.ts';
+import { type BookingState, type ChangeSeen, cancelOwn, changeOwn } from './manage-traffic.ts';
 import { type PaymentChoice, settle } from './provider.ts';
 import { SOAK_ITEMS } from './tenant.ts';
 import { ADMIN, type StandInAddress } from './world.ts';
 
 // The soak's traffic: seeded, bounded, at a fixed concurrency, from many client addresses. Guests rate,
 // add, alter, abandon, clear, end and create (with an Idempotency-Key, retrying on a network error or a
-// 5xx as a careful client would); staff change statuses, add notes, check in and out. Every call and every
-// booking a client was told about goes into the ledger the audits read.
+// 5xx as a careful client would), pay, then some change or cancel their booking from its manage link
+// (manage-traffic.ts); staff change statuses, add notes, check in and out. Every call and every booking a
+// client was told about goes into the ledger the audits read.
 
 /** A small seeded generator (mulberry32): the same seed, the same traffic. */
 export function seeded(seed: number) {
@@ -36,6 +38,11 @@ export interface Call {
   statuses: number[];
   /** When each attempt that failed (5xx or network) was seen to fail. */
   failedAt: number[];
+  /**
+   * Those of `failedAt` that were the service's 503 `busy` naming the payment provider (`data.provider`): it
+   * passes on the provider's outage, with a Retry-After, rather than failing itself.
+   */
+  providerBusyAt?: number[];
   ok: boolean;
 }
 
@@ -63,6 +70,10 @@ export interface Ledger {
   paying: Map<string, PaymentChoice>;
   /** Bookings their guest cancelled (issue 44), with the refund the cancel answered, in minor units. */
   guestCancelled: Map<string, string>;
+  /** Every change a guest tried from their manage link (issue 44), and how it ended. */
+  changes: ChangeSeen[];
+  /** Bookings their guest changed: each state they were told it has (the create's first); the last is now. */
+  changed: Map<string, BookingState[]>;
 }
 
 export const emptyLedger = (): Ledger => ({
@@ -72,13 +83,15 @@ export const emptyLedger = (): Ledger => ({
   restatused: new Set(),
   paying: new Map(),
   guestCancelled: new Map(),
+  changes: [],
+  changed: new Map(),
 });
 
-const STAFF = `Basic ${Buffer.from(`${ADMIN.key}:${ADMIN.secret}`).toString('base64')}`;
-const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
+export const STAFF = `Basic ${Buffer.from(`${ADMIN.key}:${ADMIN.secret}`).toString('base64')}`;
+export const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
 
 /** The client's answer to a call, after its retries: the last status and JSON body (or none). */
-interface Answer {
+export interface Answer {
   status: number;
   json: Record<string, any> | undefined;
 }
@@ -144,6 +157,9 @@ export async function call(
     const retry = answer.status === 0 || answer.status >= 500 || inProgress;
     // When the failure was seen: a call in flight when a process is killed fails at that moment.
     if (answer.status === 0 || answer.status >= 500) record.failedAt.push(Date.now());
+    const error = answer.json?.request?.error;
+    if (answer.status === 503 && error?.id === 'busy' && error.data?.provider)
+      record.providerBusyAt = [...(record.providerBusyAt ?? []), record.failedAt.at(-1) as number];
     if (!retry || Date.now() > deadline) {
       record.endedAt = Date.now();
       record.ok = !retry;
@@ -154,7 +170,7 @@ export async function call(
 }
 
 /** The traffic's view of the calendar: the next weeks, where the soak's guests book. */
-const dayOf = (offset: number) => addDays(todayIn('America/Toronto', Date.now()), 7 + offset);
+export const dayOf = (offset: number) => addDays(todayIn('America/Toronto', Date.now()), 7 + offset);
 
 /**
  * A guest: rates an item, adds it, perhaps alters or adds more, then abandons, clears, ends or books; a booking
@@ -169,7 +185,9 @@ export async function guest(
   const item = random.pick(SOAK_ITEMS);
   const first = random.int(21);
   const span = item.unit === 'N' ? 1 + random.int(3) : random.int(2);
-  const query = `start_date=${dayOf(first)}&end_date=${dayOf(first + span)}&param[qty]=1`;
+  // A party of two now and then (two kayaks, both cabins): a party a guest can later make smaller.
+  const party = random.chance(0.2) ? 2 : 1;
+  const query = `start_date=${dayOf(first)}&end_date=${dayOf(first + span)}&param[qty]=${party}`;
   const rated = await call(ledger, {
     base,
     route: 'item.get',
@@ -252,7 +270,13 @@ export async function guest(
       lines: [{ itemId: item.item_id, qty }],
       at: Date.now(),
     });
-    return booking as { code: string; token: string; payment_url?: string; payment_status?: string };
+    return booking as {
+      code: string;
+      token: string;
+      total: string;
+      payment_url?: string;
+      payment_status?: string;
+    };
   };
   let booking = await book();
   if (!booking?.payment_status) return;
@@ -261,48 +285,28 @@ export async function guest(
     await sleep(2_000);
     booking = (await book()) ?? booking;
   }
-  ledger.paying.set(booking.code, await settle(ledger, options.standIn, random, booking.payment_url));
-  if (random.chance(GUEST_CANCEL_SHARE)) await cancelOwn(ledger, { base, headers }, booking);
+  const paid = await settle(ledger, options.standIn, random, booking.payment_url);
+  ledger.paying.set(booking.code, paid);
+  const manage = { base, standIn: options.standIn, random, headers };
+  if (random.chance(GUEST_CHANGE_SHARE))
+    await changeOwn(ledger, manage, {
+      code: booking.code,
+      token: booking.token,
+      total: booking.total,
+      item,
+      first,
+      span,
+      party,
+      lineQty: qty,
+      paid: paid === 'paid' || paid === 'declined, then paid',
+    });
+  if (random.chance(GUEST_CANCEL_SHARE)) await cancelOwn(ledger, manage, booking);
 }
 
+/** The share of paying guests who then change their booking from its manage link (issue 44). */
+const GUEST_CHANGE_SHARE = 0.15;
 /** The share of paying guests who then cancel their booking from its manage link (issue 44). */
 const GUEST_CANCEL_SHARE = 0.15;
-
-/**
- * A guest cancels their own booking as the manage page does: the quote, then the cancel holding to it (a
- * 409 `quote_changed`, when a payment arrived meanwhile, is read again once).
- */
-async function cancelOwn(
-  ledger: Ledger,
-  options: { base: string; headers: Record<string, string> },
-  booking: { code: string; token: string },
-): Promise<void> {
-  const path = `booking/${booking.code}/manage/cancel`;
-  const token = encodeURIComponent(booking.token);
-  for (let look = 0; look < 2; look += 1) {
-    const quoted = await call(ledger, {
-      base: options.base,
-      route: 'booking.manage.cancel.quote',
-      path: `${path}?token=${token}`,
-      headers: options.headers,
-    });
-    const quote = quoted.json?.cancellation?.quote as string | undefined;
-    if (quoted.status !== 200 || !quote) return;
-    const done = await call(ledger, {
-      base: options.base,
-      route: 'booking.manage.cancel',
-      path,
-      form: { token: booking.token, quote },
-      headers: options.headers,
-    });
-    if (done.status === 200) {
-      ledger.restatused.add(booking.code);
-      ledger.guestCancelled.set(booking.code, String(done.json?.cancellation?.refund));
-      return;
-    }
-    if (done.json?.request?.error?.data?.reason !== 'quote_changed') return;
-  }
-}
 
 /** Staff: reads the newest bookings and changes one (a status, a note, a check-in or -out). */
 export async function staff(ledger: Ledger, base: string, random: Random): Promise<void> {
