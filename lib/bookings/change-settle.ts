@@ -106,11 +106,12 @@ export const lapseChange =
   };
 
 /**
- * Each change of the booking that gave money back through the provider: the suffix of its refund ids, what it
- * gave back that way, and what of that the provider has not made yet.
+ * Each change and each guest's cancel of the booking that gave money back through the provider: the suffix of
+ * its refund ids, what it gave back that way, and what of that the provider has not made yet. A cancel's
+ * counts too once staff revived the booking: a refund it decided is the guest's, made or not (its answer
+ * lost, the next cancel must not share it out again).
  */
-export function changeRefunds(record: BookingRecord): { suffix: string; through: number; due: number }[] {
-  // The booking's nth change refunds under `<payment_id>_c<nth>`.
+export function guestRefunds(record: BookingRecord): { suffix: string; through: number; due: number }[] {
   const made = (suffix: string) =>
     (record.attempts ?? []).reduce(
       (sum, attempt) =>
@@ -120,20 +121,33 @@ export function changeRefunds(record: BookingRecord): { suffix: string; through:
           .reduce((total, refund) => total + refund.amount, 0),
       0,
     );
-  return record.events
-    .filter((event) => event.type === 'booking.changed')
-    .flatMap((event, index) => {
-      const through = (event.data.guest_change as { through_provider?: number } | undefined)
-        ?.through_provider;
-      const suffix = `c${index + 1}`;
+  const of = (events: BookingRecord['events'], key: string, suffixOf: (nth: number) => string) =>
+    events.flatMap((event, index) => {
+      const through = (event.data[key] as { through_provider?: number } | undefined)?.through_provider;
+      const suffix = suffixOf(index + 1);
       return through ? [{ suffix, through, due: Math.max(0, through - made(suffix)) }] : [];
     });
+  return [
+    // The booking's nth change refunds under `<payment_id>_c<nth>`, its nth guest's cancel `_g`, `_g2`…
+    ...of(
+      record.events.filter((event) => event.type === 'booking.changed'),
+      'guest_change',
+      (nth) => `c${nth}`,
+    ),
+    ...of(
+      record.events.filter(
+        (event) => event.type === 'booking.status_changed' && event.data.reason === 'guest_cancelled',
+      ),
+      'guest_cancel',
+      (nth) => `g${nth > 1 ? nth : ''}`,
+    ),
+  ];
 }
 
 /**
- * What the booking's changes gave back that the provider has not made yet (a change confirmed while it was
- * down): the guest's no longer, though the provider still holds it, so neither the next change nor a cancel
- * shares it out again.
+ * What the booking's changes and cancels gave back that the provider has not made yet (confirmed while it was
+ * down, or its answer lost): the guest's no longer, though the provider still holds it, so neither the next
+ * change nor a cancel shares it out again.
  */
-export const changeRefundsDue = (record: BookingRecord): number =>
-  changeRefunds(record).reduce((sum, change) => sum + change.due, 0);
+export const guestRefundsDue = (record: BookingRecord): number =>
+  guestRefunds(record).reduce((sum, refund) => sum + refund.due, 0);

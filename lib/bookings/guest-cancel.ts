@@ -6,7 +6,7 @@ import type { PaymentProvider } from '../payments/index.ts';
 import { findBooking, isInactive, statusName } from './booking.ts';
 import { type CancellationQuote, quoteBookingCancellation, startOfLines } from './cancellation.ts';
 import { plainWrites } from './change.ts';
-import { changeRefunds, changeRefundsDue } from './change-settle.ts';
+import { guestRefunds, guestRefundsDue } from './change-settle.ts';
 import type { GuestContext } from './guest.ts';
 import { replaceAttemptAction, type StoredPaymentAttempt } from './payment-records.ts';
 import { refundPayment } from './payment-staff.ts';
@@ -69,7 +69,7 @@ export const moneyPaid = (record: BookingRecord): number =>
   record.booking.paid_total -
   (record.booking.giftcert?.amount ?? 0) -
   (record.booking.change_kept ?? 0) -
-  changeRefundsDue(record);
+  guestRefundsDue(record);
 
 const quoteIdOf = (code: string, paid: number, quote: CancellationQuote): string =>
   createHash('sha256')
@@ -232,8 +232,7 @@ export async function cancelForGuest(
           });
         // What the provider holds for a change's refund still to be made is that change's, not this cancel's.
         const reachable =
-          refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0) -
-          changeRefundsDue(read);
+          refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0) - guestRefundsDue(read);
         const through = Math.max(0, Math.min(quote.refund, reachable));
         made = {
           ...quote,
@@ -258,19 +257,19 @@ export async function cancelForGuest(
     (one) => one.type === 'booking.status_changed' && one.data.reason === GUEST_CANCELLED,
   ).length;
   await refundThroughProvider(ctx, after, recorded.through_provider, `g${nth > 1 ? nth : ''}`);
-  await finishChangeRefunds(ctx, after);
+  await finishGuestRefunds(ctx, after);
   return recorded;
 }
 
 /**
- * Makes what the booking's changes gave back and the provider has not made yet (`changeRefundsDue`), each
+ * Makes what the booking's changes gave back and the provider has not made yet (`guestRefundsDue`), each
  * under its change's refund ids: a confirm of a change or a cancel sent again finishes all of them.
  */
-export async function finishChangeRefunds(
+export async function finishGuestRefunds(
   ctx: GuestContext & { provider: PaymentProvider | undefined; caller: Caller },
   record: BookingRecord,
 ): Promise<void> {
-  for (const { suffix, through, due } of changeRefunds(record)) {
+  for (const { suffix, through, due } of guestRefunds(record)) {
     if (due <= 0) continue;
     // Read again: a refund just made (the cancel's, another change's) left less at the provider.
     const current = await findBooking(ctx.db, String(record.booking.booking_id), undefined);

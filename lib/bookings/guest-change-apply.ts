@@ -7,16 +7,10 @@ import { checkoutExpiresAt, type PaymentProvider } from '../payments/index.ts';
 import { capacityOf, parseCounterId, queryStockRanges } from '../stock/index.ts';
 import { findBooking } from './booking.ts';
 import { changeBooking, plainWrites } from './change.ts';
-import { changeRefundsDue } from './change-settle.ts';
+import { guestRefundsDue } from './change-settle.ts';
 import { moveBudget, releaseActions, soldOut, takeActions } from './change-stock.ts';
 import type { GuestContext } from './guest.ts';
-import {
-  type CancelActor,
-  finishChangeRefunds,
-  guestRefusal,
-  moneyPaid,
-  refundable,
-} from './guest-cancel.ts';
+import { type CancelActor, finishGuestRefunds, guestRefusal, moneyPaid, refundable } from './guest-cancel.ts';
 import {
   type ChangeRequest,
   checkChangeable,
@@ -173,7 +167,7 @@ export async function changeForGuest(
   const by = actor.kind === 'staff' ? actor.accountId : 0;
   const done = guestChangeOf(record, quoteId);
   if (done) {
-    await finishChangeRefunds(ctx, record);
+    await finishGuestRefunds(ctx, record);
     return { change: done };
   }
   const waiting = record.booking.change;
@@ -208,7 +202,7 @@ export async function changeForGuest(
     if (quote.mode === 'pay') return pendingChange(ctx, read, quote, { all, take, record: made });
     // What the provider holds for an earlier change's refund still to be made is that change's.
     const reachable =
-      refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0) - changeRefundsDue(read);
+      refundable(read).reduce((sum, one) => sum + one.captured - one.refunded, 0) - guestRefundsDue(read);
     made.through_provider = Math.max(0, Math.min(quote.refund, reachable));
     made.owed = quote.refund - made.through_provider;
     const { planned } = quote;
@@ -238,8 +232,8 @@ export async function changeForGuest(
   if (after.change)
     return answerPending(ctx, await findBooking(ctx.db, String(after.booking_id), undefined), after.change);
   // Its refund, and any an earlier change left to make (a provider down then), through the provider now.
-  if (change.through_provider > 0 || changeRefundsDue(record) > 0)
-    await finishChangeRefunds(ctx, await findBooking(ctx.db, String(after.booking_id), undefined));
+  if (change.through_provider > 0 || guestRefundsDue(record) > 0)
+    await finishGuestRefunds(ctx, await findBooking(ctx.db, String(after.booking_id), undefined));
   return { change };
 }
 

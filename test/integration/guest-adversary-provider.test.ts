@@ -106,3 +106,44 @@ describe('confirms sent at once', () => {
       expect((await stored(world, created.booking_id)).attempts?.[0]?.refunded).toBe(11000);
   });
 });
+
+describe('a revived booking whose first cancel refunded while its answer was lost', () => {
+  // Found by the soak (seed 51226806): the provider made the first cancel's refund and the answer was lost,
+  // its webhook late; staff revived the booking and its guest cancelled again, sharing out what was paid as
+  // if that refund were still there, so the guest got back more than the policy gives.
+  it('shares out only what the first refund left, and records the first refund as made', async () => {
+    const { created } = await book(world, { qty: 3, date: day(5) });
+    world.standIn.controls.pay(checkoutIdOf(created.payment_url as string));
+    await settled(world);
+    const first = (await quote(created.code, created.token)).json.cancellation;
+    // Half back of 120.00, less the 10.00 fee: 50.00.
+    expect(first).toMatchObject({ refund: '50.00', paid: '120.00' });
+    world.standIn.controls.setWebhookFaults({ hold: true });
+    world.swap({
+      ...world.provider,
+      refund: async (...args: Parameters<typeof world.provider.refund>) => {
+        await world.provider.refund(...args);
+        throw new PaymentProviderError('unavailable');
+      },
+    });
+    const lost = await confirm(created.code, created.token, first.quote).finally(() =>
+      world.swap(world.provider),
+    );
+    expect(lost.status).toBe(503);
+    expect((await post(world, `booking/${created.code}/update`, { status_id: 'PAID' })).status).toBe(200);
+    const second = (await quote(created.code, created.token)).json.cancellation;
+    // 70.00 is what the first refund left: half of it back, less the fee.
+    expect(second).toMatchObject({ paid: '70.00', refund: '25.00' });
+    const done = await confirm(created.code, created.token, second.quote);
+    expect(done.status, JSON.stringify(done.json.request)).toBe(200);
+    world.standIn.controls.setWebhookFaults({});
+    world.standIn.controls.releaseWebhooks();
+    await settled(world);
+    const record = await stored(world, created.booking_id);
+    const attempt = record.attempts?.[0];
+    const atProvider = await world.provider.readPayment(attempt?.provider_payment_id as string);
+    expect(atProvider.refunded).toBe(7500);
+    expect(attempt?.refunded).toBe(7500);
+    expect(record.booking.paid_total).toBe(4500);
+  });
+});
