@@ -1,18 +1,16 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
 import { screenshot } from '#test/support/chromium.ts';
 import {
   addDays,
   type CreatedBooking,
   clean,
-  manageWorld,
   nextDow,
+  setUpManageSuite,
   shown,
 } from '#test/support/manage-world.ts';
-import { formatMoney, normalize, STEP_TIMEOUT } from '#test/support/widget-page.ts';
+import { normalize, STEP_TIMEOUT } from '#test/support/widget-page.ts';
 import { STAFF, staffGet } from '#test/support/widget-service.ts';
-import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 
 // Issue 44, item 6: the change of dates and party on the guest's page (`/manage`), in Chromium at a phone's and
 // a desktop's width against `npm start` and its Stripe stand-in. The demo's kayak costs more on weekend days
@@ -22,25 +20,7 @@ import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 // refused in the server's words; a quote changed before the confirm is shown again; a checkout the provider
 // could not open is opened by the confirm sent again. Every amount and
 // sentence the page shows is compared with the API's own quote; axe finds nothing at each step.
-const POLICY = {
-  refunds: [
-    { before: { days: 14 }, percent: 100 },
-    { before: { days: 2 }, percent: 50 },
-  ],
-  fee: 1500,
-  cutoff: { hours: 48 },
-};
-const tenant = makeWidgetTenant((raw) => {
-  raw.settings.payment = { take: 'full' };
-  raw.policy = { ...raw.policy, cancellation: POLICY };
-});
-const money = (amount: string) => formatMoney(amount, tenant.locale.id, tenant.locale.currency);
-const suite = setUpWidgetSuite({
-  tenant,
-  name: 'manage-change',
-  env: { STRIPE_SECRET_KEY: '', STRIPE_WEBHOOK_SECRET: '', STRIPE_API_BASE: '' },
-});
-const world = manageWorld(suite);
+const { suite, money, world } = setUpManageSuite('manage-change');
 
 const SATURDAY = 6;
 const TUESDAY = 2;

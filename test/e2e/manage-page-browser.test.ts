@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
 import { screenshot } from '#test/support/chromium.ts';
-import { clean, daysAhead, manageWorld, shown } from '#test/support/manage-world.ts';
-import { formatMoney, normalize, STEP_TIMEOUT } from '#test/support/widget-page.ts';
+import { clean, daysAhead, setUpManageSuite, shown } from '#test/support/manage-world.ts';
+import { normalize, STEP_TIMEOUT } from '#test/support/widget-page.ts';
 import { STAFF, staffGet } from '#test/support/widget-service.ts';
-import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 
 // Issue 44, item 6: the guest's page of their booking, `/manage?booking=CODE&token=T`, in Chromium at a
 // phone's and a desktop's width against `npm start` and its Stripe stand-in. A kayak booking paid in full under
@@ -12,26 +10,9 @@ import { setUpWidgetSuite } from '#test/support/widget-suite.ts';
 // the confirm cancels it and says what comes back; axe finds nothing at each step. A wrong token's link says
 // the link is not valid; past the cutoff, and a quote changed before the confirm, the page says so in the
 // server's words.
-const POLICY = {
-  refunds: [
-    { before: { days: 14 }, percent: 100 },
-    { before: { days: 2 }, percent: 50 },
-  ],
-  fee: 1500,
-  cutoff: { hours: 48 },
-};
-const tenant = makeWidgetTenant((raw) => {
-  raw.settings.payment = { take: 'full' };
-  raw.policy = { ...raw.policy, cancellation: POLICY };
-});
-const money = (amount: string) => formatMoney(amount, tenant.locale.id, tenant.locale.currency);
-const suite = setUpWidgetSuite({
-  tenant,
-  name: 'manage-page',
-  env: { STRIPE_SECRET_KEY: '', STRIPE_WEBHOOK_SECRET: '', STRIPE_API_BASE: '' },
-});
+const { suite, money, world } = setUpManageSuite('manage-page');
 
-const { paidBooking: paidFrom, quoteOf } = manageWorld(suite);
+const { paidBooking: paidFrom, quoteOf } = world;
 
 /** A kayak booked for two days, `ahead` days from now, and paid in full at the stand-in. */
 const paidBooking = (ahead = 40) => paidFrom(daysAhead(ahead), daysAhead(ahead + 1));

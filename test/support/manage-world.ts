@@ -2,11 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { makeWidgetTenant } from '#test/fixtures/widget-tenants.ts';
 import { axeViolations } from './accessibility.ts';
 import { measureOverflow } from './page-helpers.ts';
-import { normalize, STEP_TIMEOUT } from './widget-page.ts';
+import { formatMoney, normalize, STEP_TIMEOUT } from './widget-page.ts';
 import { staffGet } from './widget-service.ts';
-import type { WidgetSuite } from './widget-suite.ts';
+import { setUpWidgetSuite, type WidgetSuite } from './widget-suite.ts';
 
 // What the browser tests of the guest's page (`/manage`, issue 44) share, on a widget suite whose `npm start`
 // runs the Stripe stand-in: a booking paid in full there, the API's own answers to compare the page with, and
@@ -136,4 +137,33 @@ export function manageWorld(suite: WidgetSuite) {
     ).json();
 
   return { standInUrl, standIn, hold, paidBooking, quoteOf, changeQuoteOf };
+}
+
+/**
+ * The widget suite of a browser test of the guest's page: the demo's tenant taking payment in full under a
+ * cancellation policy (everything back 14 days ahead, half 2 days ahead, a 15.00 fee, closed 48 hours
+ * before), its `npm start` on the Stripe stand-in; with the tenant's money format and the page's world.
+ */
+export function setUpManageSuite(name: string) {
+  const tenant = makeWidgetTenant((raw) => {
+    raw.settings.payment = { take: 'full' };
+    raw.policy = {
+      ...raw.policy,
+      cancellation: {
+        refunds: [
+          { before: { days: 14 }, percent: 100 },
+          { before: { days: 2 }, percent: 50 },
+        ],
+        fee: 1500,
+        cutoff: { hours: 48 },
+      },
+    };
+  });
+  const suite = setUpWidgetSuite({
+    tenant,
+    name,
+    env: { STRIPE_SECRET_KEY: '', STRIPE_WEBHOOK_SECRET: '', STRIPE_API_BASE: '' },
+  });
+  const money = (amount: string) => formatMoney(amount, tenant.locale.id, tenant.locale.currency);
+  return { suite, money, world: manageWorld(suite) };
 }
