@@ -1,8 +1,8 @@
-import { parseCounterId, releaseStockAction } from '../stock/index.ts';
 import { type BookingContext, isInactive } from './booking.ts';
 import { type BookingChange, plainWrites } from './change.ts';
+import { holdsDelta, releaseActions } from './change-stock.ts';
 import { NoChange } from './payment-change.ts';
-import { deletePaymentDueAction, replaceAttemptAction } from './payment-records.ts';
+import { awaitsMoney, deletePaymentDueAction, replaceAttemptAction } from './payment-records.ts';
 import type { BookingRecord, PendingChange, StoredBooking } from './repository.ts';
 
 // How a change that waits for its payment ends (issue 44, item 4): made when the difference is paid, or let
@@ -14,13 +14,7 @@ const releaseBeyond = (
   ctx: Pick<BookingContext, 'db'>,
   holds: Record<string, number>,
   keep: Record<string, number>,
-) =>
-  plainWrites(
-    Object.entries(holds)
-      .map(([id, units]) => [id, units - (keep[id] ?? 0)] as const)
-      .filter(([, units]) => units > 0)
-      .map(([id, units]) => releaseStockAction(ctx.db, { ...parseCounterId(id), units })),
-  );
+) => releaseActions(ctx, holdsDelta(keep, holds).take);
 
 /** A booking without its waiting change. */
 const withoutChange = (booking: StoredBooking): StoredBooking => {
@@ -79,8 +73,7 @@ export const lapseChange =
   (record: BookingRecord): BookingChange => {
     const change = waitingOn(record, paymentId);
     const attempt = record.attempts?.find((one) => one.payment_id === paymentId);
-    const unpaid = ['opening', 'pending', 'failed', 'cancelled'];
-    if (!attempt || !unpaid.includes(attempt.status)) throw new NoChange('unchanged');
+    if (!attempt || !awaitsMoney(attempt.status)) throw new NoChange('unchanged');
     const { booking } = record;
     const nowSeconds = Math.floor(ctx.now / 1000);
     const lapsed = {

@@ -17,7 +17,6 @@ import {
 } from '../stock/index.ts';
 import { type ChangeRole, plainWrites } from './change.ts';
 import type { GuestContext } from './guest.ts';
-import { holdsDelta } from './guest-change.ts';
 import type { StoredBooking } from './repository.ts';
 
 // The stock a guest's change writes (issue 44, item 4): the counters it takes on their capacity and those it
@@ -25,6 +24,18 @@ import type { StoredBooking } from './repository.ts';
 // with it, so a move is held to the same share of an item-date as a cart.
 
 type StockContext = Pick<GuestContext, 'db' | 'config' | 'now'>;
+
+/** Units the change takes beyond what the booking holds (`take`), and what it lets go of (`release`). */
+export function holdsDelta(from: Record<string, number>, to: Record<string, number>) {
+  const take: Record<string, number> = {};
+  const release: Record<string, number> = {};
+  for (const id of new Set([...Object.keys(from), ...Object.keys(to)])) {
+    const delta = (to[id] ?? 0) - (from[id] ?? 0);
+    if (delta > 0) take[id] = delta;
+    if (delta < 0) release[id] = -delta;
+  }
+  return { take, release };
+}
 
 /** The guest's words for a counter the change cannot take. */
 export function soldOut(all: StoredItem[], itemId: number, slot: string): DomainError {

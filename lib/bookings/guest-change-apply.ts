@@ -8,14 +8,13 @@ import { capacityOf, parseCounterId, queryStockRanges } from '../stock/index.ts'
 import { findBooking } from './booking.ts';
 import { changeBooking, plainWrites } from './change.ts';
 import { guestRefundsDue } from './change-settle.ts';
-import { moveBudget, releaseActions, soldOut, takeActions } from './change-stock.ts';
+import { holdsDelta, moveBudget, releaseActions, soldOut, takeActions } from './change-stock.ts';
 import type { GuestContext } from './guest.ts';
 import { type CancelActor, finishGuestRefunds, guestRefusal, moneyPaid, refundable } from './guest-cancel.ts';
 import {
   type ChangeRequest,
   checkChangeable,
   type GuestChangeQuote,
-  holdsDelta,
   planChange,
   quoteChange,
 } from './guest-change.ts';

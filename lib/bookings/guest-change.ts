@@ -12,6 +12,7 @@ import {
   tierAt,
   tiersOf,
 } from './cancellation.ts';
+import { holdsDelta } from './change-stock.ts';
 import type { GuestContext } from './guest.ts';
 import { type CancelActor, guestCancelQuote, guestRefusal } from './guest-cancel.ts';
 import { covered } from './payment-change.ts';
@@ -184,18 +185,6 @@ function tiersAtMost(
       return { policy: { ...policy, refunds }, lines };
     }),
   };
-}
-
-/** Units the change takes beyond what the booking holds (`take`), and what it lets go of (`release`). */
-export function holdsDelta(from: Record<string, number>, to: Record<string, number>) {
-  const take: Record<string, number> = {};
-  const release: Record<string, number> = {};
-  for (const id of new Set([...Object.keys(from), ...Object.keys(to)])) {
-    const delta = (to[id] ?? 0) - (from[id] ?? 0);
-    if (delta > 0) take[id] = delta;
-    if (delta < 0) release[id] = -delta;
-  }
-  return { take, release };
 }
 
 const sumOf = (holds: Record<string, number>) => Object.values(holds).reduce((sum, units) => sum + units, 0);

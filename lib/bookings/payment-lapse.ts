@@ -10,7 +10,12 @@ import { lapseChange } from './change-settle.ts';
 import { applyProviderPayment } from './payment-apply.ts';
 import { applyChange, covered, paymentChange, serviceContext } from './payment-change.ts';
 import { paymentSettingsOf } from './payment-open.ts';
-import { deletePaymentDueAction, listPaymentsDue, replaceAttemptAction } from './payment-records.ts';
+import {
+  awaitsMoney,
+  deletePaymentDueAction,
+  listPaymentsDue,
+  replaceAttemptAction,
+} from './payment-records.ts';
 import { getBookingRecord } from './repository.ts';
 import { changeStatus } from './status.ts';
 import { SERVICE } from './unpaid.ts';
@@ -19,13 +24,6 @@ import { SERVICE } from './unpaid.ts';
 // closed at the provider first, so nobody pays once the stock is gone (a checkout the guest completed meanwhile
 // is applied instead); then, in one transaction, its status goes to `settings.payment.lapse_status` with its
 // stock released, its attempt marked lapsed and its mark taken off, with the event.
-
-/**
- * Whether the attempt still waits for the guest's money: one cancelled at the provider (an authorisation let
- * go, a checkout closed early) took none, so its booking lapses at the deadline like an unpaid one.
- */
-const unpaid = (status: string) =>
-  status === 'opening' || status === 'pending' || status === 'failed' || status === 'cancelled';
 
 /** An inactive booking's authorisation the provider refused to cancel, read back and applied: whether it was. */
 async function settleRefused(
@@ -136,7 +134,13 @@ export async function lapseUnpaidPayments(db: Db, options: SweepPaymentsOptions)
     }
     const current = record?.booking.payment;
     const attempt = record?.attempts?.find((one) => one.payment_id === current?.payment_id);
-    if (!record || !current || !attempt || isInactive(record.booking.status_id) || !unpaid(attempt.status)) {
+    if (
+      !record ||
+      !current ||
+      !attempt ||
+      isInactive(record.booking.status_id) ||
+      !awaitsMoney(attempt.status)
+    ) {
       await done();
       continue;
     }
@@ -180,7 +184,7 @@ export async function lapseUnpaidPayments(db: Db, options: SweepPaymentsOptions)
         notify: true,
         also: (read) => {
           const now = read.attempts?.find((one) => one.payment_id === attempt.payment_id);
-          if (!now || !unpaid(now.status) || isInactive(read.booking.status_id) || covered(read.booking))
+          if (!now || !awaitsMoney(now.status) || isInactive(read.booking.status_id) || covered(read.booking))
             throw new DomainError('invalid_status', 'The booking was paid or changed meanwhile');
           const marked = {
             ...now,

@@ -30,6 +30,13 @@ export interface PaymentOptions {
 export type AttemptStatus = 'opening' | PaymentState | 'lapsed';
 
 /**
+ * Whether an attempt still waits for the guest's money at its deadline: one cancelled at the provider (an
+ * authorisation let go, a checkout closed early) took none, so what waits on it lapses like an unpaid one.
+ */
+export const awaitsMoney = (status: AttemptStatus): boolean =>
+  status === 'opening' || status === 'pending' || status === 'failed' || status === 'cancelled';
+
+/**
  * One refund of a payment (issue 43, item 5): through the provider (`provider`) or recorded by staff as paid
  * back by hand (`manual`, which the provider never hears of).
  */
